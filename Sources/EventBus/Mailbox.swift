@@ -1,0 +1,133 @@
+import Dispatch
+import Synchronization
+
+/// One queued subscriber's bounded FIFO and the serial context that drains it.
+///
+/// The publisher appends under a short lock and schedules a drain only when the
+/// mailbox goes from idle to busy. The drain takes everything waiting in one swap and
+/// handles it without the lock, so a busy subscriber costs the publisher one lock and
+/// one append per event.
+final class Mailbox<Event: Sendable>: Sendable {
+    private struct State {
+        /// Waiting events are `buffer[head...]`; `head` moves past dropped-oldest ones.
+        var buffer: [Event] = []
+        var head = 0
+        /// Events taken by the drain and not yet finished.
+        var inHand = 0
+        var draining = false
+        var cancelled = false
+        var delivered = 0
+        var failed = 0
+        var dropped = 0
+
+        var waitingCount: Int { buffer.count - head }
+    }
+
+    let name: String
+    private let capacity: Int
+    private let policy: OverflowPolicy
+    private let handler: @Sendable (Event) throws -> Void
+    private let errorSink: @Sendable (SubscriberFailure) -> Void
+    private let busy: DispatchGroup
+    private let queue: DispatchQueue
+    private let state = Mutex(State())
+    private let cancelled = Atomic<Bool>(false)
+
+    init(
+        name: String,
+        capacity: Int,
+        policy: OverflowPolicy,
+        busy: DispatchGroup,
+        errorSink: @escaping @Sendable (SubscriberFailure) -> Void,
+        handler: @escaping @Sendable (Event) throws -> Void
+    ) {
+        self.name = name
+        self.capacity = max(1, capacity)
+        self.policy = policy
+        self.busy = busy
+        self.errorSink = errorSink
+        self.handler = handler
+        self.queue = DispatchQueue(label: "EventBus.mailbox.\(name)")
+    }
+
+    /// Accepts `event` or counts it as dropped. Never waits for the handler.
+    func enqueue(_ event: Event) {
+        let mustSchedule = state.withLock { state -> Bool in
+            if state.cancelled { return false }
+            if state.waitingCount + state.inHand >= capacity {
+                state.dropped += 1
+                guard policy == .dropOldest, state.waitingCount > 0 else { return false }
+                state.head += 1
+            }
+            state.buffer.append(event)
+            if state.draining { return false }
+            state.draining = true
+            return true
+        }
+        if mustSchedule {
+            busy.enter()
+            queue.async { self.drain() }
+        }
+    }
+
+    private func drain() {
+        var batch: [Event] = []
+        var delivered = 0
+        var failed = 0
+        while true {
+            let start = state.withLock { state -> Int? in
+                state.inHand = 0
+                state.delivered += delivered
+                state.failed += failed
+                if state.cancelled || state.waitingCount == 0 {
+                    state.buffer.removeAll(keepingCapacity: true)
+                    state.head = 0
+                    state.draining = false
+                    return nil
+                }
+                swap(&state.buffer, &batch)
+                let start = state.head
+                state.head = 0
+                state.inHand = batch.count - start
+                return start
+            }
+            guard let start else {
+                busy.leave()
+                return
+            }
+            delivered = 0
+            failed = 0
+            for index in start..<batch.count {
+                if cancelled.load(ordering: .relaxed) { break }
+                do {
+                    try handler(batch[index])
+                    delivered += 1
+                } catch {
+                    failed += 1
+                    errorSink(SubscriberFailure(subscriber: name, error: error))
+                }
+            }
+            batch.removeAll(keepingCapacity: true)
+        }
+    }
+
+    /// Discards what is waiting; the drain stops after the event in hand.
+    func cancel() {
+        cancelled.store(true, ordering: .relaxed)
+        state.withLock { state in
+            state.cancelled = true
+            state.buffer.removeAll()
+            state.head = 0
+        }
+    }
+
+    func statistics(delivery: Delivery) -> SubscriberStatistics {
+        state.withLock { state in
+            SubscriberStatistics(
+                name: name, delivery: delivery,
+                delivered: state.delivered, failed: state.failed,
+                dropped: state.dropped, queued: state.waitingCount + state.inHand
+            )
+        }
+    }
+}

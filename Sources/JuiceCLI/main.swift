@@ -1,0 +1,1 @@
+print("juice: not built yet")

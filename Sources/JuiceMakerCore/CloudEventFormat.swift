@@ -1,0 +1,257 @@
+import Foundation
+
+/// The one wire format of JuiceMaker events: CloudEvents 1.0, structured JSON mode.
+/// Logger JSON lines, webhook bodies and command stdin all use it.
+///
+/// ```json
+/// {"specversion":"1.0","id":"…","source":"/juice-maker","type":"juicemaker.juice.made",
+///  "subject":"mango-kiwi","time":"2026-11-21T04:23:49.123Z","datacontenttype":"application/json",
+///  "sequence":"00000000000000000042","data":{…}}
+/// ```
+/// `sequence` is the CloudEvents sequence extension: the journal position as a
+/// zero-padded decimal string, so it orders lexicographically.
+public enum CloudEventFormat {
+    /// The HTTP content type of one structured event.
+    public static let contentType = "application/cloudevents+json"
+
+    /// One event as a single line of JSON (no newline), keys in a fixed order.
+    public static func encode(_ envelope: EventEnvelope) -> String {
+        var json = "{\"specversion\":\"1.0\",\"id\":\""
+        json += envelope.id.description
+        json += "\",\"source\":"
+        appendQuoted(envelope.source, to: &json)
+        json += ",\"type\":\"" + envelope.event.kind.cloudEventType + "\",\"subject\":\""
+        json += subject(of: envelope.event)
+        json += "\",\"time\":\"" + RFC3339.format(envelope.time)
+        json += "\",\"datacontenttype\":\"application/json\",\"sequence\":\""
+        json += paddedSequence(envelope.sequence)
+        json += "\",\"data\":{\"changeId\":\"" + envelope.changeID.description + "\","
+        switch envelope.event {
+        case let .stockChanged(fruit, from, to, reason):
+            json += "\"fruit\":\"\(fruit.id)\",\"from\":\(from),\"to\":\(to),\"reason\":\"\(reason.rawValue)\"}}"
+        case let .juiceMade(juice, count, consumed):
+            json += "\"juice\":\"\(juice.id)\",\"count\":\(count),\"consumed\":" + amounts(consumed) + "}}"
+        case let .orderFailed(juice, count, shortages):
+            json += "\"juice\":\"\(juice.id)\",\"count\":\(count),\"shortages\":" + amounts(shortages) + "}}"
+        }
+        return json
+    }
+
+    /// Parses one structured CloudEvent made by `encode`.
+    public static func decode(_ text: String) throws(WireFormatError) -> EventEnvelope {
+        let parsed: Any
+        do {
+            parsed = try JSONSerialization.jsonObject(with: Data(text.utf8))
+        } catch {
+            throw WireFormatError("not JSON: \(error.localizedDescription)")
+        }
+        guard let object = parsed as? [String: Any] else { throw WireFormatError("not a JSON object") }
+        let fields = Fields(object, path: "")
+        guard try fields.string("specversion") == "1.0" else { throw WireFormatError("specversion must be \"1.0\"") }
+        let type = try fields.string("type")
+        guard let kind = EventKind.allCases.first(where: { $0.cloudEventType == type }) else {
+            throw WireFormatError("unknown type \"\(type)\"")
+        }
+        guard let id = EventID(try fields.string("id")) else { throw WireFormatError("id is not a UUID") }
+        guard let sequence = Int64(try fields.string("sequence")) else { throw WireFormatError("sequence is not a number") }
+        guard let time = RFC3339.parse(try fields.string("time")) else { throw WireFormatError("time is not RFC 3339") }
+        let data = try fields.object("data")
+        guard let changeID = EventID(try data.string("changeId")) else { throw WireFormatError("data.changeId is not a UUID") }
+        let event: JuiceMakerEvent
+        switch kind {
+        case .stockChanged:
+            guard let reason = StockChangeReason(rawValue: try data.string("reason")) else {
+                throw WireFormatError("data.reason is not one of order, restock, edit")
+            }
+            event = .stockChanged(fruit: try data.fruit("fruit"), from: try data.int("from"), to: try data.int("to"), reason: reason)
+        case .juiceMade:
+            event = .juiceMade(juice: try data.juice("juice"), count: try data.int("count"), consumed: try data.amounts("consumed"))
+        case .orderFailed:
+            event = .orderFailed(juice: try data.juice("juice"), count: try data.int("count"), shortages: try data.amounts("shortages"))
+        }
+        return EventEnvelope(
+            sequence: sequence, id: id, time: time, source: try fields.string("source"),
+            changeID: changeID, event: event)
+    }
+
+    /// The CloudEvents `subject`: the fruit or juice the event is about.
+    static func subject(of event: JuiceMakerEvent) -> String {
+        switch event {
+        case let .stockChanged(fruit, _, _, _): fruit.id
+        case let .juiceMade(juice, _, _), let .orderFailed(juice, _, _): juice.id
+        }
+    }
+
+    static func paddedSequence(_ sequence: Int64) -> String {
+        let digits = String(sequence)
+        return String(repeating: "0", count: max(0, 20 - digits.count)) + digits
+    }
+
+    private static func amounts(_ amounts: FruitAmounts) -> String {
+        "{" + amounts.nonZero.map { "\"\($0.fruit.id)\":\($0.amount)" }.joined(separator: ",") + "}"
+    }
+
+    /// Appends `text` as a JSON string literal.
+    public static func appendQuoted(_ text: String, to json: inout String) {
+        json += "\""
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "\"": json += "\\\""
+            case "\\": json += "\\\\"
+            case "\n": json += "\\n"
+            case "\r": json += "\\r"
+            case "\t": json += "\\t"
+            case _ where scalar.value < 0x20:
+                let hex = String(scalar.value, radix: 16)
+                json += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+            default: json.unicodeScalars.append(scalar)
+            }
+        }
+        json += "\""
+    }
+
+    /// Typed access to a decoded JSON object, with the path in errors.
+    private struct Fields {
+        let object: [String: Any]
+        let path: String
+
+        init(_ object: [String: Any], path: String) {
+            self.object = object
+            self.path = path
+        }
+
+        func value(_ key: String) throws(WireFormatError) -> Any {
+            guard let value = object[key] else { throw WireFormatError("missing \(path)\(key)") }
+            return value
+        }
+
+        func string(_ key: String) throws(WireFormatError) -> String {
+            guard let value = try value(key) as? String else { throw WireFormatError("\(path)\(key) must be a string") }
+            return value
+        }
+
+        func int(_ key: String) throws(WireFormatError) -> Int {
+            guard let number = try value(key) as? NSNumber, let value = Int(exactly: number.doubleValue) else {
+                throw WireFormatError("\(path)\(key) must be an integer")
+            }
+            return value
+        }
+
+        func object(_ key: String) throws(WireFormatError) -> Fields {
+            guard let value = try value(key) as? [String: Any] else { throw WireFormatError("\(path)\(key) must be an object") }
+            return Fields(value, path: "\(path)\(key).")
+        }
+
+        func fruit(_ key: String) throws(WireFormatError) -> Fruit {
+            guard let fruit = Fruit(rawValue: try string(key)) else { throw WireFormatError("\(path)\(key) is not a fruit id") }
+            return fruit
+        }
+
+        func juice(_ key: String) throws(WireFormatError) -> Juice {
+            guard let juice = Juice(rawValue: try string(key)) else { throw WireFormatError("\(path)\(key) is not a juice id") }
+            return juice
+        }
+
+        func amounts(_ key: String) throws(WireFormatError) -> FruitAmounts {
+            let nested = try object(key)
+            var amounts = FruitAmounts()
+            for name in nested.object.keys {
+                guard let fruit = Fruit(rawValue: name) else { throw WireFormatError("\(path)\(key).\(name) is not a fruit id") }
+                amounts[fruit] = try nested.int(name)
+            }
+            return amounts
+        }
+    }
+}
+
+/// A text that is not a JuiceMaker CloudEvent.
+public struct WireFormatError: Error, Sendable, Equatable, CustomStringConvertible {
+    public let description: String
+    public init(_ description: String) { self.description = description }
+}
+
+/// RFC 3339 timestamps in UTC with milliseconds (`2026-11-21T04:23:49.123Z`).
+public enum RFC3339 {
+    public static func format(_ date: Date) -> String {
+        let totalMilliseconds = Int64((date.timeIntervalSince1970 * 1000).rounded(.down))
+        let milliseconds = Int(((totalMilliseconds % 1000) + 1000) % 1000)
+        let seconds = (totalMilliseconds - Int64(milliseconds)) / 1000
+        let days = Int((seconds - ((seconds % 86_400) + 86_400) % 86_400) / 86_400)
+        let secondOfDay = Int(((seconds % 86_400) + 86_400) % 86_400)
+        let (year, month, day) = civil(fromDays: days)
+        func two(_ n: Int) -> String { n < 10 ? "0\(n)" : "\(n)" }
+        let millis = milliseconds < 10 ? "00\(milliseconds)" : milliseconds < 100 ? "0\(milliseconds)" : "\(milliseconds)"
+        return "\(year)-\(two(month))-\(two(day))T\(two(secondOfDay / 3600)):\(two(secondOfDay / 60 % 60)):\(two(secondOfDay % 60)).\(millis)Z"
+    }
+
+    /// Parses `YYYY-MM-DDTHH:MM:SS[.fraction](Z|±HH:MM)`.
+    public static func parse(_ text: String) -> Date? {
+        let bytes = Array(text.utf8)
+        func number(_ range: Range<Int>) -> Int? {
+            guard range.upperBound <= bytes.count else { return nil }
+            var value = 0
+            for byte in bytes[range] {
+                guard byte >= 48, byte <= 57 else { return nil }
+                value = value * 10 + Int(byte - 48)
+            }
+            return value
+        }
+        guard bytes.count >= 20, bytes[4] == 45, bytes[7] == 45, bytes[10] == 84 || bytes[10] == 116,
+              bytes[13] == 58, bytes[16] == 58,
+              let year = number(0..<4), let month = number(5..<7), let day = number(8..<10),
+              let hour = number(11..<13), let minute = number(14..<16), let second = number(17..<19),
+              (1...12).contains(month), (1...31).contains(day), hour < 24, minute < 60, second < 61
+        else { return nil }
+        var index = 19
+        var fraction = 0.0
+        if index < bytes.count, bytes[index] == 46 {
+            index += 1
+            var scale = 0.1
+            let start = index
+            while index < bytes.count, bytes[index] >= 48, bytes[index] <= 57 {
+                fraction += Double(bytes[index] - 48) * scale
+                scale /= 10
+                index += 1
+            }
+            if index == start { return nil }
+        }
+        var offsetSeconds = 0
+        guard index < bytes.count else { return nil }
+        if bytes[index] == 90 || bytes[index] == 122 {
+            index += 1
+        } else if bytes[index] == 43 || bytes[index] == 45, let hours = number(index + 1..<index + 3),
+                  index + 3 < bytes.count, bytes[index + 3] == 58, let minutes = number(index + 4..<index + 6) {
+            offsetSeconds = (hours * 3600 + minutes * 60) * (bytes[index] == 45 ? -1 : 1)
+            index += 6
+        } else {
+            return nil
+        }
+        guard index == bytes.count else { return nil }
+        let days = self.days(fromCivil: year, month, day)
+        let seconds = Int64(days) * 86_400 + Int64(hour * 3600 + minute * 60 + second - offsetSeconds)
+        let milliseconds = Int64((fraction * 1000).rounded())
+        return Date(timeIntervalSince1970: Double(seconds * 1000 + milliseconds) / 1000)
+    }
+
+    // Howard Hinnant's days-from-civil algorithms (proleptic Gregorian calendar).
+    private static func civil(fromDays z: Int) -> (Int, Int, Int) {
+        let z = z + 719_468
+        let era = (z >= 0 ? z : z - 146_096) / 146_097
+        let doe = z - era * 146_097
+        let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365
+        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100)
+        let mp = (5 * doy + 2) / 153
+        let day = doy - (153 * mp + 2) / 5 + 1
+        let month = mp < 10 ? mp + 3 : mp - 9
+        return (yoe + era * 400 + (month <= 2 ? 1 : 0), month, day)
+    }
+
+    private static func days(fromCivil year: Int, _ month: Int, _ day: Int) -> Int {
+        let y = month <= 2 ? year - 1 : year
+        let era = (y >= 0 ? y : y - 399) / 400
+        let yoe = y - era * 400
+        let doy = (153 * (month > 2 ? month - 3 : month + 9) + 2) / 5 + day - 1
+        let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy
+        return era * 146_097 + doe - 719_468
+    }
+}

@@ -1,0 +1,52 @@
+/// An event a durable subscriber gave up on after its last attempt.
+public struct DeadLetter: Sendable, Equatable {
+    public let subscriber: String
+    public let sequence: Int64
+    public let eventID: EventID
+    public let attempts: Int
+    public let lastError: String
+    public let recordedAt: Double
+
+    public init(subscriber: String, sequence: Int64, eventID: EventID, attempts: Int, lastError: String, recordedAt: Double) {
+        self.subscriber = subscriber
+        self.sequence = sequence
+        self.eventID = eventID
+        self.attempts = attempts
+        self.lastError = lastError
+        self.recordedAt = recordedAt
+    }
+}
+
+/// The read side of the journal, and the bookkeeping of durable subscribers.
+///
+/// Events are written by `StockStore.commit`; a journal only reads them. Sequences
+/// start at 1 and have no gaps.
+public protocol EventJournal: AnyObject, Sendable {
+    /// The sequence of the newest event, 0 when the journal is empty.
+    func lastSequence() throws(StoreError) -> Int64
+
+    /// Up to `limit` events with a sequence greater than `sequence`, oldest first.
+    func events(after sequence: Int64, limit: Int) throws(StoreError) -> [EventEnvelope]
+
+    /// Waits until an event after `sequence` exists (committed by any process) or
+    /// `timeout` passes, without spinning the CPU. Returns whether one exists.
+    func waitForEvents(after sequence: Int64, timeout: Duration) throws(StoreError) -> Bool
+
+    /// The sequence a named subscriber has handled up to; 0 if it never has.
+    func cursor(named name: String) throws(StoreError) -> Int64
+
+    /// Moves a named cursor. Cursors only move forward; a smaller value is ignored.
+    func setCursor(named name: String, to sequence: Int64) throws(StoreError)
+
+    /// Every named cursor.
+    func cursors() throws(StoreError) -> [String: Int64]
+
+    /// Records that `letter.subscriber` gave up on an event.
+    func recordDeadLetter(_ letter: DeadLetter) throws(StoreError)
+
+    /// Dead letters, oldest first; all subscribers' when `subscriber` is nil.
+    func deadLetters(for subscriber: String?) throws(StoreError) -> [DeadLetter]
+
+    /// Forgets a subscriber's dead letters (after redelivering them).
+    func removeDeadLetters(for subscriber: String, sequences: [Int64]) throws(StoreError)
+}

@@ -1,0 +1,112 @@
+import Foundation
+import Synchronization
+
+/// The in-memory adapter for both ports, for tests and `--in-memory`.
+///
+/// One lock guards the stock and the journal together, so `commit` is atomic.
+/// Nothing survives the process.
+public final class InMemoryStore: StockStore, EventJournal {
+    private struct State {
+        var stock: Stock
+        var journal: [EventEnvelope] = []
+        var cursors: [String: Int64] = [:]
+        var deadLetters: [DeadLetter] = []
+    }
+
+    private let state: Mutex<State>
+    private let arrivals = NSCondition()
+    private let waiters = Atomic<Int>(0)
+    private static let path = ":memory:"
+
+    /// A store holding `initialStock`, with an empty journal.
+    public init(initialStock: Stock = Stock(repeating: Stock.defaultInitialQuantity)) {
+        state = Mutex(State(stock: initialStock))
+    }
+
+    public func stock() throws(StoreError) -> Stock {
+        state.withLock { $0.stock }
+    }
+
+    public func commit(_ decide: (Stock, Int64) throws -> StoreChange) throws -> StoreChange {
+        let change = try state.withLock { state throws -> StoreChange in
+            let next = Int64(state.journal.count) + 1
+            let change = try decide(state.stock, next)
+            if let fruit = Fruit.allCases.first(where: { change.stock[$0] < 0 }) {
+                throw StoreError(.io, path: Self.path, detail: "refused a negative quantity of \(fruit.id)")
+            }
+            for (offset, envelope) in change.events.enumerated() where envelope.sequence != next + Int64(offset) {
+                throw StoreError(.io, path: Self.path, detail: "refused event sequence \(envelope.sequence), expected \(next + Int64(offset))")
+            }
+            state.stock = change.stock
+            state.journal.append(contentsOf: change.events)
+            return change
+        }
+        if !change.events.isEmpty, waiters.load(ordering: .sequentiallyConsistent) > 0 {
+            arrivals.lock()
+            arrivals.broadcast()
+            arrivals.unlock()
+        }
+        return change
+    }
+
+    public func lastSequence() throws(StoreError) -> Int64 {
+        state.withLock { Int64($0.journal.count) }
+    }
+
+    public func events(after sequence: Int64, limit: Int) throws(StoreError) -> [EventEnvelope] {
+        state.withLock { state in
+            let start = Int(clamping: max(0, sequence))
+            guard start < state.journal.count, limit > 0 else { return [] }
+            let end = min(state.journal.count, start + limit)
+            return Array(state.journal[start..<end])
+        }
+    }
+
+    public func waitForEvents(after sequence: Int64, timeout: Duration) throws(StoreError) -> Bool {
+        let deadline = Date().addingTimeInterval(Double(timeout.components.seconds)
+            + Double(timeout.components.attoseconds) / 1e18)
+        waiters.add(1, ordering: .sequentiallyConsistent)
+        defer { waiters.subtract(1, ordering: .sequentiallyConsistent) }
+        arrivals.lock()
+        defer { arrivals.unlock() }
+        while true {
+            if try lastSequence() > sequence { return true }
+            let now = Date()
+            if now >= deadline { return false }
+            // A bounded slice: a wake-up missed between the check and the wait costs
+            // at most this long.
+            _ = arrivals.wait(until: min(deadline, now.addingTimeInterval(0.05)))
+        }
+    }
+
+    public func cursor(named name: String) throws(StoreError) -> Int64 {
+        state.withLock { $0.cursors[name] ?? 0 }
+    }
+
+    public func setCursor(named name: String, to sequence: Int64) throws(StoreError) {
+        state.withLock { state in
+            state.cursors[name] = max(state.cursors[name] ?? 0, sequence)
+        }
+    }
+
+    public func cursors() throws(StoreError) -> [String: Int64] {
+        state.withLock { $0.cursors }
+    }
+
+    public func recordDeadLetter(_ letter: DeadLetter) throws(StoreError) {
+        state.withLock { $0.deadLetters.append(letter) }
+    }
+
+    public func deadLetters(for subscriber: String?) throws(StoreError) -> [DeadLetter] {
+        state.withLock { state in
+            state.deadLetters.filter { subscriber == nil || $0.subscriber == subscriber }
+        }
+    }
+
+    public func removeDeadLetters(for subscriber: String, sequences: [Int64]) throws(StoreError) {
+        let doomed = Set(sequences)
+        state.withLock { state in
+            state.deadLetters.removeAll { $0.subscriber == subscriber && doomed.contains($0.sequence) }
+        }
+    }
+}

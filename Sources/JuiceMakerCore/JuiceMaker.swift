@@ -1,0 +1,221 @@
+import Foundation
+import Synchronization
+
+/// What an order came to: the typed answer to the one who asked (the delegate side).
+public enum OrderResult: Sendable, Equatable {
+    /// The juices were made; `consumed` is the fruit they took.
+    case made(consumed: FruitAmounts)
+    /// Not enough fruit; `shortages` says how much of each fruit is missing.
+    /// Nothing was consumed.
+    case insufficient(shortages: FruitAmounts)
+}
+
+/// The one service the outside talks to.
+///
+/// Every method is atomic against the injected store: it reads, decides and writes
+/// the stock and the journal in one step, then publishes the committed events on
+/// `bus`, in journal order, before it returns. Stock is never negative and never
+/// partly consumed, also when several threads (or processes sharing a store) call it
+/// at once. Refused requests throw `JuiceMakerError` and change nothing.
+public final class JuiceMaker: Sendable {
+    /// The broadcast side: everyone who is not the caller hears events here.
+    public let bus: EventBus<EventEnvelope>
+    /// Where stock and journal live.
+    public let store: any StockStore
+    /// The CloudEvents `source` of the events this maker commits.
+    public let source: String
+    /// Serialises changes in this process, so events reach the bus in journal order;
+    /// also owns the id generator.
+    private let changes = Mutex(EventIDGenerator())
+
+    public init(store: any StockStore, bus: EventBus<EventEnvelope> = EventBus(), source: String = EventEnvelope.defaultSource) {
+        self.store = store
+        self.bus = bus
+        self.source = source
+    }
+
+    // MARK: Queries
+
+    /// The stock now.
+    public func stock() throws(JuiceMakerError) -> Stock {
+        do { return try store.stock() } catch { throw .store(error) }
+    }
+
+    // MARK: Orders
+
+    /// Makes `count` of `juice` if the stock allows all of them, else nothing.
+    ///
+    /// Events: `juiceMade` then one `stockChanged` (reason `order`) per fruit used;
+    /// or one `orderFailed`. All share one change id.
+    @discardableResult
+    public func make(_ juice: Juice, count: Int = 1) throws(JuiceMakerError) -> OrderResult {
+        guard count >= 1, let needed = juice.recipe.multiplied(by: count) else { throw .invalidCount(count) }
+        var result = OrderResult.made(consumed: needed)
+        try commit { current, events in
+            var shortages = FruitAmounts()
+            for fruit in Fruit.allCases where needed[fruit] > current[fruit] {
+                shortages[fruit] = needed[fruit] - current[fruit]
+            }
+            guard shortages.isZero else {
+                result = .insufficient(shortages: shortages)
+                events.append(.orderFailed(juice: juice, count: count, shortages: shortages))
+                return current
+            }
+            events.append(.juiceMade(juice: juice, count: count, consumed: needed))
+            var stock = current
+            for fruit in Fruit.allCases where needed[fruit] > 0 {
+                stock[fruit] -= needed[fruit]
+                events.append(.stockChanged(fruit: fruit, from: current[fruit], to: stock[fruit], reason: .order))
+            }
+            return stock
+        }
+        return result
+    }
+
+    // MARK: Stock edits
+
+    /// Adds `amount` (≥ 1) of `fruit`. Event: `stockChanged` with reason `restock`.
+    @discardableResult
+    public func add(_ amount: Int, of fruit: Fruit) throws(JuiceMakerError) -> Stock {
+        try edit(reason: .restock) { draft throws(JuiceMakerError) in try draft.add(amount, of: fruit) }
+    }
+
+    /// Removes `amount` (≥ 1, at most what there is) of `fruit`. Reason `edit`.
+    @discardableResult
+    public func remove(_ amount: Int, of fruit: Fruit) throws(JuiceMakerError) -> Stock {
+        try edit(reason: .edit) { draft throws(JuiceMakerError) in try draft.remove(amount, of: fruit) }
+    }
+
+    /// Sets each listed fruit to its quantity, all in one change. Reason `edit`.
+    @discardableResult
+    public func set(_ quantities: [Fruit: Int]) throws(JuiceMakerError) -> Stock {
+        try edit(reason: .edit) { draft throws(JuiceMakerError) in
+            for fruit in Fruit.allCases {
+                if let quantity = quantities[fruit] { try draft.set(fruit, to: quantity) }
+            }
+        }
+    }
+
+    /// Starts a draft from the stock now. Nothing is stored until `apply`.
+    public func beginEdit() throws(JuiceMakerError) -> StockDraft {
+        StockDraft(base: try stock())
+    }
+
+    /// Commits a draft as one change: one `stockChanged` (reason `edit`) per fruit it
+    /// changed. Throws `draftConflict` (and changes nothing) if any of those fruits
+    /// changed since the draft began.
+    @discardableResult
+    public func apply(_ draft: StockDraft) throws(JuiceMakerError) -> Stock {
+        let changes = draft.changes
+        return try commit { current, events throws(JuiceMakerError) in
+            let conflicts = changes.map(\.fruit).filter { current[$0] != draft.base[$0] }
+            guard conflicts.isEmpty else { throw .draftConflict(conflicts) }
+            var stock = current
+            for change in changes {
+                stock[change.fruit] = change.to
+                events.append(.stockChanged(fruit: change.fruit, from: change.from, to: change.to, reason: .edit))
+            }
+            return stock
+        }
+    }
+
+    /// Applies `body` to a draft of the current stock inside the transaction.
+    private func edit(reason: StockChangeReason, _ body: (inout StockDraft) throws(JuiceMakerError) -> Void) throws(JuiceMakerError) -> Stock {
+        try commit { current, events throws(JuiceMakerError) in
+            var draft = StockDraft(base: current)
+            try body(&draft)
+            for change in draft.changes {
+                events.append(.stockChanged(fruit: change.fruit, from: change.from, to: change.to, reason: reason))
+            }
+            return draft.quantities
+        }
+    }
+
+    // MARK: Subscribing
+
+    /// Subscribes to this maker's events, optionally receiving the stock first.
+    ///
+    /// When `currentStock` is given it is called once, before this returns, with the
+    /// stock as of the last change this maker published; every change after it
+    /// reaches `handler`. No change falls between the two (the seed-002 race).
+    public func subscribe(
+        _ name: String,
+        delivery: Delivery = .synchronous,
+        kinds: Set<EventKind>? = nil,
+        currentStock: (@Sendable (Stock) -> Void)? = nil,
+        handler: @escaping @Sendable (EventEnvelope) throws -> Void
+    ) throws(JuiceMakerError) -> Subscription {
+        var filter: (@Sendable (EventEnvelope) -> Bool)?
+        if let kinds {
+            filter = { kinds.contains($0.event.kind) }
+        }
+        let outcome = changes.withLock { _ -> Result<Subscription, JuiceMakerError> in
+            if let currentStock {
+                do throws(StoreError) {
+                    currentStock(try store.stock())
+                } catch {
+                    return .failure(.store(error))
+                }
+            }
+            return .success(bus.subscribe(name, delivery: delivery, where: filter, handler: handler))
+        }
+        return try outcome.get()
+    }
+
+    // MARK: The one write path
+
+    /// Builds the events of one change.
+    struct ChangeEvents {
+        fileprivate let nextSequence: Int64
+        fileprivate let changeID: EventID
+        fileprivate let time: Date
+        fileprivate let milliseconds: UInt64
+        fileprivate let source: String
+        fileprivate var ids: EventIDGenerator
+        fileprivate(set) var envelopes: [EventEnvelope] = []
+
+        mutating func append(_ event: JuiceMakerEvent) {
+            envelopes.append(EventEnvelope(
+                sequence: nextSequence + Int64(envelopes.count),
+                id: ids.next(unixMilliseconds: milliseconds),
+                time: time, source: source, changeID: changeID, event: event))
+        }
+    }
+
+    /// Runs `decide` inside a store transaction, then publishes what it committed.
+    @discardableResult
+    private func commit(
+        _ decide: (Stock, inout ChangeEvents) throws(JuiceMakerError) -> Stock
+    ) throws(JuiceMakerError) -> Stock {
+        let outcome = changes.withLock { generator -> Result<Stock, any Error> in
+            do {
+                let committed = try store.commit { current, nextSequence in
+                    // Millisecond precision: what the wire format carries, so an event
+                    // decoded from JSON equals the one committed.
+                    let milliseconds = UInt64(max(0, Date().timeIntervalSince1970 * 1000))
+                    let time = Date(timeIntervalSince1970: Double(milliseconds) / 1000)
+                    var events = ChangeEvents(
+                        nextSequence: nextSequence, changeID: generator.next(unixMilliseconds: milliseconds),
+                        time: time, milliseconds: milliseconds, source: source, ids: generator)
+                    let stock = try decide(current, &events)
+                    generator = events.ids
+                    return StoreChange(stock: stock, events: events.envelopes)
+                }
+                bus.publish(contentsOf: committed.events)
+                return .success(committed.stock)
+            } catch {
+                return .failure(error)
+            }
+        }
+        switch outcome {
+        case .success(let stock):
+            return stock
+        case .failure(let error as JuiceMakerError):
+            throw error
+        case .failure(let error as StoreError):
+            throw .store(error)
+        case .failure(let error):
+            throw .store(StoreError(.io, path: "?", detail: "\(error)"))
+        }
+    }
+}

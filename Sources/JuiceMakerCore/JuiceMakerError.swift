@@ -1,0 +1,15 @@
+/// Why the juice maker refused a request. Nothing was changed.
+public enum JuiceMakerError: Error, Sendable, Equatable {
+    /// An amount below zero (or zero where at least one is needed).
+    case invalidAmount(Fruit, Int)
+    /// The fruit's quantity would exceed `FruitAmounts.maximumQuantity`.
+    case aboveMaximum(Fruit, requested: Int, maximum: Int)
+    /// Removing more than there is.
+    case notEnoughToRemove(Fruit, available: Int, requested: Int)
+    /// An order for fewer than one juice, or so many the recipe overflows.
+    case invalidCount(Int)
+    /// A draft was applied after its fruits changed underneath it.
+    case draftConflict([Fruit])
+    /// The store failed.
+    case store(StoreError)
+}

@@ -1,0 +1,89 @@
+/// A name the user typed that matches no fruit or juice.
+public struct UnknownNameError: Error, Sendable, Equatable {
+    public enum Kind: String, Sendable { case fruit, juice }
+    /// What was being looked for.
+    public let kind: Kind
+    /// What the user typed.
+    public let input: String
+    /// The id of the closest name, when one is close enough to be a typo.
+    public let suggestion: String?
+}
+
+extension Fruit {
+    /// Parses an id, an English or Korean name, case-insensitively (`Kiwi`, `키위`).
+    public static func parse(_ text: String) throws(UnknownNameError) -> Fruit {
+        let candidates = Fruit.allCases.map { fruit in
+            (fruit, [fruit.id, fruit.englishName, fruit.koreanName])
+        }
+        return try NameMatcher.match(text, kind: .fruit, candidates: candidates)
+    }
+}
+
+extension Juice {
+    /// Parses an id (`mango-kiwi`), an English name (`Mango Kiwi Juice`) or a Korean
+    /// name (`망고키위쥬스`, also spelled `망고키위주스` or without `쥬스`),
+    /// case-insensitively. A typo gets a suggestion.
+    public static func parse(_ text: String) throws(UnknownNameError) -> Juice {
+        let candidates = Juice.allCases.map { juice -> (Juice, [String]) in
+            let korean = juice.koreanName
+            let koreanStem = String(korean.dropLast(2))
+            var names = [juice.id, juice.englishName, korean, koreanStem + "주스", koreanStem]
+            if juice == .strawberryBanana { names += ["딸기바나나쥬스", "딸기바나나주스", "딸기바나나"] }
+            return (juice, names)
+        }
+        return try NameMatcher.match(text, kind: .juice, candidates: candidates)
+    }
+}
+
+/// Exact matching after normalisation, then an edit-distance suggestion.
+enum NameMatcher {
+    /// Lowercased, trimmed, with spaces and underscores as hyphens.
+    static func normalize(_ text: String) -> String {
+        let lowered = text.lowercased().split(whereSeparator: { $0 == " " || $0 == "_" || $0 == "-" || $0 == "\t" })
+        return lowered.joined(separator: "-")
+    }
+
+    static func match<Value>(
+        _ text: String, kind: UnknownNameError.Kind, candidates: [(Value, [String])]
+    ) throws(UnknownNameError) -> Value {
+        let wanted = normalize(text)
+        for (value, names) in candidates where names.contains(where: { normalize($0) == wanted }) {
+            return value
+        }
+        var best: (id: String, distance: Int)?
+        for (value, names) in candidates {
+            for name in names {
+                let distance = editDistance(Array(wanted), Array(normalize(name)))
+                if distance < (best?.distance ?? Int.max) {
+                    best = (idOf(value, fallback: name), distance)
+                }
+            }
+        }
+        let tolerance = max(1, min(3, wanted.count / 3))
+        let suggestion = best.flatMap { $0.distance <= tolerance ? $0.id : nil }
+        throw UnknownNameError(kind: kind, input: text, suggestion: suggestion)
+    }
+
+    private static func idOf<Value>(_ value: Value, fallback: String) -> String {
+        if let fruit = value as? Fruit { return fruit.id }
+        if let juice = value as? Juice { return juice.id }
+        return fallback
+    }
+
+    /// Levenshtein distance over characters.
+    static func editDistance(_ a: [Character], _ b: [Character]) -> Int {
+        if a.isEmpty { return b.count }
+        if b.isEmpty { return a.count }
+        var previous = Array(0...b.count)
+        var current = [Int](repeating: 0, count: b.count + 1)
+        for i in 1...a.count {
+            current[0] = i
+            for j in 1...b.count {
+                let substitution = previous[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1)
+                current[j] = min(previous[j] + 1, current[j - 1] + 1, substitution)
+            }
+            swap(&previous, &current)
+        }
+        return previous[b.count]
+    }
+}

@@ -1,0 +1,77 @@
+/// A front-end module that hears the juice maker's events: the extension point.
+///
+/// The host (the `juice` CLI's registry) guarantees, in this order:
+/// 1. `init(configuration:context:)` is called once with the plugin's config
+///    section, whose keys are already checked against `configurationKeys`.
+///    Throw `ConfigurationError` (naming the field) to refuse it; nothing runs then.
+/// 2. `attach(to:)` is called once, before the first command runs. Subscribe there
+///    (`host.maker.subscribe(context.name, …)`). Durable plugins also read
+///    `host.journal` and keep a cursor named after `context.name`.
+/// 3. Handlers run as the plugin asked: synchronous handlers on the committing
+///    thread, inside the order (keep them cheap); queued ones on the plugin's own
+///    serial context, in journal order. A throw is reported with the plugin's name
+///    and never affects an order, another plugin or the next event.
+/// 4. `shutdown(deadline:)` is awaited once before exit, after the bus has drained.
+///    Flush what can be flushed before `deadline`, then return; never block past it.
+public protocol JuiceMakerPlugin: AnyObject, Sendable {
+    /// The config `type` that selects this plugin (`"logger"`).
+    static var type: String { get }
+    /// The keys this plugin reads from its section, besides `type`, `name` and `enabled`.
+    static var configurationKeys: [String] { get }
+
+    /// Builds the plugin from its section. Invalid values throw, naming the path.
+    init(configuration: PluginConfiguration, context: PluginContext) throws(ConfigurationError)
+
+    /// Starts listening.
+    func attach(to host: PluginHost) throws(JuiceMakerError)
+
+    /// Flushes and stops by `deadline`.
+    func shutdown(deadline: ContinuousClock.Instant) async
+}
+
+/// What the host tells a plugin about where it runs.
+public struct PluginContext: Sendable {
+    /// The subscriber's name: the config's `name`, or its type and position.
+    public let name: String
+    /// The language messages for a person must be in.
+    public let language: Language
+    /// Whether colour is allowed at all (`--no-color`, `NO_COLOR` turn it off).
+    public let colorAllowed: Bool
+    /// The directory relative paths resolve against (the store's directory).
+    public let stateDirectory: String
+    /// The process environment.
+    public let environment: [String: String]
+    /// Where output for the person goes.
+    public let standardOutput: any TextSink
+    /// Where diagnostics go.
+    public let standardError: any TextSink
+
+    public init(
+        name: String, language: Language, colorAllowed: Bool, stateDirectory: String,
+        environment: [String: String], standardOutput: any TextSink, standardError: any TextSink
+    ) {
+        self.name = name
+        self.language = language
+        self.colorAllowed = colorAllowed
+        self.stateDirectory = stateDirectory
+        self.environment = environment
+        self.standardOutput = standardOutput
+        self.standardError = standardError
+    }
+}
+
+/// What a plugin attaches to.
+public struct PluginHost: Sendable {
+    /// The maker whose events the plugin hears.
+    public let maker: JuiceMaker
+    /// The journal, for durable plugins that keep a cursor.
+    public let journal: any EventJournal
+    /// Reports a plugin's problem to the person (one line, on stderr).
+    public let reportError: @Sendable (String) -> Void
+
+    public init(maker: JuiceMaker, journal: any EventJournal, reportError: @escaping @Sendable (String) -> Void) {
+        self.maker = maker
+        self.journal = journal
+        self.reportError = reportError
+    }
+}

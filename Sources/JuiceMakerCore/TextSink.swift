@@ -1,0 +1,77 @@
+import Foundation
+import Synchronization
+
+/// Somewhere text goes: a terminal, a file, a pipe. Writes are whole and ordered.
+public protocol TextSink: Sendable {
+    /// Writes `text` as one unit. Never throws: a sink that cannot write reports it
+    /// once (see `FileSink`) and drops the text.
+    func write(_ text: String)
+    /// Whether the sink is an interactive terminal (decides colour).
+    var isTerminal: Bool { get }
+}
+
+/// Writes to a file descriptor (stdout, stderr or an opened file) with one
+/// `write(2)` loop per call under a lock, so lines from several threads never mix.
+public final class FileSink: TextSink {
+    private let descriptor: Int32
+    private let closesOnDeinit: Bool
+    private let lock = Mutex<Bool>(false)  // whether a failure was already reported
+    private let onFailure: @Sendable (String) -> Void
+    public let isTerminal: Bool
+
+    /// Standard output.
+    public static func standardOutput(onFailure: @escaping @Sendable (String) -> Void = { _ in }) -> FileSink {
+        FileSink(descriptor: 1, closesOnDeinit: false, onFailure: onFailure)
+    }
+
+    /// Standard error.
+    public static func standardError() -> FileSink {
+        FileSink(descriptor: 2, closesOnDeinit: false, onFailure: { _ in })
+    }
+
+    /// Wraps an open descriptor. `onFailure` hears the first write error only.
+    public init(descriptor: Int32, closesOnDeinit: Bool, onFailure: @escaping @Sendable (String) -> Void) {
+        self.descriptor = descriptor
+        self.closesOnDeinit = closesOnDeinit
+        self.onFailure = onFailure
+        self.isTerminal = isatty(descriptor) == 1
+    }
+
+    /// Opens `path` for appending (creating it with mode 0600).
+    public convenience init(appendingTo path: String, onFailure: @escaping @Sendable (String) -> Void) throws(StoreError) {
+        let descriptor = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o600)
+        guard descriptor >= 0 else {
+            throw StoreError(.inaccessible, path: path, detail: String(cString: strerror(errno)))
+        }
+        self.init(descriptor: descriptor, closesOnDeinit: true, onFailure: onFailure)
+    }
+
+    deinit {
+        if closesOnDeinit { close(descriptor) }
+    }
+
+    public func write(_ text: String) {
+        var failure: String?
+        lock.withLock { reported in
+            var bytes = Array(text.utf8)
+            if bytes.isEmpty { return }
+            var offset = 0
+            while offset < bytes.count {
+                let written = bytes.withUnsafeMutableBytes { buffer -> Int in
+                    guard let base = buffer.baseAddress else { return 0 }
+                    return Foundation.write(descriptor, base + offset, buffer.count - offset)
+                }
+                if written < 0 {
+                    if errno == EINTR { continue }
+                    if !reported {
+                        reported = true
+                        failure = String(cString: strerror(errno))
+                    }
+                    return
+                }
+                offset += written
+            }
+        }
+        if let failure { onFailure(failure) }
+    }
+}
