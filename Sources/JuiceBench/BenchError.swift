@@ -1,0 +1,11 @@
+enum BenchError: Error, CustomStringConvertible {
+    case unavailable(String)
+    case usage(String)
+
+    var description: String {
+        switch self {
+        case .unavailable(let what): "juice-bench: \(what) is not available in this build"
+        case .usage(let message): "juice-bench: \(message)"
+        }
+    }
+}
