@@ -63,6 +63,25 @@ final class LogWriter: Sendable {
         }
     }
 
+    /// Runs `close` on the writer's queue, after any write under way, and returns
+    /// when it has finished (`true`) or at `deadline` (`false`), whichever comes
+    /// first: a write stuck on a full pipe or a hung disk never holds up exit.
+    func close(before deadline: ContinuousClock.Instant) async -> Bool {
+        let remaining = ContinuousClock.now.duration(to: deadline)
+        let (seconds, attoseconds) = remaining.components
+        let nanoseconds = max(0, seconds) * 1_000_000_000 + max(0, attoseconds) / 1_000_000_000
+        return await withCheckedContinuation { continuation in
+            let once = ResumeOnce(continuation)
+            queue.async {
+                self.close()
+                once.resume(returning: true)
+            }
+            DispatchQueue.global().asyncAfter(deadline: .now() + .nanoseconds(Int(clamping: nanoseconds))) {
+                once.resume(returning: false)
+            }
+        }
+    }
+
     /// Writes what is buffered and lets go of the sink (closing a file sink once the
     /// last reference to it is gone). Later appends are discarded.
     func close() {
@@ -76,5 +95,18 @@ final class LogWriter: Sendable {
             if !batch.isEmpty { sink?.write(batch) }
             sink = nil
         }
+    }
+}
+
+/// Resumes a continuation with the first result offered; later ones are ignored.
+private final class ResumeOnce: Sendable {
+    private let continuation: Mutex<CheckedContinuation<Bool, Never>?>
+
+    init(_ continuation: CheckedContinuation<Bool, Never>) {
+        self.continuation = Mutex(continuation)
+    }
+
+    func resume(returning value: Bool) {
+        continuation.withLock { $0.take() }?.resume(returning: value)
     }
 }

@@ -127,8 +127,9 @@ public final class Logger: JuiceMakerPlugin {
     }
 
     /// Waits, until `deadline` at the latest, for the mailbox to empty, then writes
-    /// every line it holds and closes the log. Events still waiting at `deadline` are
-    /// discarded and counted with the dropped ones, which are reported once.
+    /// every line it holds and closes the log. Returns by `deadline` even when a
+    /// write is stuck. Events dropped for lack of room, events still waiting at
+    /// `deadline` and lines not written by then are reported in one error line.
     public func shutdown(deadline: ContinuousClock.Instant) async {
         let (subscription, writer, host) = state.withLock { state in
             defer {
@@ -149,9 +150,11 @@ public final class Logger: JuiceMakerPlugin {
             subscription.cancel()
             dropped = (statistics?.dropped ?? 0) + (statistics?.queued ?? 0)
         }
-        writer?.close()
-        if dropped > 0, let host {
-            host.reportError("\(context.name): \(dropped) event(s) were not logged because the log could not keep up; `juice events` lists them all")
-        }
+        let closed = await writer?.close(before: deadline) ?? true
+        guard let host, dropped > 0 || !closed else { return }
+        var problems: [String] = []
+        if dropped > 0 { problems.append("\(dropped) event(s) were not logged because the log could not keep up") }
+        if !closed { problems.append("the last lines could not be written before exit") }
+        host.reportError("\(context.name): \(problems.joined(separator: " and ")) (\(resolvedPath ?? "stderr")); `juice events` lists every event")
     }
 }

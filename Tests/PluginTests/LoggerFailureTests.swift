@@ -49,10 +49,48 @@ struct LoggerFailureTests {
         #expect(errors.first?.contains("/dev/full") == true)
     }
 
+    @Test func aStuckLogNeverHoldsUpOrdersNorExit() async throws {
+        let rig = Rig(stock: Stock(repeating: 1_000_000))
+        let stuck = StuckSink()
+        defer { stuck.release() }
+        let context = PluginContext(
+            name: "audit-log", language: .english, colorAllowed: false, stateDirectory: "/nonexistent",
+            environment: [:], standardOutput: rig.output, standardError: stuck)
+        let logger = try Logger(configuration: section(0, []), context: context)
+        try logger.attach(to: rig.host)
+        // Far more events than the mailbox holds, while not one line can be written.
+        let orders = Logger.mailboxCapacity
+        for _ in 0..<orders {
+            try rig.maker.make(.banana)
+        }
+        #expect(try rig.maker.stock().banana == 1_000_000 - 2 * orders)
+        // Returns although every write is stuck (the test would hang otherwise).
+        await logger.shutdown(deadline: .now + .milliseconds(200))
+        let errors = rig.errors.all
+        #expect(errors.count == 1)
+        #expect(errors.first?.contains("were not logged") == true)
+        #expect(errors.first?.contains("could not be written before exit") == true)
+    }
+
     @Test func shutdownWithoutAttachIsHarmless() async throws {
         let rig = Rig()
         let logger = try logger(rig, path: "never.log", stateDirectory: "/nonexistent")
         await logger.shutdown(deadline: generousDeadline())
         #expect(rig.errors.all.isEmpty)
+    }
+}
+
+/// A sink whose writes wait until `release()`: a pipe nobody reads, a hung disk.
+private final class StuckSink: TextSink {
+    let isTerminal = false
+    private let gate = DispatchSemaphore(value: 0)
+
+    func write(_ text: String) {
+        gate.wait()
+        gate.signal()
+    }
+
+    func release() {
+        gate.signal()
     }
 }
