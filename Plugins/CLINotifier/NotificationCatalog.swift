@@ -7,6 +7,7 @@ public struct NotificationCatalog: Sendable, Equatable {
     /// The language the sentences are in.
     public let language: Language
 
+    /// The sentences in `language`.
     public init(language: Language) {
         self.language = language
     }

@@ -17,6 +17,7 @@ public struct NotificationRenderer: Sendable, Equatable {
     /// Whether lines carry ANSI colour codes.
     public let color: Bool
 
+    /// A renderer for `language`, with or without ANSI colour.
     public init(language: Language, color: Bool) {
         self.catalog = NotificationCatalog(language: language)
         self.color = color

@@ -2,12 +2,19 @@ import JuiceMakerCore
 
 /// A log level, with the names and order of swift-log's `Logger.Level`.
 public enum LogLevel: String, Sendable, CaseIterable, Comparable {
+    /// The finest detail; no event is logged this low, so it means "everything".
     case trace
+    /// Detail for finding a fault; logs everything, as `trace` does.
     case debug
+    /// Routine facts: stock changes and everything above.
     case info
+    /// Normal but significant: juices made and everything above.
     case notice
+    /// Something did not happen as asked: failed orders.
     case warning
+    /// Faults; no event is logged this high, so it logs nothing.
     case error
+    /// The most severe; logs nothing, as `error` does.
     case critical
 
     /// The level each kind of event is logged at.
@@ -41,5 +48,6 @@ public enum LogLevel: String, Sendable, CaseIterable, Comparable {
         }
     }
 
+    /// Whether `lhs` is less severe than `rhs`.
     public static func < (lhs: LogLevel, rhs: LogLevel) -> Bool { lhs.rank < rhs.rank }
 }
