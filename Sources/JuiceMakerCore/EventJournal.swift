@@ -49,4 +49,12 @@ public protocol EventJournal: AnyObject, Sendable {
 
     /// Forgets a subscriber's dead letters (after redelivering them).
     func removeDeadLetters(for subscriber: String, sequences: [Int64]) throws(StoreError)
+
+    /// Where a durable subscriber stands with its oldest undelivered event (attempts
+    /// made, when the next is due, whether the destination was disabled); `nil` when
+    /// its last attempt succeeded or it never failed. Shared by every process.
+    func retryState(for subscriber: String) throws(StoreError) -> DeliveryRetryState?
+
+    /// Replaces a durable subscriber's retry state; `nil` clears it.
+    func setRetryState(_ state: DeliveryRetryState?, for subscriber: String) throws(StoreError)
 }

@@ -11,6 +11,7 @@ public final class InMemoryStore: StockStore, EventJournal {
         var journal: [EventEnvelope] = []
         var cursors: [String: Int64] = [:]
         var deadLetters: [DeadLetter] = []
+        var retryStates: [String: DeliveryRetryState] = [:]
     }
 
     private let state: Mutex<State>
@@ -108,5 +109,13 @@ public final class InMemoryStore: StockStore, EventJournal {
         state.withLock { state in
             state.deadLetters.removeAll { $0.subscriber == subscriber && doomed.contains($0.sequence) }
         }
+    }
+
+    public func retryState(for subscriber: String) throws(StoreError) -> DeliveryRetryState? {
+        state.withLock { $0.retryStates[subscriber] }
+    }
+
+    public func setRetryState(_ retryState: DeliveryRetryState?, for subscriber: String) throws(StoreError) {
+        state.withLock { $0.retryStates[subscriber] = retryState }
     }
 }
