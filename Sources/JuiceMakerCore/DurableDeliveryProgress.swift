@@ -1,0 +1,68 @@
+/// What a durable subscriber's runner is doing now.
+public enum DeliveryPhase: Sendable, Equatable {
+    /// Not started, or starting its first pass over the journal.
+    case starting
+    /// Handing events over.
+    case delivering
+    /// Every event in the journal up to now is handled.
+    case caughtUp
+    /// The oldest undelivered event failed; its next attempt is due at this Unix time.
+    case waitingForRetry(until: Double)
+    /// The destination refused for good; nothing is delivered until
+    /// `juice subscribers retry` re-enables it.
+    case disabled(reason: String)
+    /// `shutdown` has run.
+    case stopped
+}
+
+/// Counts of what one runner did in this process.
+public struct DeliveryStatistics: Sendable, Equatable {
+    /// Calls to the destination, successful or not.
+    public var attempts = 0
+    /// Events handed over.
+    public var delivered = 0
+    /// Attempts that failed.
+    public var failed = 0
+    /// Events given up on and recorded as dead letters.
+    public var deadLettered = 0
+    /// Events passed over by the subscriber's `events` filter.
+    public var skipped = 0
+    /// Dead letters redelivered by `retry(deadLetters: true)`.
+    public var redelivered = 0
+
+    public init() {}
+}
+
+/// A durable subscriber's standing in the journal, read without running it
+/// (what `juice subscribers` shows).
+public struct DurableSubscriberStatus: Sendable, Equatable {
+    /// The subscriber's name.
+    public let name: String
+    /// The last journal sequence it has handled.
+    public let cursor: Int64
+    /// Journal events after the cursor (some may be outside its `events` filter).
+    public let lag: Int64
+    /// The oldest undelivered event's attempts and next attempt, if it failed.
+    public let retry: DeliveryRetryState?
+    /// Dead letters waiting for `juice subscribers retry <name> --dead-letters`.
+    public let deadLetters: Int
+
+    public init(name: String, cursor: Int64, lag: Int64, retry: DeliveryRetryState?, deadLetters: Int) {
+        self.name = name
+        self.cursor = cursor
+        self.lag = lag
+        self.retry = retry
+        self.deadLetters = deadLetters
+    }
+
+    /// Reads `name`'s standing from `journal`.
+    public static func read(_ name: String, from journal: any EventJournal) throws(StoreError) -> DurableSubscriberStatus {
+        let cursor = try journal.cursor(named: name)
+        let last = try journal.lastSequence()
+        var retry = try journal.retryState(for: name)
+        if let state = retry, state.sequence <= cursor { retry = nil }
+        return DurableSubscriberStatus(
+            name: name, cursor: cursor, lag: max(0, last - cursor), retry: retry,
+            deadLetters: try journal.deadLetters(for: name).count)
+    }
+}

@@ -1,0 +1,72 @@
+/// When a durable subscriber tries a failed event again.
+///
+/// The first attempt is immediate; after the n-th failed attempt the next waits
+/// `delays[n-1]` seconds, spread by up to ±`jitter` of itself so that many
+/// subscribers failing together do not retry together. After `delays.count + 1`
+/// failed attempts the event becomes a dead letter.
+public struct RetrySchedule: Sendable, Equatable {
+    /// After the immediate try: 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h (about 27.6 hours in all).
+    public static let standard = RetrySchedule(delays: [5, 300, 1_800, 7_200, 18_000, 36_000, 36_000])
+
+    /// The longest wait a `Retry-After` answer is allowed to ask for: one day.
+    public static let longestRetryAfter = 86_400.0
+
+    /// Seconds to wait after each failed attempt, in order.
+    public let delays: [Double]
+    /// The fraction (0 to 1) by which each delay may be shortened or lengthened.
+    public let jitter: Double
+
+    /// A schedule of `delays` seconds. Negative delays count as 0; `jitter` is clamped to 0…1.
+    public init(delays: [Double], jitter: Double = 0.1) {
+        self.delays = delays.map { max(0, $0) }
+        self.jitter = min(1, max(0, jitter))
+    }
+
+    /// Attempts made before giving up, the immediate one included.
+    public var maximumAttempts: Int { delays.count + 1 }
+
+    /// Seconds to wait after the `attempt`-th failed attempt (1-based), or `nil` when
+    /// that was the last one. A destination's `retryAfter` replaces the scheduled
+    /// delay (it is honoured as asked, without jitter, up to `longestRetryAfter`).
+    public func delay(afterFailedAttempt attempt: Int, retryAfter: Double? = nil) -> Double? {
+        guard attempt >= 1, attempt <= delays.count else { return nil }
+        if let retryAfter { return min(max(0, retryAfter), Self.longestRetryAfter) }
+        let base = delays[attempt - 1]
+        guard jitter > 0, base > 0 else { return base }
+        return base * Double.random(in: (1 - jitter)...(1 + jitter))
+    }
+
+    /// A wait for a person: "250 ms", "5 s", "30 min", "10 h".
+    public static func describe(seconds: Double) -> String {
+        switch seconds {
+        case ..<1: "\(Int((seconds * 1000).rounded())) ms"
+        case ..<120: "\(Int(seconds.rounded())) s"
+        case ..<7_200: "\(Int((seconds / 60).rounded())) min"
+        default: "\(Int((seconds / 3_600).rounded())) h"
+        }
+    }
+}
+
+extension PluginConfiguration {
+    /// A `retrySchedule`: an array of delays in seconds (0 to 7 days each), e.g.
+    /// `[0.05, 0.1]` for tests. An empty array means one attempt, then a dead letter.
+    public func retrySchedule(_ key: String) throws(ConfigurationError) -> RetrySchedule? {
+        switch self[key] {
+        case nil: return nil
+        case .array(let items):
+            var delays: [Double] = []
+            for (index, item) in items.enumerated() {
+                guard case .number(let seconds) = item, (0...604_800).contains(seconds) else {
+                    throw ConfigurationError(
+                        path: "\(path).\(key)[\(index)]",
+                        problem: "expected a number of seconds from 0 to 604800, found \(item.typeDescription)")
+                }
+                delays.append(seconds)
+            }
+            return RetrySchedule(delays: delays)
+        case let other?:
+            throw ConfigurationError(
+                path: "\(path).\(key)", problem: "expected an array of seconds (e.g. [5, 300]), found \(other.typeDescription)")
+        }
+    }
+}

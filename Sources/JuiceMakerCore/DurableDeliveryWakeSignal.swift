@@ -1,0 +1,70 @@
+import Dispatch
+import Synchronization
+
+/// A wake-up for one waiting task: `signal` from any thread (cheaply, also from
+/// inside an order's synchronous bus handler); `wait` returns at the first signal
+/// since the previous `wait` returned, at its timeout, or when its task is cancelled.
+///
+/// One waiter at a time: only the runner's own loop waits.
+final class DurableDeliveryWakeSignal: Sendable {
+    private struct State {
+        var pending = false
+        var waiter: CheckedContinuation<Void, Never>?
+        var generation: UInt64 = 0
+    }
+
+    private let state = Mutex(State())
+
+    /// Wakes the waiter, or the next `wait` if nobody waits now.
+    func signal() {
+        let waiter = state.withLock { state -> CheckedContinuation<Void, Never>? in
+            if let waiter = state.waiter {
+                state.waiter = nil
+                return waiter
+            }
+            state.pending = true
+            return nil
+        }
+        waiter?.resume()
+    }
+
+    /// Waits for a signal, at most `timeout` (forever when `nil`).
+    func wait(timeout: Duration?) async {
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                let generation = state.withLock { state -> UInt64? in
+                    if state.pending || Task.isCancelled {
+                        state.pending = false
+                        return nil
+                    }
+                    state.generation &+= 1
+                    state.waiter = continuation
+                    return state.generation
+                }
+                guard let generation else {
+                    continuation.resume()
+                    return
+                }
+                guard let timeout else { return }
+                DispatchQueue.global().asyncAfter(deadline: .now() + Self.dispatchInterval(timeout)) { [self] in
+                    let waiter = state.withLock { state -> CheckedContinuation<Void, Never>? in
+                        guard state.generation == generation else { return nil }
+                        defer { state.waiter = nil }
+                        return state.waiter
+                    }
+                    waiter?.resume()
+                }
+            }
+        } onCancel: {
+            signal()
+        }
+    }
+
+    static func dispatchInterval(_ duration: Duration) -> DispatchTimeInterval {
+        let (seconds, attoseconds) = duration.components
+        guard seconds >= 0 else { return .nanoseconds(0) }
+        let nanoseconds = seconds.multipliedReportingOverflow(by: 1_000_000_000)
+        guard !nanoseconds.overflow else { return .never }
+        return .nanoseconds(Int(clamping: nanoseconds.partialValue + attoseconds / 1_000_000_000))
+    }
+}
