@@ -1,3 +1,129 @@
+import Foundation
 import JuiceMakerCore
-import CCrypto
-enum WebhookPlaceholder {}
+import Synchronization
+
+/// POSTs each event to an HTTP endpoint, signed, at least once, in journal order.
+///
+/// Config (`type: "webhook"`):
+/// - `url` (required): `http://` or `https://`. Plain `http://` to a host other than
+///   this machine is allowed but warned about at start.
+/// - `secret`: signs every request (see `WebhookSignature`): `whsec_<base64>` or raw
+///   text, usually `"${JUICE_WEBHOOK_SECRET}"`. Never printed, logged or put in an error.
+///   Without it requests carry `webhook-id` and `webhook-timestamp` but no signature.
+/// - `events`: kinds to send (`["juiceMade", "orderFailed"]`); default all.
+/// - `timeoutSeconds`: how long one request may take (default 10, 0.1 to 300).
+/// - `retrySchedule`: seconds to wait after each failed attempt (default
+///   `RetrySchedule.standard`: 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h).
+///
+/// Delivery is durable (`DurableDelivery`): the order path only wakes the runner;
+/// requests are made on the runner's own task. Each request's body is the event in
+/// CloudEvents structured JSON (`Content-Type: application/cloudevents+json`), and its
+/// `webhook-id` is the event id, the same on every retry: receivers deduplicate on it.
+/// 2xx is success; 410 Gone stops delivery (logged) until `juice subscribers retry`;
+/// 429 and 503 with `Retry-After` are retried when asked; anything else, a timeout or
+/// a refused connection is retried on the schedule, then kept as a dead letter.
+public final class Webhook: DurableDeliveryPlugin {
+    /// The config `type` that selects the webhook poster.
+    public static let type = "webhook"
+    /// The keys the webhook reads.
+    public static let configurationKeys = ["url", "secret", "events", "timeoutSeconds", "retrySchedule"]
+    /// How long one request may take unless `timeoutSeconds` says otherwise.
+    public static let defaultTimeoutSeconds = 10.0
+
+    /// The endpoint.
+    public let url: URL
+    /// The configured `events` filter; `nil` means every kind.
+    public let eventKinds: Set<EventKind>?
+    /// How long one request may take, in seconds.
+    public let timeoutSeconds: Double
+    /// When failed events are tried again.
+    public let retrySchedule: RetrySchedule
+    /// Whether requests are signed (a `secret` was configured).
+    public let isSigned: Bool
+
+    private let context: PluginContext
+    private let endpoint: WebhookEndpoint
+    private let state = Mutex(State())
+
+    private struct State {
+        var attached = false
+        var delivery: DurableDelivery?
+        var subscription: Subscription?
+    }
+
+    /// Builds the poster from its section. Connects to nothing yet.
+    public init(configuration: PluginConfiguration, context: PluginContext) throws(ConfigurationError) {
+        guard let text = try configuration.string("url") else {
+            throw ConfigurationError(path: "\(configuration.path).url", problem: "a webhook needs a url (http:// or https://)")
+        }
+        guard let url = URL(string: text), let scheme = url.scheme?.lowercased(), ["http", "https"].contains(scheme),
+              let host = url.host, !host.isEmpty
+        else {
+            throw ConfigurationError(
+                path: "\(configuration.path).url", problem: "expected an http:// or https:// URL with a host, found \"\(text)\"")
+        }
+        self.url = url
+        var signature: WebhookSignature?
+        if let secret = try configuration.string("secret") {
+            guard let parsed = WebhookSignature(secret: secret) else {
+                // Never echo the secret: say what is wrong with it, not what it is.
+                throw ConfigurationError(
+                    path: "\(configuration.path).secret",
+                    problem: "expected a non-empty secret, either raw text or whsec_ followed by base64 (the value is not shown)")
+            }
+            signature = parsed
+        }
+        isSigned = signature != nil
+        eventKinds = try configuration.eventKinds("events")
+        timeoutSeconds = try configuration.number("timeoutSeconds", in: 0.1...300) ?? Self.defaultTimeoutSeconds
+        retrySchedule = try configuration.retrySchedule("retrySchedule") ?? .standard
+        endpoint = WebhookEndpoint(url: url, signature: signature, timeout: timeoutSeconds)
+        self.context = context
+    }
+
+    /// The runner, once attached.
+    public var delivery: DurableDelivery? { state.withLock { $0.delivery } }
+
+    /// Whether `url` goes unencrypted over the network: plain http to a host other
+    /// than a loopback name or address.
+    public var isPlainHTTPOffMachine: Bool {
+        guard url.scheme?.lowercased() == "http", let host = url.host?.lowercased() else { return false }
+        let bare = host.trimmingCharacters(in: CharacterSet(charactersIn: "[]"))
+        return !(bare == "localhost" || bare.hasSuffix(".localhost") || bare == "::1" || bare.hasPrefix("127."))
+    }
+
+    /// Starts the runner (pending events go out at once) and subscribes a wake-up.
+    public func attach(to host: PluginHost) throws(JuiceMakerError) {
+        let isFirst = state.withLock { state -> Bool in
+            defer { state.attached = true }
+            return !state.attached
+        }
+        guard isFirst else { return }
+        if isPlainHTTPOffMachine {
+            host.reportError("\(context.name): warning: \(endpoint.displayURL) is plain http:// to another machine; events travel unencrypted (use https://)")
+        }
+        let delivery = DurableDelivery(
+            name: context.name, journal: host.journal, kinds: eventKinds, schedule: retrySchedule,
+            destination: endpoint, reportError: host.reportError)
+        let subscription = try host.maker.subscribe(context.name, delivery: .synchronous, kinds: eventKinds) { _ in
+            delivery.wake()
+        }
+        state.withLock { state in
+            state.delivery = delivery
+            state.subscription = subscription
+        }
+        delivery.start()
+    }
+
+    /// Delivers what it can by `deadline`, then stops; the rest waits in the journal
+    /// for the next `juice` command or `juice deliver`.
+    public func shutdown(deadline: ContinuousClock.Instant) async {
+        let (delivery, subscription) = state.withLock { state in
+            defer { state.subscription = nil }
+            return (state.delivery, state.subscription)
+        }
+        subscription?.cancel()
+        await delivery?.shutdown(deadline: deadline)
+        endpoint.close()
+    }
+}

@@ -1,0 +1,118 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import JuiceMakerCore
+
+/// One webhook endpoint as a durable destination: POSTs each event as a CloudEvents
+/// structured JSON body, signed, and turns the answer into success or a failure the
+/// runner understands.
+///
+/// - 2xx: delivered.
+/// - 410 Gone: a permanent failure (the endpoint asked never to be called again).
+/// - 429 and 503 with `Retry-After` (seconds or an HTTP date): retried then.
+/// - Any other status, a timeout, a refused connection: retried on the schedule.
+final class WebhookEndpoint: DurableDestination {
+    let url: URL
+    /// The URL as it may be shown: without user name or password.
+    let displayURL: String
+    private let signature: WebhookSignature?
+    private let timeout: Double
+    private let session: URLSession
+
+    init(url: URL, signature: WebhookSignature?, timeout: Double) {
+        self.url = url
+        self.displayURL = Self.redacted(url)
+        self.signature = signature
+        self.timeout = timeout
+        let configuration = URLSessionConfiguration.ephemeral
+        configuration.httpCookieAcceptPolicy = .never
+        configuration.httpShouldSetCookies = false
+        configuration.urlCache = nil
+        configuration.timeoutIntervalForRequest = timeout
+        configuration.timeoutIntervalForResource = timeout
+        session = URLSession(configuration: configuration)
+    }
+
+    /// The request for `envelope`, signed at `timestamp` (Unix seconds).
+    func request(for envelope: EventEnvelope, timestamp: Int64) -> URLRequest {
+        let body = Array(CloudEventFormat.encode(envelope).utf8)
+        let id = envelope.id.description
+        var request = URLRequest(url: url, cachePolicy: .reloadIgnoringLocalCacheData, timeoutInterval: timeout)
+        request.httpMethod = "POST"
+        request.httpBody = Data(body)
+        request.setValue(CloudEventFormat.contentType, forHTTPHeaderField: "Content-Type")
+        request.setValue("JuiceMaker", forHTTPHeaderField: "User-Agent")
+        request.setValue(id, forHTTPHeaderField: "webhook-id")
+        request.setValue(String(timestamp), forHTTPHeaderField: "webhook-timestamp")
+        if let signature {
+            request.setValue(signature.signature(id: id, timestamp: timestamp, body: body), forHTTPHeaderField: "webhook-signature")
+        }
+        return request
+    }
+
+    func deliver(_ envelope: EventEnvelope) async throws(DeliveryFailure) {
+        let request = request(for: envelope, timestamp: Int64(Date().timeIntervalSince1970))
+        let response: URLResponse
+        do {
+            (_, response) = try await session.data(for: request)
+        } catch {
+            throw DeliveryFailure("POST \(displayURL) failed: \(Self.describe(error))")
+        }
+        guard let http = response as? HTTPURLResponse else {
+            throw DeliveryFailure("POST \(displayURL) got no HTTP answer")
+        }
+        let status = http.statusCode
+        switch status {
+        case 200..<300:
+            return
+        case 410:
+            throw DeliveryFailure("\(displayURL) answered 410 Gone: the endpoint is disabled", isPermanent: true)
+        case 429, 503:
+            let retryAfter = http.value(forHTTPHeaderField: "Retry-After").flatMap { Self.retryAfterSeconds($0, now: Date()) }
+            throw DeliveryFailure("\(displayURL) answered HTTP \(status)", retryAfter: retryAfter)
+        default:
+            throw DeliveryFailure("\(displayURL) answered HTTP \(status)")
+        }
+    }
+
+    /// Lets go of the connections once requests under way end.
+    func close() {
+        session.finishTasksAndInvalidate()
+    }
+
+    /// Seconds from `now` a `Retry-After` value asks for: delta-seconds or an HTTP date
+    /// (RFC 9110, section 10.2.3). `nil` when it is neither.
+    static func retryAfterSeconds(_ value: String, now: Date) -> Double? {
+        let trimmed = value.trimmingCharacters(in: .whitespaces)
+        if let seconds = Int(trimmed), seconds >= 0 { return Double(seconds) }
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: "GMT")
+        formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss 'GMT'"
+        guard let date = formatter.date(from: trimmed) else { return nil }
+        return max(0, date.timeIntervalSince(now))
+    }
+
+    /// `url` without its user name and password, for messages.
+    static func redacted(_ url: URL) -> String {
+        guard var components = URLComponents(url: url, resolvingAgainstBaseURL: false) else { return "<webhook url>" }
+        if components.user != nil || components.password != nil {
+            components.user = nil
+            components.password = nil
+        }
+        return components.string ?? "<webhook url>"
+    }
+
+    private static func describe(_ error: any Error) -> String {
+        guard let error = error as? URLError else { return "\(error)" }
+        switch error.code {
+        case .timedOut: return "no answer within the timeout"
+        case .cannotConnectToHost: return "connection refused"
+        case .cannotFindHost, .dnsLookupFailed: return "host not found"
+        case .networkConnectionLost: return "connection lost"
+        case .cancelled: return "cancelled"
+        default: return "URL error \(error.code.rawValue)"
+        }
+    }
+}

@@ -1,0 +1,202 @@
+import Foundation
+import JuiceMakerCore
+import Synchronization
+import Testing
+import WebhookPlugin
+
+/// The webhook poster against a real HTTP server on 127.0.0.1, over an in-memory store.
+@Suite struct WebhookDeliveryTests {
+    private func webhook(
+        _ rig: Rig, url: String, secret: String? = nil, events: [String]? = nil, schedule: [Double] = [0.05, 0.1, 0.1],
+        timeout: Double = 5
+    ) throws -> Webhook {
+        var values: [(key: String, value: ConfigValue)] = [
+            ("url", .string(url)), ("retrySchedule", .array(schedule.map { .number($0) })),
+            ("timeoutSeconds", .number(timeout)),
+        ]
+        if let secret { values.append(("secret", .string(secret))) }
+        if let events { values.append(("events", .array(events.map { .string($0) }))) }
+        return try Webhook(configuration: section(values), context: rig.context())
+    }
+
+    @Test func signatureVerifiesWithOpenSSLAndATamperedBodyDoesNot() async throws {
+        let server = LoopbackHTTPServer()
+        try server.start()
+        defer { server.stop() }
+        let rig = Rig()
+        let secret = "s3cr3t-for-tests"
+        let plugin = try webhook(rig, url: server.url, secret: secret, events: ["juiceMade"])
+        try plugin.attach(to: rig.host)
+        try rig.maker.make(.mangoKiwi)
+        #expect(await eventually { server.requests.count == 1 })
+        await plugin.shutdown(deadline: generousDeadline())
+
+        let request = try #require(server.requests.first)
+        #expect(request.method == "POST")
+        #expect(request.headers["content-type"] == "application/cloudevents+json")
+        let envelope = try #require(try rig.journal().first)
+        #expect(request.headers["webhook-id"] == envelope.id.description)
+        #expect(request.text == CloudEventFormat.encode(envelope))
+        let id = try #require(request.headers["webhook-id"])
+        let timestamp = try #require(request.headers["webhook-timestamp"])
+        let header = try #require(request.headers["webhook-signature"])
+
+        // An independent implementation: the openssl command on the exact bytes.
+        func opensslSignature(_ body: [UInt8]) throws -> String {
+            let message = Array("\(id).\(timestamp).".utf8) + body
+            let base64 = try run("/bin/sh", ["-c", "/usr/bin/openssl dgst -sha256 -hmac '\(secret)' -binary | base64 -w0"], input: message)
+            return "v1," + base64.trimmingCharacters(in: .whitespacesAndNewlines)
+        }
+        #expect(header == (try opensslSignature(request.body)))
+        var tampered = request.body
+        tampered[tampered.count / 2] ^= 0x01
+        #expect(header != (try opensslSignature(tampered)))
+        #expect(!rig.errors.all.joined().contains(secret))
+    }
+
+    @Test func threeFailuresThenSuccessDeliversWithTheSameID() async throws {
+        let server = LoopbackHTTPServer { index, _ in index < 3 ? .status(500) : .status(200) }
+        try server.start()
+        defer { server.stop() }
+        let rig = Rig()
+        let plugin = try webhook(rig, url: server.url, events: ["juiceMade"])
+        try plugin.attach(to: rig.host)
+        try rig.maker.make(.banana)
+        let delivery = try #require(plugin.delivery)
+        #expect(await eventually { delivery.statistics.delivered == 1 })
+        await plugin.shutdown(deadline: generousDeadline())
+
+        let requests = server.requests
+        #expect(requests.count == 4)
+        #expect(Set(requests.compactMap { $0.headers["webhook-id"] }).count == 1)
+        #expect(delivery.statistics.attempts == 4)
+        #expect(delivery.statistics.failed == 3)
+        #expect(try rig.store.cursor(named: "hook") == rig.store.lastSequence())
+        #expect(try rig.store.retryState(for: "hook") == nil)
+        #expect(try rig.store.deadLetters(for: nil).isEmpty)
+    }
+
+    @Test func theLastFailedAttemptRecordsADeadLetterAndMovesOn() async throws {
+        let server = LoopbackHTTPServer { _, request in request.text.contains("\"juice\":\"banana\"") ? .status(500) : .status(204) }
+        try server.start()
+        defer { server.stop() }
+        let rig = Rig()
+        let plugin = try webhook(rig, url: server.url, events: ["juiceMade"], schedule: [0.01, 0.01])
+        try plugin.attach(to: rig.host)
+        try rig.maker.make(.banana)
+        try rig.maker.make(.kiwi)
+        let delivery = try #require(plugin.delivery)
+        #expect(await eventually { delivery.statistics.delivered == 1 })
+        await plugin.shutdown(deadline: generousDeadline())
+
+        let letters = try rig.store.deadLetters(for: "hook")
+        #expect(letters.count == 1)
+        #expect(letters.first?.attempts == 3)
+        #expect(letters.first?.sequence == 1)
+        #expect(letters.first?.lastError.contains("HTTP 500") == true)
+        #expect(server.requests.map { $0.text.contains("kiwi") } == [false, false, false, true])
+        #expect(rig.errors.all.contains { $0.contains("gave up on event 1") })
+        #expect(try rig.store.cursor(named: "hook") == rig.store.lastSequence())
+    }
+
+    @Test func goneDisablesTheEndpointUntilRetry() async throws {
+        let gone = Atomic<Bool>(true)
+        let server = LoopbackHTTPServer { _, _ in gone.load(ordering: .relaxed) ? .status(410) : .status(200) }
+        try server.start()
+        defer { server.stop() }
+        let rig = Rig()
+        let plugin = try webhook(rig, url: server.url, events: ["juiceMade"])
+        try plugin.attach(to: rig.host)
+        try rig.maker.make(.banana)
+        let delivery = try #require(plugin.delivery)
+        #expect(await eventually { delivery.phase != .starting && delivery.phase != .delivering && delivery.statistics.failed == 1 })
+        guard case .disabled = delivery.phase else {
+            Issue.record("expected disabled, found \(delivery.phase)")
+            return
+        }
+        try rig.maker.make(.kiwi)
+        #expect(await delivery.deliverPending() != .caughtUp)
+        #expect(server.requests.count == 1)
+        #expect(try rig.store.cursor(named: "hook") == 0)
+        #expect(rig.errors.all.contains { $0.contains("410 Gone") && $0.contains("juice subscribers retry hook") })
+
+        gone.store(false, ordering: .relaxed)
+        #expect(await delivery.retry(deadLetters: false) == .caughtUp)
+        await plugin.shutdown(deadline: generousDeadline())
+        #expect(server.requests.count == 3)
+        #expect(try rig.store.cursor(named: "hook") == rig.store.lastSequence())
+    }
+
+    @Test func retryAfterIsHonouredInTheScheduledTime() async throws {
+        let server = LoopbackHTTPServer { _, _ in .status(503, headers: [("Retry-After", "3600")]) }
+        try server.start()
+        defer { server.stop() }
+        let rig = Rig()
+        let plugin = try webhook(rig, url: server.url, events: ["juiceMade"])
+        try plugin.attach(to: rig.host)
+        let before = Date().timeIntervalSince1970
+        try rig.maker.make(.banana)
+        #expect(await eventually { (try? rig.store.retryState(for: "hook")) != nil })
+        await plugin.shutdown(deadline: generousDeadline())
+        let state = try #require(try rig.store.retryState(for: "hook"))
+        #expect(state.attempts == 1)
+        #expect(state.nextAttemptAt >= before + 3600)
+        #expect(server.requests.count == 1)
+    }
+
+    @Test func endpointDownThenUpDeliversEverythingInJournalOrder() async throws {
+        let server = LoopbackHTTPServer()
+        try server.start()
+        server.stop()
+        let rig = Rig()
+        let plugin = try webhook(rig, url: server.url, schedule: [60])
+        try plugin.attach(to: rig.host)
+        for _ in 0..<20 { try rig.maker.make(.strawberryBanana) }
+        let delivery = try #require(plugin.delivery)
+        #expect(await eventually { (try? rig.store.retryState(for: "hook")) != nil })
+        try server.start()
+        #expect(await delivery.deliverPending() == .caughtUp)
+        await plugin.shutdown(deadline: generousDeadline())
+        let ids = server.requests.compactMap { $0.headers["webhook-id"] }
+        #expect(ids == (try rig.journal().map(\.id.description)))
+    }
+
+    @Test func shutdownReturnsByItsDeadlineWhileTheEndpointHangs() async throws {
+        let server = LoopbackHTTPServer { _, _ in .hang }
+        try server.start()
+        defer { server.stop() }
+        let rig = Rig()
+        let plugin = try webhook(rig, url: server.url, events: ["juiceMade"], timeout: 60)
+        try plugin.attach(to: rig.host)
+        try rig.maker.make(.banana)
+        #expect(await eventually { server.requests.count == 1 })
+        let deadline = ContinuousClock.now + .milliseconds(200)
+        await plugin.shutdown(deadline: deadline)
+        // Bounded, not a speed assertion: only a shutdown that ignores its deadline fails.
+        #expect(ContinuousClock.now < deadline + .seconds(10))
+        #expect(try rig.store.cursor(named: "hook") == 0)
+    }
+
+    @Test func configurationErrorsNameTheFieldAndHideTheSecret() throws {
+        let rig = Rig()
+        #expect(throws: ConfigurationError.self) { try webhook(rig, url: "ftp://example.com") }
+        do {
+            _ = try webhook(rig, url: "https://example.com/hook", secret: "whsec_!!not-base64!!")
+            Issue.record("expected a configuration error")
+        } catch let error as ConfigurationError {
+            #expect(error.path == "subscribers[0].secret")
+            #expect(!error.description.contains("not-base64"))
+        }
+    }
+
+    @Test func plainHTTPToAnotherMachineIsWarnedAbout() throws {
+        let rig = Rig()
+        let remote = try webhook(rig, url: "http://user:pw@example.com/hook")
+        #expect(remote.isPlainHTTPOffMachine)
+        try remote.attach(to: rig.host)
+        #expect(rig.errors.all.contains { $0.contains("plain http://") && !$0.contains("pw@") })
+        #expect(try !webhook(rig, url: "http://127.0.0.1:9/hook").isPlainHTTPOffMachine)
+        #expect(try !webhook(rig, url: "http://localhost:9/hook").isPlainHTTPOffMachine)
+        #expect(try !webhook(rig, url: "https://example.com/hook").isPlainHTTPOffMachine)
+    }
+}
