@@ -7,7 +7,7 @@ extension Connection {
     func readStock() throws(StoreError) -> Stock {
         var stock = Stock()
         var seen = 0
-        try query("SELECT fruit, quantity FROM stock") { row in
+        try forEachRow("SELECT fruit, quantity FROM stock") { row in
             if let fruit = Fruit(rawValue: row.text(0)) {
                 stock[fruit] = Int(row.int64(1))
                 seen += 1
@@ -35,13 +35,13 @@ extension Connection {
                 "refused event sequence \(envelope.sequence), expected \(firstSequence + Int64(offset)) (a bug in the caller)")
         }
         for fruit in Fruit.allCases where change.stock[fruit] != current[fruit] {
-            try query("UPDATE stock SET quantity = ?1 WHERE fruit = ?2") { statement in
+            try run("UPDATE stock SET quantity = ?1 WHERE fruit = ?2") { statement in
                 statement.bind(1, Int64(change.stock[fruit]))
                 statement.bind(2, fruit.id)
             }
         }
         for envelope in change.events {
-            try query("INSERT INTO journal (sequence, id, time, type, change_id, event) VALUES (?1, ?2, ?3, ?4, ?5, ?6)") { statement in
+            try run("INSERT INTO journal (sequence, id, time, type, change_id, event) VALUES (?1, ?2, ?3, ?4, ?5, ?6)") { statement in
                 statement.bind(1, envelope.sequence)
                 statement.bind(2, envelope.id.description)
                 statement.bind(3, Int64((envelope.time.timeIntervalSince1970 * 1000).rounded()))
@@ -54,7 +54,7 @@ extension Connection {
 
     func events(after sequence: Int64, limit: Int) throws(StoreError) -> [EventEnvelope] {
         var rows: [(Int64, String)] = []
-        try query("SELECT sequence, event FROM journal WHERE sequence > ?1 ORDER BY sequence LIMIT ?2") { statement in
+        try forEachRow("SELECT sequence, event FROM journal WHERE sequence > ?1 ORDER BY sequence LIMIT ?2") { statement in
             statement.bind(1, sequence)
             statement.bind(2, Int64(limit))
         } row: { row in

@@ -53,10 +53,10 @@ final class Connection {
     }
 
     /// Runs `sql` once, binding with `bind` and calling `row` for each result row.
-    func query(
+    func forEachRow(
         _ sql: String,
         bind: (Statement) -> Void = { _ in },
-        row: (Statement) throws(StoreError) -> Void = { _ in }
+        row: (Statement) throws(StoreError) -> Void
     ) throws(StoreError) {
         let statement = try prepared(sql)
         defer { statement.reset() }
@@ -72,10 +72,15 @@ final class Connection {
     /// The first column of the first row of `sql`, or nil when there is no row.
     func integer(_ sql: String, bind: (Statement) -> Void = { _ in }) throws(StoreError) -> Int64? {
         var value: Int64?
-        try query(sql, bind: bind) { statement in
+        try forEachRow(sql, bind: bind) { statement in
             if value == nil { value = statement.int64(0) }
         }
         return value
+    }
+
+    /// Runs `sql`, a cached statement that returns no rows, binding with `bind`.
+    func run(_ sql: String, bind: (Statement) -> Void = { _ in }) throws(StoreError) {
+        try forEachRow(sql, bind: bind) { _ in }
     }
 
     /// Runs `sql` (one or more statements, no parameters) without caching it.
@@ -95,7 +100,7 @@ final class Connection {
         var attempt = 1
         while true {
             do throws(StoreError) {
-                try query("BEGIN IMMEDIATE")
+                try run("BEGIN IMMEDIATE")
                 return
             } catch where error.kind == .busy && attempt < Self.beginAttempts {
                 attempt += 1
@@ -104,7 +109,7 @@ final class Connection {
     }
 
     func commitTransaction() throws(StoreError) {
-        try query("COMMIT")
+        try run("COMMIT")
     }
 
     /// Abandons the open transaction, if any. Never fails: SQLite rolls back on its

@@ -51,7 +51,7 @@ extension SQLiteStore {
         try writer.withLock { connection throws(StoreError) in
             try connection.writeTransaction { () throws(StoreError) in
                 // Cursors only move forward, also when two processes deliver at once.
-                try connection.query("""
+                try connection.run("""
                     INSERT INTO cursors (subscriber, sequence) VALUES (?1, ?2)
                     ON CONFLICT (subscriber) DO UPDATE SET sequence = max(sequence, excluded.sequence)
                     """) { statement in
@@ -65,7 +65,7 @@ extension SQLiteStore {
     public func cursors() throws(StoreError) -> [String: Int64] {
         try reader.withLock { connection throws(StoreError) in
             var cursors: [String: Int64] = [:]
-            try connection.query("SELECT subscriber, sequence FROM cursors") { row in
+            try connection.forEachRow("SELECT subscriber, sequence FROM cursors") { row in
                 cursors[row.text(0)] = row.int64(1)
             }
             return cursors
@@ -75,7 +75,7 @@ extension SQLiteStore {
     public func recordDeadLetter(_ letter: DeadLetter) throws(StoreError) {
         try writer.withLock { connection throws(StoreError) in
             try connection.writeTransaction { () throws(StoreError) in
-                try connection.query("""
+                try connection.run("""
                     INSERT OR REPLACE INTO dead_letters (subscriber, sequence, event_id, attempts, last_error, recorded_at)
                     VALUES (?1, ?2, ?3, ?4, ?5, ?6)
                     """) { statement in
@@ -96,7 +96,7 @@ extension SQLiteStore {
             let sql = subscriber == nil
                 ? "SELECT subscriber, sequence, event_id, attempts, last_error, recorded_at FROM dead_letters ORDER BY rowid"
                 : "SELECT subscriber, sequence, event_id, attempts, last_error, recorded_at FROM dead_letters WHERE subscriber = ?1 ORDER BY rowid"
-            try connection.query(sql) { statement in
+            try connection.forEachRow(sql) { statement in
                 if let subscriber { statement.bind(1, subscriber) }
             } row: { row throws(StoreError) in
                 guard let id = EventID(row.text(2)) else {
@@ -116,7 +116,7 @@ extension SQLiteStore {
         try writer.withLock { connection throws(StoreError) in
             try connection.writeTransaction { () throws(StoreError) in
                 for sequence in sequences {
-                    try connection.query("DELETE FROM dead_letters WHERE subscriber = ?1 AND sequence = ?2") { statement in
+                    try connection.run("DELETE FROM dead_letters WHERE subscriber = ?1 AND sequence = ?2") { statement in
                         statement.bind(1, subscriber)
                         statement.bind(2, sequence)
                     }

@@ -82,7 +82,7 @@ enum Schema {
         try connection.execute(version1)
         for migration in migrations { try connection.execute(migration) }
         for fruit in Fruit.allCases {
-            try connection.query("INSERT INTO stock (fruit, quantity) VALUES (?1, ?2)") { statement in
+            try connection.run("INSERT INTO stock (fruit, quantity) VALUES (?1, ?2)") { statement in
                 statement.bind(1, fruit.id)
                 statement.bind(2, Int64(initialStock[fruit]))
             }
@@ -96,7 +96,7 @@ enum Schema {
         while true {
             do throws(StoreError) {
                 var mode = ""
-                try connection.query("PRAGMA journal_mode = WAL") { mode = $0.text(0) }
+                try connection.forEachRow("PRAGMA journal_mode = WAL") { mode = $0.text(0) }
                 guard mode.lowercased() == "wal" else {
                     throw StoreError(.io, path: connection.path, detail:
                         "SQLite refused write-ahead logging (journal mode \(mode)); put the store on a local file system")
