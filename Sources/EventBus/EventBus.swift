@@ -233,15 +233,17 @@ public final class EventBus<Event: Sendable>: Sendable {
 
     /// The counters of every live subscriber, in subscription order.
     public func statistics() -> [SubscriberStatistics] {
+        // Read under the lock: a synchronous subscriber's counters are written by
+        // whichever thread is publishing.
         withRegistry { registry in
-            registry.subscribers.filter { !$0.cancelled }
-        }.map { $0.statistics() }
+            registry.subscribers.filter { !$0.cancelled }.map { $0.statistics() }
+        }
     }
 
     private func statistics(id: Int) -> SubscriberStatistics? {
         withRegistry { registry in
-            registry.subscribers.first { $0.id == id && !$0.cancelled }
-        }?.statistics()
+            registry.subscribers.first { $0.id == id && !$0.cancelled }?.statistics()
+        }
     }
 
     /// Waits until every queued mailbox is empty and idle.
