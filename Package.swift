@@ -24,18 +24,28 @@ let package = Package(
             name: "CSQLite", path: "Sources/CSQLite", pkgConfig: "sqlite3",
             providers: [.apt(["libsqlite3-dev"]), .brew(["sqlite"])]),
         .target(name: "SQLiteStore", dependencies: ["JuiceMakerCore", "CSQLite"]),
+        .systemLibrary(
+            name: "CCrypto", path: "Sources/CCrypto", pkgConfig: "libcrypto",
+            providers: [.apt(["libssl-dev"]), .brew(["openssl"])]),
 
         // Plugins: one front-end module each, importing JuiceMakerCore only.
         .target(name: "LoggerPlugin", dependencies: ["JuiceMakerCore"], path: "Plugins/Logger"),
         .target(name: "CLINotifierPlugin", dependencies: ["JuiceMakerCore"], path: "Plugins/CLINotifier"),
+        .target(name: "WebhookPlugin", dependencies: ["JuiceMakerCore", "CCrypto"], path: "Plugins/Webhook"),
+        .target(name: "CommandPlugin", dependencies: ["JuiceMakerCore"], path: "Plugins/Command"),
 
         // Executables
         .executableTarget(
             name: "JuiceCLI",
-            dependencies: ["JuiceMakerCore", "SQLiteStore", "LoggerPlugin", "CLINotifierPlugin"]),
+            dependencies: [
+                "JuiceMakerCore", "SQLiteStore", "LoggerPlugin", "CLINotifierPlugin", "WebhookPlugin", "CommandPlugin",
+            ]),
         .executableTarget(
             name: "JuiceBench",
-            dependencies: ["EventBus", "JuiceMakerCore", "SQLiteStore", "CSQLite", "LoggerPlugin", "CLINotifierPlugin"]),
+            dependencies: [
+                "EventBus", "JuiceMakerCore", "SQLiteStore", "CSQLite", "LoggerPlugin", "CLINotifierPlugin",
+                "WebhookPlugin",
+            ]),
         /// A small process the store tests start many times at once (orders, restocks, crashes).
         .executableTarget(name: "JuiceStoreProbe", dependencies: ["JuiceMakerCore", "SQLiteStore"]),
 
@@ -45,6 +55,7 @@ let package = Package(
         .testTarget(name: "SQLiteStoreTests", dependencies: ["SQLiteStore", "CSQLite", "JuiceStoreProbe"]),
         .testTarget(name: "PluginTests", dependencies: ["LoggerPlugin", "CLINotifierPlugin"]),
         .testTarget(name: "JuiceCLITests", dependencies: ["JuiceCLI"]),
+        .testTarget(name: "DeliveryTests", dependencies: ["WebhookPlugin", "CommandPlugin", "CCrypto", "JuiceCLI"]),
     ],
     swiftLanguageModes: [.v6]
 )

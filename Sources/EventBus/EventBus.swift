@@ -22,23 +22,29 @@ import Synchronization
 ///   may be called from any thread, and (except `drain`) from inside a handler.
 ///   A synchronous handler must not block waiting for another thread that publishes
 ///   on the same bus.
-public final class EventBus<Event: Sendable>: Sendable {
-    private final class Subscriber {
-        let id: Int
-        let name: String
-        let delivery: Delivery
-        let filter: (@Sendable (Event) -> Bool)?
-        let handler: @Sendable (Event) throws -> Void
-        let mailbox: Mailbox<Event>?
-        var cancelled = false
-        var delivered = 0
-        var failed = 0
+//
+// @unchecked Sendable: every stored property is Sendable except `registry`, a pointer
+// to state that is only dereferenced by the thread holding `lock` (all access goes
+// through `withRegistry`, `publish` or `publish(contentsOf:)`, which take the lock
+// unless `holder` proves the calling thread already holds it).
+public final class EventBus<Event: Sendable>: @unchecked Sendable {
+    /// One subscriber. A value in the registry, read and written under the lock only;
+    /// kept as a struct behind a pointer so delivery pays no exclusivity checks.
+    @usableFromInline
+    struct Entry {
+        @usableFromInline let id: Int
+        @usableFromInline let name: String
+        @usableFromInline let delivery: Delivery
+        @usableFromInline let filter: (@Sendable (Event) -> Bool)?
+        @usableFromInline let handler: @Sendable (Event) throws -> Void
+        @usableFromInline let mailbox: Mailbox<Event>?
+        @usableFromInline var cancelled = false
+        @usableFromInline var delivered = 0
+        @usableFromInline var failed = 0
 
         init(
-            id: Int, name: String, delivery: Delivery,
-            filter: (@Sendable (Event) -> Bool)?,
-            handler: @escaping @Sendable (Event) throws -> Void,
-            mailbox: Mailbox<Event>?
+            id: Int, name: String, delivery: Delivery, filter: (@Sendable (Event) -> Bool)?,
+            handler: @escaping @Sendable (Event) throws -> Void, mailbox: Mailbox<Event>?
         ) {
             self.id = id
             self.name = name
@@ -55,31 +61,41 @@ public final class EventBus<Event: Sendable>: Sendable {
         }
     }
 
-    private struct Registry {
-        var subscribers: [Subscriber] = []
-        var nextID = 0
+    @usableFromInline
+    struct Registry {
+        @usableFromInline var entries: ContiguousArray<Entry> = []
+        @usableFromInline var nextID = 0
         /// Events published from inside a handler, delivered after the current one.
-        var pending: [Event] = []
-        var pendingHead = 0
-        var delivering = false
-        var needsCompaction = false
+        @usableFromInline var pending: [Event] = []
+        @usableFromInline var pendingHead = 0
+        @usableFromInline var delivering = false
+        @usableFromInline var needsCompaction = false
+
+        init() {}
     }
 
-    private let lock = Mutex<Void>(())
+    // The publish path is @inlinable so that each client compiles it specialised for
+    // its `Event` type: generic code across the module boundary costs a metadata
+    // lookup and a value-witness copy per subscriber per event.
+    @usableFromInline let lock = Mutex<Void>(())
     /// The thread that holds `lock`, or 0. Only the holder ever reads its own
     /// identity back, so a relaxed load can only see its own store or another's.
-    private let holder = Atomic<UInt>(0)
-    // Safe: `registry` is only read or written by the thread that holds `lock`
-    // (every access goes through `withRegistry`, which takes the lock unless the
-    // calling thread already holds it, as `holder` proves).
-    private nonisolated(unsafe) var registry = Registry()
-    private let errorSink: @Sendable (SubscriberFailure) -> Void
+    @usableFromInline let holder = Atomic<UInt>(0)
+    @usableFromInline let registry: UnsafeMutablePointer<Registry>
+    @usableFromInline let errorSink: @Sendable (SubscriberFailure) -> Void
     private let busy = DispatchGroup()
 
     /// Creates a bus. `errorSink` is called, on the delivering thread, with every
     /// error a handler throws. It must not block.
     public init(errorSink: @escaping @Sendable (SubscriberFailure) -> Void = { _ in }) {
         self.errorSink = errorSink
+        registry = .allocate(capacity: 1)
+        registry.initialize(to: Registry())
+    }
+
+    deinit {
+        registry.deinitialize(count: 1)
+        registry.deallocate()
     }
 
     /// Runs `body` with the registry while holding the lock; re-entrant on the
@@ -88,12 +104,12 @@ public final class EventBus<Event: Sendable>: Sendable {
     private func withRegistry<R>(_ body: (inout Registry) -> R) -> R {
         let me = currentThreadIdentity()
         if holder.load(ordering: .relaxed) == me {
-            return body(&registry)
+            return body(&registry.pointee)
         }
         return lock.withLock { _ in
             holder.store(me, ordering: .relaxed)
             defer { holder.store(0, ordering: .relaxed) }
-            return body(&registry)
+            return body(&registry.pointee)
         }
     }
 
@@ -121,15 +137,13 @@ public final class EventBus<Event: Sendable>: Sendable {
                 name: name, capacity: capacity, policy: policy, busy: busy,
                 errorSink: errorSink, handler: handler)
         }
-        let subscriber = withRegistry { registry -> Subscriber in
-            let subscriber = Subscriber(
-                id: registry.nextID, name: name, delivery: delivery,
-                filter: filter, handler: handler, mailbox: mailbox)
+        let id = withRegistry { registry -> Int in
+            let id = registry.nextID
             registry.nextID += 1
-            registry.subscribers.append(subscriber)
-            return subscriber
+            registry.entries.append(Entry(
+                id: id, name: name, delivery: delivery, filter: filter, handler: handler, mailbox: mailbox))
+            return id
         }
-        let id = subscriber.id
         return Subscription(
             name: name,
             onCancel: { [weak self] in self?.cancel(id: id) },
@@ -137,35 +151,36 @@ public final class EventBus<Event: Sendable>: Sendable {
     }
 
     private func cancel(id: Int) {
-        let removed = withRegistry { registry -> Subscriber? in
-            guard let index = registry.subscribers.firstIndex(where: { $0.id == id && !$0.cancelled }) else {
+        let mailbox = withRegistry { registry -> Mailbox<Event>?? in
+            guard let index = registry.entries.firstIndex(where: { $0.id == id && !$0.cancelled }) else {
                 return nil
             }
-            let subscriber = registry.subscribers[index]
-            subscriber.cancelled = true
+            registry.entries[index].cancelled = true
+            let mailbox = registry.entries[index].mailbox
             if registry.delivering {
                 registry.needsCompaction = true
             } else {
-                registry.subscribers.remove(at: index)
+                registry.entries.remove(at: index)
             }
-            return subscriber
+            return .some(mailbox)
         }
-        removed?.mailbox?.cancel()
+        mailbox??.cancel()
     }
 
     /// Delivers `event` to every subscriber whose filter accepts it: synchronous
     /// handlers run before this returns; queued subscribers get it in their mailbox.
     /// Called from inside a handler, it only schedules the event (see the type's
     /// documentation) and returns.
+    @inlinable
     public func publish(_ event: Event) {
         let me = currentThreadIdentity()
         if holder.load(ordering: .relaxed) == me {
-            registry.pending.append(event)
+            registry.pointee.pending.append(event)
             return
         }
         lock.withLock { _ in
             holder.store(me, ordering: .relaxed)
-            registry.delivering = true
+            registry.pointee.delivering = true
             deliver(event)
             finishDelivery()
             holder.store(0, ordering: .relaxed)
@@ -173,15 +188,16 @@ public final class EventBus<Event: Sendable>: Sendable {
     }
 
     /// Publishes each event in order, taking the lock once.
+    @inlinable
     public func publish<S: Sequence>(contentsOf events: S) where S.Element == Event {
         let me = currentThreadIdentity()
         if holder.load(ordering: .relaxed) == me {
-            registry.pending.append(contentsOf: events)
+            registry.pointee.pending.append(contentsOf: events)
             return
         }
         lock.withLock { _ in
             holder.store(me, ordering: .relaxed)
-            registry.delivering = true
+            registry.pointee.delivering = true
             for event in events { deliver(event) }
             finishDelivery()
             holder.store(0, ordering: .relaxed)
@@ -189,58 +205,60 @@ public final class EventBus<Event: Sendable>: Sendable {
     }
 
     /// Caller holds the lock. Delivers to the subscribers present now; ones added by
-    /// a handler meanwhile are past `count` and wait for the next event.
-    @inline(__always)
-    private func deliver(_ event: Event) {
-        let count = registry.subscribers.count
+    /// a handler meanwhile are past `count` and wait for the next event. Entries are
+    /// read in place (a handler may append to the array, never remove from it while
+    /// `delivering` is set), so the loop copies nothing.
+    @inlinable @inline(__always)
+    func deliver(_ event: Event) {
+        let count = registry.pointee.entries.count
         var index = 0
         while index < count {
-            let subscriber = registry.subscribers[index]
-            index += 1
-            if subscriber.cancelled { continue }
-            if let filter = subscriber.filter, !filter(event) { continue }
-            if let mailbox = subscriber.mailbox {
+            defer { index += 1 }
+            if registry.pointee.entries[index].cancelled { continue }
+            if let filter = registry.pointee.entries[index].filter, !filter(event) { continue }
+            if let mailbox = registry.pointee.entries[index].mailbox {
                 mailbox.enqueue(event)
                 continue
             }
             do {
-                try subscriber.handler(event)
-                subscriber.delivered += 1
+                try registry.pointee.entries[index].handler(event)
+                registry.pointee.entries[index].delivered += 1
             } catch {
-                subscriber.failed += 1
-                errorSink(SubscriberFailure(subscriber: subscriber.name, error: error))
+                registry.pointee.entries[index].failed += 1
+                errorSink(SubscriberFailure(subscriber: registry.pointee.entries[index].name, error: error))
             }
         }
     }
 
     /// Caller holds the lock. Delivers events published from handlers, then tidies up.
-    private func finishDelivery() {
-        while registry.pendingHead < registry.pending.count {
-            let event = registry.pending[registry.pendingHead]
-            registry.pendingHead += 1
+    @inlinable
+    func finishDelivery() {
+        while registry.pointee.pendingHead < registry.pointee.pending.count {
+            let event = registry.pointee.pending[registry.pointee.pendingHead]
+            registry.pointee.pendingHead += 1
             deliver(event)
         }
-        if registry.pendingHead > 0 {
-            registry.pending.removeAll(keepingCapacity: true)
-            registry.pendingHead = 0
+        if registry.pointee.pendingHead > 0 {
+            registry.pointee.pending.removeAll(keepingCapacity: true)
+            registry.pointee.pendingHead = 0
         }
-        if registry.needsCompaction {
-            registry.subscribers.removeAll { $0.cancelled }
-            registry.needsCompaction = false
+        if registry.pointee.needsCompaction {
+            registry.pointee.entries.removeAll { $0.cancelled }
+            registry.pointee.needsCompaction = false
         }
-        registry.delivering = false
+        registry.pointee.delivering = false
     }
 
     /// The counters of every live subscriber, in subscription order.
     public func statistics() -> [SubscriberStatistics] {
         withRegistry { registry in
-            registry.subscribers.filter { !$0.cancelled }
+            registry.entries.filter { !$0.cancelled }
         }.map { $0.statistics() }
     }
 
     private func statistics(id: Int) -> SubscriberStatistics? {
         withRegistry { registry in
-            registry.subscribers.first { $0.id == id && !$0.cancelled }
+            registry.entries.first { $0.id == id && !$0.cancelled }
         }?.statistics()
     }
 

@@ -7,6 +7,7 @@ import Synchronization
 /// mailbox goes from idle to busy. The drain takes everything waiting in one swap and
 /// handles it without the lock, so a busy subscriber costs the publisher one lock and
 /// one append per event.
+@usableFromInline
 final class Mailbox<Event: Sendable>: Sendable {
     private struct State {
         /// Waiting events are `buffer[head...]`; `head` moves past dropped-oldest ones.
@@ -51,6 +52,7 @@ final class Mailbox<Event: Sendable>: Sendable {
     }
 
     /// Accepts `event` or counts it as dropped. Never waits for the handler.
+    @usableFromInline
     func enqueue(_ event: Event) {
         let mustSchedule = state.withLock { state -> Bool in
             if state.cancelled { return false }

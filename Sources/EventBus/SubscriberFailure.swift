@@ -5,6 +5,7 @@ public struct SubscriberFailure: Error, Sendable {
     /// What the handler threw.
     public let error: any Error
 
+    @inlinable
     public init(subscriber: String, error: any Error) {
         self.subscriber = subscriber
         self.error = error

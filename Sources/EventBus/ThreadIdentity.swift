@@ -7,7 +7,7 @@ import Darwin
 #endif
 
 /// A number that identifies the calling thread while it lives; never 0.
-@inline(__always)
+@inlinable @inline(__always)
 func currentThreadIdentity() -> UInt {
     #if canImport(Darwin)
     return UInt(bitPattern: pthread_self())

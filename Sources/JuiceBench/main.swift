@@ -1,1 +1,76 @@
-print("bench")
+import Foundation
+
+/// juice-bench: every figure beside its baseline, measured in the same run.
+let usage = """
+    usage: juice-bench [bus | orders [--store memory|sqlite] [--durability full|normal] | cli | all] [--json]
+
+      bus      ns per event: direct call, closure array, EventBus sync (1 and 4) and queued,
+               NotificationCenter, AsyncStream
+      orders   orders/s through JuiceMaker (memory: 2 sync subscribers; sqlite: against raw C API SQL)
+      cli      wall time of one `juice order` process against the sqlite3 shell
+      all      everything above (the default)
+      --json   one JSON object instead of tables
+    Build with -c release: swift run -c release juice-bench
+    """
+
+func main() -> Int32 {
+    var arguments = Array(CommandLine.arguments.dropFirst())
+    if arguments.contains("--help") || arguments.contains("-h") {
+        print(usage)
+        return 0
+    }
+    let json = arguments.contains("--json")
+    arguments.removeAll { $0 == "--json" }
+    func option(_ name: String) -> [String]? {
+        guard let index = arguments.firstIndex(of: name) else { return nil }
+        guard index + 1 < arguments.count else { return [] }
+        let value = arguments[index + 1]
+        arguments.removeSubrange(index...(index + 1))
+        return [value]
+    }
+    let store = option("--store")
+    let durability = option("--durability")
+    if store == [] || durability == [] {
+        FileHandle.standardError.write(Data("juice-bench: --store and --durability need a value\n\(usage)\n".utf8))
+        return 64
+    }
+    let command = arguments.first ?? "all"
+    guard arguments.count <= 1, ["bus", "orders", "cli", "all"].contains(command) else {
+        FileHandle.standardError.write(Data("juice-bench: unknown arguments \(arguments.joined(separator: " "))\n\(usage)\n".utf8))
+        return 64
+    }
+    #if DEBUG
+    FileHandle.standardError.write(Data("juice-bench: this is a debug build; figures mean little. Use: swift run -c release juice-bench\n".utf8))
+    #endif
+    var sections: [(String, [(String, Double)])] = []
+    do {
+        if command == "bus" || command == "all" {
+            sections.append(("bus", BusBench.run(json: json)))
+        }
+        if command == "orders" || command == "all" {
+            var orders: [(String, Double)] = []
+            let stores = store ?? (command == "all" ? ["memory", "sqlite"] : ["memory"])
+            for kind in stores {
+                switch kind {
+                case "memory": orders += try MemoryOrdersBench.run(json: json)
+                case "sqlite":
+                    let modes = durability ?? ["full", "normal"]
+                    orders += try SQLiteOrdersBench.run(durabilities: modes, json: json).sorted { $0.key < $1.key }
+                default: throw BenchError.usage("unknown store \(kind); use memory or sqlite")
+                }
+            }
+            sections.append(("orders", orders))
+        }
+        if command == "cli" || command == "all" {
+            sections.append(("cli", try CLIBench.run(json: json).sorted { $0.key < $1.key }))
+        }
+    } catch {
+        FileHandle.standardError.write(Data("\(error)\n".utf8))
+        if json, !sections.isEmpty { print(Measure.json(sections)) }
+        return 70
+    }
+    if json { print(Measure.json(sections)) }
+    return 0
+}
+
+exit(main())

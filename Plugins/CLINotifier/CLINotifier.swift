@@ -1,0 +1,65 @@
+import JuiceMakerCore
+import Synchronization
+
+/// Shows events to the person at the terminal, in their language, on standard output.
+///
+/// Config (`type: "cli-notifier"`):
+/// - `events`: optional list of kinds to show (`["juiceMade", "orderFailed"]`).
+/// - `stockChanges`: `false` hides the per-fruit stock lines (default `true`), for a
+///   person who only wants to hear about orders; same as leaving `stockChanged` out
+///   of `events`.
+///
+/// Delivery is synchronous: each event's lines are written, as one write, before the
+/// command that caused it returns, and in journal order. Colour is used only when
+/// the context allows it and standard output is a terminal.
+public final class CLINotifier: JuiceMakerPlugin {
+    /// The config `type` that selects the notifier.
+    public static let type = "cli-notifier"
+    /// The keys the notifier reads.
+    public static let configurationKeys = ["events", "stockChanges"]
+
+    /// The kinds this notifier shows.
+    public let shownKinds: Set<EventKind>
+    /// How events become lines (language and colour decided once, at init).
+    public let renderer: NotificationRenderer
+
+    private let context: PluginContext
+    private let subscription = Mutex<Subscription?>(nil)
+
+    /// Builds the notifier from its config section.
+    public init(configuration: PluginConfiguration, context: PluginContext) throws(ConfigurationError) {
+        var kinds = try configuration.eventKinds("events") ?? Set(EventKind.allCases)
+        if try configuration.bool("stockChanges") == false {
+            kinds.remove(.stockChanged)
+        }
+        self.shownKinds = kinds
+        self.context = context
+        self.renderer = NotificationRenderer(
+            language: context.language,
+            color: context.colorAllowed && context.standardOutput.isTerminal)
+    }
+
+    /// The lines a person reads for `envelope` (see `NotificationRenderer`).
+    public static func render(_ envelope: EventEnvelope, language: Language, color: Bool) -> [String] {
+        NotificationRenderer(language: language, color: color).lines(for: envelope)
+    }
+
+    /// Subscribes synchronously to the kinds it shows.
+    public func attach(to host: PluginHost) throws(JuiceMakerError) {
+        guard !shownKinds.isEmpty, subscription.withLock({ $0 == nil }) else { return }
+        let renderer = renderer
+        let output = context.standardOutput
+        let token = try host.maker.subscribe(context.name, delivery: .synchronous, kinds: shownKinds) { envelope in
+            output.write(renderer.lines(for: envelope).joined(separator: "\n") + "\n")
+        }
+        subscription.withLock { $0 = token }
+    }
+
+    /// Stops listening. Nothing to flush: every line was written when its event came.
+    public func shutdown(deadline: ContinuousClock.Instant) async {
+        subscription.withLock { token in
+            token?.cancel()
+            token = nil
+        }
+    }
+}

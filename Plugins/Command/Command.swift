@@ -1,0 +1,2 @@
+import JuiceMakerCore
+enum CommandPlaceholder {}

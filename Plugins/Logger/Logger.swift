@@ -1,0 +1,160 @@
+import JuiceMakerCore
+import Synchronization
+
+/// Writes the events it hears, one line each, as text or CloudEvents JSON, to
+/// standard error or a file.
+///
+/// Config (`type: "logger"`):
+/// - `level`: `trace debug info notice warning error critical` (default `info`).
+///   Events are logged at a fixed level each (see `LogLevel.init(of:)`); kinds below
+///   `level` are filtered out when subscribing, so they cost the order nothing.
+/// - `format`: `text` (default, see `LogFormat.text`) or `json` (CloudEvents JSON Lines).
+/// - `path`: `"stderr"` (default) or a file, appended to and created with mode 0600.
+///   A relative path resolves against the state directory; `~/` against `HOME`.
+/// - `events`: optional list of kinds to log (`["juiceMade", "orderFailed"]`).
+///
+/// Delivery is queued: the order path only hands the event to the logger's mailbox,
+/// and lines are written in batches on the logger's own queue (see `mailboxCapacity`).
+///
+/// A log that cannot be written never costs an order. A path that cannot be opened
+/// at `attach` is reported once through `PluginHost.reportError` and the logger runs
+/// detached (logs nothing) for the rest of the process: the command still runs and
+/// the journal still holds every event. A write that fails later (a full disk) is
+/// reported once; the logger keeps trying with later lines.
+public final class Logger: JuiceMakerPlugin {
+    /// The config `type` that selects the logger.
+    public static let type = "logger"
+    /// The keys the logger reads.
+    public static let configurationKeys = ["level", "format", "path", "events"]
+
+    /// Events the mailbox holds before it drops new ones: about 2 MB of envelopes,
+    /// far more than one command produces, enough for bursts of thousands of orders.
+    /// When full, the newest event is dropped (`dropNewest`), so the log stays an
+    /// unbroken prefix of the journal rather than a log with holes; every drop is
+    /// counted and reported once at shutdown. The journal stays the complete record.
+    public static let mailboxCapacity = 16_384
+
+    /// The least severe level written.
+    public let level: LogLevel
+    /// How each event is written.
+    public let format: LogFormat
+    /// `"stderr"` or the file path as configured.
+    public let path: String
+    /// The configured `events` filter; `nil` means every kind.
+    public let eventKinds: Set<EventKind>?
+
+    private let context: PluginContext
+    private let state = Mutex(State())
+
+    private struct State {
+        var attached = false
+        var host: PluginHost?
+        var writer: LogWriter?
+        var subscription: Subscription?
+    }
+
+    /// Builds the logger from its config section. Opens nothing yet.
+    public init(configuration: PluginConfiguration, context: PluginContext) throws(ConfigurationError) {
+        let level = try configuration.string("level", oneOf: LogLevel.allCases.map(\.rawValue))
+        self.level = level.flatMap(LogLevel.init(rawValue:)) ?? .info
+        let format = try configuration.string("format", oneOf: LogFormat.allCases.map(\.rawValue))
+        self.format = format.flatMap(LogFormat.init(rawValue:)) ?? .text
+        let path = try configuration.string("path") ?? "stderr"
+        guard !path.isEmpty else {
+            throw ConfigurationError(path: "\(configuration.path).path", problem: "expected \"stderr\" or a file path, found \"\"")
+        }
+        self.path = path
+        self.eventKinds = try configuration.eventKinds("events")
+        self.context = context
+    }
+
+    /// The kinds this logger subscribes to: the `events` filter at or above `level`.
+    public var loggedKinds: Set<EventKind> {
+        level.kindsAtOrAbove.intersection(eventKinds ?? Set(EventKind.allCases))
+    }
+
+    /// Where lines go: `nil` for standard error, else the absolute file path.
+    public var resolvedPath: String? {
+        Self.resolve(path, stateDirectory: context.stateDirectory, home: context.environment["HOME"])
+    }
+
+    static func resolve(_ path: String, stateDirectory: String, home: String?) -> String? {
+        if path == "stderr" { return nil }
+        if path.hasPrefix("/") { return path }
+        if path.hasPrefix("~/"), let home, !home.isEmpty { return home + path.dropFirst() }
+        let directory = stateDirectory.hasSuffix("/") ? String(stateDirectory.dropLast()) : stateDirectory
+        return directory.isEmpty ? path : directory + "/" + path
+    }
+
+    /// Opens the log and subscribes. Never throws for the log itself: an unopenable
+    /// path is reported once and the logger stays detached.
+    public func attach(to host: PluginHost) throws(JuiceMakerError) {
+        let isFirst = state.withLock { state -> Bool in
+            defer { state.attached = true }
+            return !state.attached
+        }
+        guard isFirst else { return }
+
+        let name = context.name
+        let sink: any TextSink
+        if let file = resolvedPath {
+            do {
+                sink = try FileSink(appendingTo: file) { reason in
+                    host.reportError("\(name): cannot write the log \(file): \(reason); later lines may be lost (orders are not affected)")
+                }
+            } catch {
+                host.reportError("\(name): cannot open the log \(file): \(error.detail); logging is off for this run (orders are not affected)")
+                return
+            }
+        } else {
+            sink = context.standardError
+        }
+
+        let writer = LogWriter(sink: sink, label: name)
+        state.withLock { state in
+            state.host = host
+            state.writer = writer
+        }
+        let kinds = loggedKinds
+        guard !kinds.isEmpty else { return }
+        let format = format
+        let subscription = try host.maker.subscribe(
+            name, delivery: .queued(capacity: Self.mailboxCapacity, whenFull: .dropNewest), kinds: kinds
+        ) { envelope in
+            writer.append(format.line(for: envelope))
+        }
+        state.withLock { $0.subscription = subscription }
+    }
+
+    /// Waits, until `deadline` at the latest, for the mailbox to empty, then writes
+    /// every line it holds and closes the log. Returns by `deadline` even when a
+    /// write is stuck. Events dropped for lack of room, events still waiting at
+    /// `deadline` and lines not written by then are reported in one error line.
+    public func shutdown(deadline: ContinuousClock.Instant) async {
+        let (subscription, writer, host) = state.withLock { state in
+            defer {
+                state.subscription = nil
+                state.writer = nil
+                state.host = nil
+            }
+            return (state.subscription, state.writer, state.host)
+        }
+        var dropped = 0
+        if let subscription {
+            let clock = ContinuousClock()
+            while let statistics = subscription.statistics, statistics.queued > 0, clock.now < deadline {
+                let pause = min(Duration.milliseconds(1), deadline - clock.now)
+                try? await Task.sleep(for: pause)
+            }
+            let statistics = subscription.statistics
+            subscription.cancel()
+            dropped = (statistics?.dropped ?? 0) + (statistics?.queued ?? 0)
+        }
+        let closed = await writer?.close(before: deadline) ?? true
+        guard let host, dropped > 0 || !closed else { return }
+        var problems: [String] = []
+        if dropped > 0 { problems.append("\(dropped) event(s) were not logged because the log could not keep up") }
+        if !closed { problems.append("the last lines could not be written before exit") }
+        host.reportError("\(context.name): \(problems.joined(separator: " and ")) (\(resolvedPath ?? "stderr")); `juice events` lists every event")
+    }
+}

@@ -1,0 +1,3 @@
+import JuiceMakerCore
+import CCrypto
+enum WebhookPlaceholder {}

@@ -1,0 +1,2 @@
+#include <openssl/hmac.h>
+#include <openssl/evp.h>

@@ -1,0 +1,39 @@
+import Foundation
+
+/// Timing helpers: each figure is the median of several rounds, in one process.
+enum Measure {
+    /// Nanoseconds per operation: `body(n)` performs `n` operations; median of `rounds`.
+    static func nanosecondsPerOperation(operations: Int, rounds: Int = 7, _ body: (Int) -> Void) -> Double {
+        body(max(1, operations / 10))  // warm-up
+        var samples: [Double] = []
+        for _ in 0..<rounds {
+            let start = DispatchTime.now().uptimeNanoseconds
+            body(operations)
+            let elapsed = DispatchTime.now().uptimeNanoseconds - start
+            samples.append(Double(elapsed) / Double(operations))
+        }
+        return median(samples)
+    }
+
+    static func median(_ values: [Double]) -> Double {
+        let sorted = values.sorted()
+        guard !sorted.isEmpty else { return .nan }
+        return sorted.count % 2 == 1 ? sorted[sorted.count / 2] : (sorted[sorted.count / 2 - 1] + sorted[sorted.count / 2]) / 2
+    }
+
+    static func format(_ value: Double, decimals: Int = 1) -> String {
+        String(format: "%.\(decimals)f", value)
+    }
+
+    /// A JSON object with keys in the given order.
+    static func json(_ sections: [(String, [(String, Double)])]) -> String {
+        let body = sections.map { name, members in
+            "\"\(name)\":{" + members.map { "\"\($0.0)\":\(jsonNumber($0.1))" }.joined(separator: ",") + "}"
+        }.joined(separator: ",")
+        return "{" + body + "}"
+    }
+
+    private static func jsonNumber(_ value: Double) -> String {
+        value.isFinite ? String(format: "%.2f", value) : "null"
+    }
+}
