@@ -31,12 +31,12 @@ struct OrderCommand: RunnableCommand {
         }
         switch result {
         case .made:
-            if !context.settings.json, context.confirms(.juiceMade) {
+            if session.confirms(.juiceMade) {
                 context.console.print(Catalog.Results.orderMade(juice, count: count))
             }
             return .success
         case .insufficient(let shortages):
-            if !context.settings.json, context.confirms(.orderFailed) {
+            if session.confirms(.orderFailed) {
                 context.console.print(Catalog.Results.orderFailed(shortages))
             }
             return .orderNotMade

@@ -1,4 +1,6 @@
+import CLINotifierPlugin
 import JuiceMakerCore
+import LoggerPlugin
 
 /// A subscriber that was built from the config.
 struct BuiltPlugin: Sendable {
@@ -12,10 +14,7 @@ struct PluginRegistry: Sendable {
     let types: [any JuiceMakerPlugin.Type]
 
     /// Every plugin shipped with JuiceMaker.
-    static let standard = PluginRegistry(types: [])
-
-    /// The config `type` of the notifier that shows events to the person.
-    static let notifierType = "cli-notifier"
+    static let standard = PluginRegistry(types: [Logger.self, CLINotifier.self])
 
     var typeNames: [String] { types.map { $0.type } }
 
@@ -50,13 +49,9 @@ struct PluginRegistry: Sendable {
         }
     }
 
-    /// Whether an enabled notifier shows events of `kind` to the person, so the CLI
+    /// Whether a built notifier shows events of `kind` to the person, so the CLI
     /// must not print the same fact again.
-    func personSees(_ kind: EventKind, in config: JuiceConfig) -> Bool {
-        config.subscribers.contains { entry in
-            guard entry.enabled, entry.type == Self.notifierType else { return false }
-            guard let kinds = try? entry.configuration.eventKinds("events") else { return true }
-            return kinds.contains(kind)
-        }
+    static func personSees(_ kind: EventKind, among plugins: [BuiltPlugin]) -> Bool {
+        plugins.contains { ($0.plugin as? CLINotifier)?.shownKinds.contains(kind) ?? false }
     }
 }

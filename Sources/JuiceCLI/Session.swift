@@ -11,12 +11,6 @@ struct CommandContext: Sendable {
     let location: StoreLocation
 
     var language: Language { console.language }
-
-    /// Whether the command should print its own one-line confirmation for `kind`:
-    /// not with `--quiet`, and not when a notifier already shows it to the person.
-    func confirms(_ kind: EventKind) -> Bool {
-        !settings.quiet && !registry.personSees(kind, in: config)
-    }
 }
 
 /// The live parts of one run: the plugins built from the config, then (on first use)
@@ -36,6 +30,12 @@ final class Session {
     }
 
     var builtPlugins: [BuiltPlugin] { plugins }
+
+    /// Whether the command should print its own one-line confirmation for `kind`:
+    /// not with `--quiet` or `--json`, and not when a notifier already shows it.
+    func confirms(_ kind: EventKind) -> Bool {
+        !context.settings.quiet && !context.settings.json && !PluginRegistry.personSees(kind, among: plugins)
+    }
 
     /// The store and journal, opened on first use.
     func journal() throws(CLIError) -> any StockStore & EventJournal {

@@ -77,7 +77,7 @@ struct StockEdit: RunnableCommand {
         }
         if context.settings.json {
             StockQuery.print(stock, context: context)
-        } else if context.confirms(.stockChanged) {
+        } else if session.confirms(.stockChanged) {
             let changes = recorder.changes
             context.console.print(changes.isEmpty ? Catalog.Results.stockUnchanged : Catalog.Results.stockChanged(changes))
         }
