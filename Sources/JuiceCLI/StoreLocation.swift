@@ -35,7 +35,7 @@ enum StoreLocation: Sendable, Equatable {
         } else {
             base = ((environment["HOME"] ?? NSTemporaryDirectory()) as NSString).appendingPathComponent(".local/state")
         }
-        return (base as NSString).appendingPathComponent("juice-maker/juice-maker.sqlite")
+        return (base as NSString).appendingPathComponent("juice-maker/juice.db")
     }
 
     /// The directory relative plugin paths resolve against.
