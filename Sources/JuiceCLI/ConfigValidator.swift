@@ -1,5 +1,6 @@
 import Foundation
 import JuiceMakerCore
+import SQLiteStore
 
 /// Checks a parsed config document strictly and turns it into a `JuiceConfig`.
 ///
@@ -51,7 +52,7 @@ struct ConfigValidator: Sendable {
         var language: Language?
         var initialStock = Stock.defaultInitialQuantity
         var storePath: String?
-        var durability = StoreDurability.full
+        var durability = Durability.full
         var flush = JuiceConfig.defaultFlushDeadlineSeconds
         var subscribers: [SubscriberEntry] = []
         for (key, value) in try members(document, at: "", allowed: ConfigKeys.topLevel) {
@@ -76,8 +77,8 @@ struct ConfigValidator: Sendable {
                         guard !text.isEmpty else { throw fail(path, "expected a file path, found an empty string") }
                         storePath = absolute(text)
                     } else {
-                        let allowed = StoreDurability.allCases.map(\.rawValue)
-                        durability = StoreDurability(rawValue: try string(storeValue, at: path, oneOf: allowed)) ?? .full
+                        let allowed = Durability.allCases.map(\.rawValue)
+                        durability = Durability(rawValue: try string(storeValue, at: path, oneOf: allowed)) ?? .full
                     }
                 }
             default:

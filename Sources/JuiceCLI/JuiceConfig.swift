@@ -1,9 +1,5 @@
 import JuiceMakerCore
-
-/// How hard the store works to keep a commit across a power loss.
-enum StoreDurability: String, Sendable, CaseIterable {
-    case full, normal
-}
+import SQLiteStore
 
 /// One entry of `subscribers`, checked: a known type, keys the plugin declared.
 struct SubscriberEntry: Sendable {
@@ -26,7 +22,7 @@ struct JuiceConfig: Sendable {
     let initialStock: Int
     /// `store.path`, made absolute against the config file's directory.
     let storePath: String?
-    let durability: StoreDurability
+    let durability: Durability
     let flushDeadlineSeconds: Double
     let subscribers: [SubscriberEntry]
     /// JSON paths of strings that took a value from the environment.

@@ -1,5 +1,6 @@
 import Foundation
 import JuiceMakerCore
+import SQLiteStore
 
 /// Where the store lives, and the one place that opens it.
 ///
@@ -27,15 +28,9 @@ enum StoreLocation: Sendable, Equatable {
         path.hasPrefix("/") ? path : ((workingDirectory as NSString).appendingPathComponent(path) as NSString).standardizingPath
     }
 
-    /// The default store file for this environment.
+    /// The default store file for this environment (`SQLiteStore.defaultPath`).
     static func defaultPath(environment: [String: String]) -> String {
-        let base: String
-        if let state = environment["XDG_STATE_HOME"], state.hasPrefix("/") {
-            base = state
-        } else {
-            base = ((environment["HOME"] ?? NSTemporaryDirectory()) as NSString).appendingPathComponent(".local/state")
-        }
-        return (base as NSString).appendingPathComponent("juice-maker/juice.db")
+        SQLiteStore.defaultPath(environment: environment)
     }
 
     /// The directory relative plugin paths resolve against.
@@ -64,13 +59,12 @@ enum StoreLocation: Sendable, Equatable {
     }
 
     /// Opens (or creates) the store.
-    func open(initialStock: Stock, durability: StoreDurability) throws(StoreError) -> any StockStore & EventJournal {
+    func open(initialStock: Stock, durability: Durability) throws(StoreError) -> any StockStore & EventJournal {
         switch self {
         case .inMemory:
             return InMemoryStore(initialStock: initialStock)
-        case .file:
-            // Until the SQLite store lands, a file location also opens an in-memory store.
-            return InMemoryStore(initialStock: initialStock)
+        case .file(let path):
+            return try SQLiteStore(path: path, durability: durability, initialStock: initialStock)
         }
     }
 }
