@@ -93,8 +93,8 @@ extension Catalog {
 
         // Store (exit 74) and config (exit 78)
         static func store(_ error: StoreError) -> T {
-            T("\(error.description) (check the path and its permissions, or use --store PATH).",
-              ko: "저장소 오류: \(error.description) (경로와 권한을 확인하거나 --store 경로를 쓰세요).")
+            // The store's detail already says how to fix it.
+            T(error.description, ko: "저장소 오류: \(error.description)")
         }
         static func config(_ error: ConfigurationError) -> T {
             T("config \(error.description). Fix it, then run 'juice config check'.",

@@ -119,7 +119,10 @@ struct ConfigValidator: Sendable {
             }
             let allowed = ConfigKeys.commonSubscriber + plugin.configurationKeys
             _ = try self.members(item, at: path, allowed: allowed)
-            var name = "\(type)-\(index + 1)"
+            // The first subscriber of a type is named after it, later ones get their
+            // ordinal (`logger`, `logger-2`), so adding one never renames another.
+            let ordinal = entries.filter { $0.type == type }.count + 1
+            var name = ordinal == 1 ? type : "\(type)-\(ordinal)"
             if let nameValue = members.first(where: { $0.key == "name" })?.value {
                 name = try string(nameValue, at: "\(path).name")
                 guard !name.isEmpty else { throw fail("\(path).name", "expected a non-empty name") }

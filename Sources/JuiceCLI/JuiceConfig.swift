@@ -6,7 +6,7 @@ struct SubscriberEntry: Sendable {
     /// Where it is in the file (`subscribers[1]`).
     let path: String
     let type: String
-    /// The config's `name`, or the type and 1-based position (`logger-1`).
+    /// The config's `name`, or the type with its ordinal among that type (`logger`, `logger-2`).
     let name: String
     let enabled: Bool
     /// The plugin's own keys (without `type`, `name`, `enabled`).

@@ -26,9 +26,15 @@ struct MenuCommand: RunnableCommand {
         }
         var rows = [[Catalog.Results.juice(language), Catalog.Results.recipeHeading(language), Catalog.Results.canMake(language)]]
         rows += Juice.allCases.map { juice in
-            ["\(Catalog.Results.name(juice)(language)) (\(juice.id))", Catalog.Results.recipe(juice)(language), "\(juice.servings(from: stock))"]
+            [Self.label(juice, language), Catalog.Results.recipe(juice)(language), "\(juice.servings(from: stock))"]
         }
         context.console.standardOutput.write(TableLayout.render(rows))
         return .success
+    }
+
+    /// The juice's name, with the id to type when the name does not already say it.
+    private static func label(_ juice: Juice, _ language: Language) -> String {
+        let name = Catalog.Results.name(juice)(language)
+        return name == "\(juice.id) juice" ? name : "\(name) (\(juice.id))"
     }
 }

@@ -77,9 +77,11 @@ struct StockEdit: RunnableCommand {
         }
         if context.settings.json {
             StockQuery.print(stock, context: context)
+        } else if recorder.changes.isEmpty {
+            // No event, so no notifier line either: say so once.
+            if !context.settings.quiet { context.console.print(Catalog.Results.stockUnchanged) }
         } else if session.confirms(.stockChanged) {
-            let changes = recorder.changes
-            context.console.print(changes.isEmpty ? Catalog.Results.stockUnchanged : Catalog.Results.stockChanged(changes))
+            context.console.print(Catalog.Results.stockChanged(recorder.changes))
         }
         return .success
     }
