@@ -25,11 +25,13 @@ import Synchronization
 //
 // @unchecked Sendable: every stored property is Sendable except `registry`, a pointer
 // to state that is only dereferenced by the thread holding `lock` (all access goes
-// through `withRegistry`, `publish` or `publish(contentsOf:)`, which take the lock
+// through `withRegistry`, `publish` or `publish(contentsOf:)`, which take `lock`
 // unless `holder` proves the calling thread already holds it).
 public final class EventBus<Event: Sendable>: @unchecked Sendable {
-    /// One subscriber. A value in the registry, read and written under the lock only;
-    /// kept as a struct behind a pointer so delivery pays no exclusivity checks.
+    /// One subscriber, read and written under the lock only. Each entry has its own
+    /// stable allocation, so delivery reads single fields through a pointer: no
+    /// struct copies, no retains of the other fields, no exclusivity checks, and a
+    /// handler appending to the registry cannot move the entry being delivered to.
     @usableFromInline
     struct Entry {
         @usableFromInline let id: Int
@@ -63,7 +65,8 @@ public final class EventBus<Event: Sendable>: @unchecked Sendable {
 
     @usableFromInline
     struct Registry {
-        @usableFromInline var entries: ContiguousArray<Entry> = []
+        /// Freed only when removed (never while `delivering`) or with the bus.
+        @usableFromInline var entries: ContiguousArray<UnsafeMutablePointer<Entry>> = []
         @usableFromInline var nextID = 0
         /// Events published from inside a handler, delivered after the current one.
         @usableFromInline var pending: [Event] = []
@@ -77,7 +80,7 @@ public final class EventBus<Event: Sendable>: @unchecked Sendable {
     // The publish path is @inlinable so that each client compiles it specialised for
     // its `Event` type: generic code across the module boundary costs a metadata
     // lookup and a value-witness copy per subscriber per event.
-    @usableFromInline let lock = Mutex<Void>(())
+    @usableFromInline let lock = Lock()
     /// The thread that holds `lock`, or 0. Only the holder ever reads its own
     /// identity back, so a relaxed load can only see its own store or another's.
     @usableFromInline let holder = Atomic<UInt>(0)
@@ -94,6 +97,7 @@ public final class EventBus<Event: Sendable>: @unchecked Sendable {
     }
 
     deinit {
+        for entry in registry.pointee.entries { Self.free(entry) }
         registry.deinitialize(count: 1)
         registry.deallocate()
     }
@@ -106,7 +110,7 @@ public final class EventBus<Event: Sendable>: @unchecked Sendable {
         if holder.load(ordering: .relaxed) == me {
             return body(&registry.pointee)
         }
-        return lock.withLock { _ in
+        return lock.withLock {
             holder.store(me, ordering: .relaxed)
             defer { holder.store(0, ordering: .relaxed) }
             return body(&registry.pointee)
@@ -140,8 +144,10 @@ public final class EventBus<Event: Sendable>: @unchecked Sendable {
         let id = withRegistry { registry -> Int in
             let id = registry.nextID
             registry.nextID += 1
-            registry.entries.append(Entry(
+            let entry = UnsafeMutablePointer<Entry>.allocate(capacity: 1)
+            entry.initialize(to: Entry(
                 id: id, name: name, delivery: delivery, filter: filter, handler: handler, mailbox: mailbox))
+            registry.entries.append(entry)
             return id
         }
         return Subscription(
@@ -152,15 +158,17 @@ public final class EventBus<Event: Sendable>: @unchecked Sendable {
 
     private func cancel(id: Int) {
         let mailbox = withRegistry { registry -> Mailbox<Event>?? in
-            guard let index = registry.entries.firstIndex(where: { $0.id == id && !$0.cancelled }) else {
+            guard let index = registry.entries.firstIndex(where: { $0.pointee.id == id && !$0.pointee.cancelled }) else {
                 return nil
             }
-            registry.entries[index].cancelled = true
-            let mailbox = registry.entries[index].mailbox
+            let entry = registry.entries[index]
+            entry.pointee.cancelled = true
+            let mailbox = entry.pointee.mailbox
             if registry.delivering {
                 registry.needsCompaction = true
             } else {
                 registry.entries.remove(at: index)
+                Self.free(entry)
             }
             return .some(mailbox)
         }
@@ -178,7 +186,7 @@ public final class EventBus<Event: Sendable>: @unchecked Sendable {
             registry.pointee.pending.append(event)
             return
         }
-        lock.withLock { _ in
+        lock.withLock {
             holder.store(me, ordering: .relaxed)
             registry.pointee.delivering = true
             deliver(event)
@@ -195,7 +203,7 @@ public final class EventBus<Event: Sendable>: @unchecked Sendable {
             registry.pointee.pending.append(contentsOf: events)
             return
         }
-        lock.withLock { _ in
+        lock.withLock {
             holder.store(me, ordering: .relaxed)
             registry.pointee.delivering = true
             for event in events { deliver(event) }
@@ -213,19 +221,20 @@ public final class EventBus<Event: Sendable>: @unchecked Sendable {
         let count = registry.pointee.entries.count
         var index = 0
         while index < count {
-            defer { index += 1 }
-            if registry.pointee.entries[index].cancelled { continue }
-            if let filter = registry.pointee.entries[index].filter, !filter(event) { continue }
-            if let mailbox = registry.pointee.entries[index].mailbox {
+            let entry = registry.pointee.entries[index]
+            index += 1
+            if entry.pointee.cancelled { continue }
+            if let filter = entry.pointee.filter, !filter(event) { continue }
+            if let mailbox = entry.pointee.mailbox {
                 mailbox.enqueue(event)
                 continue
             }
             do {
-                try registry.pointee.entries[index].handler(event)
-                registry.pointee.entries[index].delivered += 1
+                try entry.pointee.handler(event)
+                entry.pointee.delivered += 1
             } catch {
-                registry.pointee.entries[index].failed += 1
-                errorSink(SubscriberFailure(subscriber: registry.pointee.entries[index].name, error: error))
+                entry.pointee.failed += 1
+                errorSink(SubscriberFailure(subscriber: entry.pointee.name, error: error))
             }
         }
     }
@@ -243,23 +252,30 @@ public final class EventBus<Event: Sendable>: @unchecked Sendable {
             registry.pointee.pendingHead = 0
         }
         if registry.pointee.needsCompaction {
-            registry.pointee.entries.removeAll { $0.cancelled }
+            for entry in registry.pointee.entries where entry.pointee.cancelled { Self.free(entry) }
+            registry.pointee.entries.removeAll { $0.pointee.cancelled }
             registry.pointee.needsCompaction = false
         }
         registry.pointee.delivering = false
     }
 
+    @usableFromInline
+    static func free(_ entry: UnsafeMutablePointer<Entry>) {
+        entry.deinitialize(count: 1)
+        entry.deallocate()
+    }
+
     /// The counters of every live subscriber, in subscription order.
     public func statistics() -> [SubscriberStatistics] {
         withRegistry { registry in
-            registry.entries.filter { !$0.cancelled }
-        }.map { $0.statistics() }
+            registry.entries.filter { !$0.pointee.cancelled }.map { $0.pointee.statistics() }
+        }
     }
 
     private func statistics(id: Int) -> SubscriberStatistics? {
         withRegistry { registry in
-            registry.entries.first { $0.id == id && !$0.cancelled }
-        }?.statistics()
+            registry.entries.first { $0.pointee.id == id && !$0.pointee.cancelled }?.pointee.statistics()
+        }
     }
 
     /// Waits until every queued mailbox is empty and idle.

@@ -31,7 +31,7 @@ final class Mailbox<Event: Sendable>: Sendable {
     private let errorSink: @Sendable (SubscriberFailure) -> Void
     private let busy: DispatchGroup
     private let queue: DispatchQueue
-    private let state = Mutex(State())
+    private let state = Locked(State())
     private let cancelled = Atomic<Bool>(false)
 
     init(

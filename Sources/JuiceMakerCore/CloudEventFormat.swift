@@ -173,7 +173,9 @@ public struct WireFormatError: Error, Sendable, Equatable, CustomStringConvertib
 /// RFC 3339 timestamps in UTC with milliseconds (`2026-11-21T04:23:49.123Z`).
 public enum RFC3339 {
     public static func format(_ date: Date) -> String {
-        let totalMilliseconds = Int64((date.timeIntervalSince1970 * 1000).rounded(.down))
+        // To the nearest millisecond: a millisecond-precise date (every committed event
+        // time) is often a hair below its value once converted to the Unix epoch.
+        let totalMilliseconds = Int64((date.timeIntervalSince1970 * 1000).rounded())
         let milliseconds = Int(((totalMilliseconds % 1000) + 1000) % 1000)
         let seconds = (totalMilliseconds - Int64(milliseconds)) / 1000
         let days = Int((seconds - ((seconds % 86_400) + 86_400) % 86_400) / 86_400)

@@ -58,7 +58,7 @@ public final class InMemoryStore: StockStore, EventJournal {
         state.withLock { state in
             let start = Int(clamping: max(0, sequence))
             guard start < state.journal.count, limit > 0 else { return [] }
-            let end = min(state.journal.count, start + limit)
+            let end = start + min(limit, state.journal.count - start)
             return Array(state.journal[start..<end])
         }
     }

@@ -1,0 +1,149 @@
+/// A command line after parsing: which command, its positional arguments, its options.
+struct Invocation: Sendable {
+    /// From the root (`juice`) to the command that runs.
+    let path: [CommandSpec]
+    let arguments: [String]
+    /// Option values by long name, in the order given.
+    let values: [String: [String]]
+    /// Flags given, by long name.
+    let flags: Set<String>
+
+    var command: CommandSpec { path[path.count - 1] }
+
+    /// The last value given for `name`.
+    func value(_ name: String) -> String? { values[name]?.last }
+    func allValues(_ name: String) -> [String] { values[name] ?? [] }
+    func has(_ flag: String) -> Bool { flags.contains(flag) }
+}
+
+/// What the command line asks for.
+enum ParseOutcome: Sendable {
+    case run(Invocation)
+    /// `--help`, `-h` or `juice help …`: the help of that command.
+    case help([CommandSpec])
+    case version
+}
+
+/// Reads a command line against a `CommandSpec` tree, the way swift-argument-parser
+/// does: subcommands by name, `--name value` and `--name=value`, `-h`/`--help` at
+/// every level, global options anywhere, `--` ending options. A word that looks like
+/// a negative number (`-3`) is a value, not an option.
+///
+/// Every mistake throws a usage `CLIError` naming the command whose usage applies.
+struct ArgumentParser: Sendable {
+    let root: CommandSpec
+    let globalOptions: [OptionSpec]
+
+    func parse(_ words: [String]) throws(CLIError) -> ParseOutcome {
+        let optionWords = words.prefix { $0 != "--" }
+        if optionWords.contains("--help") || optionWords.contains("-h") {
+            return .help(commandPath(of: words))
+        }
+        if words.first == "help" {
+            return .help(commandPath(of: Array(words.dropFirst())))
+        }
+        if optionWords.contains("--version") { return .version }
+
+        var path = [root]
+        var arguments: [String] = []
+        var values: [String: [String]] = [:]
+        var flags: Set<String> = []
+        var index = 0
+        var optionsEnded = false
+        while index < words.count {
+            let word = words[index]
+            index += 1
+            if optionsEnded || !isOption(word) {
+                if !optionsEnded, arguments.isEmpty, let next = path[path.count - 1].subcommand(named: word) {
+                    path.append(next)
+                } else {
+                    arguments.append(word)
+                }
+                continue
+            }
+            if word == "--" {
+                optionsEnded = true
+                continue
+            }
+            let (spec, inline) = try option(for: word, in: path)
+            if !spec.takesValue {
+                guard inline == nil else { throw .usage(Catalog.Errors.flagTakesNoValue("--\(spec.name)"), path) }
+                flags.insert(spec.name)
+                continue
+            }
+            let value: String
+            if let inline {
+                value = inline
+            } else if index < words.count, words[index] != "--" {
+                value = words[index]
+                index += 1
+            } else {
+                throw .usage(Catalog.Errors.missingValue(spec.synopsis), path)
+            }
+            if !spec.isRepeatable, values[spec.name] != nil {
+                throw .usage(Catalog.Errors.repeatedOption("--\(spec.name)"), path)
+            }
+            values[spec.name, default: []].append(value)
+        }
+        try check(arguments, against: path)
+        return .run(Invocation(path: path, arguments: arguments, values: values, flags: flags))
+    }
+
+    /// An option word: starts with `-`, is not `-` alone, and is not a negative number.
+    private func isOption(_ word: String) -> Bool {
+        guard word.hasPrefix("-"), word.count > 1 else { return false }
+        let rest = word.dropFirst()
+        return !(rest.first?.isNumber ?? false)
+    }
+
+    private func option(for word: String, in path: [CommandSpec]) throws(CLIError) -> (OptionSpec, String?) {
+        let known = path[path.count - 1].options + globalOptions
+        if word.hasPrefix("--") {
+            let body = word.dropFirst(2)
+            let name = body.split(separator: "=", maxSplits: 1).first.map(String.init) ?? ""
+            let inline = body.contains("=") ? String(body.drop { $0 != "=" }.dropFirst()) : nil
+            if let spec = known.first(where: { $0.name == name }) { return (spec, inline) }
+        } else if word.count == 2, let letter = word.last, let spec = known.first(where: { $0.short == letter }) {
+            return (spec, nil)
+        }
+        throw .usage(Catalog.Errors.unknownOption(word.split(separator: "=").first.map(String.init) ?? word), path)
+    }
+
+    private func check(_ arguments: [String], against path: [CommandSpec]) throws(CLIError) {
+        let command = path[path.count - 1]
+        guard command.action != nil else {
+            if let first = arguments.first {
+                throw .usage(Catalog.Errors.unknownCommand(first, in: commandName(path)), path)
+            }
+            throw .usage(Catalog.Errors.missingCommand(commandName(path)), path)
+        }
+        let required = command.arguments
+        for (position, spec) in required.enumerated() where position >= arguments.count {
+            throw .usage(Catalog.Errors.missingArgument(spec.synopsis), path)
+        }
+        let accepts = required.last?.isRepeating == true ? Int.max : required.count
+        if arguments.count > accepts {
+            let extra = arguments[accepts]
+            if required.isEmpty, !command.subcommands.isEmpty {
+                throw .usage(Catalog.Errors.unknownCommand(extra, in: commandName(path)), path)
+            }
+            throw .usage(Catalog.Errors.unexpectedArgument(extra), path)
+        }
+    }
+
+    /// The deepest command named by the leading non-option words (for help).
+    private func commandPath(of words: [String]) -> [CommandSpec] {
+        var path = [root]
+        for word in words where word != "--help" && word != "-h" {
+            if word == "--" { break }
+            if isOption(word) { continue }
+            guard let next = path[path.count - 1].subcommand(named: word) else { break }
+            path.append(next)
+        }
+        return path
+    }
+
+    func commandName(_ path: [CommandSpec]) -> String {
+        path.map(\.name).joined(separator: " ")
+    }
+}

@@ -1,0 +1,109 @@
+import JuiceMakerCore
+
+/// Error lines: each says what was wrong and how to fix it.
+extension Catalog {
+    enum Errors {
+        typealias T = LocalizedText
+
+        static let prefix = T("Error:", ko: "오류:")
+
+        // Command line (exit 64)
+        static func unknownOption(_ word: String) -> T {
+            T("unknown option '\(word)'.", ko: "알 수 없는 옵션 '\(word)'입니다.")
+        }
+        static func flagTakesNoValue(_ flag: String) -> T {
+            T("'\(flag)' takes no value; write it alone.", ko: "'\(flag)'에는 값이 없습니다. 옵션만 쓰세요.")
+        }
+        static func missingValue(_ synopsis: String) -> T {
+            T("missing value for '\(synopsis)'.", ko: "'\(synopsis)'의 값이 없습니다.")
+        }
+        static func repeatedOption(_ option: String) -> T {
+            T("'\(option)' was given more than once; give it once.", ko: "'\(option)'을 여러 번 썼습니다. 한 번만 쓰세요.")
+        }
+        static func unknownCommand(_ word: String, in command: String) -> T {
+            T("unknown command '\(word)' for '\(command)'.", ko: "'\(command)'에 '\(word)'라는 명령은 없습니다.")
+        }
+        static func missingCommand(_ command: String) -> T {
+            T("'\(command)' needs a subcommand.", ko: "'\(command)'에는 하위 명령이 필요합니다.")
+        }
+        static func missingArgument(_ synopsis: String) -> T {
+            T("missing expected argument '\(synopsis)'.", ko: "인자 '\(synopsis)'가 없습니다.")
+        }
+        static func unexpectedArgument(_ word: String) -> T {
+            T("unexpected argument '\(word)'.", ko: "예상하지 못한 인자 '\(word)'입니다.")
+        }
+        static func notAWholeNumber(_ what: String, _ value: String) -> T {
+            T("'\(value)' is not a whole number for '\(what)'; write digits, e.g. 2.", ko: "'\(what)'의 값 '\(value)'은(는) 정수가 아닙니다. 예: 2.")
+        }
+        static func invalidLanguage(_ value: String) -> T {
+            T("'\(value)' is not a language for '--lang'; use ko or en.", ko: "'\(value)'은(는) '--lang'의 언어가 아닙니다. ko 또는 en을 쓰세요.")
+        }
+        static func malformedAssignment(_ word: String) -> T {
+            T("'\(word)' is not fruit=n; write e.g. strawberry=20.", ko: "'\(word)'은(는) 과일=개수 형식이 아닙니다. 예: strawberry=20.")
+        }
+        static func unknownEventType(_ name: String) -> T {
+            let known = EventKind.allCases.map(\.rawValue).joined(separator: ", ")
+            return T("unknown event type '\(name)'; use one of \(known).", ko: "알 수 없는 이벤트 종류 '\(name)'입니다. \(known) 중 하나를 쓰세요.")
+        }
+        static let inMemoryWithStore = T(
+            "'--in-memory' and '--store' name two different stores; give one of them.",
+            ko: "'--in-memory'와 '--store'는 서로 다른 저장소입니다. 하나만 쓰세요.")
+
+        // Values (exit 65)
+        static func countTooSmall(_ count: Int) -> T {
+            T("'--count' must be 1 or more, found \(count).", ko: "'--count'는 1 이상이어야 합니다. 받은 값: \(count).")
+        }
+        static func sinceNegative(_ value: Int) -> T {
+            T("'--since' must be 0 or more, found \(value).", ko: "'--since'는 0 이상이어야 합니다. 받은 값: \(value).")
+        }
+        static func limitTooSmall(_ value: Int) -> T {
+            T("'--limit' must be 1 or more, found \(value).", ko: "'--limit'는 1 이상이어야 합니다. 받은 값: \(value).")
+        }
+        static func unknownName(_ error: UnknownNameError) -> T {
+            let list = error.kind == .fruit ? "juice stock" : "juice menu"
+            let hintEnglish = error.suggestion.map { " Did you mean '\($0)'?" } ?? " See '\(list)' for the names."
+            let hintKorean = error.suggestion.map { " '\($0)'을(를) 말씀하신 건가요?" } ?? " 이름은 '\(list)'에서 볼 수 있습니다."
+            return error.kind == .fruit
+                ? T("unknown fruit '\(error.input)'.\(hintEnglish)", ko: "'\(error.input)'이라는 과일은 없습니다.\(hintKorean)")
+                : T("unknown juice '\(error.input)'.\(hintEnglish)", ko: "'\(error.input)'이라는 쥬스는 없습니다.\(hintKorean)")
+        }
+        static func fruitSetTwice(_ fruit: Fruit) -> T {
+            T("\(fruit.id) is set twice; give each fruit once.", ko: "\(fruit.koreanName)을(를) 두 번 정했습니다. 과일마다 한 번만 쓰세요.")
+        }
+        static func invalidAmount(_ fruit: Fruit, _ amount: Int) -> T {
+            T("\(amount) is not a valid amount of \(fruit.id); amounts are whole numbers of 1 or more (0 or more for 'stock set').",
+              ko: "\(fruit.koreanName) \(amount)개는 올바른 수량이 아닙니다. 1 이상('stock set'은 0 이상)의 정수를 쓰세요.")
+        }
+        static func aboveMaximum(_ fruit: Fruit, requested: Int, maximum: Int) -> T {
+            T("\(fruit.id) would be \(requested), above the maximum of \(maximum); use a smaller amount.",
+              ko: "\(fruit.koreanName)이(가) \(requested)개가 되어 최대 \(maximum)개를 넘습니다. 더 작은 수를 쓰세요.")
+        }
+        static func notEnoughToRemove(_ fruit: Fruit, available: Int, requested: Int) -> T {
+            T("cannot remove \(requested) \(fruit.id): only \(available) in stock; remove at most \(available).",
+              ko: "\(fruit.koreanName) \(requested)개를 뺄 수 없습니다. 재고가 \(available)개뿐이니 \(available)개 이하로 빼세요.")
+        }
+        static func invalidCount(_ count: Int) -> T {
+            T("cannot order \(count) juices; order between 1 and a number the recipe can hold.",
+              ko: "\(count)잔은 주문할 수 없습니다. 1 이상의 적당한 수를 쓰세요.")
+        }
+        static func draftConflict(_ fruits: [Fruit]) -> T {
+            let ids = fruits.map(\.id).joined(separator: ", ")
+            return T("the stock of \(ids) changed meanwhile; run the command again.", ko: "그사이 \(ids) 재고가 바뀌었습니다. 명령을 다시 실행하세요.")
+        }
+
+        // Store (exit 74) and config (exit 78)
+        static func store(_ error: StoreError) -> T {
+            // The store's detail already says how to fix it.
+            T(error.description, ko: "저장소 오류: \(error.description)")
+        }
+        static func config(_ error: ConfigurationError) -> T {
+            T("config \(error.description). Fix it, then run 'juice config check'.",
+              ko: "설정 오류: \(error.description). 고친 뒤 'juice config check'로 확인하세요.")
+        }
+
+        // Reported while running, not fatal
+        static func subscriberFailed(_ name: String, _ detail: String) -> T {
+            T("subscriber '\(name)' failed: \(detail)", ko: "구독자 '\(name)' 오류: \(detail)")
+        }
+    }
+}

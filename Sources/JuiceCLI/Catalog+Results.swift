@@ -1,0 +1,93 @@
+import JuiceMakerCore
+
+/// What the person reads when a command worked: confirmations, table headings,
+/// one-line event summaries.
+extension Catalog {
+    enum Results {
+        typealias T = LocalizedText
+
+        static func orderMade(_ juice: Juice, count: Int) -> T {
+            count == 1
+                ? T("Here's your \(juice.englishName)! Enjoy!", ko: "\(juice.koreanName) 나왔습니다! 맛있게 드세요!")
+                : T("Here are your \(count) \(juice.englishName)s! Enjoy!", ko: "\(juice.koreanName) \(count)잔 나왔습니다! 맛있게 드세요!")
+        }
+
+        static func orderFailed(_ shortages: FruitAmounts) -> T {
+            let english = shortages.nonZero.map { "\($0.fruit.englishName) \($0.amount)" }.joined(separator: ", ")
+            let korean = shortages.nonZero.map { "\($0.fruit.koreanName) \($0.amount)개" }.joined(separator: ", ")
+            let command = shortages.nonZero.count == 1
+                ? "juice stock add \(shortages.nonZero[0].fruit.id) \(shortages.nonZero[0].amount)"
+                : "juice stock set " + shortages.nonZero.map { "\($0.fruit.id)=<n>" }.joined(separator: " ")
+            return T("Not enough fruit. Edit the stock? Short: \(english). Try '\(command)'.",
+                     ko: "재료가 모자라요. 재고를 수정할까요? 부족: \(korean). '\(command)'로 채울 수 있어요.")
+        }
+
+        static func stockChanged(_ changes: [(fruit: Fruit, from: Int, to: Int)]) -> T {
+            let english = changes.map { "\($0.fruit.emoji) \($0.fruit.englishName) \($0.from) → \($0.to)" }.joined(separator: ", ")
+            let korean = changes.map { "\($0.fruit.emoji) \($0.fruit.koreanName) \($0.from) → \($0.to)" }.joined(separator: ", ")
+            return T("Stock changed: \(english).", ko: "재고가 바뀌었습니다: \(korean).")
+        }
+
+        static let stockUnchanged = T("Nothing changed: the stock already holds those quantities.", ko: "바뀐 것이 없습니다. 재고가 이미 그 수량입니다.")
+
+        static func name(_ fruit: Fruit) -> T { T(fruit.englishName, ko: fruit.koreanName) }
+        static func name(_ juice: Juice) -> T { T(juice.englishName, ko: juice.koreanName) }
+
+        static func recipe(_ juice: Juice) -> T {
+            T(juice.recipe.nonZero.map { "\($0.fruit.emoji) \($0.fruit.englishName) \($0.amount)" }.joined(separator: " + "),
+              ko: juice.recipe.nonZero.map { "\($0.fruit.emoji) \($0.fruit.koreanName) \($0.amount)" }.joined(separator: " + "))
+        }
+
+        // Headings
+        static let juice = T("JUICE", ko: "쥬스")
+        static let recipeHeading = T("RECIPE", ko: "레시피")
+        static let canMake = T("CAN MAKE", ko: "가능")
+        static let fruit = T("FRUIT", ko: "과일")
+        static let quantity = T("QUANTITY", ko: "수량")
+        static let sequence = T("SEQ", ko: "순번")
+        static let time = T("TIME", ko: "시각")
+        static let type = T("TYPE", ko: "종류")
+        static let details = T("DETAILS", ko: "내용")
+        static let subscriber = T("NAME", ko: "이름")
+        static let state = T("STATE", ko: "상태")
+        static let lag = T("LAG", ko: "지연")
+        static let deadLetters = T("DEAD LETTERS", ko: "실패 보관")
+        static let enabled = T("enabled", ko: "사용")
+        static let disabled = T("disabled", ko: "꺼짐")
+        static let notDurable = T("-", ko: "-")
+        static let noEvents = T("No events.", ko: "이벤트가 없습니다.")
+        static let noSubscribers = T("No subscribers are configured.", ko: "설정된 구독자가 없습니다.")
+        static let builtInDefaults = T("built-in defaults", ko: "내장 기본값")
+
+        static func configFile(_ source: String) -> T {
+            T("Config: \(source)", ko: "설정: \(source)")
+        }
+
+        static func configValid(_ source: String, subscribers: [String]) -> T {
+            let list = subscribers.isEmpty ? "-" : subscribers.joined(separator: ", ")
+            return T("Config OK: \(source) (subscribers: \(list)).", ko: "설정이 올바릅니다: \(source) (구독자: \(list)).")
+        }
+
+        static func event(_ event: JuiceMakerEvent) -> T {
+            switch event {
+            case let .stockChanged(fruit, from, to, reason):
+                return T("\(fruit.emoji) \(fruit.englishName) \(from) → \(to) (\(reason.rawValue))",
+                         ko: "\(fruit.emoji) \(fruit.koreanName) \(from) → \(to) (\(reasonKorean(reason)))")
+            case let .juiceMade(juice, count, _):
+                return T("\(juice.englishName) × \(count) made", ko: "\(juice.koreanName) \(count)잔 완성")
+            case let .orderFailed(juice, count, shortages):
+                let english = shortages.nonZero.map { "\($0.fruit.englishName) \($0.amount)" }.joined(separator: ", ")
+                let korean = shortages.nonZero.map { "\($0.fruit.koreanName) \($0.amount)개" }.joined(separator: ", ")
+                return T("\(juice.englishName) × \(count) failed, short: \(english)", ko: "\(juice.koreanName) \(count)잔 실패, 부족: \(korean)")
+            }
+        }
+
+        private static func reasonKorean(_ reason: StockChangeReason) -> String {
+            switch reason {
+            case .order: "주문"
+            case .restock: "입고"
+            case .edit: "수정"
+            }
+        }
+    }
+}

@@ -1,0 +1,97 @@
+import Foundation
+import JuiceMakerCore
+
+/// Where the effective config came from.
+enum ConfigSource: Sendable, Equatable {
+    case file(String)
+    case builtIn
+
+    /// The file's path, for error messages; `nil` for the built-in defaults.
+    var file: String? {
+        if case .file(let path) = self { return path }
+        return nil
+    }
+}
+
+/// Finds the config in the documented order and reads its text:
+/// 1. `--config PATH`, 2. `JUICE_MAKER_CONFIG`, 3. `./config/juice-maker.json`,
+/// 4. `$XDG_CONFIG_HOME/juice-maker/config.json` (default `~/.config/…`),
+/// 5. the built-in defaults.
+///
+/// A file named explicitly (1, 2) must be readable; the others are used when they exist.
+/// A file that exists but cannot be read is an error, never silently skipped.
+struct ConfigLocator: Sendable {
+    let environment: [String: String]
+    let workingDirectory: String
+
+    /// The candidate files, in order, with whether each was named explicitly.
+    func candidates(option: String?) -> [(path: String, explicit: Bool)] {
+        var list: [(String, Bool)] = []
+        if let option { return [(absolute(option), true)] }
+        if let named = environment["JUICE_MAKER_CONFIG"], !named.isEmpty { return [(absolute(named), true)] }
+        list.append((absolute("config/juice-maker.json"), false))
+        if let xdg = environment["XDG_CONFIG_HOME"], xdg.hasPrefix("/") {
+            list.append(((xdg as NSString).appendingPathComponent("juice-maker/config.json"), false))
+        } else if let home = environment["HOME"], !home.isEmpty {
+            list.append(((home as NSString).appendingPathComponent(".config/juice-maker/config.json"), false))
+        }
+        return list
+    }
+
+    /// The source and its text.
+    func locate(option: String?) throws(ConfigurationError) -> (source: ConfigSource, text: String) {
+        for candidate in candidates(option: option) {
+            guard candidate.explicit || FileManager.default.fileExists(atPath: candidate.path) else { continue }
+            return (.file(candidate.path), try Self.readText(candidate.path))
+        }
+        return (.builtIn, BuiltInConfig.text)
+    }
+
+    func absolute(_ path: String) -> String {
+        if path.hasPrefix("/") { return path }
+        if path == "~" || path.hasPrefix("~/"), let home = environment["HOME"] {
+            return (home as NSString).appendingPathComponent(String(path.dropFirst(min(2, path.count))))
+        }
+        return (workingDirectory as NSString).appendingPathComponent(path)
+    }
+
+    /// The whole file as UTF-8 text; the error says why it cannot be read.
+    static func readText(_ path: String) throws(ConfigurationError) -> String {
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else {
+            throw ConfigurationError(file: path, path: "", problem: "cannot read the file: \(String(cString: strerror(errno)))")
+        }
+        defer { close(descriptor) }
+        var bytes: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 65_536)
+        while true {
+            let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+            if count < 0, errno == EINTR { continue }
+            guard count >= 0 else {
+                throw ConfigurationError(file: path, path: "", problem: "cannot read the file: \(String(cString: strerror(errno)))")
+            }
+            if count == 0 { break }
+            bytes += buffer[0..<count]
+        }
+        guard let text = String(validating: bytes, as: UTF8.self) else {
+            throw ConfigurationError(file: path, path: "", problem: "the file is not UTF-8 text")
+        }
+        return text
+    }
+}
+
+/// The config used when no file is found: the same as `config/juice-maker.json`.
+enum BuiltInConfig {
+    static let text = """
+        {
+          "language": "auto",
+          "initialStock": 10,
+          "store": { "durability": "full" },
+          "flushDeadlineSeconds": 2,
+          "subscribers": [
+            { "type": "logger", "level": "info", "format": "text", "path": "juice-maker.log" },
+            { "type": "cli-notifier" }
+          ]
+        }
+        """
+}

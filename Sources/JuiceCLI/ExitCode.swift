@@ -1,0 +1,16 @@
+/// The exit statuses of `juice` (the sysexits.h values where one fits).
+/// Scripts may rely on them; they never change meaning.
+enum ExitCode: Int32, Sendable {
+    /// The command did what was asked.
+    case success = 0
+    /// The order could not be made: not enough fruit. Nothing changed.
+    case orderNotMade = 1
+    /// The command line is wrong (unknown command or option, missing argument).
+    case usage = 64
+    /// A value is wrong (negative, unknown fruit or juice, above the maximum).
+    case badValue = 65
+    /// The store could not be read or written.
+    case storeIO = 74
+    /// The config is wrong or unreadable.
+    case config = 78
+}

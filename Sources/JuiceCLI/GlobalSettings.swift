@@ -1,0 +1,42 @@
+import JuiceMakerCore
+
+/// The global options of one run, after the environment had its say.
+struct GlobalSettings: Sendable {
+    let configPath: String?
+    /// `--store PATH` (the environment's `JUICE_MAKER_STORE` is read by `StoreLocation`).
+    let storePath: String?
+    let inMemory: Bool
+    /// `--lang`; `nil` lets the config, then the locale decide.
+    let language: Language?
+    let json: Bool
+    let quiet: Bool
+    /// `--no-color` and `NO_COLOR` (any non-empty value) forbid colour.
+    let colorAllowed: Bool
+
+    init(_ invocation: Invocation, environment: [String: String]) throws(CLIError) {
+        configPath = invocation.value("config")
+        storePath = invocation.value("store")
+        inMemory = invocation.has("in-memory")
+        json = invocation.has("json")
+        quiet = invocation.has("quiet")
+        colorAllowed = !invocation.has("no-color") && (environment["NO_COLOR"] ?? "").isEmpty
+        if let code = invocation.value("lang") {
+            guard let language = Language(rawValue: code) else {
+                throw .usage(Catalog.Errors.invalidLanguage(code), invocation.path)
+            }
+            self.language = language
+        } else {
+            language = nil
+        }
+    }
+
+    /// The `--lang` value in `words`, read leniently, for messages about a command line
+    /// that did not parse.
+    static func languageHint(in words: [String]) -> Language? {
+        for (index, word) in words.enumerated() {
+            if word.hasPrefix("--lang=") { return Language(rawValue: String(word.dropFirst(7))) }
+            if word == "--lang", index + 1 < words.count { return Language(rawValue: words[index + 1]) }
+        }
+        return nil
+    }
+}

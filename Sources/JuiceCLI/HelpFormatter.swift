@@ -1,0 +1,60 @@
+import JuiceMakerCore
+
+/// Turns a `CommandSpec` into the usage line and the `--help` page, in the style of
+/// swift-argument-parser: overview, usage, arguments, options, subcommands, one line each.
+struct HelpFormatter: Sendable {
+    let globalOptions: [OptionSpec]
+    let language: Language
+
+    /// `juice order <juice> [--count <n>]`.
+    func usageLine(_ path: [CommandSpec]) -> String {
+        let command = path[path.count - 1]
+        var parts = [path.map(\.name).joined(separator: " ")]
+        if !command.subcommands.isEmpty {
+            parts.append(command.action == nil ? "<subcommand>" : "[<subcommand>]")
+        }
+        parts += command.arguments.map(\.synopsis)
+        parts += command.options.map { "[\($0.synopsis)]" }
+        parts.append("[<\(Catalog.Help.globalOptionsPlaceholder(language))>]")
+        return parts.joined(separator: " ")
+    }
+
+    /// The two lines after a usage error: the usage line and where to find help.
+    func usageFooter(_ path: [CommandSpec]) -> String {
+        let name = path.map(\.name).joined(separator: " ")
+        return "\(Catalog.Help.usageLabel(language)) \(usageLine(path))\n"
+            + "  \(Catalog.Help.seeHelp(name)(language))\n"
+    }
+
+    /// The whole `--help` page.
+    func help(_ path: [CommandSpec]) -> String {
+        let command = path[path.count - 1]
+        let isRoot = path.count == 1
+        var text = "\(Catalog.Help.overviewHeading(language)): \(command.abstract(language))\n\n"
+        text += "\(Catalog.Help.usageHeading(language)): \(usageLine(path))\n"
+        if !command.arguments.isEmpty {
+            text += section(Catalog.Help.argumentsHeading(language), command.arguments.map { ($0.synopsis, $0.help(language)) })
+        }
+        var own = command.options.map { ($0.helpLabel, $0.help(language)) }
+        if isRoot { own.append((CommandTable.versionOption.helpLabel, CommandTable.versionOption.help(language))) }
+        own.append((CommandTable.helpOption.helpLabel, CommandTable.helpOption.help(language)))
+        text += section(Catalog.Help.optionsHeading(language), own)
+        text += section(Catalog.Help.globalOptionsHeading(language), globalOptions.map { ($0.helpLabel, $0.help(language)) })
+        if !command.subcommands.isEmpty {
+            text += section(Catalog.Help.subcommandsHeading(language), command.subcommands.map { ($0.name, $0.abstract(language)) })
+            let name = path.map(\.name).joined(separator: " ")
+            text += "\n  \(Catalog.Help.seeSubcommandHelp(name)(language))\n"
+        }
+        return text
+    }
+
+    private func section(_ heading: String, _ rows: [(String, String)]) -> String {
+        let width = max(24, (rows.map(\.0.count).max() ?? 0) + 4)
+        var text = "\n\(heading):\n"
+        for (label, help) in rows {
+            let padded = label.count + 2 >= width ? "  \(label)  " : "  " + label + String(repeating: " ", count: width - label.count - 2)
+            text += padded + help + "\n"
+        }
+        return text
+    }
+}

@@ -1,0 +1,59 @@
+import JuiceMakerCore
+
+/// `juice order <juice> [--count N]`: makes the juice or, if the fruit is not enough,
+/// nothing (exit 1). The notifier shows the outcome; the command prints it only when
+/// no notifier does (and not with `--quiet`). `--json` prints the typed result.
+struct OrderCommand: RunnableCommand {
+    static let needs = CommandNeeds.store
+    let juice: Juice
+    let count: Int
+
+    init(_ invocation: Invocation) throws(CLIError) {
+        var count = 1
+        if let text = invocation.value("count") {
+            count = try ValueParsing.integer(text, for: "--count", path: invocation.path)
+            guard count >= 1 else { throw CLIError(.badValue, Catalog.Errors.countTooSmall(count), usage: invocation.path) }
+        }
+        self.count = count
+        juice = try ValueParsing.juice(invocation.arguments[0])
+    }
+
+    func run(_ session: Session) throws(CLIError) -> ExitCode {
+        let context = session.context
+        let maker = try session.maker(attachingPlugins: true)
+        let (juice, count) = (self.juice, self.count)
+        let result = try ValueParsing.perform(context.invocation.path) { () throws(JuiceMakerError) in
+            try maker.make(juice, count: count)
+        }
+        if context.settings.json {
+            let stock = try ValueParsing.perform(context.invocation.path) { () throws(JuiceMakerError) in try maker.stock() }
+            context.console.print(JSONWriter.compact(Self.json(juice: juice, count: count, result: result, stock: stock)))
+        }
+        switch result {
+        case .made:
+            if session.confirms(.juiceMade) {
+                context.console.print(Catalog.Results.orderMade(juice, count: count))
+            }
+            return .success
+        case .insufficient(let shortages):
+            if session.confirms(.orderFailed) {
+                context.console.print(Catalog.Results.orderFailed(shortages))
+            }
+            return .orderNotMade
+        }
+    }
+
+    /// `{"juice":"mango-kiwi","count":1,"result":"made","consumed":{…},"stock":{…}}`,
+    /// or `"result":"insufficient","shortages":{…}`.
+    static func json(juice: Juice, count: Int, result: OrderResult, stock: Stock) -> ConfigValue {
+        var members: [(key: String, value: ConfigValue)] = [("juice", .string(juice.id)), ("count", .integer(count))]
+        switch result {
+        case .made(let consumed):
+            members += [("result", .string("made")), ("consumed", .amounts(consumed, includingZero: false))]
+        case .insufficient(let shortages):
+            members += [("result", .string("insufficient")), ("shortages", .amounts(shortages, includingZero: false))]
+        }
+        members.append(("stock", .amounts(stock, includingZero: true)))
+        return .object(members)
+    }
+}

@@ -1,0 +1,57 @@
+import CLINotifierPlugin
+import JuiceMakerCore
+import LoggerPlugin
+
+/// A subscriber that was built from the config.
+struct BuiltPlugin: Sendable {
+    let entry: SubscriberEntry
+    let plugin: any JuiceMakerPlugin
+}
+
+/// The one place that lists the plugin types `juice` knows (the bootstrap). Adding a
+/// plugin is one line in `standard`.
+struct PluginRegistry: Sendable {
+    let types: [any JuiceMakerPlugin.Type]
+
+    /// Every plugin shipped with JuiceMaker.
+    static let standard = PluginRegistry(types: [Logger.self, CLINotifier.self])
+
+    var typeNames: [String] { types.map { $0.type } }
+
+    func plugin(named type: String) -> (any JuiceMakerPlugin.Type)? {
+        types.first { $0.type == type }
+    }
+
+    /// Builds every enabled subscriber in config order. If one refuses its section,
+    /// those already built are shut down and the error (naming the file) is thrown.
+    func build(
+        _ config: JuiceConfig, context: (SubscriberEntry) -> PluginContext, deadline: ContinuousClock.Instant
+    ) async throws(ConfigurationError) -> [BuiltPlugin] {
+        var built: [BuiltPlugin] = []
+        for entry in config.subscribers where entry.enabled {
+            guard let type = plugin(named: entry.type) else { continue }
+            do {
+                built.append(BuiltPlugin(entry: entry, plugin: try type.init(configuration: entry.configuration, context: context(entry))))
+            } catch {
+                await Self.shutDown(built, deadline: deadline)
+                var located = error
+                located.file = config.source.file
+                throw located
+            }
+        }
+        return built
+    }
+
+    /// Shuts plugins down in reverse order of building, each by `deadline`.
+    static func shutDown(_ plugins: [BuiltPlugin], deadline: ContinuousClock.Instant) async {
+        for built in plugins.reversed() {
+            await built.plugin.shutdown(deadline: deadline)
+        }
+    }
+
+    /// Whether a built notifier shows events of `kind` to the person, so the CLI
+    /// must not print the same fact again.
+    static func personSees(_ kind: EventKind, among plugins: [BuiltPlugin]) -> Bool {
+        plugins.contains { ($0.plugin as? CLINotifier)?.shownKinds.contains(kind) ?? false }
+    }
+}

@@ -1,0 +1,34 @@
+/// What a command needs set up before it runs.
+enum CommandNeeds: Sendable {
+    /// Only the config (`config show`).
+    case configOnly
+    /// The plugins built from the config, never attached (`config check`).
+    case plugins
+    /// Plugins and the store (every other command); the store opens on first use.
+    case store
+}
+
+/// A command in two steps. `init` reads and checks the command line without touching
+/// anything, so a bad argument exits 64 or 65 with nothing changed and no file
+/// created. `run` does the work and says how the process should exit.
+protocol RunnableCommand {
+    static var needs: CommandNeeds { get }
+    init(_ invocation: Invocation) throws(CLIError)
+    func run(_ session: Session) throws(CLIError) -> ExitCode
+}
+
+extension CommandAction {
+    /// The command this action runs, its arguments checked.
+    func command(_ invocation: Invocation) throws(CLIError) -> any RunnableCommand {
+        switch self {
+        case .menu: try MenuCommand(invocation)
+        case .order: try OrderCommand(invocation)
+        case .stock: try StockQuery(invocation)
+        case .stockAdd, .stockRemove, .stockSet: try StockEdit(invocation)
+        case .events: try EventsCommand(invocation)
+        case .subscribers: try SubscribersCommand(invocation)
+        case .configCheck: try ConfigCheckCommand(invocation)
+        case .configShow: try ConfigShowCommand(invocation)
+        }
+    }
+}

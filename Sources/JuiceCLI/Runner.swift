@@ -1,0 +1,115 @@
+import JuiceMakerCore
+
+/// One run of `juice`, start to exit, in this order:
+/// parse the command line → read and check the config → check the command's values →
+/// build the plugins → run the command (the store opens on first use, plugins attach
+/// before the first change) → drain the bus → shut plugins down in reverse → exit code.
+///
+/// A failure before the command runs changes nothing: usage (64) and value (65)
+/// errors are found before any file is touched, config errors (78) before the store
+/// is opened.
+struct Runner: Sendable {
+    let arguments: [String]
+    let environment: [String: String]
+    let workingDirectory: String
+    let standardOutput: any TextSink
+    let standardError: any TextSink
+    let registry: PluginRegistry
+
+    func run() async -> ExitCode {
+        let parser = ArgumentParser(root: CommandTable.root, globalOptions: CommandTable.globalOptions)
+        let outcome: ParseOutcome
+        do {
+            outcome = try parser.parse(arguments)
+        } catch {
+            return report(error, language: fallbackLanguage(configOption: nil))
+        }
+        switch outcome {
+        case .version:
+            standardOutput.write("juice \(CommandTable.version)\n")
+            return .success
+        case .help(let path):
+            let language = fallbackLanguage(configOption: nil)
+            standardOutput.write(HelpFormatter(globalOptions: CommandTable.globalOptions, language: language).help(path))
+            return .success
+        case .run(let invocation):
+            let language = fallbackLanguage(configOption: invocation.value("config"))
+            do {
+                return try await execute(invocation)
+            } catch {
+                return report(error, language: language)
+            }
+        }
+    }
+
+    private func execute(_ invocation: Invocation) async throws(CLIError) -> ExitCode {
+        let settings = try GlobalSettings(invocation, environment: environment)
+        let config = try loadConfig(option: settings.configPath)
+        let language = settings.language ?? config.language ?? Language(environment: environment)
+        guard let action = invocation.command.action else { return .usage }
+        let command = try action.command(invocation)
+        let location = StoreLocation.resolve(
+            settings: settings, config: config, environment: environment, workingDirectory: workingDirectory)
+        let console = Console(standardOutput: standardOutput, standardError: standardError, language: language)
+        let context = CommandContext(
+            invocation: invocation, settings: settings, config: config, console: console,
+            registry: registry, environment: environment, location: location)
+        if type(of: command).needs == .configOnly {
+            return try command.run(Session(context: context, plugins: []))
+        }
+        do {
+            try location.prepareDirectory()
+        } catch {
+            throw CLIError(.storeIO, Catalog.Errors.store(error))
+        }
+        let plugins: [BuiltPlugin]
+        do {
+            let deadline = ContinuousClock.now + .milliseconds(Int(config.flushDeadlineSeconds * 1000))
+            plugins = try await registry.build(config, context: { pluginContext(for: $0, context) }, deadline: deadline)
+        } catch {
+            throw CLIError(.config, Catalog.Errors.config(error))
+        }
+        let session = Session(context: context, plugins: plugins)
+        let result: Result<ExitCode, CLIError>
+        do {
+            result = .success(try command.run(session))
+        } catch {
+            result = .failure(error)
+        }
+        await session.close()
+        return try result.get()
+    }
+
+    /// What a plugin is told. Output for the person goes to stdout, to stderr under
+    /// `--json` (stdout is for the JSON), and nowhere under `--quiet`.
+    private func pluginContext(for entry: SubscriberEntry, _ context: CommandContext) -> PluginContext {
+        let personal: any TextSink = context.settings.quiet ? NullSink() : context.settings.json ? standardError : standardOutput
+        return PluginContext(
+            name: entry.name, language: context.language, colorAllowed: context.settings.colorAllowed,
+            stateDirectory: context.location.stateDirectory, environment: environment,
+            standardOutput: personal, standardError: standardError)
+    }
+
+    private func loadConfig(option: String?) throws(CLIError) -> JuiceConfig {
+        do {
+            let locator = ConfigLocator(environment: environment, workingDirectory: workingDirectory)
+            let (source, text) = try locator.locate(option: option)
+            return try ConfigValidator(registry: registry, source: source, environment: environment).load(text)
+        } catch {
+            throw CLIError(.config, Catalog.Errors.config(error))
+        }
+    }
+
+    /// The language for messages before the config is known: `--lang`, else the
+    /// config's `language` if it can be read, else the locale.
+    private func fallbackLanguage(configOption: String?) -> Language {
+        if let hinted = GlobalSettings.languageHint(in: arguments) { return hinted }
+        if let config = try? loadConfig(option: configOption), let language = config.language { return language }
+        return Language(environment: environment)
+    }
+
+    private func report(_ error: CLIError, language: Language) -> ExitCode {
+        Console(standardOutput: standardOutput, standardError: standardError, language: language).report(error)
+        return error.code
+    }
+}

@@ -1,0 +1,95 @@
+import JuiceMakerCore
+
+/// Everything one command may use, decided before it runs.
+struct CommandContext: Sendable {
+    let invocation: Invocation
+    let settings: GlobalSettings
+    let config: JuiceConfig
+    let console: Console
+    let registry: PluginRegistry
+    let environment: [String: String]
+    let location: StoreLocation
+
+    var language: Language { console.language }
+}
+
+/// The live parts of one run: the plugins built from the config, then (on first use)
+/// the store and the maker. Torn down by `close()` in reverse: the bus is drained,
+/// then each plugin is shut down by the flush deadline.
+///
+/// Used by one task only; not shared.
+final class Session {
+    let context: CommandContext
+    private let plugins: [BuiltPlugin]
+    private var opened: (store: any StockStore & EventJournal, maker: JuiceMaker)?
+    private var attached = false
+
+    init(context: CommandContext, plugins: [BuiltPlugin]) {
+        self.context = context
+        self.plugins = plugins
+    }
+
+    var builtPlugins: [BuiltPlugin] { plugins }
+
+    /// Whether the command should print its own one-line confirmation for `kind`:
+    /// not with `--quiet` or `--json`, and not when a notifier already shows it.
+    func confirms(_ kind: EventKind) -> Bool {
+        !context.settings.quiet && !context.settings.json && !PluginRegistry.personSees(kind, among: plugins)
+    }
+
+    /// The store and journal, opened on first use.
+    func journal() throws(CLIError) -> any StockStore & EventJournal {
+        try open().store
+    }
+
+    /// The maker; with `attachingPlugins`, every plugin is attached first (once).
+    func maker(attachingPlugins: Bool) throws(CLIError) -> JuiceMaker {
+        let (store, maker) = try open()
+        if attachingPlugins, !attached {
+            attached = true
+            let stderr = context.console.standardError
+            let language = context.language
+            for built in plugins {
+                let name = built.entry.name
+                let host = PluginHost(maker: maker, journal: store) { detail in
+                    stderr.write("juice: \(Catalog.Errors.subscriberFailed(name, detail)(language))\n")
+                }
+                do {
+                    try built.plugin.attach(to: host)
+                } catch {
+                    throw ValueParsing.cliError(error, path: context.invocation.path)
+                }
+            }
+        }
+        return maker
+    }
+
+    private func open() throws(CLIError) -> (store: any StockStore & EventJournal, maker: JuiceMaker) {
+        if let opened { return opened }
+        let store: any StockStore & EventJournal
+        do {
+            store = try context.location.open(
+                initialStock: Stock(repeating: context.config.initialStock), durability: context.config.durability)
+        } catch {
+            throw CLIError(.storeIO, Catalog.Errors.store(error))
+        }
+        let stderr = context.console.standardError
+        let language = context.language
+        let bus = EventBus<EventEnvelope> { failure in
+            stderr.write("juice: \(Catalog.Errors.subscriberFailed(failure.subscriber, "\(failure.error)")(language))\n")
+        }
+        let maker = JuiceMaker(store: store, bus: bus)
+        opened = (store, maker)
+        return (store, maker)
+    }
+
+    /// Drains the bus and shuts every plugin down, in reverse order, by the deadline.
+    func close() async {
+        let seconds = context.config.flushDeadlineSeconds
+        let deadline = ContinuousClock.now + .milliseconds(Int(seconds * 1000))
+        if let maker = opened?.maker {
+            _ = maker.bus.drain(timeout: .milliseconds(Int(seconds * 1000)))
+        }
+        await PluginRegistry.shutDown(plugins, deadline: deadline)
+    }
+}

@@ -1,0 +1,70 @@
+import Foundation
+import JuiceMakerCore
+import SQLiteStore
+
+/// Where the store lives, and the one place that opens it.
+///
+/// Precedence: `--in-memory` > `--store` > `JUICE_MAKER_STORE` > config `store.path` >
+/// the default under `$XDG_STATE_HOME/juice-maker/` (or `~/.local/state/juice-maker/`).
+/// Resolving has no side effect; only `open` touches the file system.
+enum StoreLocation: Sendable, Equatable {
+    /// A store that lives for this run only; relative plugin paths still resolve
+    /// against `stateDirectory`.
+    case inMemory(stateDirectory: String)
+    case file(String)
+
+    static func resolve(settings: GlobalSettings, config: JuiceConfig, environment: [String: String], workingDirectory: String) -> StoreLocation {
+        let chosen = settings.storePath ?? environment["JUICE_MAKER_STORE"].flatMap { $0.isEmpty ? nil : $0 }
+        if settings.inMemory {
+            let fallback = config.storePath ?? defaultPath(environment: environment)
+            let path = chosen.map { absolute($0, workingDirectory: workingDirectory) } ?? fallback
+            return .inMemory(stateDirectory: (path as NSString).deletingLastPathComponent)
+        }
+        if let chosen { return .file(absolute(chosen, workingDirectory: workingDirectory)) }
+        return .file(config.storePath ?? defaultPath(environment: environment))
+    }
+
+    private static func absolute(_ path: String, workingDirectory: String) -> String {
+        path.hasPrefix("/") ? path : ((workingDirectory as NSString).appendingPathComponent(path) as NSString).standardizingPath
+    }
+
+    /// The default store file for this environment (`SQLiteStore.defaultPath`).
+    static func defaultPath(environment: [String: String]) -> String {
+        SQLiteStore.defaultPath(environment: environment)
+    }
+
+    /// The directory relative plugin paths resolve against.
+    var stateDirectory: String {
+        switch self {
+        case .inMemory(let directory): directory
+        case .file(let path): (path as NSString).deletingLastPathComponent
+        }
+    }
+
+    /// What `config show` and errors call this store.
+    var displayPath: String {
+        switch self {
+        case .inMemory: ":memory:"
+        case .file(let path): path
+        }
+    }
+
+    /// Creates the state directory if it is missing.
+    func prepareDirectory() throws(StoreError) {
+        do {
+            try FileManager.default.createDirectory(atPath: stateDirectory, withIntermediateDirectories: true)
+        } catch {
+            throw StoreError(.inaccessible, path: stateDirectory, detail: "cannot create the directory \(stateDirectory)")
+        }
+    }
+
+    /// Opens (or creates) the store.
+    func open(initialStock: Stock, durability: Durability) throws(StoreError) -> any StockStore & EventJournal {
+        switch self {
+        case .inMemory:
+            return InMemoryStore(initialStock: initialStock)
+        case .file(let path):
+            return try SQLiteStore(path: path, durability: durability, initialStock: initialStock)
+        }
+    }
+}

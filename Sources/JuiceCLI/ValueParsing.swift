@@ -1,0 +1,44 @@
+import JuiceMakerCore
+
+/// Turns command-line words into domain values, and domain errors into `CLIError`s.
+/// A word of the wrong shape is a usage error (64, with the usage line); a value of
+/// the right shape that the domain refuses is a bad value (65).
+enum ValueParsing {
+    static func juice(_ text: String) throws(CLIError) -> Juice {
+        do { return try Juice.parse(text) } catch { throw CLIError(.badValue, Catalog.Errors.unknownName(error)) }
+    }
+
+    static func fruit(_ text: String) throws(CLIError) -> Fruit {
+        do { return try Fruit.parse(text) } catch { throw CLIError(.badValue, Catalog.Errors.unknownName(error)) }
+    }
+
+    /// A whole number (optionally negative); anything else is a usage error.
+    static func integer(_ text: String, for what: String, path: [CommandSpec]) throws(CLIError) -> Int {
+        guard let value = Int(text) else { throw .usage(Catalog.Errors.notAWholeNumber(what, text), path) }
+        return value
+    }
+
+    /// `strawberry=20` (or `딸기=20`) as a fruit and a quantity.
+    static func assignment(_ text: String, path: [CommandSpec]) throws(CLIError) -> (Fruit, Int) {
+        let parts = text.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+        guard parts.count == 2, !parts[0].isEmpty else { throw .usage(Catalog.Errors.malformedAssignment(text), path) }
+        let fruit = try fruit(String(parts[0]))
+        return (fruit, try integer(String(parts[1]), for: "\(parts[0])=", path: path))
+    }
+
+    /// Runs a maker call, mapping its refusal to the exit code and message it deserves.
+    static func perform<T>(_ path: [CommandSpec], _ body: () throws(JuiceMakerError) -> T) throws(CLIError) -> T {
+        do { return try body() } catch { throw cliError(error, path: path) }
+    }
+
+    static func cliError(_ error: JuiceMakerError, path: [CommandSpec]) -> CLIError {
+        switch error {
+        case let .invalidAmount(fruit, amount): CLIError(.badValue, Catalog.Errors.invalidAmount(fruit, amount))
+        case let .aboveMaximum(fruit, requested, maximum): CLIError(.badValue, Catalog.Errors.aboveMaximum(fruit, requested: requested, maximum: maximum))
+        case let .notEnoughToRemove(fruit, available, requested): CLIError(.badValue, Catalog.Errors.notEnoughToRemove(fruit, available: available, requested: requested))
+        case let .invalidCount(count): CLIError(.badValue, Catalog.Errors.invalidCount(count), usage: path)
+        case let .draftConflict(fruits): CLIError(.storeIO, Catalog.Errors.draftConflict(fruits))
+        case let .store(failure): CLIError(.storeIO, Catalog.Errors.store(failure))
+        }
+    }
+}

@@ -1,0 +1,80 @@
+import CSQLite
+import Foundation
+import JuiceMakerCore
+
+/// The store's rows as domain values: stock, journal events.
+extension Connection {
+    func readStock() throws(StoreError) -> Stock {
+        var stock = Stock()
+        var seen = 0
+        try forEachRow("SELECT fruit, quantity FROM stock") { row in
+            if let fruit = Fruit(rawValue: row.text(0)) {
+                stock[fruit] = Int(row.int64(1))
+                seen += 1
+            }
+        }
+        guard seen == Fruit.allCases.count else {
+            throw StoreError(.corrupt, path: path, detail:
+                "the stock table lacks some fruits (\(seen) of \(Fruit.allCases.count) rows); restore a backup or choose another path with --store")
+        }
+        return stock
+    }
+
+    func lastSequence() throws(StoreError) -> Int64 {
+        try integer("SELECT coalesce(max(sequence), 0) FROM journal") ?? 0
+    }
+
+    /// Writes `change` inside the open transaction: the fruits whose quantity differs
+    /// from `current`, then every event.
+    func write(_ change: StoreChange, replacing current: Stock, firstSequence: Int64) throws(StoreError) {
+        if let fruit = Fruit.allCases.first(where: { change.stock[$0] < 0 }) {
+            throw StoreError(.io, path: path, detail: "refused a negative quantity of \(fruit.id) (a bug in the caller)")
+        }
+        for (offset, envelope) in change.events.enumerated() where envelope.sequence != firstSequence + Int64(offset) {
+            throw StoreError(.io, path: path, detail:
+                "refused event sequence \(envelope.sequence), expected \(firstSequence + Int64(offset)) (a bug in the caller)")
+        }
+        for fruit in Fruit.allCases where change.stock[fruit] != current[fruit] {
+            try run("UPDATE stock SET quantity = ?1 WHERE fruit = ?2") { statement in
+                statement.bind(1, Int64(change.stock[fruit]))
+                statement.bind(2, fruit.id)
+            }
+        }
+        for envelope in change.events {
+            try run("INSERT INTO journal (sequence, id, time, type, change_id, event) VALUES (?1, ?2, ?3, ?4, ?5, ?6)") { statement in
+                statement.bind(1, envelope.sequence)
+                statement.bind(2, envelope.id.description)
+                statement.bind(3, Int64((envelope.time.timeIntervalSince1970 * 1000).rounded()))
+                statement.bind(4, envelope.event.kind.cloudEventType)
+                statement.bind(5, envelope.changeID.description)
+                statement.bind(6, CloudEventFormat.encode(envelope))
+            }
+        }
+    }
+
+    func events(after sequence: Int64, limit: Int) throws(StoreError) -> [EventEnvelope] {
+        var rows: [(Int64, String)] = []
+        try forEachRow("SELECT sequence, event FROM journal WHERE sequence > ?1 ORDER BY sequence LIMIT ?2") { statement in
+            statement.bind(1, sequence)
+            statement.bind(2, Int64(limit))
+        } row: { row in
+            rows.append((row.int64(0), row.text(1)))
+        }
+        var events: [EventEnvelope] = []
+        events.reserveCapacity(rows.count)
+        for (sequence, text) in rows {
+            do {
+                events.append(try CloudEventFormat.decode(text))
+            } catch {
+                throw StoreError(.corrupt, path: path, detail:
+                    "journal entry \(sequence) is not a JuiceMaker event (\(error)); restore a backup or choose another path with --store")
+            }
+        }
+        return events
+    }
+
+    /// Changes whenever another connection, in any process, commits to the file.
+    func dataVersion() throws(StoreError) -> Int64 {
+        try integer("PRAGMA data_version") ?? 0
+    }
+}

@@ -1,0 +1,157 @@
+import CSQLite
+import Foundation
+import JuiceMakerCore
+
+/// One SQLite connection to the store's file, with its prepared statements cached.
+///
+/// Not thread-safe: `SQLiteStore` keeps each connection inside a `Mutex`.
+final class Connection {
+    let handle: OpaquePointer
+    let path: String
+    private var statements: [String: Statement] = [:]
+
+    /// How long one attempt waits for another process's lock (SQLite's busy handler).
+    static let busyTimeoutMilliseconds: Int32 = 5_000
+    /// How many busy timeouts in a row `beginImmediate` accepts before giving up.
+    private static let beginAttempts = 6
+
+    /// Opens (creating if absent) the file at `path`, read-write.
+    init(path: String) throws(StoreError) {
+        var handle: OpaquePointer?
+        let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_EXRESCODE
+        let code = sqlite3_open_v2(path, &handle, flags, nil)
+        guard let handle else {
+            throw StoreError(.inaccessible, path: path, detail: "SQLite could not allocate a connection (code \(code))")
+        }
+        self.handle = handle
+        self.path = path
+        // Past this point every property is set, so a throw runs deinit, which closes.
+        guard code == SQLITE_OK else { throw failure(code, doing: "opening it") }
+        if sqlite3_db_readonly(handle, "main") == 1 {
+            throw StoreError(.inaccessible, path: path, detail:
+                "the file is read-only; give yourself write permission (chmod u+w) or choose another path with --store")
+        }
+        sqlite3_busy_timeout(handle, Self.busyTimeoutMilliseconds)
+    }
+
+    deinit {
+        statements.removeAll()
+        sqlite3_close_v2(handle)
+    }
+
+    // MARK: Statements
+
+    /// The cached statement for `sql`, prepared on first use.
+    func prepared(_ sql: String) throws(StoreError) -> Statement {
+        if let statement = statements[sql] { return statement }
+        var raw: OpaquePointer?
+        let code = sqlite3_prepare_v3(handle, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &raw, nil)
+        guard code == SQLITE_OK, let raw else { throw failure(code, doing: "preparing \(sql)") }
+        let statement = Statement(handle: raw, sql: sql)
+        statements[sql] = statement
+        return statement
+    }
+
+    /// Runs `sql` once, binding with `bind` and calling `row` for each result row.
+    func forEachRow(
+        _ sql: String,
+        bind: (Statement) -> Void = { _ in },
+        row: (Statement) throws(StoreError) -> Void
+    ) throws(StoreError) {
+        let statement = try prepared(sql)
+        defer { statement.reset() }
+        bind(statement)
+        while true {
+            let code = sqlite3_step(statement.handle)
+            if code == SQLITE_DONE { return }
+            guard code == SQLITE_ROW else { throw failure(code, doing: "running \(sql)") }
+            try row(statement)
+        }
+    }
+
+    /// The first column of the first row of `sql`, or nil when there is no row.
+    func integer(_ sql: String, bind: (Statement) -> Void = { _ in }) throws(StoreError) -> Int64? {
+        var value: Int64?
+        try forEachRow(sql, bind: bind) { statement in
+            if value == nil { value = statement.int64(0) }
+        }
+        return value
+    }
+
+    /// Runs `sql`, a cached statement that returns no rows, binding with `bind`.
+    func run(_ sql: String, bind: (Statement) -> Void = { _ in }) throws(StoreError) {
+        try forEachRow(sql, bind: bind) { _ in }
+    }
+
+    /// Runs `sql` (one or more statements, no parameters) without caching it.
+    func execute(_ sql: String) throws(StoreError) {
+        let code = sqlite3_exec(handle, sql, nil, nil, nil)
+        guard code == SQLITE_OK else { throw failure(code, doing: "running \(sql)") }
+    }
+
+    // MARK: Transactions
+
+    /// Takes the write lock, waiting out other writers.
+    ///
+    /// A write transaction starts with the lock already held, so it can never fail
+    /// half-way on a lock another process holds; retrying here is safe because
+    /// nothing has been read or decided yet.
+    func beginImmediate() throws(StoreError) {
+        var attempt = 1
+        while true {
+            do throws(StoreError) {
+                try run("BEGIN IMMEDIATE")
+                return
+            } catch where error.kind == .busy && attempt < Self.beginAttempts {
+                attempt += 1
+            }
+        }
+    }
+
+    func commitTransaction() throws(StoreError) {
+        try run("COMMIT")
+    }
+
+    /// Abandons the open transaction, if any. Never fails: SQLite rolls back on its
+    /// own when a statement error already ended the transaction.
+    func rollback() {
+        if sqlite3_get_autocommit(handle) == 0 {
+            _ = sqlite3_exec(handle, "ROLLBACK", nil, nil, nil)
+        }
+    }
+
+    /// Runs `body` in a write transaction: committed if it returns, rolled back if it throws.
+    func writeTransaction<T>(_ body: () throws(StoreError) -> T) throws(StoreError) -> T {
+        try beginImmediate()
+        do {
+            let value = try body()
+            try commitTransaction()
+            return value
+        } catch {
+            rollback()
+            throw error
+        }
+    }
+
+    // MARK: Errors
+
+    /// A `StoreError` naming the path, what SQLite said, and how to fix it.
+    func failure(_ code: Int32, doing action: String) -> StoreError {
+        let message = String(cString: sqlite3_errmsg(handle))
+        switch code & 0xFF {
+        case SQLITE_BUSY, SQLITE_LOCKED:
+            return StoreError(.busy, path: path, detail:
+                "another process kept the store locked while \(action) (\(message)); try again, or stop the process that holds it")
+        case SQLITE_CORRUPT, SQLITE_NOTADB:
+            return StoreError(.corrupt, path: path, detail:
+                "the file is damaged or not a database (\(message)) while \(action); move it aside and restore a backup, or choose another path with --store")
+        case SQLITE_CANTOPEN, SQLITE_PERM, SQLITE_READONLY, SQLITE_AUTH:
+            return StoreError(.inaccessible, path: path, detail:
+                "cannot open or write the file (\(message)) while \(action); check the permissions of the file and its directory, or choose another path with --store")
+        case SQLITE_FULL:
+            return StoreError(.io, path: path, detail: "the disk is full while \(action); free some space and try again")
+        default:
+            return StoreError(.io, path: path, detail: "SQLite failed while \(action): \(message) (code \(code))")
+        }
+    }
+}

@@ -1,0 +1,138 @@
+import Foundation
+import JuiceMakerCore
+
+/// What the store's file is, judged from its bytes before SQLite touches it.
+///
+/// SQLite may write to a file it opens (rolling back a leftover journal, for one), so
+/// a file that is not recognisably a JuiceMaker store is refused here, unopened.
+enum StoreFile {
+    /// `PRAGMA application_id` of every JuiceMaker store: "JUIC" in ASCII.
+    static let applicationID: Int32 = 0x4A55_4943
+
+    /// What `inspect` found.
+    enum Found {
+        /// No file, or an empty one: the store will be created.
+        case nothing
+        /// A JuiceMaker store SQLite may open.
+        case store
+    }
+
+    /// Creates the missing directories above `path`, readable by the user only.
+    static func createParentDirectories(of path: String) throws(StoreError) {
+        let parent = (path as NSString).deletingLastPathComponent
+        guard !parent.isEmpty else { return }
+        var missing: [String] = []
+        var directory = parent
+        while !directory.isEmpty, directory != "/", !FileManager.default.fileExists(atPath: directory) {
+            missing.append(directory)
+            directory = (directory as NSString).deletingLastPathComponent
+        }
+        for directory in missing.reversed() where mkdir(directory, 0o700) != 0 && errno != EEXIST {
+            let reason = String(cString: strerror(errno))
+            throw StoreError(.inaccessible, path: path, detail:
+                "cannot create the directory \(directory) (\(reason)); create it yourself or choose another path with --store")
+        }
+    }
+
+    /// Checks that the file at `path` can be used as a store, without changing it.
+    static func inspect(_ path: String, latestVersion: Int32) throws(StoreError) -> Found {
+        let directory = (path as NSString).deletingLastPathComponent
+        let directoryShown = directory.isEmpty ? "." : directory
+        var info = stat()
+        guard stat(path, &info) == 0 else {
+            let error = errno
+            guard error == ENOENT else { throw unreachable(path, error) }
+            guard access(directoryShown, W_OK | X_OK) == 0 else {
+                throw StoreError(.inaccessible, path: path, detail:
+                    "the directory \(directoryShown) is not writable, so the store cannot be created there; make it writable (chmod u+w) or choose another path with --store")
+            }
+            return .nothing
+        }
+        guard info.st_mode & S_IFMT == S_IFREG else {
+            throw StoreError(.inaccessible, path: path, detail:
+                "this is not a regular file (a directory?); choose a file path with --store")
+        }
+        guard access(path, R_OK | W_OK) == 0 else {
+            throw StoreError(.inaccessible, path: path, detail:
+                "the file is not readable and writable by you; fix its permissions (chmod u+rw) or choose another path with --store")
+        }
+        guard access(directoryShown, W_OK | X_OK) == 0 else {
+            throw StoreError(.inaccessible, path: path, detail:
+                "the directory \(directoryShown) is not writable, and SQLite keeps its -wal and -shm files beside the store; make it writable (chmod u+w) or choose another path with --store")
+        }
+        let size = Int64(info.st_size)
+        if size == 0 { return .nothing }
+        let header = try readHeader(path)
+        try check(header, size: size, path: path, latestVersion: latestVersion)
+        return .store
+    }
+
+    private static func readHeader(_ path: String) throws(StoreError) -> [UInt8] {
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { throw unreachable(path, errno) }
+        defer { close(descriptor) }
+        var header = [UInt8](repeating: 0, count: 100)
+        let count = header.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, 100) }
+        guard count >= 0 else { throw unreachable(path, errno) }
+        return Array(header.prefix(count))
+    }
+
+    /// Judges SQLite's 100-byte file header (https://sqlite.org/fileformat.html#the_database_header).
+    private static func check(_ header: [UInt8], size: Int64, path: String, latestVersion: Int32) throws(StoreError) {
+        let untouched = "it was left untouched"
+        guard header.count == 100, header.starts(with: Array("SQLite format 3\0".utf8)) else {
+            throw StoreError(.corrupt, path: path, detail:
+                "the file is not a SQLite database (\(size) bytes of something else, or a database cut short); \(untouched): move it aside or choose another path with --store")
+        }
+        let applicationID = Int32(bitPattern: bigEndian(header, at: 68))
+        guard applicationID == Self.applicationID else {
+            let hex = String(UInt32(bitPattern: applicationID), radix: 16)
+            throw StoreError(.foreign, path: path, detail:
+                "the file is a SQLite database of another application (application_id 0x\(hex)), not a JuiceMaker store; \(untouched): choose another path with --store or JUICE_MAKER_STORE")
+        }
+        // The header's user_version may lag the write-ahead log, never lead it, so a
+        // newer one here is final; an older one is checked again once SQLite has opened.
+        let version = Int32(bitPattern: bigEndian(header, at: 60))
+        guard version <= latestVersion else { throw newer(version, latest: latestVersion, path: path) }
+        let rawPageSize = Int64(header[16]) << 8 | Int64(header[17])
+        let pageSize = rawPageSize == 1 ? 65_536 : rawPageSize
+        let pages = Int64(bigEndian(header, at: 28))
+        let sizeIsValid = header[24..<28] == header[92..<96] && pages > 0
+        // A file shorter than its header says is cut short, unless a write-ahead log
+        // holds the rest (a checkpoint was interrupted).
+        if sizeIsValid, pages * pageSize > size, !hasWriteAheadLog(path) {
+            throw StoreError(.corrupt, path: path, detail:
+                "the file is cut short: \(size) bytes where its header says \(pages * pageSize); \(untouched): restore a backup or move it aside")
+        }
+    }
+
+    static func newer(_ version: Int32, latest: Int32, path: String) -> StoreError {
+        StoreError(.newerVersion, path: path, detail:
+            "the store was written by a newer JuiceMaker (schema version \(version); this one knows up to \(latest)); it was left untouched: upgrade juice, or choose another path with --store")
+    }
+
+    private static func hasWriteAheadLog(_ path: String) -> Bool {
+        var info = stat()
+        return stat(path + "-wal", &info) == 0 && info.st_size > 0
+    }
+
+    private static func bigEndian(_ bytes: [UInt8], at offset: Int) -> UInt32 {
+        bytes[offset..<offset + 4].reduce(0) { $0 << 8 | UInt32($1) }
+    }
+
+    private static func unreachable(_ path: String, _ error: Int32) -> StoreError {
+        let reason = String(cString: strerror(error))
+        return StoreError(.inaccessible, path: path, detail:
+            "cannot read the file (\(reason)); check its permissions and those of its directory, or choose another path with --store")
+    }
+
+    /// `$XDG_STATE_HOME/juice-maker/juice.db`, else `~/.local/state/juice-maker/juice.db`.
+    static func defaultPath(environment: [String: String]) -> String {
+        // The XDG spec says relative values are invalid and must be ignored.
+        if let state = environment["XDG_STATE_HOME"], state.hasPrefix("/") {
+            return state + "/juice-maker/juice.db"
+        }
+        let home = environment["HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? NSHomeDirectory()
+        return home + "/.local/state/juice-maker/juice.db"
+    }
+}

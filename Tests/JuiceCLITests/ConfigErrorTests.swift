@@ -1,0 +1,94 @@
+import Foundation
+import Testing
+
+/// A bad config stops `juice` before anything runs: one line naming the file, the
+/// JSON path and what was expected; exit 78; the store file's bytes unchanged.
+@Suite struct ConfigErrorTests {
+    /// Makes a store with some history, runs `order banana` with `config`, and checks
+    /// the failure.
+    private func expectConfigError(
+        _ config: String, mentions expected: [String], environment: [String: String] = [:]
+    ) throws {
+        let sandbox = try JuiceSandbox()
+        try sandbox.run(["stock", "add", "kiwi", "1"])
+        let before = sandbox.storeBytes()
+        let path = try sandbox.write(config, to: "bad/juice.json")
+        let result = try sandbox.run(["order", "banana", "--config", path], environment: environment)
+        #expect(result.status == 78, "\(result.stderr)")
+        #expect(result.stdout.isEmpty)
+        #expect(result.stderr.split(separator: "\n").count == 1, "\(result.stderr)")
+        #expect(result.stderr.contains(path), "\(result.stderr)")
+        for text in expected { #expect(result.stderr.contains(text), "\(text) not in \(result.stderr)") }
+        #expect(sandbox.storeBytes() == before)
+    }
+
+    @Test func unknownKey() throws {
+        try expectConfigError(#"{"initialStok": 3}"#, mentions: ["initialStok", "initialStock"])
+    }
+
+    @Test func unknownSubscriberKey() throws {
+        try expectConfigError(
+            #"{"subscribers": [{"type": "cli-notifier"}, {"type": "logger", "colour": true}]}"#,
+            mentions: ["subscribers[1].colour", "level"])
+    }
+
+    @Test func wrongType() throws {
+        try expectConfigError(#"{"initialStock": "ten"}"#, mentions: ["initialStock", "whole number"])
+    }
+
+    @Test func badPluginValue() throws {
+        try expectConfigError(#"{"subscribers": [{"type": "logger", "level": "loud"}]}"#, mentions: ["subscribers[0].level", "info"])
+    }
+
+    @Test func unknownSubscriberType() throws {
+        try expectConfigError(#"{"subscribers": [{"type": "pager"}]}"#, mentions: ["subscribers[0].type", "logger", "cli-notifier"])
+    }
+
+    @Test func missingEnvironmentVariable() throws {
+        try expectConfigError(
+            #"{"subscribers": [{"type": "logger", "path": "${JUICE_TEST_UNSET_LOG}"}]}"#,
+            mentions: ["JUICE_TEST_UNSET_LOG", "subscribers[0].path"])
+    }
+
+    @Test func malformedJSONNamesLineAndColumn() throws {
+        try expectConfigError("{\n  \"language\": \"en\",\n  \"initialStock\": 10,,\n}", mentions: ["line 3", "column 22"])
+    }
+
+    @Test func unreadableFile() throws {
+        let sandbox = try JuiceSandbox()
+        try sandbox.run(["stock", "add", "kiwi", "1"])
+        let before = sandbox.storeBytes()
+        let result = try sandbox.run(["order", "banana", "--config", sandbox.root + "/missing.json"])
+        #expect(result.status == 78)
+        #expect(result.stderr.contains("missing.json"))
+        #expect(sandbox.storeBytes() == before)
+        let fromEnvironment = try sandbox.run(["stock"], environment: ["JUICE_MAKER_CONFIG": sandbox.root + "/nope.json"])
+        #expect(fromEnvironment.status == 78)
+        #expect(fromEnvironment.stderr.contains("nope.json"))
+    }
+
+    @Test func environmentValuesAreUsedAndHidden() throws {
+        let sandbox = try JuiceSandbox()
+        let path = try sandbox.write(
+            #"{"subscribers": [{"type": "logger", "path": "${JUICE_TEST_LOG}"}]}"#, to: "juice.json")
+        let log = sandbox.root + "/secret-place.log"
+        let show = try sandbox.run(["config", "show", "--config", path], environment: ["JUICE_TEST_LOG": log])
+        #expect(show.status == 0)
+        #expect(show.stdout.contains("***"))
+        #expect(!show.stdout.contains("secret-place"))
+        #expect(show.stdout.contains(path))
+        try sandbox.run(["order", "banana", "--config", path], environment: ["JUICE_TEST_LOG": log])
+        #expect(FileManager.default.fileExists(atPath: log))
+    }
+
+    @Test func searchOrderFindsTheWorkingDirectoryThenXDG() throws {
+        let sandbox = try JuiceSandbox()
+        let xdg = try sandbox.write(#"{"initialStock": 3, "subscribers": []}"#, to: "config/juice-maker/config.json")
+        let fromXDG = try sandbox.run(["config", "show"])
+        #expect(fromXDG.stdout.contains(xdg))
+        let local = try sandbox.write(#"{"initialStock": 4, "subscribers": []}"#, to: "work/config/juice-maker.json")
+        let fromLocal = try sandbox.run(["config", "show"])
+        #expect(fromLocal.stdout.contains(local))
+        #expect(try sandbox.stock(["--in-memory"])["kiwi"] == 4)
+    }
+}

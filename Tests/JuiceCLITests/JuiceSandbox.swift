@@ -1,0 +1,103 @@
+import Foundation
+import Testing
+
+/// What one `juice` process did.
+struct JuiceRun {
+    let status: Int32
+    let stdout: String
+    let stderr: String
+
+    /// stdout parsed as one JSON value.
+    func json() throws -> Any {
+        try JSONSerialization.jsonObject(with: Data(stdout.utf8), options: [.fragmentsAllowed])
+    }
+}
+
+/// A temporary HOME with its own XDG directories, store and working directory, in
+/// which the built `juice` binary runs as a real process with an explicit environment.
+final class JuiceSandbox {
+    let root: String
+    /// The store every run uses (through `JUICE_MAKER_STORE`).
+    let storePath: String
+    var environment: [String: String]
+
+    init(language: String = "en_US.UTF-8") throws {
+        root = FileManager.default.temporaryDirectory
+            .appendingPathComponent("juice-cli-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: root + "/work", withIntermediateDirectories: true)
+        storePath = root + "/state/juice-maker/test.sqlite"
+        environment = [
+            "HOME": root,
+            "XDG_STATE_HOME": root + "/state",
+            "XDG_CONFIG_HOME": root + "/config",
+            "PATH": "/usr/bin:/bin",
+            "LANG": language,
+            "JUICE_MAKER_STORE": storePath,
+        ]
+    }
+
+    deinit {
+        try? FileManager.default.removeItem(atPath: root)
+    }
+
+    /// The `juice` executable built beside this test bundle.
+    static let binary: String = {
+        let beside: (URL?) -> String? = { $0?.deletingLastPathComponent().appendingPathComponent("juice").path }
+        let selfPath = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")
+        let candidates: [String?] = [
+            beside(Bundle.main.executableURL),
+            beside(selfPath.map { URL(fileURLWithPath: $0) }),
+            beside(Bundle.main.bundleURL),
+        ]
+        return candidates.compactMap { $0 }.first { FileManager.default.isExecutableFile(atPath: $0) } ?? "juice"
+    }()
+
+    /// Writes `text` to `name` in the sandbox and returns its path.
+    @discardableResult
+    func write(_ text: String, to name: String) throws -> String {
+        let path = root + "/" + name
+        try FileManager.default.createDirectory(
+            atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+        try Data(text.utf8).write(to: URL(fileURLWithPath: path))
+        return path
+    }
+
+    /// The store file's bytes, or `nil` if there is none.
+    func storeBytes() -> Data? {
+        FileManager.default.contents(atPath: storePath)
+    }
+
+    /// Runs `juice arguments…` in the sandbox's working directory and waits for it.
+    @discardableResult
+    func run(_ arguments: [String], environment extra: [String: String] = [:]) throws -> JuiceRun {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: Self.binary)
+        process.arguments = arguments
+        process.environment = environment.merging(extra) { $1 }
+        process.currentDirectoryURL = URL(fileURLWithPath: root + "/work")
+        let id = UUID().uuidString
+        let outPath = root + "/stdout-\(id)"
+        let errPath = root + "/stderr-\(id)"
+        _ = FileManager.default.createFile(atPath: outPath, contents: nil)
+        _ = FileManager.default.createFile(atPath: errPath, contents: nil)
+        let out = try FileHandle(forWritingTo: URL(fileURLWithPath: outPath))
+        let err = try FileHandle(forWritingTo: URL(fileURLWithPath: errPath))
+        process.standardOutput = out
+        process.standardError = err
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        process.waitUntilExit()
+        try out.close()
+        try err.close()
+        let stdout = String(decoding: FileManager.default.contents(atPath: outPath) ?? Data(), as: UTF8.self)
+        let stderr = String(decoding: FileManager.default.contents(atPath: errPath) ?? Data(), as: UTF8.self)
+        return JuiceRun(status: process.terminationStatus, stdout: stdout, stderr: stderr)
+    }
+
+    /// Runs `juice --json stock` and returns fruit id → quantity.
+    func stock(_ extra: [String] = []) throws -> [String: Int] {
+        let result = try run(["stock", "--json"] + extra)
+        #expect(result.status == 0, "juice stock failed: \(result.stderr)")
+        return (try result.json() as? [String: Int]) ?? [:]
+    }
+}

@@ -1,0 +1,69 @@
+import JuiceMakerCore
+import Testing
+@testable import JuiceCLI
+
+/// The argument parser against the real command table, without a process.
+@Suite struct ParserTests {
+    private let parser = ArgumentParser(root: CommandTable.root, globalOptions: CommandTable.globalOptions)
+
+    private func invocation(_ words: [String]) throws -> Invocation {
+        guard case .run(let invocation) = try parser.parse(words) else {
+            Issue.record("expected a command to run")
+            throw CLIError(.usage, LocalizedText("", ko: ""))
+        }
+        return invocation
+    }
+
+    @Test func optionsAnywhereAndBothSpellings() throws {
+        let parsed = try invocation(["--json", "order", "--count=3", "mango-kiwi", "--lang", "ko"])
+        #expect(parsed.command.action == .order)
+        #expect(parsed.arguments == ["mango-kiwi"])
+        #expect(parsed.value("count") == "3")
+        #expect(parsed.value("lang") == "ko")
+        #expect(parsed.has("json"))
+    }
+
+    @Test func negativeNumbersAreValues() throws {
+        let parsed = try invocation(["stock", "add", "kiwi", "-3"])
+        #expect(parsed.command.action == .stockAdd)
+        #expect(parsed.arguments == ["kiwi", "-3"])
+    }
+
+    @Test func doubleDashEndsOptions() throws {
+        let parsed = try invocation(["stock", "set", "--", "kiwi=1"])
+        #expect(parsed.arguments == ["kiwi=1"])
+    }
+
+    @Test func repeatableOptionsKeepEveryValue() throws {
+        let parsed = try invocation(["events", "--type", "juiceMade", "--type", "orderFailed"])
+        #expect(parsed.allValues("type") == ["juiceMade", "orderFailed"])
+        #expect(throws: CLIError.self) { try parser.parse(["order", "x", "--count", "1", "--count", "2"]) }
+    }
+
+    @Test func mistakesAreUsageErrors() {
+        for words in [["order"], ["order", "a", "b"], ["nope"], ["stock", "--count", "1"], ["order", "x", "--count"], ["--json=yes", "stock"]] {
+            do {
+                _ = try parser.parse(words)
+                Issue.record("\(words) parsed")
+            } catch {
+                #expect(error.code == .usage, "\(words)")
+                #expect(error.usage != nil, "\(words)")
+            }
+        }
+    }
+
+    @Test func helpFindsTheDeepestCommand() throws {
+        guard case .help(let path) = try parser.parse(["stock", "set", "--help"]) else {
+            Issue.record("expected help")
+            return
+        }
+        #expect(path.map(\.name) == ["juice", "stock", "set"])
+    }
+
+    @Test func helpHasOneLinePerOption() {
+        let help = HelpFormatter(globalOptions: CommandTable.globalOptions, language: .english).help([CommandTable.root, CommandTable.root.subcommands[1]])
+        for option in CommandTable.globalOptions + [CommandTable.helpOption] {
+            #expect(help.split(separator: "\n").filter { $0.contains(option.synopsis) }.count == 1, "\(option.name)")
+        }
+    }
+}

@@ -1,0 +1,65 @@
+import Foundation
+import Testing
+
+/// Command-line mistakes exit 64 (or 65 for a well-formed but refused value) with the
+/// error and the usage line on stderr; `--help` works at every level.
+@Suite struct UsageTests {
+    @Test(arguments: [
+        (["blend"], Int32(64), "juice <subcommand>"),
+        (["order"], 64, "juice order <juice>"),
+        (["order", "banana", "--count", "abc"], 64, "juice order <juice>"),
+        (["order", "banana", "--count", "0"], 65, "juice order <juice>"),
+        (["order", "banana", "--count", "-1"], 65, "juice order <juice>"),
+        (["order", "banana", "--colour"], 64, "juice order <juice>"),
+        (["stock", "add", "kiwi"], 64, "juice stock add <fruit> <n>"),
+        (["stock", "set"], 64, "juice stock set <fruit=n> ..."),
+        (["stock", "set", "kiwi5"], 64, "juice stock set"),
+        (["config"], 64, "juice config <subcommand>"),
+        (["events", "--type", "juiceSpilled"], 64, "juice events"),
+        (["stock", "--lang", "fr"], 64, "juice stock"),
+    ])
+    func mistakesShowTheUsageLine(arguments: [String], status: Int32, usage: String) throws {
+        let sandbox = try JuiceSandbox()
+        let before = sandbox.storeBytes()
+        let result = try sandbox.run(arguments)
+        #expect(result.status == status, "\(arguments): \(result.stderr)")
+        #expect(result.stdout.isEmpty)
+        let lines = result.stderr.split(separator: "\n")
+        #expect(lines.first?.hasPrefix("Error: ") == true, "\(result.stderr)")
+        #expect(lines.dropFirst().first?.hasPrefix("Usage: \(usage)") == true, "\(result.stderr)")
+        #expect(sandbox.storeBytes() == before)
+    }
+
+    @Test func usageErrorsSpeakKorean() throws {
+        let sandbox = try JuiceSandbox(language: "ko_KR.UTF-8")
+        let result = try sandbox.run(["order"])
+        #expect(result.status == 64)
+        #expect(result.stderr.hasPrefix("오류: "))
+        #expect(result.stderr.contains("사용법: juice order <juice>"))
+    }
+
+    @Test(arguments: [
+        ([], "SUBCOMMANDS"), (["order"], "--count <n>"), (["stock"], "SUBCOMMANDS"), (["stock", "add"], "<fruit>"),
+        (["stock", "set"], "<fruit=n>"), (["events"], "--since <sequence>"), (["config"], "show"),
+        (["config", "show"], "OVERVIEW"), (["menu"], "OVERVIEW"), (["subscribers"], "OVERVIEW"),
+    ])
+    func helpAtEveryLevel(path: [String], expected: String) throws {
+        let sandbox = try JuiceSandbox()
+        for flag in ["--help", "-h"] {
+            let result = try sandbox.run(path + [flag])
+            #expect(result.status == 0)
+            #expect(result.stdout.contains("USAGE: juice \((path).joined(separator: " "))".trimmingCharacters(in: .whitespaces)))
+            #expect(result.stdout.contains(expected), "\(path): \(result.stdout)")
+            #expect(result.stdout.contains("--json"))
+        }
+        let viaHelp = try sandbox.run(["help"] + path)
+        #expect(viaHelp.status == 0)
+        #expect(viaHelp.stdout.contains(expected))
+    }
+
+    @Test func version() throws {
+        let result = try JuiceSandbox().run(["--version"])
+        #expect(result.status == 0)
+        #expect(result.stdout.hasPrefix("juice "))
+    }
+}

@@ -1,0 +1,174 @@
+import Foundation
+import Testing
+@testable import JuiceMakerCore
+
+@Suite("CloudEvents wire format")
+struct CloudEventFormatTests {
+    /// One envelope of each type, as a maker commits them.
+    private func committedEnvelopes() throws -> [EventEnvelope] {
+        let fixture = try Fixture()
+        try fixture.maker.make(.mangoKiwi, count: 2)
+        try fixture.maker.make(.strawberryBanana, count: 3)
+        try fixture.maker.add(7, of: .pineapple)
+        let journal = try fixture.journal
+        #expect(Set(journal.map(\.event.kind)) == Set(EventKind.allCases))
+        return journal
+    }
+
+    private func object(_ json: String) throws -> [String: Any] {
+        try #require(try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: Any])
+    }
+
+    @Test("every envelope decodes back to an equal one")
+    func roundTrip() throws {
+        for envelope in try committedEnvelopes() {
+            let line = CloudEventFormat.encode(envelope)
+            #expect(!line.contains("\n"))
+            #expect(try CloudEventFormat.decode(line) == envelope)
+        }
+    }
+
+    @Test("a source needing escapes and sequences of every width survive the round trip")
+    func roundTripEdges() throws {
+        var ids = EventIDGenerator()
+        let time = Date(timeIntervalSince1970: -310_498_200.125)
+        for (sequence, source) in [(Int64(1), "/juice \"shop\"\n\\\t\u{1}"), (Int64.max, "/딸기")] {
+            let envelope = EventEnvelope(
+                sequence: sequence, id: ids.next(unixMilliseconds: 5), time: time, source: source,
+                changeID: ids.next(unixMilliseconds: 5),
+                event: .orderFailed(juice: .strawberry, count: 3, shortages: FruitAmounts(strawberry: 38, mango: 1)))
+            #expect(try CloudEventFormat.decode(CloudEventFormat.encode(envelope)) == envelope)
+        }
+    }
+
+    @Test("the required attributes are present with the documented values")
+    func attributes() throws {
+        let types = ["juicemaker.juice.made", "juicemaker.stock.changed", "juicemaker.order.failed"]
+        for envelope in try committedEnvelopes() {
+            let json = try object(CloudEventFormat.encode(envelope))
+            #expect(json["specversion"] as? String == "1.0")
+            #expect(json["id"] as? String == envelope.id.description)
+            #expect(json["source"] as? String == "/juice-maker")
+            #expect(json["type"] as? String == envelope.event.kind.cloudEventType)
+            #expect(types.contains(json["type"] as? String ?? ""))
+            #expect(json["datacontenttype"] as? String == "application/json")
+            let sequence = try #require(json["sequence"] as? String)
+            #expect(sequence.count == 20)
+            #expect(sequence == String(repeating: "0", count: 20 - String(envelope.sequence).count) + String(envelope.sequence))
+            let time = try #require(json["time"] as? String)
+            #expect(RFC3339.parse(time) == envelope.time)
+            #expect(time.count == 24 && time.hasSuffix("Z"))
+            let data = try #require(json["data"] as? [String: Any])
+            #expect(data["changeId"] as? String == envelope.changeID.description)
+        }
+        #expect(EventKind.stockChanged.cloudEventType == "juicemaker.stock.changed")
+        #expect(EventKind.juiceMade.cloudEventType == "juicemaker.juice.made")
+        #expect(EventKind.orderFailed.cloudEventType == "juicemaker.order.failed")
+        #expect(CloudEventFormat.paddedSequence(42) == "00000000000000000042")
+    }
+
+    @Test("the data of each type carries its fields")
+    func data() throws {
+        let envelopes = try committedEnvelopes()
+        let made = try object(CloudEventFormat.encode(envelopes[0]))["data"] as? [String: Any]
+        #expect(made?["juice"] as? String == "mango-kiwi")
+        #expect(made?["count"] as? Int == 2)
+        #expect(made?["consumed"] as? [String: Int] == ["kiwi": 2, "mango": 4])
+        let changed = try object(CloudEventFormat.encode(envelopes[1]))["data"] as? [String: Any]
+        #expect(changed?["fruit"] as? String == "kiwi")
+        #expect(changed?["from"] as? Int == 10)
+        #expect(changed?["to"] as? Int == 8)
+        #expect(changed?["reason"] as? String == "order")
+        let failed = try object(CloudEventFormat.encode(envelopes[3]))["data"] as? [String: Any]
+        #expect(failed?["shortages"] as? [String: Int] == ["strawberry": 20])
+    }
+
+    @Test("malformed input is refused with WireFormatError")
+    func malformed() throws {
+        let good = CloudEventFormat.encode(try committedEnvelopes()[1])
+        func replacing(_ old: String, _ new: String) -> String {
+            good.replacingOccurrences(of: old, with: new)
+        }
+        let bad = [
+            "", "not json", "[]", "42", "{}",
+            replacing("\"specversion\":\"1.0\"", "\"specversion\":\"0.3\""),
+            replacing("juicemaker.stock.changed", "juicemaker.stock.eaten"),
+            replacing("\"type\":", "\"kind\":"),
+            replacing("\"id\":\"", "\"id\":\"x"),
+            replacing("\"sequence\":\"0000", "\"sequence\":\"abcd"),
+            replacing("\"sequence\":\"00000000000000000002\"", "\"sequence\":2"),
+            replacing("\"time\":\"", "\"time\":\"yesterday"),
+            replacing("\"data\":{", "\"data\":[{").replacingOccurrences(of: "}}", with: "}]}"),
+            replacing("\"fruit\":\"kiwi\"", "\"fruit\":\"tomato\""),
+            replacing("\"reason\":\"order\"", "\"reason\":\"theft\""),
+            replacing("\"from\":10", "\"from\":10.5"),
+            replacing("\"to\":8", "\"to\":\"8\""),
+            replacing("\"changeId\":\"", "\"changeId\":\"z"),
+        ]
+        for text in bad {
+            #expect(throws: WireFormatError.self, "\(text)") { try CloudEventFormat.decode(text) }
+        }
+        let made = CloudEventFormat.encode(try committedEnvelopes()[0])
+        #expect(throws: WireFormatError.self) {
+            try CloudEventFormat.decode(made.replacingOccurrences(of: "\"kiwi\":2", with: "\"apple\":2"))
+        }
+        #expect(throws: WireFormatError.self) {
+            try CloudEventFormat.decode(made.replacingOccurrences(of: "\"juice\":\"mango-kiwi\"", with: "\"juice\":\"soup\""))
+        }
+    }
+}
+
+@Suite("RFC 3339 timestamps")
+struct RFC3339Tests {
+    @Test("known instants format in UTC with milliseconds, and parse back", arguments: [
+        (0.0, "1970-01-01T00:00:00.000Z"),
+        (1_709_210_096.75, "2024-02-29T12:34:56.750Z"),
+        (951_782_400, "2000-02-29T00:00:00.000Z"),
+        (4_107_542_400, "2100-03-01T00:00:00.000Z"),
+        (1_795_235_029.125, "2026-11-21T04:23:49.125Z"),
+        (-1, "1969-12-31T23:59:59.000Z"),
+        (-0.001, "1969-12-31T23:59:59.999Z"),
+        (-310_498_200, "1960-02-29T06:30:00.000Z"),
+        (-2_203_891_200, "1900-03-01T00:00:00.000Z"),
+        (-11_670_998_400, "1600-02-29T00:00:00.000Z"),
+    ])
+    func knownInstants(seconds: Double, text: String) throws {
+        let date = Date(timeIntervalSince1970: seconds)
+        #expect(RFC3339.format(date) == text)
+        let parsed = try #require(RFC3339.parse(text))
+        #expect(abs(parsed.timeIntervalSince1970 - seconds) < 0.0005)
+    }
+
+    @Test("every millisecond-precise date formats to its own millisecond and parses back equal")
+    func millisecondSweep() throws {
+        for base: Int64 in [-310_498_200_000, -5_000, 0, 1_795_235_029_000] {
+            for milliseconds in base..<(base + 10_000) {
+                let date = Date(timeIntervalSince1970: Double(milliseconds) / 1000)
+                let text = RFC3339.format(date)
+                let expected = ((milliseconds % 1000) + 1000) % 1000
+                guard text.dropLast().suffix(3) == String(format: "%03d", Int(expected)), RFC3339.parse(text) == date else {
+                    Issue.record("\(milliseconds) ms formats as \(text)")
+                    return
+                }
+            }
+        }
+    }
+
+    @Test("offsets, lower-case separators and fractions of other lengths parse")
+    func parseVariants() {
+        #expect(RFC3339.parse("2024-02-29T21:34:56+09:00") == RFC3339.parse("2024-02-29T12:34:56Z"))
+        #expect(RFC3339.parse("2024-02-29T07:04:56-05:30") == RFC3339.parse("2024-02-29T12:34:56Z"))
+        #expect(RFC3339.parse("2024-02-29t12:34:56z") == RFC3339.parse("2024-02-29T12:34:56Z"))
+        #expect(RFC3339.parse("2024-02-29T12:34:56.5Z") == RFC3339.parse("2024-02-29T12:34:56.500Z"))
+        #expect(RFC3339.parse("1970-01-01T00:00:00Z") == Date(timeIntervalSince1970: 0))
+    }
+
+    @Test("malformed timestamps are refused", arguments: [
+        "", "2024-02-29", "2024-02-29T12:34:56", "2024-02-29 12:34:56Z", "2024-13-01T00:00:00Z",
+        "2024-00-01T00:00:00Z", "2024-01-32T00:00:00Z", "2024-01-01T24:00:00Z", "2024-01-01T00:60:00Z",
+        "2024-01-01T00:00:00.Z", "2024-01-01T00:00:00Zjunk", "2024-01-01T00:00:00+0900", "24-01-01T00:00:00Z",
+    ])
+    func malformed(text: String) {
+        #expect(RFC3339.parse(text) == nil)
+    }
+}

@@ -1,0 +1,95 @@
+import Testing
+@testable import JuiceMakerCore
+
+@Suite("Fruits and juices")
+struct MenuTests {
+    @Test("the five seed fruits, in the seed order, with ids, Korean names and emoji")
+    func fruits() {
+        #expect(Fruit.allCases.map(\.id) == ["strawberry", "banana", "pineapple", "kiwi", "mango"])
+        #expect(Fruit.allCases.map(\.koreanName) == ["딸기", "바나나", "파인애플", "키위", "망고"])
+        #expect(Fruit.allCases.map(\.emoji) == ["🍓", "🍌", "🍍", "🥝", "🥭"])
+        #expect(Fruit.allCases.map(\.index) == Array(0..<5))
+        #expect(Fruit.allCases.sorted() == Fruit.allCases)
+        #expect(Fruit.kiwi.name(in: .korean) == "키위")
+        #expect(Fruit.kiwi.name(in: .english) == "kiwi")
+    }
+
+    @Test("the seven seed juices with their ids, Korean names and recipes")
+    func juices() {
+        let table: [(Juice, String, String, FruitAmounts)] = [
+            (.strawberry, "strawberry", "딸기쥬스", FruitAmounts(strawberry: 16)),
+            (.banana, "banana", "바나나쥬스", FruitAmounts(banana: 2)),
+            (.kiwi, "kiwi", "키위쥬스", FruitAmounts(kiwi: 3)),
+            (.pineapple, "pineapple", "파인애플쥬스", FruitAmounts(pineapple: 2)),
+            (.strawberryBanana, "strawberry-banana", "딸바쥬스", FruitAmounts(strawberry: 10, banana: 1)),
+            (.mango, "mango", "망고쥬스", FruitAmounts(mango: 3)),
+            (.mangoKiwi, "mango-kiwi", "망고키위쥬스", FruitAmounts(kiwi: 1, mango: 2)),
+        ]
+        #expect(Juice.allCases == table.map(\.0))
+        for (juice, id, korean, recipe) in table {
+            #expect(juice.id == id)
+            #expect(juice.koreanName == korean)
+            #expect(juice.name(in: .korean) == korean)
+            #expect(juice.recipe == recipe, "\(id)")
+        }
+    }
+
+    @Test("a new store holds 10 of each fruit; strawberry juice is the first failure a user meets")
+    func initialStock() throws {
+        let stock = try InMemoryStore().stock()
+        #expect(stock == Stock(repeating: 10))
+        #expect(Juice.strawberry.servings(from: stock) == 0)
+        #expect(Juice.mangoKiwi.servings(from: stock) == 5)
+        #expect(Juice.strawberryBanana.servings(from: stock) == 1)
+    }
+
+    @Test("Juice.parse accepts ids, English and Korean names, any case", arguments: [
+        ("mango-kiwi", Juice.mangoKiwi), ("MANGO-KIWI", .mangoKiwi), ("Mango Kiwi Juice", .mangoKiwi),
+        ("mango_kiwi", .mangoKiwi), ("  mango-kiwi  ", .mangoKiwi),
+        ("망고키위쥬스", .mangoKiwi), ("망고키위주스", .mangoKiwi), ("망고키위", .mangoKiwi),
+        ("딸바쥬스", .strawberryBanana), ("딸기바나나주스", .strawberryBanana),
+        ("Strawberry-Banana", .strawberryBanana), ("strawberry-banana juice", .strawberryBanana),
+        ("딸기쥬스", .strawberry), ("Strawberry", .strawberry), ("바나나쥬스", .banana),
+        ("키위주스", .kiwi), ("파인애플쥬스", .pineapple), ("Pineapple Juice", .pineapple), ("망고쥬스", .mango),
+    ])
+    func parseJuice(text: String, juice: Juice) throws {
+        #expect(try Juice.parse(text) == juice)
+    }
+
+    @Test("every juice parses from its own id, English and Korean name")
+    func parseEveryJuice() throws {
+        for juice in Juice.allCases {
+            #expect(try Juice.parse(juice.id) == juice)
+            #expect(try Juice.parse(juice.englishName.uppercased()) == juice)
+            #expect(try Juice.parse(juice.koreanName) == juice)
+        }
+    }
+
+    @Test("a typo in a juice gets a suggestion; nonsense gets none", arguments: [
+        ("mango-kiwl", "mango-kiwi" as String?), ("mango kiwii", "mango-kiwi"), ("banan", "banana"),
+        ("strawbery-banana", "strawberry-banana"), ("xylophone", nil), ("qq", nil), ("", nil),
+    ])
+    func juiceTypos(text: String, suggestion: String?) {
+        #expect(throws: UnknownNameError(kind: .juice, input: text, suggestion: suggestion)) {
+            try Juice.parse(text)
+        }
+    }
+
+    @Test("Fruit.parse accepts ids, English and Korean names, any case", arguments: [
+        ("kiwi", Fruit.kiwi), ("Kiwi", .kiwi), ("KIWI", .kiwi), ("키위", .kiwi), ("딸기", .strawberry),
+        ("Pineapple", .pineapple), ("파인애플", .pineapple), ("망고", .mango), ("바나나", .banana),
+    ])
+    func parseFruit(text: String, fruit: Fruit) throws {
+        #expect(try Fruit.parse(text) == fruit)
+    }
+
+    @Test("a typo in a fruit gets a suggestion; nonsense gets none", arguments: [
+        ("kiwl", "kiwi" as String?), ("bananna", "banana"), ("strawbery", "strawberry"), ("mangp", "mango"),
+        ("zzzz", nil), ("tomato", nil),
+    ])
+    func fruitTypos(text: String, suggestion: String?) {
+        #expect(throws: UnknownNameError(kind: .fruit, input: text, suggestion: suggestion)) {
+            try Fruit.parse(text)
+        }
+    }
+}

@@ -1,0 +1,120 @@
+import Foundation
+import JuiceMakerCore
+import SQLiteStore
+import Testing
+
+/// Files the store must refuse: each gives a typed error naming the path, and the
+/// file's bytes are exactly as they were.
+@Suite struct BadFileTests {
+    /// Opens `path`, expects `kind`, and checks the message and the bytes.
+    private func expectRefused(_ path: String, as kind: StoreError.Kind, sourceLocation: SourceLocation = #_sourceLocation) {
+        let before = contents(of: path)
+        do {
+            _ = try SQLiteStore(path: path)
+            Issue.record("opened \(path) without an error", sourceLocation: sourceLocation)
+        } catch {
+            #expect(error.kind == kind, "\(error)", sourceLocation: sourceLocation)
+            #expect(error.path == path, sourceLocation: sourceLocation)
+            #expect(error.description.contains(path), "\(error)", sourceLocation: sourceLocation)
+        }
+        #expect(contents(of: path) == before, "the file changed", sourceLocation: sourceLocation)
+    }
+
+    /// A store with a few orders in it, closed.
+    private func makeStore(_ path: String) throws {
+        let maker = try JuiceMaker(store: SQLiteStore(path: path))
+        for juice in [Juice.mangoKiwi, .banana, .kiwi] { try maker.make(juice) }
+    }
+
+    @Test func aTruncatedStoreIsCorrupt() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let path = directory.file("juice.db")
+        try makeStore(path)
+        let whole = try #require(contents(of: path))
+        #expect(!FileManager.default.fileExists(atPath: path + "-wal"), "closing should have checkpointed")
+        for length in [whole.count / 2, 4096 + 100, 60] {
+            try whole.prefix(length).write(to: URL(fileURLWithPath: path))
+            expectRefused(path, as: .corrupt)
+        }
+    }
+
+    @Test func randomBytesAreCorrupt() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let path = directory.file("juice.db")
+        var generator = SystemRandomNumberGenerator()
+        try Data((0..<8192).map { _ in UInt8.random(in: 0...255, using: &generator) }).write(to: URL(fileURLWithPath: path))
+        expectRefused(path, as: .corrupt)
+    }
+
+    @Test func anotherApplicationsDatabaseIsForeign() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        for (name, applicationID) in [("plain.db", 0), ("other.db", 0x1234_5678)] {
+            let path = directory.file(name)
+            do {
+                let other = try RawDatabase(path)
+                try other.execute("PRAGMA application_id = \(applicationID); CREATE TABLE notes (text TEXT); INSERT INTO notes VALUES ('keep me')")
+            }
+            expectRefused(path, as: .foreign)
+        }
+    }
+
+    @Test func aStoreFromANewerVersionIsRefused() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let path = directory.file("juice.db")
+        try makeStore(path)
+        try RawDatabase(path).execute("PRAGMA user_version = 99")
+        expectRefused(path, as: .newerVersion)
+    }
+
+    /// The newer version is still in the write-ahead log, so the file's own header
+    /// looks current: SQLite's view, not the header, must refuse it.
+    @Test func aNewerVersionStillInTheWriteAheadLogIsRefused() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let path = directory.file("juice.db")
+        try makeStore(path)
+        let newer = try RawDatabase(path)
+        try newer.execute("PRAGMA wal_autocheckpoint = 0; PRAGMA user_version = 99")
+        expectRefused(path, as: .newerVersion)
+        #expect(try newer.value("PRAGMA user_version") == "99")
+    }
+
+    @Test func aDirectoryIsNotAStore() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        do {
+            _ = try SQLiteStore(path: directory.path)
+            Issue.record("opened a directory")
+        } catch {
+            #expect(error.kind == .inaccessible)
+            #expect(error.description.contains(directory.path))
+        }
+    }
+
+    @Test(.enabled(if: getuid() != 0, "root ignores file permissions, so an unwritable file cannot be made"))
+    func anUnwritableFileIsInaccessible() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let path = directory.file("juice.db")
+        try makeStore(path)
+        #expect(chmod(path, 0o444) == 0)
+        expectRefused(path, as: .inaccessible)
+    }
+
+    @Test(.enabled(if: getuid() != 0, "root ignores directory permissions, so an unwritable directory cannot be made"))
+    func anUnwritableDirectoryIsInaccessible() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let existing = directory.file("full/juice.db")
+        try makeStore(existing)
+        #expect(chmod(directory.file("full"), 0o555) == 0)
+        expectRefused(existing, as: .inaccessible)
+        let fresh = directory.file("full/new.db")
+        #expect(throws: StoreError.self) { try SQLiteStore(path: fresh) }
+        #expect(!FileManager.default.fileExists(atPath: fresh))
+    }
+}
