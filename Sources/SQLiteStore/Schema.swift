@@ -39,6 +39,8 @@ enum Schema {
     static let migrations: [String] = [
         // 1 → 2: `juice events --type` reads one kind of event without a full scan.
         "CREATE INDEX journal_by_type ON journal (type, sequence);",
+        // 2 → 3: durable subscribers' retry state (see SQLiteStore+RetryState.swift).
+        SQLiteStore.retryStatesTable,
     ]
 
     static var latestVersion: Int32 { Int32(migrations.count + 1) }

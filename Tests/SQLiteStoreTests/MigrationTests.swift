@@ -48,8 +48,22 @@ import Testing
         #expect(try store.lastSequence() == 4)
 
         let raw = try RawDatabase(path)
-        #expect(try raw.value("PRAGMA user_version") == "2")
+        #expect(try raw.value("PRAGMA user_version") == "3")
         #expect(try raw.value("SELECT count(*) FROM sqlite_schema WHERE type = 'index' AND name = 'journal_by_type'") == "1")
+        #expect(try raw.value("SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND name = 'retry_states'") == "1")
+    }
+
+    @Test func retryStatesRoundTripAndClear() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let store = try SQLiteStore(path: directory.file("juice.db"))
+        #expect(try store.retryState(for: "webhook") == nil)
+        let state = DeliveryRetryState(sequence: 3, attempts: 2, nextAttemptAt: 1_700_000_300.5, lastError: "HTTP 500", disabled: true)
+        try store.setRetryState(state, for: "webhook")
+        #expect(try store.retryState(for: "webhook") == state)
+        #expect(try store.retryState(for: "other") == nil)
+        try store.setRetryState(nil, for: "webhook")
+        #expect(try store.retryState(for: "webhook") == nil)
     }
 
     @Test func reopeningAMigratedFileChangesNothing() throws {
@@ -60,6 +74,6 @@ import Testing
         _ = try SQLiteStore(path: path)
         let store = try SQLiteStore(path: path)
         #expect(try store.stock() == Stock(repeating: 7))
-        #expect(try RawDatabase(path).value("PRAGMA user_version") == "2")
+        #expect(try RawDatabase(path).value("PRAGMA user_version") == "3")
     }
 }
