@@ -1,2 +1,0 @@
-import JuiceMakerCore
-enum CommandPlaceholder {}

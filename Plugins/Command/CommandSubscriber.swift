@@ -1,0 +1,132 @@
+import Foundation
+import JuiceMakerCore
+import Synchronization
+
+/// Feeds events to any program, one CloudEvents JSON line each on its stdin, at
+/// least once, in journal order: a subscriber written in any language.
+///
+/// Config (`type: "command"`):
+/// - `command` (required): the program and its arguments, `["/usr/bin/python3", "hook.py"]`.
+///   A name without `/` is looked up in `PATH`; a relative path resolves against
+///   `workingDirectory`.
+/// - `environment`: variables added to (or replacing) those `juice` runs with.
+/// - `workingDirectory`: where the program runs (default: the store's directory).
+/// - `events`: kinds to send; default all.
+/// - `retrySchedule`: seconds to wait after each failed attempt (default `RetrySchedule.standard`).
+///
+/// The program starts on the first event it must take and keeps running; each line
+/// (`CloudEventFormat`, the same text as webhook bodies) counts as delivered once the
+/// program has read it. If the program exits it is restarted for the next event with
+/// a growing pause, and the exit is reported; what it writes to stderr is reported
+/// line by line. At shutdown its stdin is closed (it reads end-of-file) and it is
+/// given until the deadline to exit, then sent SIGTERM.
+public final class CommandSubscriber: DurableDeliveryPlugin {
+    /// The config `type` that selects the command subscriber.
+    public static let type = "command"
+    /// The keys the command subscriber reads.
+    public static let configurationKeys = ["command", "environment", "workingDirectory", "events", "retrySchedule"]
+
+    /// The program and its arguments, the program's path resolved.
+    public let command: [String]
+    /// The configured `events` filter; `nil` means every kind.
+    public let eventKinds: Set<EventKind>?
+    /// When failed events are tried again.
+    public let retrySchedule: RetrySchedule
+
+    private let context: PluginContext
+    private let environment: [String: String]
+    private let workingDirectory: String
+    private let state = Mutex(State())
+
+    private struct State {
+        var attached = false
+        var delivery: DurableDelivery?
+        var subscription: Subscription?
+        var program: SupervisedProgram?
+    }
+
+    /// Builds the subscriber from its section. Starts nothing yet.
+    public init(configuration: PluginConfiguration, context: PluginContext) throws(ConfigurationError) {
+        let path = configuration.path
+        guard let command = try configuration.strings("command"), let program = command.first, !program.isEmpty else {
+            throw ConfigurationError(
+                path: "\(path).command", problem: "expected the program and its arguments, e.g. [\"/usr/bin/python3\", \"hook.py\"]")
+        }
+        var environment = context.environment
+        switch configuration["environment"] {
+        case nil: break
+        case .object(let members)?:
+            for (key, value) in members {
+                guard case .string(let text) = value else {
+                    throw ConfigurationError(path: "\(path).environment.\(key)", problem: "expected a string, found \(value.typeDescription)")
+                }
+                environment[key] = text
+            }
+        case let other?:
+            throw ConfigurationError(path: "\(path).environment", problem: "expected an object of strings, found \(other.typeDescription)")
+        }
+        let directory = try configuration.string("workingDirectory") ?? context.stateDirectory
+        workingDirectory = directory
+        guard let resolved = Self.resolve(program, in: directory, path: environment["PATH"]) else {
+            throw ConfigurationError(path: "\(path).command[0]", problem: "no executable program \"\(program)\" (looked in PATH and \(directory))")
+        }
+        self.command = [resolved] + command.dropFirst()
+        self.environment = environment
+        eventKinds = try configuration.eventKinds("events")
+        retrySchedule = try configuration.retrySchedule("retrySchedule") ?? .standard
+        self.context = context
+    }
+
+    /// The executable for `program`: a path with `/` as is (relative to `directory`),
+    /// else the first match in `path`.
+    static func resolve(_ program: String, in directory: String, path: String?) -> String? {
+        if program.contains("/") {
+            let absolute = program.hasPrefix("/") ? program : directory + "/" + program
+            return FileManager.default.isExecutableFile(atPath: absolute) ? absolute : nil
+        }
+        for folder in (path ?? "/usr/local/bin:/usr/bin:/bin").split(separator: ":") {
+            let candidate = "\(folder)/\(program)"
+            if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
+        }
+        return nil
+    }
+
+    /// The runner, once attached.
+    public var delivery: DurableDelivery? { state.withLock { $0.delivery } }
+
+    /// Starts the runner (pending events go out at once) and subscribes a wake-up.
+    public func attach(to host: PluginHost) throws(JuiceMakerError) {
+        let isFirst = state.withLock { state -> Bool in
+            defer { state.attached = true }
+            return !state.attached
+        }
+        guard isFirst else { return }
+        let program = SupervisedProgram(
+            name: context.name, arguments: command, environment: environment, workingDirectory: workingDirectory,
+            report: host.reportError)
+        let delivery = DurableDelivery(
+            name: context.name, journal: host.journal, kinds: eventKinds, schedule: retrySchedule,
+            destination: program, reportError: host.reportError)
+        let subscription = try host.maker.subscribe(context.name, delivery: .synchronous, kinds: eventKinds) { _ in
+            delivery.wake()
+        }
+        state.withLock { state in
+            state.delivery = delivery
+            state.subscription = subscription
+            state.program = program
+        }
+        delivery.start()
+    }
+
+    /// Delivers what it can by `deadline`, closes the program's stdin and lets it
+    /// exit until `deadline`; the rest waits in the journal.
+    public func shutdown(deadline: ContinuousClock.Instant) async {
+        let (delivery, subscription, program) = state.withLock { state in
+            defer { state.subscription = nil }
+            return (state.delivery, state.subscription, state.program)
+        }
+        subscription?.cancel()
+        await delivery?.shutdown(deadline: deadline)
+        await program?.stop(deadline: deadline)
+    }
+}

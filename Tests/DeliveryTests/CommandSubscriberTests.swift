@@ -1,0 +1,74 @@
+import CommandPlugin
+import Foundation
+import JuiceMakerCore
+import Testing
+
+/// The command subscriber with real programs (`/bin/sh` scripts) over an in-memory store.
+@Suite struct CommandSubscriberTests {
+    private func subscriber(_ rig: Rig, script: String, directory: TemporaryDirectory, events: [String]? = nil) throws -> CommandSubscriber {
+        var values: [(key: String, value: ConfigValue)] = [
+            ("command", .array([.string("/bin/sh"), .string("-c"), .string(script)])),
+            ("environment", .object([("OUT", .string(directory.file("out")))])),
+            ("workingDirectory", .string(directory.path)),
+            ("retrySchedule", .array(Array(repeating: .number(0.01), count: 10))),
+        ]
+        if let events { values.append(("events", .array(events.map { .string($0) }))) }
+        return try CommandSubscriber(configuration: section(values), context: rig.context(name: "feed"))
+    }
+
+    private func received(_ directory: TemporaryDirectory, file: String = "out") throws -> [EventEnvelope] {
+        let text = (try? String(contentsOfFile: directory.file(file), encoding: .utf8)) ?? ""
+        return try text.split(separator: "\n").map { try CloudEventFormat.decode(String($0)) }
+    }
+
+    @Test func everyEventArrivesAsOneJSONLineInOrder() async throws {
+        let directory = try TemporaryDirectory()
+        let rig = Rig()
+        let plugin = try subscriber(rig, script: #"while IFS= read -r line; do printf '%s\n' "$line" >> "$OUT"; done"#, directory: directory)
+        try plugin.attach(to: rig.host)
+        for juice in [Juice.mangoKiwi, .banana, .strawberryBanana, .kiwi] { try rig.maker.make(juice) }
+        try rig.maker.add(5, of: .mango)
+        let delivery = try #require(plugin.delivery)
+        #expect(await delivery.deliverPending() == .caughtUp)
+        await plugin.shutdown(deadline: generousDeadline())
+        #expect(try received(directory) == rig.journal())
+        #expect(try rig.store.cursor(named: "feed") == rig.store.lastSequence())
+    }
+
+    @Test func aProgramThatExitsIsRestartedAndMissesNothing() async throws {
+        let directory = try TemporaryDirectory()
+        let rig = Rig()
+        // Reads three lines, then exits with status 3; says on stderr that it started.
+        let script = #"""
+            echo "started" >&2; echo x >> starts; n=0
+            while IFS= read -r line; do printf '%s\n' "$line" >> "$OUT"; n=$((n+1)); [ $n -ge 3 ] && exit 3; done
+            """#
+        let plugin = try subscriber(rig, script: script, directory: directory, events: ["juiceMade"])
+        try plugin.attach(to: rig.host)
+        for _ in 0..<7 { try rig.maker.make(.banana) }
+        let delivery = try #require(plugin.delivery)
+        let made = try rig.journal().filter { $0.event.kind == .juiceMade }
+        #expect(try await eventually { try received(directory).map(\.id) == made.map(\.id) }, "\(rig.errors.all) \(delivery.phase) \(delivery.statistics) \((try? received(directory))?.count ?? -1)")
+        await plugin.shutdown(deadline: generousDeadline())
+
+        let starts = try String(contentsOfFile: directory.file("starts"), encoding: .utf8).split(separator: "\n").count
+        #expect(starts == 3)
+        #expect(rig.errors.all.filter { $0.contains("sh exited with status 3") }.count >= 2)
+        #expect(rig.errors.all.contains { $0 == "feed: sh: started" })
+        #expect(delivery.statistics.delivered == 7)
+    }
+
+    @Test func aMissingProgramIsAConfigurationErrorNamingTheField() throws {
+        let rig = Rig()
+        do {
+            _ = try CommandSubscriber(
+                configuration: section([("command", .array([.string("no-such-program-juice")]))]), context: rig.context())
+            Issue.record("expected a configuration error")
+        } catch {
+            #expect(error.path == "subscribers[0].command[0]")
+        }
+        #expect(throws: ConfigurationError.self) {
+            try CommandSubscriber(configuration: section([("command", .array([]))]), context: rig.context())
+        }
+    }
+}
