@@ -61,18 +61,28 @@ enum StoreFile {
                 "the directory \(directoryShown) is not writable, and SQLite keeps its -wal and -shm files beside the store; make it writable (chmod u+w) or choose another path with --store")
         }
         let size = Int64(info.st_size)
-        if size == 0 { return .nothing }
-        let header = try readHeader(path)
+        if size == 0 || interruptedWhileEmpty(path) { return .nothing }
+        let header = try readHeader(path, length: 100)
         try check(header, size: size, path: path, latestVersion: latestVersion)
         return .store
     }
 
-    private static func readHeader(_ path: String) throws(StoreError) -> [UInt8] {
+    /// Whether a process died while writing to a file that was empty before: its
+    /// rollback journal (https://sqlite.org/fileformat.html#the_rollback_journal) says
+    /// the database had 0 pages. Rolling that back loses nothing but the interrupted
+    /// write, so the file counts as new; most often a store killed while being created.
+    private static func interruptedWhileEmpty(_ path: String) -> Bool {
+        guard let journal = try? readHeader(path + "-journal", length: 20), journal.count == 20 else { return false }
+        let magic: [UInt8] = [0xD9, 0xD5, 0x05, 0xF9, 0x20, 0xA1, 0x63, 0xD7]
+        return journal.starts(with: magic) && bigEndian(journal, at: 16) == 0
+    }
+
+    private static func readHeader(_ path: String, length: Int) throws(StoreError) -> [UInt8] {
         let descriptor = open(path, O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else { throw unreachable(path, errno) }
         defer { close(descriptor) }
-        var header = [UInt8](repeating: 0, count: 100)
-        let count = header.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, 100) }
+        var header = [UInt8](repeating: 0, count: length)
+        let count = header.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, length) }
         guard count >= 0 else { throw unreachable(path, errno) }
         return Array(header.prefix(count))
     }
