@@ -72,30 +72,17 @@ public final class SQLiteStore: StockStore, EventJournal {
         // both), which keeps the connection inside the lock's isolation region.
         let change = try writer.withLock { connection throws -> StoreChange in
             try connection.beginImmediate()
-            let current: Stock
-            let next: Int64
             do {
-                current = try connection.readStock()
-                next = try connection.lastSequence() + 1
-            } catch {
-                connection.rollback()
-                throw error
-            }
-            let change: StoreChange
-            do {
-                change = try decide(current, next)
-            } catch {
-                connection.rollback()
-                throw error
-            }
-            do {
+                let current = try connection.readStock()
+                let next = try connection.lastSequence() + 1
+                let change = try decide(current, next)
                 try connection.write(change, replacing: current, firstSequence: next)
                 try connection.commitTransaction()
+                return change
             } catch {
                 connection.rollback()
                 throw error
             }
-            return change
         }
         if !change.events.isEmpty { wakeWaiters() }
         return change
