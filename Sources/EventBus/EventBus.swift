@@ -25,7 +25,7 @@ import Synchronization
 //
 // @unchecked Sendable: every stored property is Sendable except `registry`, a pointer
 // to state that is only dereferenced by the thread holding `lock` (all access goes
-// through `withRegistry`, `publish` or `publish(contentsOf:)`, which take the lock
+// through `withRegistry`, `publish` or `publish(contentsOf:)`, which take `lock`
 // unless `holder` proves the calling thread already holds it).
 public final class EventBus<Event: Sendable>: @unchecked Sendable {
     /// One subscriber, read and written under the lock only. Each entry has its own
@@ -80,7 +80,7 @@ public final class EventBus<Event: Sendable>: @unchecked Sendable {
     // The publish path is @inlinable so that each client compiles it specialised for
     // its `Event` type: generic code across the module boundary costs a metadata
     // lookup and a value-witness copy per subscriber per event.
-    @usableFromInline let lock = Mutex<Void>(())
+    @usableFromInline let lock = Lock()
     /// The thread that holds `lock`, or 0. Only the holder ever reads its own
     /// identity back, so a relaxed load can only see its own store or another's.
     @usableFromInline let holder = Atomic<UInt>(0)
@@ -110,7 +110,7 @@ public final class EventBus<Event: Sendable>: @unchecked Sendable {
         if holder.load(ordering: .relaxed) == me {
             return body(&registry.pointee)
         }
-        return lock.withLock { _ in
+        return lock.withLock {
             holder.store(me, ordering: .relaxed)
             defer { holder.store(0, ordering: .relaxed) }
             return body(&registry.pointee)
@@ -186,7 +186,7 @@ public final class EventBus<Event: Sendable>: @unchecked Sendable {
             registry.pointee.pending.append(event)
             return
         }
-        lock.withLock { _ in
+        lock.withLock {
             holder.store(me, ordering: .relaxed)
             registry.pointee.delivering = true
             deliver(event)
@@ -203,7 +203,7 @@ public final class EventBus<Event: Sendable>: @unchecked Sendable {
             registry.pointee.pending.append(contentsOf: events)
             return
         }
-        lock.withLock { _ in
+        lock.withLock {
             holder.store(me, ordering: .relaxed)
             registry.pointee.delivering = true
             for event in events { deliver(event) }
