@@ -39,9 +39,13 @@ final class RunningJuice {
     }
 
     /// Sends SIGINT (Ctrl-C) and waits for the exit status.
+    /// Standard input stays open until the process has exited, so the interrupt, not
+    /// the end of input, is what ends it.
     func interrupt() -> Int32 {
         process.interrupt()
-        return finish()
+        process.waitUntilExit()
+        try? input?.close()
+        return process.terminationStatus
     }
 
     /// Closes standard input (if piped) and waits for the exit status.

@@ -117,3 +117,27 @@ import Testing
         #expect(result.stdout.contains("order screen"))
     }
 }
+
+/// Ctrl-C (SIGINT) with piped input: the screens leave with 130, keeping what was
+/// stored and storing nothing half-way.
+@Suite struct InterruptedSessionTests {
+    @Test func ctrlCInTheShellKeepsTheFinishedOrder() throws {
+        let sandbox = try JuiceSandbox()
+        let shell = try sandbox.start(["shell"])
+        try shell.type("7\n")
+        #expect(shell.wait(until: { $0.contains("Enjoy!") }))
+        #expect(shell.interrupt() == 130)
+        #expect(try sandbox.stock()["kiwi"] == 9)
+        #expect(try sandbox.journal().count == 3)
+    }
+
+    @Test func ctrlCInTheStockScreenStoresNothing() throws {
+        let sandbox = try JuiceSandbox()
+        let screen = try sandbox.start(["stock", "edit"])
+        try screen.type("kiwi 20\n")
+        #expect(screen.wait(until: { $0.contains("🥝 kiwi 10 → 20") }))
+        #expect(screen.interrupt() == 130)
+        #expect(try sandbox.stock()["kiwi"] == 10)
+        #expect(try sandbox.journal().isEmpty)
+    }
+}

@@ -20,7 +20,7 @@ import Testing
         #expect(shell.wait(until: { $0.contains("order> ") }), "\(shell.stdout)")
         try shell.type("7\n")
         #expect(shell.wait(until: { $0.contains("Enjoy!") }))
-        try shell.type("q\n")
+        try shell.type("\u{04}")  // Ctrl-D: the end of input leaves like quit
         #expect(shell.finish() == 0)
         let out = shell.stdout
         #expect(out.contains("\u{1B}[1;32mHere's your mango-kiwi juice! Enjoy!\u{1B}[0m"), "\(out)")

@@ -69,3 +69,32 @@ import Testing
         #expect(result.stdout.contains("--type <type>"))
     }
 }
+
+/// Without `--since`, `watch` starts after the newest event: what happened before it
+/// started is never shown, everything after is, in order and without gaps.
+@Suite struct WatchStartTests {
+    @Test func startsAfterTheNewestEvent() throws {
+        let sandbox = try JuiceSandbox()
+        try sandbox.run(["order", "banana"])  // events 1, 2: before the watcher
+        let watch = try sandbox.start(["watch", "--json"])
+        // The watcher gives no sign of being ready, so order until it has shown one.
+        var seen = false
+        for _ in 0..<20 where !seen {
+            #expect(try sandbox.run(["order", "kiwi"]).status == 0)
+            seen = watch.wait(until: { !$0.isEmpty }, limit: .seconds(1))
+        }
+        #expect(seen)
+        try sandbox.run(["order", "pineapple"])
+        // The pineapple juice's stockChanged is the last event of that change.
+        #expect(watch.wait(until: { $0.contains("\"type\":\"juicemaker.stock.changed\",\"subject\":\"pineapple\"") }))
+        #expect(watch.interrupt() == 0)
+        let sequences = watch.stdout.split(separator: "\n").compactMap { line -> Int? in
+            let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]
+            return (object?["sequence"] as? String).flatMap { Int($0) }
+        }
+        let first = try #require(sequences.first)
+        #expect(first > 2, "nothing from before the watcher started")
+        #expect(sequences == Array(first...(first + sequences.count - 1)), "in order, no gaps")
+        #expect(sequences.last == (try sandbox.journal().count))
+    }
+}
