@@ -54,6 +54,13 @@ public final class SQLiteStore: StockStore, EventJournal {
         self.reader = Mutex(reader)
     }
 
+    /// Creates `directory` and its missing parents, user-only (0700), as `init` does
+    /// for the store's own directory. For hosts that put other files (a log) in the
+    /// state directory before, or without, opening a store.
+    public static func createDirectory(_ directory: String) throws(StoreError) {
+        try StoreFile.createDirectories(directory, reportingAs: directory)
+    }
+
     /// `$XDG_STATE_HOME/juice-maker/juice.db`, else `~/.local/state/juice-maker/juice.db`
     /// (`$HOME`, else the user's home directory). A relative `XDG_STATE_HOME` is ignored,
     /// as the XDG base directory specification requires.

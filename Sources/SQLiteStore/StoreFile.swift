@@ -11,17 +11,22 @@ enum StoreFile {
 
     /// Creates the missing directories above `path`, readable by the user only.
     static func createParentDirectories(of path: String) throws(StoreError) {
-        let parent = (path as NSString).deletingLastPathComponent
-        guard !parent.isEmpty else { return }
+        try createDirectories((path as NSString).deletingLastPathComponent, reportingAs: path)
+    }
+
+    /// Creates `target` and its missing parents, readable by the user only; errors
+    /// name `shownPath`.
+    static func createDirectories(_ target: String, reportingAs shownPath: String) throws(StoreError) {
+        guard !target.isEmpty else { return }
         var missing: [String] = []
-        var directory = parent
+        var directory = target
         while !directory.isEmpty, directory != "/", !FileManager.default.fileExists(atPath: directory) {
             missing.append(directory)
             directory = (directory as NSString).deletingLastPathComponent
         }
         for directory in missing.reversed() where mkdir(directory, 0o700) != 0 && errno != EEXIST {
             let reason = String(cString: strerror(errno))
-            throw StoreError(.inaccessible, path: path, detail:
+            throw StoreError(.inaccessible, path: shownPath, detail:
                 "cannot create the directory \(directory) (\(reason)); create it yourself or choose another path with --store")
         }
     }
