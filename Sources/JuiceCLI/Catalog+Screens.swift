@@ -88,6 +88,11 @@ extension Catalog {
               ko: "\(fruit.koreanName)의 수량을 쓰세요: '\(fruit.koreanName) 20'은 정하기, '+ \(fruit.koreanName)'나 '- \(fruit.koreanName) 3'은 바꾸기.")
         }
 
+        static func invalidAmount(_ fruit: Fruit, _ amount: Int) -> T {
+            T("\(amount) is not a valid amount of \(fruit.englishName): add or remove 1 or more, set 0 or more.",
+              ko: "\(fruit.koreanName) \(amount)개는 올바른 수량이 아닙니다. 더하거나 뺄 때는 1 이상, 정할 때는 0 이상을 쓰세요.")
+        }
+
         static func notAnAmount(_ word: String) -> T {
             T("'\(word)' is not a whole number; write digits, e.g. 3.", ko: "'\(word)'은(는) 정수가 아닙니다. 예: 3.")
         }

@@ -51,6 +51,8 @@ struct StockScreen {
                     guard let fruit = try line.edit(&edited) else { continue }
                     draft = edited
                     io.show(row(fruit, draft))
+                } catch .invalidAmount(let fruit, let amount) {
+                    io.refuse(Catalog.Screens.invalidAmount(fruit, amount))
                 } catch {
                     io.refuse(ValueParsing.cliError(error, path: io.session.context.invocation.path).message)
                 }

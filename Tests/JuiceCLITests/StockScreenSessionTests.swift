@@ -71,6 +71,7 @@ import Testing
         #expect(errors.allSatisfy { $0.hasPrefix("Error: ") })
         #expect(result.stderr.contains("only 20 in stock"))
         #expect(result.stderr.contains("above the maximum"))
+        #expect(result.stderr.contains("-1 is not a valid amount of kiwi: add or remove 1 or more, set 0 or more."))
         #expect(result.stderr.contains("Did you mean 'kiwi'?"))
         #expect(result.stderr.contains("unknown fruit 'lemon'"))
         // Every refusal left the draft at kiwi 20, and only that was stored.
