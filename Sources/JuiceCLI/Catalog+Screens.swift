@@ -22,7 +22,6 @@ extension Catalog {
 
         // Shared
         static let yesNo = T("(y/N)", ko: "(y/N)")
-        static let stockHeading = T("Stock:", ko: "재고:")
 
         /// `Stock: 🍓 strawberry 10  🍌 banana 10 …` on one line.
         static func stockLine(_ stock: Stock) -> T {

@@ -65,6 +65,8 @@ struct WatchCommand: RunnableCommand {
         } catch {
             throw CLIError(.storeIO, Catalog.Errors.store(error))
         }
+        // The terminal echoed `^C` on the last line; end it.
+        if output.isTerminal { output.write("\n") }
         return .success
     }
 }
