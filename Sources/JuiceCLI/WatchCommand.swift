@@ -19,21 +19,8 @@ struct WatchCommand: RunnableCommand {
     let kinds: Set<EventKind>?
 
     init(_ invocation: Invocation) throws(CLIError) {
-        let path = invocation.path
-        if let text = invocation.value("since") {
-            let since = try ValueParsing.integer(text, for: "--since", path: path)
-            guard since >= 0 else { throw CLIError(.badValue, Catalog.Errors.sinceNegative(since), usage: path) }
-            self.since = Int64(since)
-        } else {
-            since = nil
-        }
-        let names = invocation.allValues("type").flatMap { $0.split(separator: ",").map(String.init) }
-        var kinds = Set<EventKind>()
-        for name in names {
-            guard let kind = EventKind(name: name) else { throw .usage(Catalog.Errors.unknownEventType(name), path) }
-            kinds.insert(kind)
-        }
-        self.kinds = names.isEmpty ? nil : kinds
+        since = try ValueParsing.since(invocation)
+        kinds = try ValueParsing.eventKinds(invocation)
     }
 
     func run(_ session: Session) throws(CLIError) -> ExitCode {
