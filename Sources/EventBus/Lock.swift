@@ -44,9 +44,10 @@ final class Lock: @unchecked Sendable {
 ///
 /// @unchecked Sendable: `value` is only dereferenced inside `withLock`, under `lock`;
 /// `Value` is Sendable, so what `withLock` returns may cross threads.
+@usableFromInline
 final class Locked<Value: Sendable>: @unchecked Sendable {
-    private let lock = Lock()
-    private let value: UnsafeMutablePointer<Value>
+    @usableFromInline let lock = Lock()
+    @usableFromInline let value: UnsafeMutablePointer<Value>
 
     init(_ initial: Value) {
         value = .allocate(capacity: 1)
@@ -58,6 +59,7 @@ final class Locked<Value: Sendable>: @unchecked Sendable {
         value.deallocate()
     }
 
+    @inlinable
     func withLock<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
         try lock.withLock { try body(&value.pointee) }
     }

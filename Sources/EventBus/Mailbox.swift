@@ -1,3 +1,10 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import Dispatch
 import Synchronization
 
@@ -9,30 +16,35 @@ import Synchronization
 /// one append per event.
 @usableFromInline
 final class Mailbox<Event: Sendable>: Sendable {
-    private struct State {
+    // The enqueue and drain paths are @inlinable so they compile specialised for the
+    // client's `Event` type (see `EventBus.publish`).
+    @usableFromInline
+    struct State: Sendable {
         /// Waiting events are `buffer[head...]`; `head` moves past dropped-oldest ones.
-        var buffer: [Event] = []
-        var head = 0
+        @usableFromInline var buffer: [Event] = []
+        @usableFromInline var head = 0
         /// Events taken by the drain and not yet finished.
-        var inHand = 0
-        var draining = false
-        var cancelled = false
-        var delivered = 0
-        var failed = 0
-        var dropped = 0
+        @usableFromInline var inHand = 0
+        @usableFromInline var draining = false
+        @usableFromInline var cancelled = false
+        @usableFromInline var delivered = 0
+        @usableFromInline var failed = 0
+        @usableFromInline var dropped = 0
 
-        var waitingCount: Int { buffer.count - head }
+        init() {}
+
+        @inlinable var waitingCount: Int { buffer.count - head }
     }
 
-    let name: String
-    private let capacity: Int
-    private let policy: OverflowPolicy
-    private let handler: @Sendable (Event) throws -> Void
-    private let errorSink: @Sendable (SubscriberFailure) -> Void
-    private let busy: DispatchGroup
-    private let queue: DispatchQueue
-    private let state = Locked(State())
-    private let cancelled = Atomic<Bool>(false)
+    @usableFromInline let name: String
+    @usableFromInline let capacity: Int
+    @usableFromInline let policy: OverflowPolicy
+    @usableFromInline let handler: @Sendable (Event) throws -> Void
+    @usableFromInline let errorSink: @Sendable (SubscriberFailure) -> Void
+    @usableFromInline let busy: DispatchGroup
+    @usableFromInline let queue: DispatchQueue
+    @usableFromInline let state = Locked(State())
+    @usableFromInline let cancelled = Atomic<Bool>(false)
 
     init(
         name: String,
@@ -52,7 +64,7 @@ final class Mailbox<Event: Sendable>: Sendable {
     }
 
     /// Accepts `event` or counts it as dropped. Never waits for the handler.
-    @usableFromInline
+    @inlinable
     func enqueue(_ event: Event) {
         let mustSchedule = state.withLock { state -> Bool in
             if state.cancelled { return false }
@@ -72,15 +84,25 @@ final class Mailbox<Event: Sendable>: Sendable {
         }
     }
 
-    private func drain() {
+    @inlinable
+    func drain() {
         var batch: [Event] = []
         var delivered = 0
         var failed = 0
+        var yielded = false
         while true {
             let start = state.withLock { state -> Int? in
                 state.inHand = 0
                 state.delivered += delivered
                 state.failed += failed
+                delivered = 0
+                failed = 0
+                if !state.cancelled, state.waitingCount == 0, !yielded {
+                    // Empty: give the publisher one time slice before going idle. A
+                    // busy publisher refills the mailbox meanwhile, which saves waking
+                    // the queue again a few events later.
+                    return -1
+                }
                 if state.cancelled || state.waitingCount == 0 {
                     state.buffer.removeAll(keepingCapacity: true)
                     state.head = 0
@@ -97,8 +119,12 @@ final class Mailbox<Event: Sendable>: Sendable {
                 busy.leave()
                 return
             }
-            delivered = 0
-            failed = 0
+            if start < 0 {
+                yielded = true
+                sched_yield()
+                continue
+            }
+            yielded = false
             for index in start..<batch.count {
                 if cancelled.load(ordering: .relaxed) { break }
                 do {

@@ -12,7 +12,7 @@ enum SQLiteOrdersBench {
         let directory = NSTemporaryDirectory() + "juice-bench-sqlite-\(getpid())"
         defer { try? FileManager.default.removeItem(atPath: directory) }
         var figures: [String: Double] = [:]
-        if !json { print("orders: SQLite store vs the same SQL through the C API (median of \(rounds) interleaved rounds)") }
+        if !json { print("orders: SQLite store vs the same SQL through the C API (\(rounds) paired rounds, medians)") }
         for name in durabilities {
             guard let durability = Durability(rawValue: name) else {
                 throw BenchError.usage("unknown durability \(name); use full or normal")
@@ -20,38 +20,60 @@ enum SQLiteOrdersBench {
             let maker = JuiceMaker(store: try SQLiteStore(
                 path: "\(directory)/maker-\(name).db", durability: durability, initialStock: full))
             let raw = try RawOrders(path: "\(directory)/raw-\(name).db", durability: durability)
-            let (makerRate, rawRate) = try measure(maker: maker, raw: raw)
-            figures["sqlite_\(name)_per_s"] = makerRate
-            figures["sqlite_\(name)_raw_per_s"] = rawRate
+            let (makerRate, rawRate, ratio) = try measure(maker: maker, raw: raw)
+            figures["sqlite_\(name)_per_s"] = Measure.median(makerRate.perSecond)
+            figures["sqlite_\(name)_raw_per_s"] = Measure.median(rawRate.perSecond)
             if !json {
-                let ratio = Measure.format(100 * makerRate / rawRate)
-                print("  synchronous=\(name.uppercased())".padding(toLength: 26, withPad: " ", startingAt: 0)
-                    + "JuiceMaker \(Measure.format(makerRate, decimals: 0).leftPadded(to: 8)) orders/s"
-                    + "   raw C \(Measure.format(rawRate, decimals: 0).leftPadded(to: 8)) orders/s"
-                    + "   \(ratio)% of raw   target ≥ 90%")
+                func row(_ label: String, _ rate: Rate) -> String {
+                    "    \(label.padding(toLength: 12, withPad: " ", startingAt: 0))"
+                        + "\(Measure.format(Measure.median(rate.perSecond), decimals: 0).leftPadded(to: 8)) orders/s"
+                        + "\(Measure.format(Measure.median(rate.cpuMicroseconds)).leftPadded(to: 9)) µs CPU/order"
+                }
+                print("  synchronous=\(name.uppercased())")
+                print(row("JuiceMaker", makerRate))
+                print(row("raw C API", rawRate))
+                print("    ratio       \(Measure.format(100 * ratio).leftPadded(to: 8))% of raw (median of paired rounds)   target ≥ 90%")
             }
         }
         return figures
     }
 
-    private static let rounds = 7
+    private static let rounds = 15
     private static let full = Stock(repeating: Stock.maximumQuantity)
     private static let juice = Juice.mangoKiwi
 
-    /// Orders per second of each, the median of interleaved rounds of equal size,
-    /// sized from a calibration run to take about a quarter second each.
-    private static func measure(maker: JuiceMaker, raw: RawOrders) throws -> (Double, Double) {
+    /// One side's figures: orders per wall-clock second, CPU microseconds per order.
+    struct Rate {
+        var perSecond: [Double] = []
+        var cpuMicroseconds: [Double] = []
+    }
+
+    /// Paired rounds of equal size, sized from a calibration run to take about a
+    /// tenth of a second each. The disk and the other processes on the machine move
+    /// both sides of a pair alike, so the ratio is the median of the pairs' ratios.
+    private static func measure(maker: JuiceMaker, raw: RawOrders) throws -> (maker: Rate, raw: Rate, ratio: Double) {
         let probe = 20
-        let calibration = try seconds { try orderThroughMaker(maker, count: probe) } / Double(probe)
-        _ = try seconds { try raw.order(juice, count: probe) }
-        let count = max(20, min(50_000, Int(0.25 / max(calibration, 1e-7))))
-        var makerRates: [Double] = []
-        var rawRates: [Double] = []
-        for _ in 0..<rounds {
-            makerRates.append(Double(count) / (try seconds { try orderThroughMaker(maker, count: count) }))
-            rawRates.append(Double(count) / (try seconds { try raw.order(juice, count: count) }))
+        let calibration = try time { try orderThroughMaker(maker, count: probe) }.wall / Double(probe)
+        _ = try time { try raw.order(juice, count: probe) }
+        let count = max(20, min(50_000, Int(0.1 / max(calibration, 1e-7))))
+        var makerRate = Rate()
+        var rawRate = Rate()
+        var ratios: [Double] = []
+        func record(_ sample: (wall: Double, cpu: Double), into rate: inout Rate) -> Double {
+            rate.perSecond.append(Double(count) / sample.wall)
+            rate.cpuMicroseconds.append(sample.cpu * 1e6 / Double(count))
+            return Double(count) / sample.wall
         }
-        return (Measure.median(makerRates), Measure.median(rawRates))
+        for round in 0..<rounds {
+            // Alternate which goes first, so neither always pays the other's checkpoint.
+            let rawFirst = round % 2 == 1
+            var rawSample = (wall: 0.0, cpu: 0.0)
+            if rawFirst { rawSample = try time { try raw.order(juice, count: count) } }
+            let makerSample = try time { try orderThroughMaker(maker, count: count) }
+            if !rawFirst { rawSample = try time { try raw.order(juice, count: count) } }
+            ratios.append(record(makerSample, into: &makerRate) / record(rawSample, into: &rawRate))
+        }
+        return (makerRate, rawRate, Measure.median(ratios))
     }
 
     private static func orderThroughMaker(_ maker: JuiceMaker, count: Int) throws {
@@ -62,9 +84,19 @@ enum SQLiteOrdersBench {
         }
     }
 
-    private static func seconds(_ body: () throws -> Void) throws -> Double {
+    /// Wall-clock and CPU (user + system) seconds `body` took.
+    private static func time(_ body: () throws -> Void) throws -> (wall: Double, cpu: Double) {
+        let cpuStart = cpuSeconds()
         let start = DispatchTime.now().uptimeNanoseconds
         try body()
-        return Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+        let wall = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+        return (wall, cpuSeconds() - cpuStart)
+    }
+
+    private static func cpuSeconds() -> Double {
+        var usage = rusage()
+        getrusage(RUSAGE_SELF.rawValue, &usage)
+        func seconds(_ time: timeval) -> Double { Double(time.tv_sec) + Double(time.tv_usec) / 1e6 }
+        return seconds(usage.ru_utime) + seconds(usage.ru_stime)
     }
 }

@@ -1,6 +1,7 @@
 /// What a command does when it runs. The dispatcher maps each case to its code.
 enum CommandAction: Sendable {
     case menu, order, stock, stockAdd, stockRemove, stockSet, events, subscribers, configCheck, configShow
+    case shell, stockEdit, watch
 }
 
 /// One option, described once: parsing, the usage line and help all read it.

@@ -45,6 +45,14 @@ enum CommandTable {
                     CommandSpec(
                         "set", abstract: Catalog.Help.stockSet, action: .stockSet,
                         arguments: [ArgumentSpec("fruit=n", repeating: true, help: Catalog.Help.assignment)]),
+                    CommandSpec("edit", abstract: Catalog.Screens.stockEdit, action: .stockEdit),
+                ]),
+            CommandSpec("shell", abstract: Catalog.Screens.shell, action: .shell),
+            CommandSpec(
+                "watch", abstract: Catalog.Screens.watch, action: .watch,
+                options: [
+                    OptionSpec("since", value: "sequence", help: Catalog.Screens.watchSince),
+                    OptionSpec("type", value: "type", repeatable: true, help: Catalog.Help.type),
                 ]),
             CommandSpec(
                 "events", abstract: Catalog.Help.events, action: .events,

@@ -14,13 +14,9 @@ struct EventsCommand: RunnableCommand {
 
     init(_ invocation: Invocation) throws(CLIError) {
         let path = invocation.path
-        var since = 0
-        if let text = invocation.value("since") {
-            since = try ValueParsing.integer(text, for: "--since", path: path)
-            guard since >= 0 else { throw CLIError(.badValue, Catalog.Errors.sinceNegative(since), usage: path) }
-        }
-        self.since = Int64(since)
-        sinceGiven = invocation.value("since") != nil
+        let since = try ValueParsing.since(invocation)
+        self.since = since ?? 0
+        sinceGiven = since != nil
         if let text = invocation.value("limit") {
             let limit = try ValueParsing.integer(text, for: "--limit", path: path)
             guard limit >= 1 else { throw CLIError(.badValue, Catalog.Errors.limitTooSmall(limit), usage: path) }
@@ -28,13 +24,7 @@ struct EventsCommand: RunnableCommand {
         } else {
             limit = nil
         }
-        let names = invocation.allValues("type").flatMap { $0.split(separator: ",").map(String.init) }
-        var kinds = Set<EventKind>()
-        for name in names {
-            guard let kind = EventKind(name: name) else { throw .usage(Catalog.Errors.unknownEventType(name), path) }
-            kinds.insert(kind)
-        }
-        self.kinds = names.isEmpty ? nil : kinds
+        kinds = try ValueParsing.eventKinds(invocation)
     }
 
     func run(_ session: Session) throws(CLIError) -> ExitCode {

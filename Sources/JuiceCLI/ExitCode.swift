@@ -13,4 +13,7 @@ enum ExitCode: Int32, Sendable {
     case storeIO = 74
     /// The config is wrong or unreadable.
     case config = 78
+    /// `juice shell` or `juice stock edit` was left with Ctrl-C (128 + SIGINT), after
+    /// the running command finished and plugins shut down. Nothing was left half done.
+    case interrupted = 130
 }

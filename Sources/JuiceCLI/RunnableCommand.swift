@@ -29,6 +29,9 @@ extension CommandAction {
         case .subscribers: try SubscribersCommand(invocation)
         case .configCheck: try ConfigCheckCommand(invocation)
         case .configShow: try ConfigShowCommand(invocation)
+        case .shell: try ShellCommand(invocation)
+        case .stockEdit: try StockScreenCommand(invocation)
+        case .watch: try WatchCommand(invocation)
         }
     }
 }

@@ -49,13 +49,9 @@ enum StoreLocation: Sendable, Equatable {
         }
     }
 
-    /// Creates the state directory if it is missing.
+    /// Creates the state directory if it is missing, user-only, as the store does.
     func prepareDirectory() throws(StoreError) {
-        do {
-            try FileManager.default.createDirectory(atPath: stateDirectory, withIntermediateDirectories: true)
-        } catch {
-            throw StoreError(.inaccessible, path: stateDirectory, detail: "cannot create the directory \(stateDirectory)")
-        }
+        try SQLiteStore.createDirectory(stateDirectory)
     }
 
     /// Opens (or creates) the store.

@@ -19,6 +19,27 @@ enum ValueParsing {
     }
 
     /// `strawberry=20` (or `딸기=20`) as a fruit and a quantity.
+    /// `--since N` (0 or more), or nil when not given.
+    static func since(_ invocation: Invocation) throws(CLIError) -> Int64? {
+        guard let text = invocation.value("since") else { return nil }
+        let since = try integer(text, for: "--since", path: invocation.path)
+        guard since >= 0 else { throw CLIError(.badValue, Catalog.Errors.sinceNegative(since), usage: invocation.path) }
+        return Int64(since)
+    }
+
+    /// The kinds named by every `--type` (repeatable, comma-separated), or nil when none.
+    static func eventKinds(_ invocation: Invocation) throws(CLIError) -> Set<EventKind>? {
+        let names = invocation.allValues("type").flatMap { $0.split(separator: ",").map(String.init) }
+        var kinds = Set<EventKind>()
+        for name in names {
+            guard let kind = EventKind(name: name) else {
+                throw .usage(Catalog.Errors.unknownEventType(name), invocation.path)
+            }
+            kinds.insert(kind)
+        }
+        return names.isEmpty ? nil : kinds
+    }
+
     static func assignment(_ text: String, path: [CommandSpec]) throws(CLIError) -> (Fruit, Int) {
         let parts = text.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
         guard parts.count == 2, !parts[0].isEmpty else { throw .usage(Catalog.Errors.malformedAssignment(text), path) }

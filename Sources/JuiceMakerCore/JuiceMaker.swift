@@ -17,6 +17,10 @@ public enum OrderResult: Sendable, Equatable {
 /// `bus`, in journal order, before it returns. Stock is never negative and never
 /// partly consumed, also when several threads (or processes sharing a store) call it
 /// at once. Refused requests throw `JuiceMakerError` and change nothing.
+///
+/// A synchronous handler may call back into its maker (an auto-restock plugin, say):
+/// the nested change commits in its own transaction, and its events are delivered
+/// after the current event has reached every subscriber (see `EventBus`).
 public final class JuiceMaker: Sendable {
     /// The broadcast side: everyone who is not the caller hears events here.
     public let bus: EventBus<EventEnvelope>
@@ -24,9 +28,11 @@ public final class JuiceMaker: Sendable {
     public let store: any StockStore
     /// The CloudEvents `source` of the events this maker commits.
     public let source: String
-    /// Serialises changes in this process, so events reach the bus in journal order;
-    /// also owns the id generator.
-    private let changes = Mutex(EventIDGenerator())
+    /// Serialises changes in this process, so events reach the bus in journal order.
+    private let changes = ChangeLock()
+    // Safe: only read and written inside `changes.withLock`, never across a call
+    // that could re-enter it (see `commit`).
+    private nonisolated(unsafe) var ids = EventIDGenerator()
 
     public init(store: any StockStore, bus: EventBus<EventEnvelope> = EventBus(), source: String = EventEnvelope.defaultSource) {
         self.store = store
@@ -147,9 +153,13 @@ public final class JuiceMaker: Sendable {
     ) throws(JuiceMakerError) -> Subscription {
         var filter: (@Sendable (EventEnvelope) -> Bool)?
         if let kinds {
-            filter = { kinds.contains($0.event.kind) }
+            // A bit per kind: the filter runs for every event on the order path, and
+            // hashing a `Set<EventKind>` (its String raw values) cost more than the
+            // rest of the delivery.
+            let mask = kinds.reduce(0) { $0 | $1.bit }
+            filter = { mask & $0.event.kind.bit != 0 }
         }
-        let outcome = changes.withLock { _ -> Result<Subscription, JuiceMakerError> in
+        let outcome = changes.withLock { () -> Result<Subscription, JuiceMakerError> in
             if let currentStock {
                 do throws(StoreError) {
                     currentStock(try store.stock())
@@ -172,7 +182,7 @@ public final class JuiceMaker: Sendable {
         fileprivate let milliseconds: UInt64
         fileprivate let source: String
         fileprivate var ids: EventIDGenerator
-        fileprivate(set) var envelopes: [EventEnvelope] = []
+        fileprivate(set) var envelopes: [EventEnvelope]
 
         mutating func append(_ event: JuiceMakerEvent) {
             envelopes.append(EventEnvelope(
@@ -187,25 +197,34 @@ public final class JuiceMaker: Sendable {
     private func commit(
         _ decide: (Stock, inout ChangeEvents) throws(JuiceMakerError) -> Stock
     ) throws(JuiceMakerError) -> Stock {
-        let outcome = changes.withLock { generator -> Result<Stock, any Error> in
+        let outcome = changes.withLock { () -> Result<Stock, any Error> in
+            // `ids` is copied in and written back before `publish`, where a
+            // synchronous handler may make a change of its own.
+            var generator = ids
+            let committed: StoreChange
             do {
-                let committed = try store.commit { current, nextSequence in
+                committed = try store.commit { current, nextSequence in
                     // Millisecond precision: what the wire format carries, so an event
                     // decoded from JSON equals the one committed.
                     let milliseconds = UInt64(max(0, Date().timeIntervalSince1970 * 1000))
                     let time = Date(timeIntervalSince1970: Double(milliseconds) / 1000)
                     var events = ChangeEvents(
                         nextSequence: nextSequence, changeID: generator.next(unixMilliseconds: milliseconds),
-                        time: time, milliseconds: milliseconds, source: source, ids: generator)
+                        time: time, milliseconds: milliseconds, source: source, ids: generator,
+                        envelopes: [])
+                    // An order writes at most 1 + 5 events, an edit at most 5.
+                    events.envelopes.reserveCapacity(Fruit.allCases.count + 1)
                     let stock = try decide(current, &events)
                     generator = events.ids
                     return StoreChange(stock: stock, events: events.envelopes)
                 }
-                bus.publish(contentsOf: committed.events)
-                return .success(committed.stock)
             } catch {
+                ids = generator
                 return .failure(error)
             }
+            ids = generator
+            bus.publish(contentsOf: committed.events)
+            return .success(committed.stock)
         }
         switch outcome {
         case .success(let stock):

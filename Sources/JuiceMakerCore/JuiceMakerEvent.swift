@@ -33,6 +33,16 @@ public enum EventKind: String, Sendable, CaseIterable, Hashable {
     case juiceMade
     case orderFailed
 
+    /// A distinct bit per kind, for cheap kind filters.
+    @inlinable
+    public var bit: Int {
+        switch self {
+        case .stockChanged: 1
+        case .juiceMade: 2
+        case .orderFailed: 4
+        }
+    }
+
     /// The CloudEvents `type` attribute.
     public var cloudEventType: String {
         switch self {

@@ -1,4 +1,3 @@
-import CSQLite
 import Foundation
 import JuiceMakerCore
 import Synchronization
@@ -12,7 +11,8 @@ import Synchronization
 /// - Several processes may use one file at once; writers queue on SQLite's write
 ///   lock, and `decide` runs only once the lock is held, exactly once per commit.
 /// - A file that is not a JuiceMaker store (another database, random bytes, a
-///   damaged or newer store) is refused with a `StoreError` and never written.
+///   damaged or newer store) is refused with a `StoreError` and never written. An
+///   empty file is taken as a new store.
 /// - Safe to use from any thread.
 public final class SQLiteStore: StockStore, EventJournal {
     /// The store's file.
@@ -44,7 +44,7 @@ public final class SQLiteStore: StockStore, EventJournal {
             throw StoreError(.io, path: path, detail: "the initial stock of \(fruit.id) is negative; configure 0 or more")
         }
         try StoreFile.createParentDirectories(of: path)
-        _ = try StoreFile.inspect(path, latestVersion: Schema.latestVersion)
+        try StoreFile.inspect(path, latestVersion: Schema.latestVersion)
         let writer = try Connection(path: path)
         try Schema.prepare(writer, initialStock: initialStock)
         try writer.execute(durability.pragma)
@@ -52,6 +52,13 @@ public final class SQLiteStore: StockStore, EventJournal {
         try reader.execute("PRAGMA query_only = ON")
         self.writer = Mutex(writer)
         self.reader = Mutex(reader)
+    }
+
+    /// Creates `directory` and its missing parents, user-only (0700), as `init` does
+    /// for the store's own directory. For hosts that put other files (a log) in the
+    /// state directory before, or without, opening a store.
+    public static func createDirectory(_ directory: String) throws(StoreError) {
+        try StoreFile.createDirectories(directory, reportingAs: directory)
     }
 
     /// `$XDG_STATE_HOME/juice-maker/juice.db`, else `~/.local/state/juice-maker/juice.db`
@@ -72,30 +79,17 @@ public final class SQLiteStore: StockStore, EventJournal {
         // both), which keeps the connection inside the lock's isolation region.
         let change = try writer.withLock { connection throws -> StoreChange in
             try connection.beginImmediate()
-            let current: Stock
-            let next: Int64
             do {
-                current = try connection.readStock()
-                next = try connection.lastSequence() + 1
-            } catch {
-                connection.rollback()
-                throw error
-            }
-            let change: StoreChange
-            do {
-                change = try decide(current, next)
-            } catch {
-                connection.rollback()
-                throw error
-            }
-            do {
+                let current = try connection.readStock()
+                let next = try connection.lastSequence() + 1
+                let change = try decide(current, next)
                 try connection.write(change, replacing: current, firstSequence: next)
                 try connection.commitTransaction()
+                return change
             } catch {
                 connection.rollback()
                 throw error
             }
-            return change
         }
         if !change.events.isEmpty { wakeWaiters() }
         return change

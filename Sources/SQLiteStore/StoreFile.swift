@@ -9,33 +9,32 @@ enum StoreFile {
     /// `PRAGMA application_id` of every JuiceMaker store: "JUIC" in ASCII.
     static let applicationID: Int32 = 0x4A55_4943
 
-    /// What `inspect` found.
-    enum Found {
-        /// No file, or an empty one: the store will be created.
-        case nothing
-        /// A JuiceMaker store SQLite may open.
-        case store
-    }
-
     /// Creates the missing directories above `path`, readable by the user only.
     static func createParentDirectories(of path: String) throws(StoreError) {
-        let parent = (path as NSString).deletingLastPathComponent
-        guard !parent.isEmpty else { return }
+        try createDirectories((path as NSString).deletingLastPathComponent, reportingAs: path)
+    }
+
+    /// Creates `target` and its missing parents, readable by the user only; errors
+    /// name `shownPath`.
+    static func createDirectories(_ target: String, reportingAs shownPath: String) throws(StoreError) {
+        guard !target.isEmpty else { return }
         var missing: [String] = []
-        var directory = parent
+        var directory = target
         while !directory.isEmpty, directory != "/", !FileManager.default.fileExists(atPath: directory) {
             missing.append(directory)
             directory = (directory as NSString).deletingLastPathComponent
         }
         for directory in missing.reversed() where mkdir(directory, 0o700) != 0 && errno != EEXIST {
             let reason = String(cString: strerror(errno))
-            throw StoreError(.inaccessible, path: path, detail:
+            throw StoreError(.inaccessible, path: shownPath, detail:
                 "cannot create the directory \(directory) (\(reason)); create it yourself or choose another path with --store")
         }
     }
 
-    /// Checks that the file at `path` can be used as a store, without changing it.
-    static func inspect(_ path: String, latestVersion: Int32) throws(StoreError) -> Found {
+    /// Checks, without changing it, that the file at `path` is a JuiceMaker store
+    /// SQLite may open, or that there is none yet (no file, an empty one, or one whose
+    /// creation was interrupted) and one can be created there.
+    static func inspect(_ path: String, latestVersion: Int32) throws(StoreError) {
         let directory = (path as NSString).deletingLastPathComponent
         let directoryShown = directory.isEmpty ? "." : directory
         var info = stat()
@@ -46,7 +45,7 @@ enum StoreFile {
                 throw StoreError(.inaccessible, path: path, detail:
                     "the directory \(directoryShown) is not writable, so the store cannot be created there; make it writable (chmod u+w) or choose another path with --store")
             }
-            return .nothing
+            return
         }
         guard info.st_mode & S_IFMT == S_IFREG else {
             throw StoreError(.inaccessible, path: path, detail:
@@ -61,18 +60,27 @@ enum StoreFile {
                 "the directory \(directoryShown) is not writable, and SQLite keeps its -wal and -shm files beside the store; make it writable (chmod u+w) or choose another path with --store")
         }
         let size = Int64(info.st_size)
-        if size == 0 { return .nothing }
-        let header = try readHeader(path)
+        if size == 0 || interruptedWhileEmpty(path) { return }
+        let header = try readHeader(path, length: 100)
         try check(header, size: size, path: path, latestVersion: latestVersion)
-        return .store
     }
 
-    private static func readHeader(_ path: String) throws(StoreError) -> [UInt8] {
+    /// Whether a process died while writing to a file that was empty before: its
+    /// rollback journal (https://sqlite.org/fileformat.html#the_rollback_journal) says
+    /// the database had 0 pages. Rolling that back loses nothing but the interrupted
+    /// write, so the file counts as new; most often a store killed while being created.
+    private static func interruptedWhileEmpty(_ path: String) -> Bool {
+        guard let journal = try? readHeader(path + "-journal", length: 20), journal.count == 20 else { return false }
+        let magic: [UInt8] = [0xD9, 0xD5, 0x05, 0xF9, 0x20, 0xA1, 0x63, 0xD7]
+        return journal.starts(with: magic) && bigEndian(journal, at: 16) == 0
+    }
+
+    private static func readHeader(_ path: String, length: Int) throws(StoreError) -> [UInt8] {
         let descriptor = open(path, O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else { throw unreachable(path, errno) }
         defer { close(descriptor) }
-        var header = [UInt8](repeating: 0, count: 100)
-        let count = header.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, 100) }
+        var header = [UInt8](repeating: 0, count: length)
+        let count = header.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, length) }
         guard count >= 0 else { throw unreachable(path, errno) }
         return Array(header.prefix(count))
     }

@@ -118,3 +118,41 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: fresh))
     }
 }
+
+/// A process killed while creating a store leaves a partly written file and its
+/// rollback journal; the next open finishes the job only when the journal proves the
+/// file was empty before.
+@Suite struct InterruptedCreationTests {
+    /// A rollback journal header: magic, 0 records, nonce, the database's size before
+    /// the write, sector size, page size; padded to one sector.
+    private func journal(originalPages: UInt32) -> Data {
+        var bytes: [UInt8] = [0xD9, 0xD5, 0x05, 0xF9, 0x20, 0xA1, 0x63, 0xD7]
+        for field: UInt32 in [0, 0x1234_5678, originalPages, 512, 4096] {
+            bytes += [24, 16, 8, 0].map { UInt8(truncatingIfNeeded: field >> $0) }
+        }
+        return Data(bytes + [UInt8](repeating: 0, count: 512 - bytes.count))
+    }
+
+    @Test func aCreationKilledHalfWayIsRolledBackAndRedone() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let path = directory.file("juice.db")
+        try Data(repeating: 0xAB, count: 3000).write(to: URL(fileURLWithPath: path))
+        try journal(originalPages: 0).write(to: URL(fileURLWithPath: path + "-journal"))
+        let store = try SQLiteStore(path: path)
+        #expect(try store.stock() == Stock(repeating: Stock.defaultInitialQuantity))
+        #expect(try store.lastSequence() == 0)
+    }
+
+    @Test func aJournalOfAFileThatHadDataDoesNotMakeItOurs() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let path = directory.file("juice.db")
+        try Data(repeating: 0xAB, count: 3000).write(to: URL(fileURLWithPath: path))
+        try journal(originalPages: 5).write(to: URL(fileURLWithPath: path + "-journal"))
+        let before = contents(of: path)
+        #expect(throws: StoreError.self) { try SQLiteStore(path: path) }
+        #expect(contents(of: path) == before)
+        #expect(contents(of: path + "-journal") == journal(originalPages: 5))
+    }
+}

@@ -1,0 +1,76 @@
+import JuiceMakerCore
+
+/// The order screen (the seed's 주문 화면): the stock, the seven juices numbered,
+/// and a prompt. After an order the notifier's alert appears, then only the fruits
+/// that changed (the seed-003 idea). A failed order shows what is short and offers
+/// the stock screen; coming back shows the stock again.
+struct OrderScreen {
+    let io: ScreenIO
+
+    /// Runs until `quit`, the end of input (success) or Ctrl-C (`interrupted`).
+    /// Only store failures throw.
+    func run() throws(CLIError) -> ExitCode {
+        try showScreen()
+        while true {
+            let text: String
+            switch io.prompt(Catalog.Screens.orderPrompt) {
+            case .end: return .success
+            case .interrupted: return .interrupted
+            case .line(let line): text = line
+            }
+            let line: OrderLine
+            do {
+                line = try OrderLine.parse(text)
+            } catch {
+                io.refuse(error.message)
+                continue
+            }
+            switch line {
+            case .empty: continue
+            case .quit: return .success
+            case .help: try showScreen()
+            case .stock:
+                if try openStockScreen() == .interrupted { return .interrupted }
+            case .order(let juice):
+                if try order(juice) == .interrupted { return .interrupted }
+            }
+        }
+    }
+
+    /// Makes one juice. On a shortage, asks whether to open the stock screen.
+    private func order(_ juice: Juice) throws(CLIError) -> StockScreen.Outcome? {
+        let maker = io.maker
+        let result = try ValueParsing.perform(io.session.context.invocation.path) { () throws(JuiceMakerError) in
+            try io.perform { () throws(JuiceMakerError) in try maker.make(juice) }
+        }
+        guard case .insufficient = result else { return nil }
+        // The alert (`재료가 모자라요. 재고를 수정할까요?`) and the shortages were just
+        // shown; the question adds its buttons. Under --quiet nothing was shown.
+        let question = io.showsEvents ? Catalog.Screens.yesNo : Catalog.Screens.editStockQuestion
+        switch io.ask(question(io.language)) {
+        case .yes: return try openStockScreen()
+        case .interrupted: return .interrupted
+        case .no, .end: return nil
+        }
+    }
+
+    /// Opens the stock screen; back here, shows the stock as it is now.
+    private func openStockScreen() throws(CLIError) -> StockScreen.Outcome {
+        let outcome = try StockScreen(io: io).run()
+        if outcome != .interrupted {
+            io.show(Catalog.Screens.stockLine(try io.stock()))
+        }
+        return outcome
+    }
+
+    /// The stock on one line, the numbered menu, and what can be typed.
+    private func showScreen() throws(CLIError) {
+        io.show(Catalog.Screens.stockLine(try io.stock()))
+        let language = io.language
+        let rows = Juice.allCases.enumerated().map { index, juice in
+            ["\(index + 1)", Catalog.Results.name(juice)(language), Catalog.Results.recipe(juice)(language)]
+        }
+        io.console.standardOutput.write(TableLayout.render(rows))
+        io.show(Catalog.Screens.orderHint)
+    }
+}

@@ -1,0 +1,35 @@
+/// `juice shell`: the order screen, on a terminal or over piped input
+/// (`printf '7\nq\n' | juice shell` makes one mango-kiwi juice).
+///
+/// Exit status: 0 after `quit` or the end of input; 130 after Ctrl-C, once the
+/// command that was running has finished and the bus and plugins have shut down
+/// (never in the middle of an order or an apply); 74 if the store fails.
+struct ShellCommand: RunnableCommand {
+    static let needs = CommandNeeds.store
+
+    init(_ invocation: Invocation) throws(CLIError) {}
+
+    func run(_ session: Session) throws(CLIError) -> ExitCode {
+        let maker = try session.maker(attachingPlugins: true)
+        let interrupt = InterruptSignal()
+        let io = ScreenIO(session: session, maker: maker, input: LineInput(interrupt: interrupt))
+        return try withExtendedLifetime(interrupt) { () throws(CLIError) in try OrderScreen(io: io).run() }
+    }
+}
+
+/// `juice stock edit`: the stock screen on its own. Exit status: 0 after `apply` or
+/// `cancel` (the end of input cancels); 130 after Ctrl-C (the draft is dropped,
+/// nothing stored); 74 if the store fails.
+struct StockScreenCommand: RunnableCommand {
+    static let needs = CommandNeeds.store
+
+    init(_ invocation: Invocation) throws(CLIError) {}
+
+    func run(_ session: Session) throws(CLIError) -> ExitCode {
+        let maker = try session.maker(attachingPlugins: true)
+        let interrupt = InterruptSignal()
+        let io = ScreenIO(session: session, maker: maker, input: LineInput(interrupt: interrupt))
+        let outcome = try withExtendedLifetime(interrupt) { () throws(CLIError) in try StockScreen(io: io).run() }
+        return outcome == .interrupted ? .interrupted : .success
+    }
+}

@@ -1,0 +1,110 @@
+import CLINotifierPlugin
+import JuiceMakerCore
+import Synchronization
+
+/// The person's answer to a yes/no question.
+enum Answer: Sendable, Equatable {
+    case yes, no, end, interrupted
+}
+
+/// What both screens share: the maker, the person's input, and how things are shown.
+///
+/// Prompts (`주문> `) appear only when the input is a terminal, so a piped session
+/// prints results only. Refusals go to stderr as one `Error:` line. Events are shown
+/// once: by the CLI notifier when one is configured, otherwise by the screen itself
+/// through the same renderer (`CLINotifier.render`).
+struct ScreenIO {
+    let session: Session
+    let maker: JuiceMaker
+    let input: LineInput
+    /// The kinds of event no notifier shows to the person, which the screen renders.
+    private let unseen: Set<EventKind>
+    private let renderer: NotificationRenderer
+
+    init(session: Session, maker: JuiceMaker, input: LineInput) {
+        self.session = session
+        self.maker = maker
+        self.input = input
+        unseen = Set(EventKind.allCases.filter { session.confirms($0) })
+        let context = session.context
+        renderer = NotificationRenderer(
+            language: context.language,
+            color: context.settings.colorAllowed && context.console.standardOutput.isTerminal)
+    }
+
+    var language: Language { session.context.language }
+    var console: Console { session.context.console }
+    /// Whether the person hears about events at all (not with `--quiet`).
+    var showsEvents: Bool { !session.context.settings.quiet }
+
+    /// Prints one line (or block) on stdout.
+    func show(_ text: LocalizedText) {
+        console.print(text)
+    }
+
+    func show(_ text: String) {
+        console.print(text)
+    }
+
+    /// Refuses a line: one `Error:` line on stderr; the screen's state is unchanged.
+    func refuse(_ message: LocalizedText) {
+        console.report(CLIError(.badValue, message))
+    }
+
+    /// Shows `marker` (on a terminal) and reads the next line.
+    func prompt(_ marker: LocalizedText) -> InputLine {
+        if input.isTerminal { console.standardOutput.write(marker(language)) }
+        let line = input.next()
+        // After Ctrl-D or Ctrl-C the cursor is still on the prompt's line.
+        if input.isTerminal, line == .end || line == .interrupted { console.standardOutput.write("\n") }
+        return line
+    }
+
+    /// Asks `question` (ending in `(y/N)`) and reads the answer: `y`, `yes`, `예`,
+    /// `네` mean yes; anything else, no.
+    func ask(_ question: String) -> Answer {
+        console.standardOutput.write(input.isTerminal ? question + " " : question + "\n")
+        switch input.next() {
+        case .line(let text):
+            return ["y", "yes", "예", "네", "ㅇ"].contains(text.trimmingWhitespace().lowercased()) ? .yes : .no
+        case .end:
+            if input.isTerminal { console.standardOutput.write("\n") }
+            return .end
+        case .interrupted:
+            if input.isTerminal { console.standardOutput.write("\n") }
+            return .interrupted
+        }
+    }
+
+    /// Runs one change and shows the events it published that no notifier shows.
+    func perform<T>(_ change: () throws(JuiceMakerError) -> T) throws(JuiceMakerError) -> T {
+        guard !unseen.isEmpty else { return try change() }
+        let recorder = EnvelopeRecorder()
+        let kinds = unseen
+        let subscription = maker.bus.subscribe("juice-screen", where: { kinds.contains($0.event.kind) }) { envelope in
+            recorder.record(envelope)
+        }
+        defer { subscription.cancel() }
+        let result = try change()
+        for envelope in recorder.envelopes {
+            show(renderer.lines(for: envelope).joined(separator: "\n"))
+        }
+        return result
+    }
+
+    /// The stock now; a store failure ends the screen with exit 74.
+    func stock() throws(CLIError) -> Stock {
+        try ValueParsing.perform(session.context.invocation.path) { () throws(JuiceMakerError) in try maker.stock() }
+    }
+}
+
+/// Collects the events one change published, in order.
+final class EnvelopeRecorder: Sendable {
+    private let recorded = Mutex<[EventEnvelope]>([])
+
+    func record(_ envelope: EventEnvelope) {
+        recorded.withLock { $0.append(envelope) }
+    }
+
+    var envelopes: [EventEnvelope] { recorded.withLock { $0 } }
+}

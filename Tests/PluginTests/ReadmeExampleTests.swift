@@ -1,0 +1,70 @@
+import JuiceMakerCore
+import Testing
+
+// The plugin from the README's "Writing a plugin", verbatim: if this stops compiling
+// or behaving as described, the README is wrong.
+public final class Tally: JuiceMakerPlugin {
+    public static let type = "tally"                   // selects it in config
+    public static let configurationKeys = ["events"]   // besides type, name, enabled
+    private let context: PluginContext
+    private let kinds: Set<EventKind>?
+
+    public init(configuration: PluginConfiguration, context: PluginContext) throws(ConfigurationError) {
+        self.context = context
+        kinds = try configuration.eventKinds("events")  // errors name subscribers[i].events
+    }
+
+    public func attach(to host: PluginHost) throws(JuiceMakerError) {
+        _ = try host.maker.subscribe(context.name, delivery: .queued(), kinds: kinds) { envelope in
+            self.context.standardError.write("\(envelope.sequence) \(envelope.event.kind)\n")
+        }
+    }
+
+    public func shutdown(deadline: ContinuousClock.Instant) async {}
+}
+
+@Suite("The README's example plugin")
+struct ReadmeExampleTests {
+    @Test("it hears the kinds it asked for, in journal order, on its own queue")
+    func examplePluginWorks() throws {
+        let store = InMemoryStore()
+        let maker = JuiceMaker(store: store)
+        let sink = RecordingSink()
+        let context = PluginContext(
+            name: "tally", language: .english, colorAllowed: false, stateDirectory: "/tmp",
+            environment: [:], standardOutput: sink, standardError: sink)
+        let plugin = try Tally(
+            configuration: PluginConfiguration(path: "subscribers[0]", values: [
+                (key: "events", value: .array([.string("juiceMade"), .string("orderFailed")])),
+            ]),
+            context: context)
+        try plugin.attach(to: PluginHost(maker: maker, journal: store, reportError: { _ in }))
+
+        try maker.make(.mangoKiwi)
+        try maker.make(.strawberry)
+        #expect(maker.bus.drain(timeout: .seconds(10)))
+
+        let expected = try store.events(after: 0, limit: 100)
+            .filter { $0.event.kind != .stockChanged }
+            .map { "\($0.sequence) \($0.event.kind)" }
+        #expect(sink.lines == expected)
+        #expect(expected.count == 2)
+    }
+
+    @Test("a bad events value names its path")
+    func badEventsValueNamesThePath() {
+        let sink = RecordingSink()
+        let context = PluginContext(
+            name: "tally", language: .english, colorAllowed: false, stateDirectory: "/tmp",
+            environment: [:], standardOutput: sink, standardError: sink)
+        #expect {
+            try Tally(
+                configuration: PluginConfiguration(path: "subscribers[2]", values: [
+                    (key: "events", value: .array([.string("juiceMde")])),
+                ]),
+                context: context)
+        } throws: { error in
+            (error as? ConfigurationError)?.path == "subscribers[2].events[0]"
+        }
+    }
+}
