@@ -1,6 +1,8 @@
 import CLINotifierPlugin
+import CommandPlugin
 import JuiceMakerCore
 import LoggerPlugin
+import WebhookPlugin
 
 /// A subscriber that was built from the config.
 struct BuiltPlugin: Sendable {
@@ -14,7 +16,7 @@ struct PluginRegistry: Sendable {
     let types: [any JuiceMakerPlugin.Type]
 
     /// Every plugin shipped with JuiceMaker.
-    static let standard = PluginRegistry(types: [Logger.self, CLINotifier.self])
+    static let standard = PluginRegistry(types: [Logger.self, CLINotifier.self, Webhook.self, CommandSubscriber.self])
 
     var typeNames: [String] { types.map { $0.type } }
 

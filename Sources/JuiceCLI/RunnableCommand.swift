@@ -14,7 +14,8 @@ enum CommandNeeds: Sendable {
 protocol RunnableCommand {
     static var needs: CommandNeeds { get }
     init(_ invocation: Invocation) throws(CLIError)
-    func run(_ session: Session) throws(CLIError) -> ExitCode
+    /// Commands that wait on plugins (`deliver`) are async; the others satisfy this synchronously.
+    func run(_ session: Session) async throws(CLIError) -> ExitCode
 }
 
 extension CommandAction {

@@ -55,7 +55,7 @@ struct Runner: Sendable {
             invocation: invocation, settings: settings, config: config, console: console,
             registry: registry, environment: environment, location: location)
         if type(of: command).needs == .configOnly {
-            return try command.run(Session(context: context, plugins: []))
+            return try await command.run(Session(context: context, plugins: []))
         }
         do {
             try location.prepareDirectory()
@@ -72,7 +72,7 @@ struct Runner: Sendable {
         let session = Session(context: context, plugins: plugins)
         let result: Result<ExitCode, CLIError>
         do {
-            result = .success(try command.run(session))
+            result = .success(try await command.run(session))
         } catch {
             result = .failure(error)
         }
