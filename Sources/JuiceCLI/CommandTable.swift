@@ -61,7 +61,17 @@ enum CommandTable {
                     OptionSpec("type", value: "type", repeatable: true, help: Catalog.Help.type),
                     OptionSpec("limit", value: "n", help: Catalog.Help.limit),
                 ]),
-            CommandSpec("subscribers", abstract: Catalog.Help.subscribers, action: .subscribers),
+            CommandSpec(
+                "subscribers", abstract: Catalog.Help.subscribers, action: .subscribers,
+                subcommands: [
+                    CommandSpec(
+                        "retry", abstract: Catalog.Delivery.retry, action: .subscribersRetry,
+                        arguments: [ArgumentSpec("name", help: Catalog.Delivery.nameArgument)],
+                        options: [OptionSpec("dead-letters", help: Catalog.Delivery.deadLettersOption)]),
+                ]),
+            CommandSpec(
+                "deliver", abstract: Catalog.Delivery.deliver, action: .deliver,
+                options: [OptionSpec("follow", help: Catalog.Delivery.follow)]),
             CommandSpec(
                 "config", abstract: Catalog.Help.configGroup, action: nil,
                 subcommands: [

@@ -13,6 +13,9 @@ enum ExitCode: Int32, Sendable {
     case storeIO = 74
     /// The config is wrong or unreadable.
     case config = 78
+    /// `juice deliver`: some events could not be delivered yet (a retry is scheduled
+    /// or the destination is stopped); they wait in the journal (EX_TEMPFAIL).
+    case tryLater = 75
     /// `juice shell` or `juice stock edit` was left with Ctrl-C (128 + SIGINT), after
     /// the running command finished and plugins shut down. Nothing was left half done.
     case interrupted = 130

@@ -33,6 +33,8 @@ extension CommandAction {
         case .shell: try ShellCommand(invocation)
         case .stockEdit: try StockScreenCommand(invocation)
         case .watch: try WatchCommand(invocation)
+        case .deliver: try DeliverCommand(invocation)
+        case .subscribersRetry: try SubscribersRetryCommand(invocation)
         }
     }
 }

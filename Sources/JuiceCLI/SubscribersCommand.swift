@@ -1,8 +1,9 @@
+import Foundation
 import JuiceMakerCore
 
 /// `juice subscribers`: each configured subscriber, its type, whether it is enabled,
-/// and, for durable ones (those with a cursor in the journal), how many events it is
-/// behind and how many it gave up on.
+/// and, for durable ones (webhook, command), its cursor, how many events it is
+/// behind, when its failing event is tried next, and how many it gave up on.
 struct SubscribersCommand: RunnableCommand {
     static let needs = CommandNeeds.store
 
@@ -12,28 +13,35 @@ struct SubscribersCommand: RunnableCommand {
         let context = session.context
         let language = context.language
         let journal = try session.journal()
-        let last: Int64
-        let cursors: [String: Int64]
-        let letters: [DeadLetter]
+        let subscribers = context.config.subscribers
+        var statuses: [String: DurableSubscriberStatus] = [:]
         do {
-            last = try journal.lastSequence()
-            cursors = try journal.cursors()
-            letters = try journal.deadLetters(for: nil)
+            for entry in subscribers where context.registry.plugin(named: entry.type) is any DurableDeliveryPlugin.Type {
+                statuses[entry.name] = try DurableSubscriberStatus.read(entry.name, from: journal)
+            }
         } catch {
             throw CLIError(.storeIO, Catalog.Errors.store(error))
         }
-        let subscribers = context.config.subscribers
         if context.settings.json {
             let items = subscribers.map { entry -> ConfigValue in
-                let cursor = cursors[entry.name]
-                return .object([
+                let status = statuses[entry.name]
+                var members: [(key: String, value: ConfigValue)] = [
                     ("name", .string(entry.name)),
                     ("type", .string(entry.type)),
                     ("enabled", .bool(entry.enabled)),
-                    ("cursor", cursor.map { .number(Double($0)) } ?? .null),
-                    ("lag", cursor.map { .number(Double(max(0, last - $0))) } ?? .null),
-                    ("deadLetters", .integer(letters.filter { $0.subscriber == entry.name }.count)),
-                ])
+                    ("cursor", status.map { .number(Double($0.cursor)) } ?? .null),
+                    ("lag", status.map { .number(Double($0.lag)) } ?? .null),
+                    ("deadLetters", status.map { .integer($0.deadLetters) } ?? .integer(0)),
+                ]
+                if let retry = status?.retry {
+                    members += [
+                        ("attempts", .integer(retry.attempts)),
+                        ("nextAttempt", retry.disabled ? .null : .string(RFC3339.format(Date(timeIntervalSince1970: retry.nextAttemptAt)))),
+                        ("stopped", .bool(retry.disabled)),
+                        ("lastError", .string(retry.lastError)),
+                    ]
+                }
+                return .object(members)
             }
             context.console.print(JSONWriter.compact(.array(items)))
             return .success
@@ -43,14 +51,22 @@ struct SubscribersCommand: RunnableCommand {
             return .success
         }
         let results = Catalog.Results.self
-        var rows = [[results.subscriber(language), results.type(language), results.state(language), results.lag(language), results.deadLetters(language)]]
+        let delivery = Catalog.Delivery.self
+        var rows = [[
+            results.subscriber(language), results.type(language), results.state(language), delivery.cursor(language),
+            results.lag(language), delivery.nextAttempt(language), results.deadLetters(language),
+        ]]
         rows += subscribers.map { entry in
             let state = entry.enabled ? results.enabled(language) : results.disabled(language)
-            guard let cursor = cursors[entry.name] else {
-                return [entry.name, entry.type, state, results.notDurable(language), results.notDurable(language)]
+            guard let status = statuses[entry.name] else {
+                let none = results.notDurable(language)
+                return [entry.name, entry.type, state, none, none, none, none]
             }
-            let dead = letters.filter { $0.subscriber == entry.name }.count
-            return [entry.name, entry.type, state, "\(max(0, last - cursor))", "\(dead)"]
+            var next = "-"
+            if let retry = status.retry {
+                next = retry.disabled ? delivery.stopped(language) : delivery.clock(retry.nextAttemptAt) + " (#\(retry.attempts + 1))"
+            }
+            return [entry.name, entry.type, state, "\(status.cursor)", "\(status.lag)", next, "\(status.deadLetters)"]
         }
         context.console.standardOutput.write(TableLayout.render(rows))
         return .success

@@ -1,0 +1,80 @@
+import Foundation
+import JuiceMakerCore
+
+/// The words of `juice deliver`, `juice subscribers retry` and the durable columns of
+/// `juice subscribers`.
+extension Catalog {
+    enum Delivery {
+        typealias T = LocalizedText
+
+        static let deliver = T(
+            "Deliver the events durable subscribers (webhook, command) have not received yet.",
+            ko: "내구성 구독자(webhook, command)가 아직 받지 못한 이벤트를 전달합니다.")
+        static let follow = T(
+            "Keep running and deliver new events as they are committed, by any process (Ctrl-C stops).",
+            ko: "계속 실행하며 어느 프로세스가 커밋한 새 이벤트든 전달합니다 (Ctrl-C로 멈춤).")
+        static let retry = T(
+            "Re-enable a durable subscriber and deliver its pending events now.",
+            ko: "내구성 구독자를 다시 켜고 밀린 이벤트를 지금 전달합니다.")
+        static let nameArgument = T("The subscriber's name, as `juice subscribers` lists it.", ko: "`juice subscribers`에 나오는 구독자 이름.")
+        static let deadLettersOption = T(
+            "Also send each dead letter once more (those delivered are removed).",
+            ko: "데드 레터도 한 번씩 다시 보냅니다 (전달된 것은 지웁니다).")
+
+        static let noDurableSubscribers = T(
+            "No durable subscribers (webhook, command) are enabled in the config.",
+            ko: "설정에 켜진 내구성 구독자(webhook, command)가 없습니다.")
+
+        static func following(_ names: [String]) -> T {
+            let list = names.joined(separator: ", ")
+            return T("Delivering to \(list) as events arrive. Ctrl-C stops.", ko: "\(list)에 이벤트가 오는 대로 전달합니다. Ctrl-C로 멈춥니다.")
+        }
+
+        static func caughtUp(_ name: String, delivered: Int, deadLettered: Int) -> T {
+            guard deadLettered > 0 else {
+                return T("\(name): \(delivered) delivered; caught up.", ko: "\(name): \(delivered)개 전달, 모두 따라잡았습니다.")
+            }
+            return T("\(name): \(delivered) delivered, \(deadLettered) given up (see `juice subscribers`); caught up.",
+                     ko: "\(name): \(delivered)개 전달, \(deadLettered)개 포기 (`juice subscribers` 참고), 모두 따라잡았습니다.")
+        }
+
+        static func waiting(_ name: String, delivered: Int, until: Double) -> T {
+            let time = clock(until)
+            return T("\(name): \(delivered) delivered; the next event failed and is retried at \(time) (or run `juice deliver` again).",
+                     ko: "\(name): \(delivered)개 전달, 다음 이벤트가 실패해 \(time)에 다시 시도합니다 (또는 `juice deliver`를 다시 실행).")
+        }
+
+        static func disabled(_ name: String, reason: String) -> T {
+            T("\(name): stopped: \(reason). Fix it, then run `juice subscribers retry \(name)`.",
+              ko: "\(name): 멈춤: \(reason). 고친 뒤 `juice subscribers retry \(name)`를 실행하세요.")
+        }
+
+        static func redelivered(_ name: String, count: Int) -> T {
+            T("\(name): \(count) dead letter(s) delivered.", ko: "\(name): 데드 레터 \(count)개 전달.")
+        }
+
+        static func unknownSubscriber(_ name: String) -> T {
+            T("no enabled subscriber is named '\(name)'; `juice subscribers` lists them",
+              ko: "'\(name)'라는 켜진 구독자가 없습니다. `juice subscribers`로 목록을 보세요")
+        }
+
+        static func notDurable(_ name: String) -> T {
+            T("'\(name)' does not deliver durably (only webhook and command subscribers do)",
+              ko: "'\(name)'은(는) 내구성 전달을 하지 않습니다 (webhook과 command 구독자만 합니다)")
+        }
+
+        // `juice subscribers` columns.
+        static let cursor = T("CURSOR", ko: "커서")
+        static let nextAttempt = T("NEXT ATTEMPT", ko: "다음 시도")
+        static let stopped = T("stopped (410)", ko: "멈춤 (410)")
+
+        /// Local wall-clock time of a Unix time: `14:05:09`, or with the date when not today.
+        static func clock(_ unixTime: Double) -> String {
+            let date = Date(timeIntervalSince1970: unixTime)
+            let formatter = DateFormatter()
+            formatter.locale = Locale(identifier: "en_US_POSIX")
+            formatter.dateFormat = Calendar.current.isDateInToday(date) ? "HH:mm:ss" : "yyyy-MM-dd HH:mm:ss"
+            return formatter.string(from: date)
+        }
+    }
+}

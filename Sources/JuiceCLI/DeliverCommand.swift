@@ -1,0 +1,120 @@
+import Foundation
+import JuiceMakerCore
+
+/// `juice deliver [--follow]`: runs every enabled durable subscriber (webhook,
+/// command) now.
+///
+/// Without `--follow` it delivers everything pending and returns when each
+/// subscriber is caught up, stopped (410 Gone), or waiting for a retry further away
+/// than `patience`; the oldest failed event is tried at once, whatever its schedule
+/// said. Exit 0 when all caught up, 75 when some events must wait (they stay in the
+/// journal). With `--follow` it keeps delivering, also events committed by other
+/// `juice` processes, until Ctrl-C or SIGTERM; then it stops like any command, by
+/// the flush deadline.
+struct DeliverCommand: RunnableCommand {
+    static let needs = CommandNeeds.store
+    /// Retries due within this are awaited by `juice deliver`.
+    static let patience = Duration.seconds(10)
+
+    let follow: Bool
+
+    init(_ invocation: Invocation) throws(CLIError) {
+        follow = invocation.has("follow")
+    }
+
+    func run(_ session: Session) async throws(CLIError) -> ExitCode {
+        let context = session.context
+        _ = try session.maker(attachingPlugins: true)
+        let runners = Self.runners(session)
+        guard !runners.isEmpty else {
+            if !context.settings.quiet { context.console.print(Catalog.Delivery.noDurableSubscribers) }
+            return .success
+        }
+        if follow {
+            let stop = StopSignals()
+            for runner in runners { runner.delivery.follow() }
+            if !context.settings.quiet {
+                context.console.standardError.write(Catalog.Delivery.following(runners.map(\.name))(context.language) + "\n")
+            }
+            while !stop.isRequested { try? await Task.sleep(for: .milliseconds(100)) }
+            return .success
+        }
+        let outcomes = await Self.deliverAll(runners) { delivery in
+            await delivery.deliverPending(waitingAtMost: Self.patience)
+        }
+        return Self.report(outcomes, context: context)
+    }
+
+    /// The enabled durable subscribers, attached, in config order.
+    static func runners(_ session: Session) -> [(name: String, delivery: DurableDelivery)] {
+        session.builtPlugins.compactMap { built in
+            guard let durable = built.plugin as? any DurableDeliveryPlugin, let delivery = durable.delivery else { return nil }
+            return (built.entry.name, delivery)
+        }
+    }
+
+    /// Runs `body` for every runner at once; outcomes in the runners' order.
+    static func deliverAll(
+        _ runners: [(name: String, delivery: DurableDelivery)],
+        _ body: @escaping @Sendable (DurableDelivery) async -> DeliveryPhase
+    ) async -> [(name: String, phase: DeliveryPhase, statistics: DeliveryStatistics)] {
+        var phases: [Int: DeliveryPhase] = [:]
+        await withTaskGroup(of: (Int, DeliveryPhase).self) { group in
+            for (index, runner) in runners.enumerated() {
+                let delivery = runner.delivery
+                group.addTask { (index, await body(delivery)) }
+            }
+            for await (index, phase) in group { phases[index] = phase }
+        }
+        return runners.enumerated().map { index, runner in
+            (runner.name, phases[index] ?? .stopped, runner.delivery.statistics)
+        }
+    }
+
+    /// One line per subscriber (or a JSON array); the exit code.
+    static func report(_ outcomes: [(name: String, phase: DeliveryPhase, statistics: DeliveryStatistics)], context: CommandContext) -> ExitCode {
+        var allCaughtUp = true
+        var items: [ConfigValue] = []
+        for outcome in outcomes {
+            let delivered = outcome.statistics.delivered
+            var members: [(key: String, value: ConfigValue)] = [
+                ("name", .string(outcome.name)), ("delivered", .integer(delivered)),
+                ("deadLettered", .integer(outcome.statistics.deadLettered)),
+                ("redelivered", .integer(outcome.statistics.redelivered)),
+            ]
+            let line: LocalizedText
+            switch outcome.phase {
+            case .caughtUp:
+                members.append(("state", .string("caughtUp")))
+                line = Catalog.Delivery.caughtUp(outcome.name, delivered: delivered, deadLettered: outcome.statistics.deadLettered)
+            case .waitingForRetry(let until):
+                allCaughtUp = false
+                members += [("state", .string("waiting")), ("nextAttempt", .string(RFC3339.format(Date(timeIntervalSince1970: until))))]
+                line = Catalog.Delivery.waiting(outcome.name, delivered: delivered, until: until)
+            case .disabled(let reason):
+                allCaughtUp = false
+                members += [("state", .string("stopped")), ("reason", .string(reason))]
+                line = Catalog.Delivery.disabled(outcome.name, reason: reason)
+            case .starting, .delivering, .stopped:
+                allCaughtUp = false
+                members.append(("state", .string("unfinished")))
+                line = Catalog.Delivery.waiting(outcome.name, delivered: delivered, until: Date().timeIntervalSince1970)
+            }
+            items.append(.object(members))
+            if outcome.statistics.redelivered > 0, !context.settings.json, !context.settings.quiet {
+                context.console.print(Catalog.Delivery.redelivered(outcome.name, count: outcome.statistics.redelivered))
+            }
+            if !context.settings.json, !context.settings.quiet { context.console.print(line) }
+        }
+        if context.settings.json { context.console.print(JSONWriter.compact(.array(items))) }
+        return allCaughtUp ? .success : .tryLater
+    }
+}
+
+/// SIGINT and SIGTERM as a request to stop a long-running command cleanly.
+final class StopSignals: Sendable {
+    private let interrupt = InterruptSignal()
+    private let terminated = TerminationSignal()
+
+    var isRequested: Bool { interrupt.isRequested || terminated.isRequested }
+}
