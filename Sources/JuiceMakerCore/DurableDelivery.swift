@@ -12,9 +12,10 @@ import Synchronization
 ///   was delivered, skipped by the `kinds` filter, or given up on as a dead letter.
 /// - **At least once.** The cursor never moves past an event before the destination
 ///   accepted it (or it became a dead letter). The cursor is written after each
-///   success, coalesced to at most one write per `cursorWriteInterval` while a
-///   backlog streams, so a crash may resend up to that much. The event `id` is the
-///   same on every attempt: receivers use it as the idempotency key.
+///   success; while a backlog streams faster than cursor writes are worth, writes are
+///   coalesced (at most `cursorWriteInterval` apart, and only while a write would cost
+///   over a tenth of the delivery time), so a crash may resend that much. The event
+///   `id` is the same on every attempt: receivers use it as the idempotency key.
 /// - **Retries on a schedule.** A failed event is retried per `schedule`; its
 ///   attempts and next attempt are kept in the journal (`retryState`), so the schedule
 ///   holds across processes. After the last attempt it is recorded as a dead letter
@@ -56,6 +57,8 @@ public final class DurableDelivery: Sendable {
         var redeliverDeadLetters = false
         var handledUpTo: Int64 = 0
         var persistedUpTo: Int64 = 0
+        /// How long the last cursor write took.
+        var cursorWriteCost = Duration.zero
         var statistics = DeliveryStatistics()
         var reported: Set<Int64> = []
         var storeFailureReported = false
@@ -236,10 +239,7 @@ public final class DurableDelivery: Sendable {
         for envelope in batch {
             if isStopping { return }
             if let kinds, !kinds.contains(envelope.event.kind) {
-                state.withLock { state in
-                    state.handledUpTo = envelope.sequence
-                    state.statistics.skipped += 1
-                }
+                state.withLock { $0.handledUpTo = envelope.sequence; $0.statistics.skipped += 1 }
                 continue
             }
             var attempts = 0
@@ -265,14 +265,14 @@ public final class DurableDelivery: Sendable {
                 recordFailure(of: envelope, attempt: attempts + 1, failure: error)
                 return
             }
-            state.withLock { state in
-                state.handledUpTo = envelope.sequence
-                state.statistics.delivered += 1
-            }
+            state.withLock { $0.handledUpTo = envelope.sequence; $0.statistics.delivered += 1 }
             if attempts > 0 {
                 _ = write { () throws(StoreError) in try journal.setRetryState(nil, for: name) }
             }
-            if ContinuousClock.now - lastWrite >= Self.cursorWriteInterval {
+            // Coalesce cursor writes only while they would cost more than a tenth of
+            // the time spent delivering: slow endpoints get a write per event.
+            let sinceWrite = ContinuousClock.now - lastWrite
+            if sinceWrite >= Self.cursorWriteInterval || sinceWrite >= state.withLock({ $0.cursorWriteCost }) * 10 {
                 persistCursor()
                 lastWrite = .now
             }
@@ -307,10 +307,7 @@ public final class DurableDelivery: Sendable {
                 try journal.setRetryState(nil, for: name)
             }
             guard recorded else { return }
-            state.withLock { state in
-                state.handledUpTo = envelope.sequence
-                state.statistics.deadLettered += 1
-            }
+            state.withLock { $0.handledUpTo = envelope.sequence; $0.statistics.deadLettered += 1 }
             persistCursor()
             reportError("\(name): gave up on event \(envelope.sequence) (id \(envelope.id)) after \(attempt) attempt(s): \(failure.reason); `juice subscribers retry \(name) --dead-letters` sends it again")
         }
@@ -373,24 +370,28 @@ public final class DurableDelivery: Sendable {
     }
 
     private func persistCursor() {
-        writes.withLock { closed in
-            if !closed { persistCursorHoldingWrites() }
-        }
+        writes.withLock { closed in if !closed { persistCursorHoldingWrites() } }
     }
 
     private func persistCursorHoldingWrites() {
         let (target, needed) = state.withLock { ($0.handledUpTo, $0.handledUpTo > $0.persistedUpTo) }
         guard needed else { return }
         do throws(StoreError) {
+            let started = ContinuousClock.now
             try journal.setCursor(named: name, to: target)
-            state.withLock { $0.persistedUpTo = max($0.persistedUpTo, target) }
+            let cost = ContinuousClock.now - started
+            state.withLock { state in
+                state.persistedUpTo = max(state.persistedUpTo, target)
+                state.cursorWriteCost = cost
+            }
         } catch {
             reportStoreFailure(error)
         }
     }
 
     private func reportStoreFailure(_ error: StoreError) {
-        let first = state.withLock { state in defer { state.storeFailureReported = true }; return !state.storeFailureReported }
-        if first { reportError("\(name): cannot read or update its place in the journal: \(error); delivery resumes when the store answers") }
+        if state.withLock({ state in defer { state.storeFailureReported = true }; return !state.storeFailureReported }) {
+            reportError("\(name): cannot read or update its place in the journal: \(error); delivery resumes when the store answers")
+        }
     }
 }
