@@ -3,6 +3,7 @@ import Foundation
 import FoundationNetworking
 #endif
 import JuiceMakerCore
+import Synchronization
 
 /// One webhook endpoint as a durable destination: POSTs each event as a CloudEvents
 /// structured JSON body, signed, and turns the answer into success or a failure the
@@ -19,6 +20,9 @@ final class WebhookEndpoint: DurableDestination {
     private let signature: WebhookSignature?
     private let timeout: Double
     private let session: URLSession
+    /// Whether `close` ran; held while a request is handed to the session, so none
+    /// is handed over after the session is invalidated.
+    private let closed = Mutex(false)
 
     init(url: URL, signature: WebhookSignature?, timeout: Double) {
         self.url = url
@@ -53,12 +57,7 @@ final class WebhookEndpoint: DurableDestination {
 
     func deliver(_ envelope: EventEnvelope) async throws(DeliveryFailure) {
         let request = request(for: envelope, timestamp: Int64(Date().timeIntervalSince1970))
-        let response: URLResponse
-        do {
-            (_, response) = try await session.data(for: request)
-        } catch {
-            throw DeliveryFailure("POST \(displayURL) failed: \(Self.describe(error))")
-        }
+        let response = try await send(request)
         guard let http = response as? HTTPURLResponse else {
             throw DeliveryFailure("POST \(displayURL) got no HTTP answer")
         }
@@ -76,9 +75,46 @@ final class WebhookEndpoint: DurableDestination {
         }
     }
 
-    /// Lets go of the connections once requests under way end.
+    /// Lets go of the connections once requests under way end. Later deliveries fail.
     func close() {
-        session.finishTasksAndInvalidate()
+        closed.withLock { closed in
+            guard !closed else { return }
+            closed = true
+            session.finishTasksAndInvalidate()
+        }
+    }
+
+    /// Makes the request; cancelling the calling task cancels it.
+    private func send(_ request: URLRequest) async throws(DeliveryFailure) -> URLResponse {
+        let task = Mutex<URLSessionDataTask?>(nil)
+        let result: Result<URLResponse, DeliveryFailure> = await withTaskCancellationHandler {
+            await withCheckedContinuation { continuation in
+                let once = Mutex<CheckedContinuation<Result<URLResponse, DeliveryFailure>, Never>?>(continuation)
+                let finish: @Sendable (Result<URLResponse, DeliveryFailure>) -> Void = { result in
+                    once.withLock { $0.take() }?.resume(returning: result)
+                }
+                let displayURL = displayURL
+                let started = closed.withLock { closed -> Bool in
+                    guard !closed, !Task.isCancelled else { return false }
+                    let dataTask = session.dataTask(with: request) { _, response, error in
+                        if let error {
+                            finish(.failure(DeliveryFailure("POST \(displayURL) failed: \(Self.describe(error))")))
+                        } else if let response {
+                            finish(.success(response))
+                        } else {
+                            finish(.failure(DeliveryFailure("POST \(displayURL) got no answer")))
+                        }
+                    }
+                    task.withLock { $0 = dataTask }
+                    dataTask.resume()
+                    return true
+                }
+                if !started { finish(.failure(DeliveryFailure("POST \(displayURL) not sent: shutting down"))) }
+            }
+        } onCancel: {
+            task.withLock { $0 }?.cancel()
+        }
+        return try result.get()
     }
 
     /// Seconds from `now` a `Retry-After` value asks for: delta-seconds or an HTTP date

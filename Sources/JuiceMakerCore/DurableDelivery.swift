@@ -97,6 +97,7 @@ public final class DurableDelivery: Sendable {
     /// Tells the runner the journal may hold new events. Cheap; safe from any
     /// thread, also inside an order's synchronous bus handler.
     public func wake() {
+        guard signal.needsSignal else { return }
         state.withLock { $0.requests &+= 1 }
         signal.signal()
     }
@@ -193,6 +194,7 @@ public final class DurableDelivery: Sendable {
 
     private func run() async {
         while !isStopping {
+            signal.rearm()
             let served = state.withLock { $0.requests }
             if state.withLock({ state in defer { state.redeliverDeadLetters = false }; return state.redeliverDeadLetters }) {
                 await redeliverDeadLetters()

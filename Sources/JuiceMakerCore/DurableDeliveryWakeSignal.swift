@@ -14,9 +14,23 @@ final class DurableDeliveryWakeSignal: Sendable {
     }
 
     private let state = Mutex(State())
+    /// Set by `signal`, cleared by `rearm`: while set, another signal adds nothing.
+    private let queued = Atomic<Bool>(false)
+
+    /// Whether a `signal` now would add anything: `false` while one is already on its
+    /// way to a waiter that has not rearmed since. One atomic load: the order path's cost.
+    var needsSignal: Bool { !queued.load(ordering: .sequentiallyConsistent) }
+
+    /// Called by the waiter before it looks for work: signals from now on count again.
+    /// (Before, not after, looking: a signal skipped because the flag was still set
+    /// was sent before this, so its work is seen by the look that follows.)
+    func rearm() {
+        queued.store(false, ordering: .sequentiallyConsistent)
+    }
 
     /// Wakes the waiter, or the next `wait` if nobody waits now.
     func signal() {
+        queued.store(true, ordering: .sequentiallyConsistent)
         let waiter = state.withLock { state -> CheckedContinuation<Void, Never>? in
             if let waiter = state.waiter {
                 state.waiter = nil
