@@ -1,0 +1,182 @@
+import Foundation
+import JuiceMakerCore
+import Synchronization
+import WebhookPlugin
+
+/// `juice-bench webhook`: deliveries per second to a loopback endpoint that answers
+/// 200 at once, and orders per second with a webhook subscriber attached against
+/// none (the order path must not pay for delivery: target ≥ 90%).
+///
+/// Figures: `webhook_deliveries_per_s`, `webhook_orders_none_per_s`,
+/// `webhook_orders_attached_per_s`, `webhook_orders_ratio`.
+enum WebhookBench {
+    static func run(json: Bool) throws -> [(String, Double)] {
+        let endpoint = try BenchEndpoint()
+        defer { endpoint.stop() }
+        let deliveries = try deliveriesPerSecond(url: endpoint.url)
+        let none = try ordersPerSecond(url: nil)
+        let attached = try ordersPerSecond(url: endpoint.url)
+        let ratio = attached / none
+        if !json {
+            print("webhook: loopback endpoint answering 200 at once (orders: median of 5 rounds)")
+            print("  \("deliveries, one subscriber".padding(toLength: 38, withPad: " ", startingAt: 0))\(Measure.format(deliveries, decimals: 0).leftPadded(to: 9)) events/s")
+            print("  \("orders, no webhook".padding(toLength: 38, withPad: " ", startingAt: 0))\(Measure.format(none, decimals: 0).leftPadded(to: 9)) orders/s")
+            print("  \("orders, webhook attached".padding(toLength: 38, withPad: " ", startingAt: 0))\(Measure.format(attached, decimals: 0).leftPadded(to: 9)) orders/s   \(Measure.format(ratio * 100))% of none, target ≥ 90%")
+        }
+        return [
+            ("webhook_deliveries_per_s", deliveries), ("webhook_orders_none_per_s", none),
+            ("webhook_orders_attached_per_s", attached), ("webhook_orders_ratio", ratio),
+        ]
+    }
+
+    private static func context(_ name: String) -> PluginContext {
+        let sink = FileSink(descriptor: 2, closesOnDeinit: false, onFailure: { _ in })
+        return PluginContext(
+            name: name, language: .english, colorAllowed: false, stateDirectory: "/tmp", environment: [:],
+            standardOutput: sink, standardError: sink)
+    }
+
+    private static func webhook(url: String, name: String) throws -> Webhook {
+        try Webhook(
+            configuration: PluginConfiguration(path: "bench", values: [("url", .string(url)), ("secret", .string("whsec_YmVuY2g="))]),
+            context: context(name))
+    }
+
+    /// A journal of 3,000 events delivered from scratch, timed from start to caught up.
+    static func deliveriesPerSecond(url: String) throws -> Double {
+        let store = InMemoryStore(initialStock: Stock(repeating: Stock.maximumQuantity))
+        let maker = JuiceMaker(store: store)
+        for _ in 0..<1_000 { try maker.make(.banana) }
+        let events = try store.lastSequence()
+        let plugin = try webhook(url: url, name: "bench-webhook")
+        let start = DispatchTime.now().uptimeNanoseconds
+        try plugin.attach(to: PluginHost(maker: maker, journal: store, reportError: { print("webhook bench: \($0)") }))
+        let outcome = blocking { await plugin.delivery?.deliverPending() } ?? nil
+        let elapsed = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+        blocking { await plugin.shutdown(deadline: .now + .seconds(5)) }
+        guard outcome == .caughtUp else { throw BenchError.unavailable("webhook bench: delivery did not catch up (\(String(describing: outcome)))") }
+        return Double(events) / elapsed
+    }
+
+    /// Orders per second through `JuiceMaker` with the in-memory store, with a webhook
+    /// to `url` attached (delivering as it can) or none.
+    static func ordersPerSecond(url: String?) throws -> Double {
+        let store = InMemoryStore(initialStock: Stock(repeating: Stock.maximumQuantity))
+        let maker = JuiceMaker(store: store)
+        var plugin: Webhook?
+        if let url {
+            plugin = try webhook(url: url, name: "bench-orders")
+            try plugin?.attach(to: PluginHost(maker: maker, journal: store, reportError: { _ in }))
+        }
+        var failure: JuiceMakerError?
+        let nanoseconds = Measure.nanosecondsPerOperation(operations: 100_000, rounds: 5) { n in
+            do throws(JuiceMakerError) {
+                for _ in 0..<n {
+                    if case .insufficient = try maker.make(.banana) {
+                        try maker.set([.banana: Stock.maximumQuantity])
+                        try maker.make(.banana)
+                    }
+                }
+            } catch {
+                failure = error
+            }
+        }
+        if let plugin { blocking { await plugin.shutdown(deadline: .now + .seconds(2)) } }
+        if let failure { throw failure }
+        return 1e9 / nanoseconds
+    }
+
+    /// Runs `body` to completion from synchronous bench code.
+    @discardableResult
+    private static func blocking<T: Sendable>(_ body: @escaping @Sendable () async -> T) -> T? {
+        let result = Mutex<T?>(nil)
+        let done = DispatchSemaphore(value: 0)
+        Task.detached {
+            let value = await body()
+            result.withLock { $0 = value }
+            done.signal()
+        }
+        done.wait()
+        return result.withLock { $0 }
+    }
+}
+
+/// An HTTP/1.1 endpoint on 127.0.0.1 that answers every request `200` at once
+/// (keep-alive, `Content-Length` bodies), one thread per connection.
+private final class BenchEndpoint: Sendable {
+    private let listener: Int32
+    private let port: UInt16
+    private let running = Atomic<Bool>(true)
+
+    var url: String { "http://127.0.0.1:\(port)/bench" }
+
+    init() throws {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        _ = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
+        }
+        guard fd >= 0, bound == 0, listen(fd, 64) == 0 else {
+            throw BenchError.unavailable("webhook bench: cannot listen on 127.0.0.1")
+        }
+        listener = fd
+        port = UInt16(bigEndian: address.sin_port)
+        Thread { [self] in acceptLoop() }.start()
+    }
+
+    func stop() {
+        running.store(false, ordering: .relaxed)
+        shutdown(listener, Int32(SHUT_RDWR))
+        close(listener)
+    }
+
+    private func acceptLoop() {
+        while running.load(ordering: .relaxed) {
+            let connection = accept(listener, nil, nil)
+            guard connection >= 0 else { return }
+            Thread { [self] in serve(connection) }.start()
+        }
+    }
+
+    private func serve(_ fd: Int32) {
+        defer { close(fd) }
+        let answer = Array("HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n".utf8)
+        var buffer: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 65_536)
+        while running.load(ordering: .relaxed) {
+            // One request: headers up to the blank line, then Content-Length bytes.
+            guard let end = headerEnd(buffer) else {
+                let count = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+                guard count > 0 else { return }
+                buffer += chunk[..<count]
+                continue
+            }
+            let head = String(decoding: buffer[..<end], as: UTF8.self).lowercased()
+            let length = head.range(of: "content-length:").flatMap { range in
+                Int(head[range.upperBound...].prefix { $0 != "\r" }.trimmingCharacters(in: .whitespaces))
+            } ?? 0
+            while buffer.count < end + 4 + length {
+                let count = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+                guard count > 0 else { return }
+                buffer += chunk[..<count]
+            }
+            buffer.removeFirst(end + 4 + length)
+            _ = answer.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+        }
+    }
+
+    private func headerEnd(_ bytes: [UInt8]) -> Int? {
+        guard bytes.count >= 4 else { return nil }
+        for index in 0...(bytes.count - 4)
+        where bytes[index] == 13 && bytes[index + 1] == 10 && bytes[index + 2] == 13 && bytes[index + 3] == 10 {
+            return index
+        }
+        return nil
+    }
+}
