@@ -129,12 +129,11 @@ final class SupervisedProgram: DurableDestination {
         guard !closing else { return }
         let how = process.terminationReason == .uncaughtSignal
             ? "was killed by signal \(process.terminationStatus)" : "exited with status \(process.terminationStatus)"
-        report("\(name): \(displayName) \(how); it restarts for the next event in \(RetrySchedule.describe(seconds: pause))")
+        report("\(displayName) \(how); it restarts for the next event in \(RetrySchedule.describe(seconds: pause))")
     }
 
     /// Reports each line the program writes to stderr, on a thread of its own.
     private func forwardLines(of handle: FileHandle) {
-        let name = name
         let program = displayName
         let report = report
         Thread {
@@ -146,10 +145,10 @@ final class SupervisedProgram: DurableDestination {
                 while let newline = pending.firstIndex(of: 10) {
                     let line = String(decoding: pending[pending.startIndex..<newline], as: UTF8.self)
                     pending.removeSubrange(pending.startIndex...newline)
-                    report("\(name): \(program): \(line)")
+                    report("\(program): \(line)")
                 }
             }
-            if !pending.isEmpty { report("\(name): \(program): \(String(decoding: pending, as: UTF8.self))") }
+            if !pending.isEmpty { report("\(program): \(String(decoding: pending, as: UTF8.self))") }
             try? handle.close()
         }.start()
     }

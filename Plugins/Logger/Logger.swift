@@ -100,10 +100,10 @@ public final class Logger: JuiceMakerPlugin {
         if let file = resolvedPath {
             do {
                 sink = try FileSink(appendingTo: file) { reason in
-                    host.reportError("\(name): cannot write the log \(file): \(reason); later lines may be lost (orders are not affected)")
+                    host.reportError("cannot write the log \(file): \(reason); later lines may be lost (orders are not affected)")
                 }
             } catch {
-                host.reportError("\(name): cannot open the log \(file): \(error.detail); logging is off for this run (orders are not affected)")
+                host.reportError("cannot open the log \(file): \(error.detail); logging is off for this run (orders are not affected)")
                 return
             }
         } else {
@@ -155,6 +155,6 @@ public final class Logger: JuiceMakerPlugin {
         var problems: [String] = []
         if dropped > 0 { problems.append("\(dropped) event(s) were not logged because the log could not keep up") }
         if !closed { problems.append("the last lines could not be written before exit") }
-        host.reportError("\(context.name): \(problems.joined(separator: " and ")) (\(resolvedPath ?? "stderr")); `juice events` lists every event")
+        host.reportError("\(problems.joined(separator: " and ")) (\(resolvedPath ?? "stderr")); `juice events` lists every event")
     }
 }

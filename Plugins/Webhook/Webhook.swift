@@ -100,7 +100,7 @@ public final class Webhook: DurableDeliveryPlugin {
         }
         guard isFirst else { return }
         if isPlainHTTPOffMachine {
-            host.reportError("\(context.name): warning: \(endpoint.displayURL) is plain http:// to another machine; events travel unencrypted (use https://)")
+            host.reportError("warning: \(endpoint.displayURL) is plain http:// to another machine; events travel unencrypted (use https://)")
         }
         let delivery = DurableDelivery(
             name: context.name, journal: host.journal, kinds: eventKinds, schedule: retrySchedule,

@@ -2,11 +2,12 @@ import Foundation
 
 /// juice-bench: every figure beside its baseline, measured in the same run.
 let usage = """
-    usage: juice-bench [bus | orders [--store memory|sqlite] [--durability full|normal] | cli | all] [--json]
+    usage: juice-bench [bus | orders [--store memory|sqlite] [--durability full|normal] | webhook | cli | all] [--json]
 
       bus      ns per event: direct call, closure array, EventBus sync (1 and 4) and queued,
                NotificationCenter, AsyncStream
       orders   orders/s through JuiceMaker (memory: 2 sync subscribers; sqlite: against raw C API SQL)
+      webhook  deliveries/s to a loopback endpoint; orders/s with a webhook attached against none
       cli      wall time of one `juice order` process against the sqlite3 shell
       all      everything above (the default)
       --json   one JSON object instead of tables
@@ -35,7 +36,7 @@ func main() -> Int32 {
         return 64
     }
     let command = arguments.first ?? "all"
-    guard arguments.count <= 1, ["bus", "orders", "cli", "all"].contains(command) else {
+    guard arguments.count <= 1, ["bus", "orders", "webhook", "cli", "all"].contains(command) else {
         FileHandle.standardError.write(Data("juice-bench: unknown arguments \(arguments.joined(separator: " "))\n\(usage)\n".utf8))
         return 64
     }
@@ -60,6 +61,9 @@ func main() -> Int32 {
                 }
             }
             sections.append(("orders", orders))
+        }
+        if command == "webhook" || command == "all" {
+            sections.append(("webhook", try WebhookBench.run(json: json)))
         }
         if command == "cli" || command == "all" {
             sections.append(("cli", try CLIBench.run(json: json).sorted { $0.key < $1.key }))

@@ -102,8 +102,8 @@ extension Catalog {
         }
 
         // Reported while running, not fatal
-        static func subscriberFailed(_ name: String, _ detail: String) -> T {
-            T("subscriber '\(name)' failed: \(detail)", ko: "구독자 '\(name)' 오류: \(detail)")
+        static func subscriberReport(_ name: String, _ detail: String) -> T {
+            T("subscriber '\(name)': \(detail)", ko: "구독자 '\(name)': \(detail)")
         }
     }
 }

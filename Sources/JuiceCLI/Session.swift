@@ -52,7 +52,7 @@ final class Session {
             for built in plugins {
                 let name = built.entry.name
                 let host = PluginHost(maker: maker, journal: store) { detail in
-                    stderr.write("juice: \(Catalog.Errors.subscriberFailed(name, detail)(language))\n")
+                    stderr.write("juice: \(Catalog.Errors.subscriberReport(name, detail)(language))\n")
                 }
                 do {
                     try built.plugin.attach(to: host)
@@ -76,7 +76,7 @@ final class Session {
         let stderr = context.console.standardError
         let language = context.language
         let bus = EventBus<EventEnvelope> { failure in
-            stderr.write("juice: \(Catalog.Errors.subscriberFailed(failure.subscriber, "\(failure.error)")(language))\n")
+            stderr.write("juice: \(Catalog.Errors.subscriberReport(failure.subscriber, "\(failure.error)")(language))\n")
         }
         let maker = JuiceMaker(store: store, bus: bus)
         opened = (store, maker)

@@ -292,13 +292,13 @@ public final class DurableDelivery: Sendable {
             let retry = DeliveryRetryState(
                 sequence: envelope.sequence, attempts: attempt, nextAttemptAt: now, lastError: failure.reason, disabled: true)
             _ = write { () throws(StoreError) in try journal.setRetryState(retry, for: name) }
-            reportError("\(name): \(failure.reason); delivery is stopped and events wait in the journal; `juice subscribers retry \(name)` resumes it")
+            reportError("\(failure.reason); delivery is stopped and events wait in the journal; `juice subscribers retry \(name)` resumes it")
         } else if let delay = schedule.delay(afterFailedAttempt: attempt, retryAfter: failure.retryAfter) {
             let retry = DeliveryRetryState(
                 sequence: envelope.sequence, attempts: attempt, nextAttemptAt: now + delay, lastError: failure.reason)
             _ = write { () throws(StoreError) in try journal.setRetryState(retry, for: name) }
             if firstReport {
-                reportError("\(name): event \(envelope.sequence) not delivered (\(failure.reason)); attempt \(attempt) of \(schedule.maximumAttempts), next in \(RetrySchedule.describe(seconds: delay)); it waits in the journal")
+                reportError("event \(envelope.sequence) not delivered (\(failure.reason)); attempt \(attempt) of \(schedule.maximumAttempts), next in \(RetrySchedule.describe(seconds: delay)); it waits in the journal")
             }
         } else {
             let letter = DeadLetter(
@@ -311,7 +311,7 @@ public final class DurableDelivery: Sendable {
             guard recorded else { return }
             state.withLock { $0.handledUpTo = envelope.sequence; $0.statistics.deadLettered += 1 }
             persistCursor()
-            reportError("\(name): gave up on event \(envelope.sequence) (id \(envelope.id)) after \(attempt) attempt(s): \(failure.reason); `juice subscribers retry \(name) --dead-letters` sends it again")
+            reportError("gave up on event \(envelope.sequence) (id \(envelope.id)) after \(attempt) attempt(s): \(failure.reason); `juice subscribers retry \(name) --dead-letters` sends it again")
         }
     }
 
@@ -325,7 +325,7 @@ public final class DurableDelivery: Sendable {
                 try await destination.deliver(envelope)
             } catch {
                 state.withLock { $0.statistics.failed += 1 }
-                reportError("\(name): dead letter \(letter.sequence) still not delivered: \(error.reason)")
+                reportError("dead letter \(letter.sequence) still not delivered: \(error.reason)")
                 continue
             }
             state.withLock { $0.statistics.redelivered += 1 }
@@ -393,7 +393,7 @@ public final class DurableDelivery: Sendable {
 
     private func reportStoreFailure(_ error: StoreError) {
         if state.withLock({ state in defer { state.storeFailureReported = true }; return !state.storeFailureReported }) {
-            reportError("\(name): cannot read or update its place in the journal: \(error); delivery resumes when the store answers")
+            reportError("cannot read or update its place in the journal: \(error); delivery resumes when the store answers")
         }
     }
 }

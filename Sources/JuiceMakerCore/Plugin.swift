@@ -66,7 +66,8 @@ public struct PluginHost: Sendable {
     public let maker: JuiceMaker
     /// The journal, for durable plugins that keep a cursor.
     public let journal: any EventJournal
-    /// Reports a plugin's problem to the person (one line, on stderr).
+    /// Reports a plugin's problem to the person (one line, on stderr). The host puts
+    /// the subscriber's name in front; the text should not repeat it.
     public let reportError: @Sendable (String) -> Void
 
     public init(maker: JuiceMaker, journal: any EventJournal, reportError: @escaping @Sendable (String) -> Void) {

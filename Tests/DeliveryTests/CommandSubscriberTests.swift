@@ -54,7 +54,7 @@ import Testing
         let starts = try String(contentsOfFile: directory.file("starts"), encoding: .utf8).split(separator: "\n").count
         #expect(starts == 3)
         #expect(rig.errors.all.filter { $0.contains("sh exited with status 3") }.count >= 2)
-        #expect(rig.errors.all.contains { $0 == "feed: sh: started" })
+        #expect(rig.errors.all.contains { $0 == "sh: started" })
         #expect(delivery.statistics.delivered == 7)
     }
 
