@@ -1,10 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import Dispatch
 import Synchronization
 
@@ -98,9 +91,9 @@ final class Mailbox<Event: Sendable>: Sendable {
                 delivered = 0
                 failed = 0
                 if !state.cancelled, state.waitingCount == 0, !yielded {
-                    // Empty: give the publisher one time slice before going idle. A
-                    // busy publisher refills the mailbox meanwhile, which saves waking
-                    // the queue again a few events later.
+                    // Empty: wait a moment before going idle. A busy publisher refills
+                    // the mailbox meanwhile, which saves waking the queue again a few
+                    // events later.
                     return -1
                 }
                 if state.cancelled || state.waitingCount == 0 {
@@ -121,10 +114,11 @@ final class Mailbox<Event: Sendable>: Sendable {
             }
             if start < 0 {
                 yielded = true
-                sched_yield()
+                Self.backOff()
                 continue
             }
             yielded = false
+            let small = batch.count - start < Self.smallBatch
             for index in start..<batch.count {
                 if cancelled.load(ordering: .relaxed) { break }
                 do {
@@ -136,7 +130,22 @@ final class Mailbox<Event: Sendable>: Sendable {
                 }
             }
             batch.removeAll(keepingCapacity: true)
+            // A drain that keeps up takes one or two events per lock, and the lock's
+            // cache line then moves between the two cores on every event. Letting a
+            // batch gather for a moment costs this subscriber ~2 µs of latency and
+            // makes the publisher's side several times cheaper.
+            if small { Self.backOff() }
         }
+    }
+
+    /// Batches smaller than this make the drain pause before the next one.
+    @usableFromInline static var smallBatch: Int { 64 }
+
+    /// Spins for about 2 µs without touching shared memory.
+    @inlinable
+    static func backOff() {
+        let end = DispatchTime.now().uptimeNanoseconds + 2_000
+        while DispatchTime.now().uptimeNanoseconds < end {}
     }
 
     /// Discards what is waiting; the drain stops after the event in hand.
