@@ -17,8 +17,10 @@ public enum Delivery: Sendable, Equatable {
 
 /// What a full mailbox discards.
 public enum OverflowPolicy: Sendable, Equatable {
-    /// Discard the oldest event still waiting, keep the new one. When every
-    /// outstanding event is already being handled, the new event is discarded.
+    /// Discard the oldest event still waiting, keep the new one. Events the drain
+    /// has already taken (it takes everything waiting at once, then handles it) are
+    /// not "waiting"; when every outstanding event has been taken, the new event is
+    /// discarded instead, as `dropNewest` would.
     case dropOldest
     /// Discard the new event, keep what is already waiting.
     case dropNewest

@@ -126,8 +126,9 @@ public final class EventBus<Event: Sendable>: @unchecked Sendable {
     ///     events it rejects are not counted anywhere.
     ///   - handler: receives each event. A throw is reported to the error sink.
     /// - Returns: the token that cancels the subscription. Dropping it does not cancel.
-    ///   A subscriber added while an event is being delivered receives the events
-    ///   published after it, not that one.
+    ///   A subscriber added while an event is being delivered does not receive that
+    ///   event; it does receive every event still waiting to be delivered after it
+    ///   (including ones a handler published earlier in the same delivery).
     @discardableResult
     public func subscribe(
         _ name: String,

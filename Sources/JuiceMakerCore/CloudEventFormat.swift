@@ -228,11 +228,19 @@ public enum RFC3339 {
         } else {
             return nil
         }
-        guard index == bytes.count else { return nil }
+        guard index == bytes.count, day <= daysIn(month, of: year) else { return nil }
         let days = self.days(fromCivil: year, month, day)
         let seconds = Int64(days) * 86_400 + Int64(hour * 3600 + minute * 60 + second - offsetSeconds)
         let milliseconds = Int64((fraction * 1000).rounded())
         return Date(timeIntervalSince1970: Double(seconds * 1000 + milliseconds) / 1000)
+    }
+
+    private static func daysIn(_ month: Int, of year: Int) -> Int {
+        switch month {
+        case 2: (year % 4 == 0 && year % 100 != 0) || year % 400 == 0 ? 29 : 28
+        case 4, 6, 9, 11: 30
+        default: 31
+        }
     }
 
     // Howard Hinnant's days-from-civil algorithms (proleptic Gregorian calendar).
