@@ -245,10 +245,12 @@ public final class DurableDelivery: Sendable {
                 continue
             }
             var attempts = 0
+            var early: DeliveryRetryState?
             if let retry, retry.sequence == envelope.sequence {
                 attempts = retry.attempts
                 let wait = retry.nextAttemptAt - Date().timeIntervalSince1970
                 let forced = state.withLock { state in defer { state.forceAttempt = false }; return state.forceAttempt }
+                if wait > 0, forced { early = retry }
                 if wait > 0, !forced {
                     persistCursor()
                     settle(.waitingForRetry(until: retry.nextAttemptAt), served: served)
@@ -264,6 +266,18 @@ public final class DurableDelivery: Sendable {
                 try await destination.deliver(envelope)
             } catch {
                 persistCursor()
+                if let early, !error.isPermanent {
+                    // An attempt `juice deliver` asked for before its time does not
+                    // count against the schedule: repeated runs while an endpoint is
+                    // down must not use up its retries in seconds.
+                    let kept = DeliveryRetryState(
+                        sequence: early.sequence, attempts: early.attempts, nextAttemptAt: early.nextAttemptAt,
+                        lastError: error.reason)
+                    _ = write { () throws(StoreError) in try journal.setRetryState(kept, for: name) }
+                    state.withLock { $0.statistics.failed += 1 }
+                    settle(.waitingForRetry(until: early.nextAttemptAt), served: served)
+                    return
+                }
                 recordFailure(of: envelope, attempt: attempts + 1, failure: error)
                 return
             }

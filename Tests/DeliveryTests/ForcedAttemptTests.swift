@@ -1,0 +1,55 @@
+import JuiceMakerCore
+import Synchronization
+import Testing
+
+/// A destination that refuses every event and counts the attempts.
+private final class RefusingDestination: DurableDestination {
+    private let count = Mutex(0)
+    var attempts: Int { count.withLock { $0 } }
+
+    func deliver(_ envelope: EventEnvelope) async throws(DeliveryFailure) {
+        count.withLock { $0 += 1 }
+        throw DeliveryFailure("connection refused")
+    }
+}
+
+@Suite("Attempts asked for before their time")
+struct ForcedAttemptTests {
+    @Test("repeated `juice deliver` runs while the endpoint is down keep the schedule: no attempt is used up, no dead letter")
+    func forcedEarlyAttemptsDoNotUseUpTheSchedule() async throws {
+        let rig = Rig()
+        let destination = RefusingDestination()
+        // Two attempts in all, an hour apart: a forced run must not count as the second.
+        let schedule = RetrySchedule(delays: [3600])
+        try rig.maker.make(.banana)
+
+        let first = DurableDelivery(
+            name: "hook", journal: rig.store, schedule: schedule, destination: destination,
+            reportError: { rig.errors.report($0) })
+        _ = await first.deliverPending()
+        await first.shutdown(deadline: generousDeadline())
+        let scheduled = try #require(try rig.store.retryState(for: "hook"))
+        #expect(scheduled.attempts == 1)
+
+        for _ in 0..<5 {
+            let run = DurableDelivery(
+                name: "hook", journal: rig.store, schedule: schedule, destination: destination,
+                reportError: { rig.errors.report($0) })
+            let phase = await run.deliverPending()
+            await run.shutdown(deadline: generousDeadline())
+            guard case .waitingForRetry(let until) = phase else {
+                Issue.record("expected waitingForRetry, found \(phase)")
+                return
+            }
+            #expect(until == scheduled.nextAttemptAt)
+        }
+
+        // Each run really tried (a person asked), yet the schedule stands.
+        #expect(destination.attempts == 6)
+        let after = try #require(try rig.store.retryState(for: "hook"))
+        #expect(after.attempts == 1)
+        #expect(after.nextAttemptAt == scheduled.nextAttemptAt)
+        #expect(try rig.store.deadLetters(for: nil).isEmpty)
+        #expect(try rig.store.cursor(named: "hook") == 0)
+    }
+}
