@@ -25,10 +25,11 @@ struct ConfigCheckCommand: RunnableCommand {
 }
 
 /// `juice config show`: the effective config (defaults filled in, the store that
-/// would be used) and the file it came from. Secrets never appear: values taken from
-/// `${NAME}` in subscribers, and values of secret-like keys, print as `***`.
+/// would be used) and the file it came from, once it passed every check `config
+/// check` makes (exit 78 otherwise). Secrets never appear: values taken from
+/// `${NAME}`, values of secret-like keys and a URL's `user:password@` print as `***`.
 struct ConfigShowCommand: RunnableCommand {
-    static let needs = CommandNeeds.configOnly
+    static let needs = CommandNeeds.plugins
     static let mask = ConfigValue.string("***")
 
     init(_ invocation: Invocation) throws(CLIError) {}
@@ -55,13 +56,16 @@ struct ConfigShowCommand: RunnableCommand {
     static func effective(_ context: CommandContext) -> ConfigValue {
         let config = context.config
         let subscribers = config.subscribers.map { entry -> ConfigValue in
+            func substituted(_ path: String) -> Bool {
+                config.substitutedPaths.contains { $0 == path || $0.hasPrefix(path + "[") || $0.hasPrefix(path + ".") }
+            }
+            let name: ConfigValue = substituted("\(entry.path).name") ? mask : .string(entry.name)
             var members: [(key: String, value: ConfigValue)] = [
-                ("type", .string(entry.type)), ("name", .string(entry.name)), ("enabled", .bool(entry.enabled)),
+                ("type", .string(entry.type)), ("name", name), ("enabled", .bool(entry.enabled)),
             ]
             for (key, value) in entry.configuration.values {
-                let path = "\(entry.path).\(key)"
-                let hidden = isSecret(key) || config.substitutedPaths.contains { $0 == path || $0.hasPrefix(path + "[") || $0.hasPrefix(path + ".") }
-                members.append((key, hidden ? mask : value))
+                let hidden = isSecret(key) || substituted("\(entry.path).\(key)")
+                members.append((key, hidden ? mask : withoutCredentials(value)))
             }
             return .object(members)
         }
@@ -72,6 +76,14 @@ struct ConfigShowCommand: RunnableCommand {
             ("flushDeadlineSeconds", .number(config.flushDeadlineSeconds)),
             ("subscribers", .array(subscribers)),
         ])
+    }
+
+    /// A URL string with its `user:password@` replaced by `***@`; other values as they are.
+    static func withoutCredentials(_ value: ConfigValue) -> ConfigValue {
+        guard case .string(let text) = value, let scheme = text.range(of: "://") else { return value }
+        let authorityEnd = text[scheme.upperBound...].firstIndex { $0 == "/" || $0 == "?" || $0 == "#" } ?? text.endIndex
+        guard let at = text[scheme.upperBound..<authorityEnd].lastIndex(of: "@") else { return value }
+        return .string(String(text[..<scheme.upperBound]) + "***" + String(text[at...]))
     }
 
     static func isSecret(_ key: String) -> Bool {

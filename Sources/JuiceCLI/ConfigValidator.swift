@@ -22,7 +22,11 @@ struct ConfigValidator: Sendable {
             throw ConfigurationError(file: source.file, path: "", problem: error.description)
         }
         let (resolved, substituted) = try EnvironmentSubstitution(environment: environment, file: source.file).apply(document)
-        return try validate(resolved, substituted: substituted)
+        do {
+            return try validate(resolved, substituted: substituted)
+        } catch {
+            throw substituted.apply(to: error)
+        }
     }
 
     private func fail(_ path: String, _ problem: String) -> ConfigurationError {
@@ -48,7 +52,7 @@ struct ConfigValidator: Sendable {
         return text
     }
 
-    private func validate(_ document: ConfigValue, substituted: Set<String>) throws(ConfigurationError) -> JuiceConfig {
+    private func validate(_ document: ConfigValue, substituted: Redaction) throws(ConfigurationError) -> JuiceConfig {
         var language: Language?
         var initialStock = Stock.defaultInitialQuantity
         var storePath: String?
@@ -87,7 +91,7 @@ struct ConfigValidator: Sendable {
         }
         return JuiceConfig(
             source: source, language: language, initialStock: initialStock, storePath: storePath,
-            durability: durability, flushDeadlineSeconds: flush, subscribers: subscribers, substitutedPaths: substituted)
+            durability: durability, flushDeadlineSeconds: flush, subscribers: subscribers, substituted: substituted)
     }
 
     private func describe(_ value: ConfigValue) -> String {

@@ -3,15 +3,34 @@ import JuiceMakerCore
 /// Replaces `${NAME}` in every string value of a config document with the value of
 /// the environment variable `NAME`. A variable that is not set is an error naming it
 /// and the JSON path; nothing else about the document changes. The paths of strings
-/// that took a value are reported, so `config show` can hide them.
+/// that took a value, and the values taken, are reported, so `config show` and error
+/// messages can hide them (`Redaction`).
 struct EnvironmentSubstitution: Sendable {
     let environment: [String: String]
     let file: String?
 
-    func apply(_ value: ConfigValue, path: String = "") throws(ConfigurationError) -> (value: ConfigValue, substituted: Set<String>) {
+    func apply(_ value: ConfigValue, path: String = "") throws(ConfigurationError) -> (value: ConfigValue, substituted: Redaction) {
         var substituted = Set<String>()
         let result = try walk(value, path: path, substituted: &substituted)
-        return (result, substituted)
+        let values = Set(Self.variableNames(in: value).compactMap { environment[$0] })
+        return (result, Redaction(paths: substituted, values: values))
+    }
+
+    /// Every `${NAME}` named in the document's strings.
+    private static func variableNames(in value: ConfigValue) -> [String] {
+        switch value {
+        case .string(let text):
+            var names: [String] = []
+            var rest = Substring(text)
+            while let start = rest.range(of: "${"), let close = rest[start.upperBound...].firstIndex(of: "}") {
+                names.append(String(rest[start.upperBound..<close]))
+                rest = rest[rest.index(after: close)...]
+            }
+            return names
+        case .array(let items): return items.flatMap(variableNames)
+        case .object(let members): return members.flatMap { variableNames(in: $0.value) }
+        default: return []
+        }
     }
 
     private func walk(_ value: ConfigValue, path: String, substituted: inout Set<String>) throws(ConfigurationError) -> ConfigValue {

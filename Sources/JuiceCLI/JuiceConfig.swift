@@ -1,3 +1,4 @@
+import Foundation
 import JuiceMakerCore
 import SQLiteStore
 
@@ -25,8 +26,11 @@ struct JuiceConfig: Sendable {
     let durability: Durability
     let flushDeadlineSeconds: Double
     let subscribers: [SubscriberEntry]
+    /// What took a value from the environment: never printed.
+    let substituted: Redaction
+
     /// JSON paths of strings that took a value from the environment.
-    let substitutedPaths: Set<String>
+    var substitutedPaths: Set<String> { substituted.paths }
 
     static let defaultFlushDeadlineSeconds = 2.0
 }
@@ -39,4 +43,28 @@ enum ConfigKeys {
     static let commonSubscriber = ["type", "name", "enabled"]
     /// Keys whose values are secrets wherever they appear: never printed.
     static let secretWords = ["secret", "token", "password", "authorization", "apikey", "api-key", "api_key"]
+}
+
+/// What `${NAME}` put into a config, so nothing prints it: `config show` masks the
+/// paths, and every config error has the values replaced by `***` (a value can reach
+/// an error's text through a plugin's own check, e.g. `found "…"`).
+struct Redaction: Sendable {
+    /// JSON paths of strings that took a value from the environment.
+    let paths: Set<String>
+    /// The values taken.
+    let values: Set<String>
+
+    static let none = Redaction(paths: [], values: [])
+
+    /// `text` with every substituted value replaced by `***`, longest first.
+    func apply(to text: String) -> String {
+        values.filter { !$0.isEmpty }.sorted { $0.count > $1.count }.reduce(text) {
+            $0.replacingOccurrences(of: $1, with: "***")
+        }
+    }
+
+    /// `error` with its problem redacted.
+    func apply(to error: ConfigurationError) -> ConfigurationError {
+        ConfigurationError(file: error.file, path: error.path, problem: apply(to: error.problem))
+    }
 }

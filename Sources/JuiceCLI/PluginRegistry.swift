@@ -36,7 +36,7 @@ struct PluginRegistry: Sendable {
                 built.append(BuiltPlugin(entry: entry, plugin: try type.init(configuration: entry.configuration, context: context(entry))))
             } catch {
                 await Self.shutDown(built, deadline: deadline)
-                var located = error
+                var located = config.substituted.apply(to: error)
                 located.file = config.source.file
                 throw located
             }

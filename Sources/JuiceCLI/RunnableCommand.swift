@@ -1,8 +1,7 @@
 /// What a command needs set up before it runs.
 enum CommandNeeds: Sendable {
-    /// Only the config (`config show`).
-    case configOnly
-    /// The plugins built from the config, never attached (`config check`).
+    /// The plugins built from the config, never attached (`config check`,
+    /// `config show`): building runs each plugin's own checks.
     case plugins
     /// Plugins and the store (every other command); the store opens on first use.
     case store

@@ -54,9 +54,6 @@ struct Runner: Sendable {
         let context = CommandContext(
             invocation: invocation, settings: settings, config: config, console: console,
             registry: registry, environment: environment, location: location)
-        if type(of: command).needs == .configOnly {
-            return try await command.run(Session(context: context, plugins: []))
-        }
         do {
             try location.prepareDirectory()
         } catch {

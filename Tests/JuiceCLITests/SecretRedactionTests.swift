@@ -1,0 +1,57 @@
+import Foundation
+import Testing
+
+/// A value taken from the environment never reaches the terminal: not in a config
+/// error (even one a plugin's own check writes), not in `config show`. A URL's
+/// credentials are hidden too, and `config show` refuses a config `config check` refuses.
+@Suite struct SecretRedactionTests {
+    private let secret = "TOPSECRET-4711"
+
+    private func run(_ config: String, _ arguments: [String]) throws -> JuiceRun {
+        let sandbox = try JuiceSandbox()
+        let path = try sandbox.write(config, to: "juice.json")
+        return try sandbox.run(arguments + ["--config", path], environment: ["JUICE_TEST_SECRET": secret])
+    }
+
+    @Test("config errors show *** where an environment value would be", arguments: [
+        #"{"subscribers": [{"type": "logger", "level": "${JUICE_TEST_SECRET}"}]}"#,
+        #"{"subscribers": [{"type": "webhook", "url": "${JUICE_TEST_SECRET}"}]}"#,
+        #"{"subscribers": [{"type": "webhook", "url": "http://127.0.0.1:9/x", "events": ["${JUICE_TEST_SECRET}"]}]}"#,
+        #"{"language": "${JUICE_TEST_SECRET}"}"#,
+    ])
+    func errorsHideEnvironmentValues(config: String) throws {
+        for arguments in [["order", "banana"], ["config", "check"], ["config", "show"]] {
+            let result = try run(config, arguments)
+            #expect(result.status == 78, "\(arguments): \(result.stderr)")
+            #expect(!result.stderr.contains(secret), "\(arguments): \(result.stderr)")
+            #expect(!result.stdout.contains(secret))
+            #expect(result.stderr.contains("***"), "\(result.stderr)")
+        }
+    }
+
+    @Test("config show masks a name from the environment and a URL's user:password")
+    func showMasksNamesAndCredentials() throws {
+        let config = #"""
+            {"subscribers": [
+              {"type": "cli-notifier", "name": "${JUICE_TEST_SECRET}"},
+              {"type": "webhook", "url": "http://user:pw-4711@127.0.0.1:9/x"}
+            ]}
+            """#
+        let result = try run(config, ["config", "show"])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(!result.stdout.contains(secret))
+        #expect(!result.stdout.contains("pw-4711"))
+        #expect(result.stdout.contains("http://***@127.0.0.1:9/x"))
+    }
+
+    @Test("config show refuses what only the plugin's own check finds, like config check")
+    func showRunsThePluginChecks() throws {
+        let config = #"{"subscribers": [{"type": "webhook", "url": "http://127.0.0.1:9/x", "secret": "whsec_not-base64!"}]}"#
+        let show = try run(config, ["config", "show"])
+        let check = try run(config, ["config", "check"])
+        #expect(show.status == 78, "\(show.stderr)")
+        #expect(check.status == 78)
+        #expect(show.stdout.isEmpty)
+        #expect(show.stderr.contains("subscribers[0].secret"))
+    }
+}
