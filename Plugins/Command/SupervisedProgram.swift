@@ -110,6 +110,12 @@ final class SupervisedProgram: DurableDestination {
         channel.closeChildEnd()
         try? errors.fileHandleForWriting.close()
         forwardLines(of: errors.fileHandleForReading)
+        // `stop` may have run between the check above and `run()`, seen a program not
+        // yet running and left it: a program must never outlive its subscriber.
+        if state.withLock({ $0.closed }) {
+            kill(process.processIdentifier, SIGKILL)
+            throw DeliveryFailure("shutting down")
+        }
         return channel
     }
 
@@ -153,8 +159,9 @@ final class SupervisedProgram: DurableDestination {
         }.start()
     }
 
-    /// Closes the program's input (it reads end-of-file), waits for it to exit until
-    /// `deadline`, then sends it SIGTERM. Nothing starts after this.
+    /// Closes the program's input (it reads end-of-file) and lets it exit; shortly
+    /// before `deadline` sends SIGTERM, and at `deadline` SIGKILL, so the program never
+    /// outlives `juice`. Nothing starts after this.
     func stop(deadline: ContinuousClock.Instant) async {
         let (process, channel) = state.withLock { state in
             state.closed = true
@@ -162,9 +169,18 @@ final class SupervisedProgram: DurableDestination {
         }
         channel?.close()
         guard let process else { return }
+        let politeUntil = deadline - Self.terminationGrace
+        while process.isRunning, ContinuousClock.now < politeUntil {
+            try? await Task.sleep(for: .milliseconds(5))
+        }
+        guard process.isRunning else { return }
+        process.terminate()
         while process.isRunning, ContinuousClock.now < deadline {
             try? await Task.sleep(for: .milliseconds(5))
         }
-        if process.isRunning { process.terminate() }
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
     }
+
+    /// How long before the deadline a program still running gets SIGTERM.
+    static let terminationGrace = Duration.milliseconds(300)
 }

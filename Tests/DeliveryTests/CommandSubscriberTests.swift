@@ -35,6 +35,26 @@ import Testing
         #expect(try rig.store.cursor(named: "feed") == rig.store.lastSequence())
     }
 
+    @Test func aProgramIgnoringSIGTERMDoesNotOutliveShutdown() async throws {
+        let directory = try TemporaryDirectory()
+        let rig = Rig()
+        // Ignores SIGTERM, takes its input, then would stay for a minute.
+        let script = #"echo $$ > pid; trap '' TERM; cat >> "$OUT"; exec sleep 60"#
+        let plugin = try subscriber(rig, script: script, directory: directory)
+        try plugin.attach(to: rig.host)
+        try rig.maker.make(.banana)
+        let delivery = try #require(plugin.delivery)
+        #expect(await delivery.deliverPending() == .caughtUp)
+        await plugin.shutdown(deadline: .now + .seconds(1))
+
+        let text = try String(contentsOfFile: directory.file("pid"), encoding: .utf8)
+        let pid = try #require(Int32(text.trimmingCharacters(in: .whitespacesAndNewlines)))
+        // Bounded wait for the kernel to finish it off and the parent to reap it.
+        let gone = await eventually(within: 10) { kill(pid, 0) != 0 && errno == ESRCH }
+        #expect(gone, "program \(pid) still runs after shutdown")
+        if !gone { kill(pid, SIGKILL) }
+    }
+
     @Test func aProgramThatExitsIsRestartedAndMissesNothing() async throws {
         let directory = try TemporaryDirectory()
         let rig = Rig()
