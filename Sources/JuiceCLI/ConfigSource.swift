@@ -82,6 +82,14 @@ struct ConfigLocator: Sendable {
 
 /// The config used when no file is found: the same as `config/juice-maker.json`.
 enum BuiltInConfig {
+    /// The subscribers a config gets when it has no `subscribers` key (`[]` means none).
+    static var subscribers: ConfigValue {
+        guard case .object(let members)? = try? JSONReader.parse(text),
+              let subscribers = members.first(where: { $0.key == "subscribers" })?.value
+        else { return .array([]) }
+        return subscribers
+    }
+
     static let text = """
         {
           "language": "auto",

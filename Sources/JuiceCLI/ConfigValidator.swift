@@ -58,7 +58,7 @@ struct ConfigValidator: Sendable {
         var storePath: String?
         var durability = Durability.full
         var flush = JuiceConfig.defaultFlushDeadlineSeconds
-        var subscribers: [SubscriberEntry] = []
+        var subscribers: [SubscriberEntry]?
         for (key, value) in try members(document, at: "", allowed: ConfigKeys.topLevel) {
             switch key {
             case "$schema":
@@ -89,9 +89,12 @@ struct ConfigValidator: Sendable {
                 subscribers = try validateSubscribers(value)
             }
         }
+        // No `subscribers` key: the built-in ones (logger and notifier); `[]` means none.
+        let entries: [SubscriberEntry]
+        if let subscribers { entries = subscribers } else { entries = try validateSubscribers(BuiltInConfig.subscribers) }
         return JuiceConfig(
             source: source, language: language, initialStock: initialStock, storePath: storePath,
-            durability: durability, flushDeadlineSeconds: flush, subscribers: subscribers, substituted: substituted)
+            durability: durability, flushDeadlineSeconds: flush, subscribers: entries, substituted: substituted)
     }
 
     private func describe(_ value: ConfigValue) -> String {
