@@ -107,6 +107,9 @@ final class WebhookEndpoint: DurableDestination {
                     }
                     task.withLock { $0 = dataTask }
                     dataTask.resume()
+                    // Cancelled between the check above and storing the task: the
+                    // cancellation handler found nothing to cancel, so cancel here.
+                    if Task.isCancelled { dataTask.cancel() }
                     return true
                 }
                 if !started { finish(.failure(DeliveryFailure("POST \(displayURL) not sent: shutting down"))) }

@@ -83,8 +83,8 @@ extension Catalog {
               ko: "\(fruit.koreanName) \(requested)개를 뺄 수 없습니다. 재고가 \(available)개뿐이니 \(available)개 이하로 빼세요.")
         }
         static func invalidCount(_ count: Int) -> T {
-            T("cannot order \(count) juices; order between 1 and a number the recipe can hold.",
-              ko: "\(count)잔은 주문할 수 없습니다. 1 이상의 적당한 수를 쓰세요.")
+            T("cannot order \(count) juices; order at least 1, and no more than a stock of 1000000 of each fruit could make.",
+              ko: "\(count)잔은 주문할 수 없습니다. 1잔 이상, 과일마다 최대 재고 1000000개로 만들 수 있는 만큼까지 주문하세요.")
         }
         static func draftConflict(_ fruits: [Fruit]) -> T {
             let ids = fruits.map(\.id).joined(separator: ", ")

@@ -22,14 +22,13 @@ struct OrderCommand: RunnableCommand {
         let context = session.context
         let maker = try session.maker(attachingPlugins: true)
         let (juice, count) = (self.juice, self.count)
-        let result = try ValueParsing.perform(context.invocation.path) { () throws(JuiceMakerError) in
-            try maker.make(juice, count: count)
+        let receipt = try ValueParsing.perform(context.invocation.path) { () throws(JuiceMakerError) in
+            try maker.order(juice, count: count)
         }
         if context.settings.json {
-            let stock = try ValueParsing.perform(context.invocation.path) { () throws(JuiceMakerError) in try maker.stock() }
-            context.console.print(JSONWriter.compact(Self.json(juice: juice, count: count, result: result, stock: stock)))
+            context.console.print(JSONWriter.compact(Self.json(juice: juice, count: count, result: receipt.result, stock: receipt.stock)))
         }
-        switch result {
+        switch receipt.result {
         case .made:
             if session.confirms(.juiceMade) {
                 context.console.print(Catalog.Results.orderMade(juice, count: count))

@@ -10,6 +10,13 @@ public enum OrderResult: Sendable, Equatable {
     case insufficient(shortages: FruitAmounts)
 }
 
+/// An order's answer and the stock it left.
+public struct OrderReceipt: Sendable, Equatable {
+    public let result: OrderResult
+    /// The stock right after the order's transaction.
+    public let stock: Stock
+}
+
 /// The one service the outside talks to.
 ///
 /// Every method is atomic against the injected store: it reads, decides and writes
@@ -50,14 +57,26 @@ public final class JuiceMaker: Sendable {
     // MARK: Orders
 
     /// Makes `count` of `juice` if the stock allows all of them, else nothing.
+    /// A count below 1, or one whose recipe needs more of a fruit than
+    /// `Stock.maximumQuantity`, throws `invalidCount` and journals nothing.
     ///
     /// Events: `juiceMade` then one `stockChanged` (reason `order`) per fruit used;
     /// or one `orderFailed`. All share one change id.
     @discardableResult
     public func make(_ juice: Juice, count: Int = 1) throws(JuiceMakerError) -> OrderResult {
-        guard count >= 1, let needed = juice.recipe.multiplied(by: count) else { throw .invalidCount(count) }
+        try order(juice, count: count).result
+    }
+
+    /// `make`, also answering with the stock the order left, read in its own
+    /// transaction (another process may change the stock right after).
+    public func order(_ juice: Juice, count: Int = 1) throws(JuiceMakerError) -> OrderReceipt {
+        // More of one fruit than the machine can ever hold can never be made: a bad
+        // value, not a shortage to journal.
+        guard count >= 1, let needed = juice.recipe.multiplied(by: count),
+              Fruit.allCases.allSatisfy({ needed[$0] <= Stock.maximumQuantity })
+        else { throw .invalidCount(count) }
         var result = OrderResult.made(consumed: needed)
-        try commit { current, events in
+        let stock = try commit { current, events in
             var shortages = FruitAmounts()
             for fruit in Fruit.allCases where needed[fruit] > current[fruit] {
                 shortages[fruit] = needed[fruit] - current[fruit]
@@ -75,7 +94,7 @@ public final class JuiceMaker: Sendable {
             }
             return stock
         }
-        return result
+        return OrderReceipt(result: result, stock: stock)
     }
 
     // MARK: Stock edits

@@ -6,7 +6,8 @@ public enum JuiceMakerError: Error, Sendable, Equatable {
     case aboveMaximum(Fruit, requested: Int, maximum: Int)
     /// Removing more than there is.
     case notEnoughToRemove(Fruit, available: Int, requested: Int)
-    /// An order for fewer than one juice, or so many the recipe overflows.
+    /// An order for fewer than one juice, or for more of a fruit than the machine can
+    /// ever hold (`Stock.maximumQuantity`).
     case invalidCount(Int)
     /// A draft was applied after its fruits changed underneath it.
     case draftConflict([Fruit])

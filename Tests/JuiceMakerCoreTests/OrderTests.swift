@@ -60,5 +60,24 @@ struct OrderTests {
         try fixture.expectRefused(.invalidCount(Int.max / 2)) { () throws(JuiceMakerError) in
             try fixture.maker.make(.kiwi, count: Int.max / 2)
         }
+        // 500,001 banana juices need 1,000,002 bananas: more than the stock can ever hold.
+        try fixture.expectRefused(.invalidCount(500_001)) { () throws(JuiceMakerError) in
+            try fixture.maker.make(.banana, count: 500_001)
+        }
+    }
+
+    @Test("the largest order the maximum stock allows is a shortage, not a bad value")
+    func largestPossibleOrder() throws {
+        let fixture = try Fixture()
+        #expect(try fixture.maker.make(.banana, count: 500_000) == .insufficient(shortages: FruitAmounts(banana: 999_990)))
+    }
+
+    @Test("order(_:count:) answers with the stock its own transaction left")
+    func receiptCarriesTheStock() throws {
+        let fixture = try Fixture()
+        let receipt = try fixture.maker.order(.mangoKiwi)
+        #expect(receipt.result == .made(consumed: FruitAmounts(kiwi: 1, mango: 2)))
+        #expect(receipt.stock == Stock(strawberry: 10, banana: 10, pineapple: 10, kiwi: 9, mango: 8))
+        #expect(receipt.stock == (try fixture.maker.stock()))
     }
 }
