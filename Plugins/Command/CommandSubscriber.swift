@@ -104,18 +104,13 @@ public final class CommandSubscriber: DurableDeliveryPlugin {
         let program = SupervisedProgram(
             name: context.name, arguments: command, environment: environment, workingDirectory: workingDirectory,
             report: host.reportError)
-        let delivery = DurableDelivery(
-            name: context.name, journal: host.journal, kinds: eventKinds, schedule: retrySchedule,
-            destination: program, reportError: host.reportError)
-        let subscription = try host.maker.subscribe(context.name, delivery: .synchronous, kinds: eventKinds) { _ in
-            delivery.wake()
-        }
+        let (delivery, subscription) = try DurableDelivery.attach(
+            name: context.name, kinds: eventKinds, schedule: retrySchedule, destination: program, to: host)
         state.withLock { state in
             state.delivery = delivery
             state.subscription = subscription
             state.program = program
         }
-        delivery.start()
     }
 
     /// Delivers what it can by `deadline`, closes the program's stdin and lets it

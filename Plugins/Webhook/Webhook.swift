@@ -102,17 +102,12 @@ public final class Webhook: DurableDeliveryPlugin {
         if isPlainHTTPOffMachine {
             host.reportError("warning: \(endpoint.displayURL) is plain http:// to another machine; events travel unencrypted (use https://)")
         }
-        let delivery = DurableDelivery(
-            name: context.name, journal: host.journal, kinds: eventKinds, schedule: retrySchedule,
-            destination: endpoint, reportError: host.reportError)
-        let subscription = try host.maker.subscribe(context.name, delivery: .synchronous, kinds: eventKinds) { _ in
-            delivery.wake()
-        }
+        let (delivery, subscription) = try DurableDelivery.attach(
+            name: context.name, kinds: eventKinds, schedule: retrySchedule, destination: endpoint, to: host)
         state.withLock { state in
             state.delivery = delivery
             state.subscription = subscription
         }
-        delivery.start()
     }
 
     /// Delivers what it can by `deadline`, then stops; the rest waits in the journal

@@ -35,15 +35,16 @@ public final class DurableDelivery: Sendable {
     /// When failed events are tried again.
     public let schedule: RetrySchedule
 
-    private let journal: any EventJournal
-    private let destination: any DurableDestination
-    private let reportError: @Sendable (String) -> Void
+    let journal: any EventJournal
+    let destination: any DurableDestination
+    let reportError: @Sendable (String) -> Void
     private let signal = DurableDeliveryWakeSignal()
-    private let state = Mutex(State())
+    // Internal, not private, where DurableDelivery+Failures.swift needs them.
+    let state = Mutex(State())
     /// Held around every journal write; `true` once shutdown has closed it.
     private let writes = Mutex(false)
 
-    private struct State {
+    struct State {
         var loop: Task<Void, Never>?
         var following = false
         var followerFinished = false
@@ -190,7 +191,7 @@ public final class DurableDelivery: Sendable {
 
     // MARK: The loop
 
-    private var isStopping: Bool { state.withLock { $0.stopping } }
+    var isStopping: Bool { state.withLock { $0.stopping } }
 
     private func run() async {
         while !isStopping {
@@ -266,19 +267,7 @@ public final class DurableDelivery: Sendable {
                 try await destination.deliver(envelope)
             } catch {
                 persistCursor()
-                if let early, !error.isPermanent {
-                    // An attempt `juice deliver` asked for before its time does not
-                    // count against the schedule: repeated runs while an endpoint is
-                    // down must not use up its retries in seconds.
-                    let kept = DeliveryRetryState(
-                        sequence: early.sequence, attempts: early.attempts, nextAttemptAt: early.nextAttemptAt,
-                        lastError: error.reason)
-                    _ = write { () throws(StoreError) in try journal.setRetryState(kept, for: name) }
-                    state.withLock { $0.statistics.failed += 1 }
-                    settle(.waitingForRetry(until: early.nextAttemptAt), served: served)
-                    return
-                }
-                recordFailure(of: envelope, attempt: attempts + 1, failure: error)
+                recordFailure(of: envelope, attempt: attempts + 1, failure: error, early: early)
                 return
             }
             state.withLock { $0.handledUpTo = envelope.sequence; $0.statistics.delivered += 1 }
@@ -294,57 +283,6 @@ public final class DurableDelivery: Sendable {
             }
         }
         persistCursor()
-    }
-
-    private func recordFailure(of envelope: EventEnvelope, attempt: Int, failure: DeliveryFailure) {
-        let now = Date().timeIntervalSince1970
-        let firstReport = state.withLock { state in
-            state.statistics.failed += 1
-            return state.reported.insert(envelope.sequence).inserted
-        }
-        if failure.isPermanent {
-            let retry = DeliveryRetryState(
-                sequence: envelope.sequence, attempts: attempt, nextAttemptAt: now, lastError: failure.reason, disabled: true)
-            _ = write { () throws(StoreError) in try journal.setRetryState(retry, for: name) }
-            reportError("\(failure.reason); delivery is stopped and events wait in the journal; `juice subscribers retry \(name)` resumes it")
-        } else if let delay = schedule.delay(afterFailedAttempt: attempt, retryAfter: failure.retryAfter) {
-            let retry = DeliveryRetryState(
-                sequence: envelope.sequence, attempts: attempt, nextAttemptAt: now + delay, lastError: failure.reason)
-            _ = write { () throws(StoreError) in try journal.setRetryState(retry, for: name) }
-            if firstReport {
-                reportError("event \(envelope.sequence) not delivered (\(failure.reason)); attempt \(attempt) of \(schedule.maximumAttempts), next in \(RetrySchedule.describe(seconds: delay)); it waits in the journal")
-            }
-        } else {
-            let letter = DeadLetter(
-                subscriber: name, sequence: envelope.sequence, eventID: envelope.id, attempts: attempt,
-                lastError: failure.reason, recordedAt: now)
-            let recorded = write { () throws(StoreError) in
-                try journal.recordDeadLetter(letter)
-                try journal.setRetryState(nil, for: name)
-            }
-            guard recorded else { return }
-            state.withLock { $0.handledUpTo = envelope.sequence; $0.statistics.deadLettered += 1 }
-            persistCursor()
-            reportError("gave up on event \(envelope.sequence) (id \(envelope.id)) after \(attempt) attempt(s): \(failure.reason); `juice subscribers retry \(name) --dead-letters` sends it again")
-        }
-    }
-
-    private func redeliverDeadLetters() async {
-        guard let letters = try? journal.deadLetters(for: name) else { return }
-        for letter in letters where !isStopping {
-            guard let envelope = try? journal.events(after: letter.sequence - 1, limit: 1).first,
-                  envelope.sequence == letter.sequence else { continue }
-            state.withLock { $0.statistics.attempts += 1 }
-            do throws(DeliveryFailure) {
-                try await destination.deliver(envelope)
-            } catch {
-                state.withLock { $0.statistics.failed += 1 }
-                reportError("dead letter \(letter.sequence) still not delivered: \(error.reason)")
-                continue
-            }
-            state.withLock { $0.statistics.redelivered += 1 }
-            _ = write { () throws(StoreError) in try journal.removeDeadLetters(for: name, sequences: [letter.sequence]) }
-        }
     }
 
     private func watchJournal() {
@@ -372,7 +310,7 @@ public final class DurableDelivery: Sendable {
 
     /// Runs `body` unless shutdown has closed the journal to this runner; a store
     /// failure is reported. Returns whether it ran and succeeded.
-    private func write(_ body: () throws(StoreError) -> Void) -> Bool {
+    func write(_ body: () throws(StoreError) -> Void) -> Bool {
         writes.withLock { closed -> Bool in
             guard !closed else { return false }
             do throws(StoreError) {
@@ -385,7 +323,7 @@ public final class DurableDelivery: Sendable {
         }
     }
 
-    private func persistCursor() {
+    func persistCursor() {
         writes.withLock { closed in if !closed { persistCursorHoldingWrites() } }
     }
 

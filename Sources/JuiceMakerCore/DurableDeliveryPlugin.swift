@@ -9,3 +9,21 @@ public protocol DurableDeliveryPlugin: JuiceMakerPlugin {
     /// The runner, once `attach` has run; `nil` before.
     var delivery: DurableDelivery? { get }
 }
+
+extension DurableDelivery {
+    /// The attach step every durable plugin shares: a runner named `name` on the
+    /// host's journal, woken by a synchronous subscription to the kinds it delivers
+    /// (one atomic load on the order path while a pass is due), started at once so
+    /// pending events go out now.
+    public static func attach(
+        name: String, kinds: Set<EventKind>?, schedule: RetrySchedule, destination: any DurableDestination,
+        to host: PluginHost
+    ) throws(JuiceMakerError) -> (delivery: DurableDelivery, wakeUps: Subscription) {
+        let delivery = DurableDelivery(
+            name: name, journal: host.journal, kinds: kinds, schedule: schedule,
+            destination: destination, reportError: host.reportError)
+        let wakeUps = try host.maker.subscribe(name, delivery: .synchronous, kinds: kinds) { _ in delivery.wake() }
+        delivery.start()
+        return (delivery, wakeUps)
+    }
+}
