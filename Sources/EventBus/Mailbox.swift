@@ -82,7 +82,6 @@ final class Mailbox<Event: Sendable>: Sendable {
         var batch: [Event] = []
         var delivered = 0
         var failed = 0
-        var yielded = false
         while true {
             let start = state.withLock { state -> Int? in
                 state.inHand = 0
@@ -90,12 +89,6 @@ final class Mailbox<Event: Sendable>: Sendable {
                 state.failed += failed
                 delivered = 0
                 failed = 0
-                if !state.cancelled, state.waitingCount == 0, !yielded {
-                    // Empty: wait a moment before going idle. A busy publisher refills
-                    // the mailbox meanwhile, which saves waking the queue again a few
-                    // events later.
-                    return -1
-                }
                 if state.cancelled || state.waitingCount == 0 {
                     state.buffer.removeAll(keepingCapacity: true)
                     state.head = 0
@@ -112,12 +105,6 @@ final class Mailbox<Event: Sendable>: Sendable {
                 busy.leave()
                 return
             }
-            if start < 0 {
-                yielded = true
-                Self.backOff()
-                continue
-            }
-            yielded = false
             let small = batch.count - start < Self.smallBatch
             for index in start..<batch.count {
                 if cancelled.load(ordering: .relaxed) { break }
@@ -133,7 +120,8 @@ final class Mailbox<Event: Sendable>: Sendable {
             // A drain that keeps up takes one or two events per lock, and the lock's
             // cache line then moves between the two cores on every event. Letting a
             // batch gather for a moment costs this subscriber ~2 µs of latency and
-            // makes the publisher's side several times cheaper.
+            // makes the publisher's side several times cheaper; a busy publisher also
+            // refills the mailbox meanwhile, which saves waking the queue again.
             if small { Self.backOff() }
         }
     }
