@@ -26,7 +26,7 @@ final class WebhookEndpoint: DurableDestination {
 
     init(url: URL, signature: WebhookSignature?, timeout: Double) {
         self.url = url
-        self.displayURL = Self.redacted(url)
+        self.displayURL = URLCredentials.redacted(url.absoluteString)
         self.signature = signature
         self.timeout = timeout
         let configuration = URLSessionConfiguration.ephemeral
@@ -131,16 +131,6 @@ final class WebhookEndpoint: DurableDestination {
         formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss 'GMT'"
         guard let date = formatter.date(from: trimmed) else { return nil }
         return max(0, date.timeIntervalSince(now))
-    }
-
-    /// `url` without its user name and password, for messages.
-    static func redacted(_ url: URL) -> String {
-        guard var components = URLComponents(url: url, resolvingAgainstBaseURL: false) else { return "<webhook url>" }
-        if components.user != nil || components.password != nil {
-            components.user = nil
-            components.password = nil
-        }
-        return components.string ?? "<webhook url>"
     }
 
     private static func describe(_ error: any Error) -> String {

@@ -65,7 +65,7 @@ struct ConfigShowCommand: RunnableCommand {
             ]
             for (key, value) in entry.configuration.values {
                 let hidden = isSecret(key) || substituted("\(entry.path).\(key)")
-                members.append((key, hidden ? mask : withoutCredentials(value)))
+                members.append((key, hidden ? mask : value.map(URLCredentials.redacted)))
             }
             return .object(members)
         }
@@ -76,14 +76,6 @@ struct ConfigShowCommand: RunnableCommand {
             ("flushDeadlineSeconds", .number(config.flushDeadlineSeconds)),
             ("subscribers", .array(subscribers)),
         ])
-    }
-
-    /// A URL string with its `user:password@` replaced by `***@`; other values as they are.
-    static func withoutCredentials(_ value: ConfigValue) -> ConfigValue {
-        guard case .string(let text) = value, let scheme = text.range(of: "://") else { return value }
-        let authorityEnd = text[scheme.upperBound...].firstIndex { $0 == "/" || $0 == "?" || $0 == "#" } ?? text.endIndex
-        guard let at = text[scheme.upperBound..<authorityEnd].lastIndex(of: "@") else { return value }
-        return .string(String(text[..<scheme.upperBound]) + "***" + String(text[at...]))
     }
 
     static func isSecret(_ key: String) -> Bool {

@@ -19,6 +19,12 @@ public indirect enum ConfigValue: Sendable, Equatable {
         }
     }
 
+    /// The value with `transform` applied to it if it is a string.
+    public func map(_ transform: (String) -> String) -> ConfigValue {
+        if case .string(let text) = self { return .string(transform(text)) }
+        return self
+    }
+
     /// The JSON type name, for error messages ("a string", "an array").
     public var typeDescription: String {
         switch self {
