@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// Timing helpers: each figure is the median of several rounds, in one process.
 enum Measure {
@@ -35,5 +36,19 @@ enum Measure {
 
     private static func jsonNumber(_ value: Double) -> String {
         value.isFinite ? String(format: "%.2f", value) : "null"
+    }
+
+    /// Runs `body` to completion from synchronous bench code.
+    @discardableResult
+    static func blocking<T: Sendable>(_ body: @escaping @Sendable () async -> T) -> T? {
+        let result = Mutex<T?>(nil)
+        let done = DispatchSemaphore(value: 0)
+        Task.detached {
+            let value = await body()
+            result.withLock { $0 = value }
+            done.signal()
+        }
+        done.wait()
+        return result.withLock { $0 }
     }
 }

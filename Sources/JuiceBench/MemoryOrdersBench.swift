@@ -53,12 +53,9 @@ enum MemoryOrdersBench {
         let maker = JuiceMaker(store: InMemoryStore(initialStock: Stock(repeating: Stock.maximumQuantity)))
         let plugins = try attach(maker)
         defer {
-            let finished = DispatchSemaphore(value: 0)
-            Task {
+            Measure.blocking {
                 for plugin in plugins.reversed() { await plugin.shutdown(deadline: .now + .seconds(5)) }
-                finished.signal()
             }
-            finished.wait()
         }
         var failure: JuiceMakerError?
         let nanoseconds = Measure.nanosecondsPerOperation(operations: 200_000) { n in
