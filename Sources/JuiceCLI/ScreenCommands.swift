@@ -10,10 +10,7 @@ struct ShellCommand: RunnableCommand {
     init(_ invocation: Invocation) throws(CLIError) {}
 
     func run(_ session: Session) throws(CLIError) -> ExitCode {
-        let maker = try session.maker(attachingPlugins: true)
-        let interrupt = InterruptSignal()
-        let io = ScreenIO(session: session, maker: maker, input: LineInput(interrupt: interrupt))
-        return try withExtendedLifetime(interrupt) { () throws(CLIError) in try OrderScreen(io: io).run() }
+        try showScreen(in: session) { io throws(CLIError) in try OrderScreen(io: io).run() }
     }
 }
 
@@ -26,10 +23,18 @@ struct StockScreenCommand: RunnableCommand {
     init(_ invocation: Invocation) throws(CLIError) {}
 
     func run(_ session: Session) throws(CLIError) -> ExitCode {
-        let maker = try session.maker(attachingPlugins: true)
-        let interrupt = InterruptSignal()
-        let io = ScreenIO(session: session, maker: maker, input: LineInput(interrupt: interrupt))
-        let outcome = try withExtendedLifetime(interrupt) { () throws(CLIError) in try StockScreen(io: io).run() }
+        let outcome = try showScreen(in: session) { io throws(CLIError) in try StockScreen(io: io).run() }
         return outcome == .interrupted ? .interrupted : .success
     }
+}
+
+/// Opens a screen on the terminal or piped input: the maker with its plugins, and
+/// line input that Ctrl-C interrupts (the signal handler lives while the screen runs).
+private func showScreen<Outcome>(
+    in session: Session, _ screen: (ScreenIO) throws(CLIError) -> Outcome
+) throws(CLIError) -> Outcome {
+    let maker = try session.maker(attachingPlugins: true)
+    let interrupt = InterruptSignal()
+    let io = ScreenIO(session: session, maker: maker, input: LineInput(interrupt: interrupt))
+    return try withExtendedLifetime(interrupt) { () throws(CLIError) in try screen(io) }
 }
