@@ -10,6 +10,7 @@ let package = Package(
     name: "JuiceMaker",
     platforms: [.macOS(.v15)],
     products: [
+        .library(name: "Locking", targets: ["Locking"]),
         .library(name: "EventBus", targets: ["EventBus"]),
         .library(name: "JuiceMakerCore", targets: ["JuiceMakerCore"]),
         .library(name: "SQLiteStore", targets: ["SQLiteStore"]),
@@ -18,44 +19,48 @@ let package = Package(
     ],
     targets: [
         // Libraries
-        .target(name: "EventBus"),
-        .target(name: "JuiceMakerCore", dependencies: ["EventBus"]),
+        /// The one lock type (pthread-based, so ThreadSanitizer sees it), the
+        /// condition every in-process wait uses, and the thread identity.
+        .target(name: "Locking"),
+        .target(name: "EventBus", dependencies: ["Locking"]),
+        .target(name: "JuiceMakerCore", dependencies: ["EventBus", "Locking"]),
         .systemLibrary(
             name: "CSQLite", path: "Sources/CSQLite", pkgConfig: "sqlite3",
             providers: [.apt(["libsqlite3-dev"]), .brew(["sqlite"])]),
-        .target(name: "SQLiteStore", dependencies: ["JuiceMakerCore", "CSQLite"]),
+        .target(name: "SQLiteStore", dependencies: ["JuiceMakerCore", "Locking", "CSQLite"]),
         .systemLibrary(
             name: "CCrypto", path: "Sources/CCrypto", pkgConfig: "libcrypto",
             providers: [.apt(["libssl-dev"]), .brew(["openssl"])]),
 
         // Plugins: one front-end module each, importing JuiceMakerCore only.
-        .target(name: "LoggerPlugin", dependencies: ["JuiceMakerCore"], path: "Plugins/Logger"),
-        .target(name: "CLINotifierPlugin", dependencies: ["JuiceMakerCore"], path: "Plugins/CLINotifier"),
-        .target(name: "WebhookPlugin", dependencies: ["JuiceMakerCore", "CCrypto"], path: "Plugins/Webhook"),
-        .target(name: "CommandPlugin", dependencies: ["JuiceMakerCore"], path: "Plugins/Command"),
+        .target(name: "LoggerPlugin", dependencies: ["JuiceMakerCore", "Locking"], path: "Plugins/Logger"),
+        .target(name: "CLINotifierPlugin", dependencies: ["JuiceMakerCore", "Locking"], path: "Plugins/CLINotifier"),
+        .target(name: "WebhookPlugin", dependencies: ["JuiceMakerCore", "Locking", "CCrypto"], path: "Plugins/Webhook"),
+        .target(name: "CommandPlugin", dependencies: ["JuiceMakerCore", "Locking"], path: "Plugins/Command"),
 
         // Executables
         .executableTarget(
             name: "JuiceCLI",
             dependencies: [
-                "JuiceMakerCore", "SQLiteStore", "LoggerPlugin", "CLINotifierPlugin", "WebhookPlugin", "CommandPlugin",
+                "Locking", "JuiceMakerCore", "SQLiteStore", "LoggerPlugin", "CLINotifierPlugin", "WebhookPlugin",
+                "CommandPlugin",
             ]),
         .executableTarget(
             name: "JuiceBench",
             dependencies: [
-                "EventBus", "JuiceMakerCore", "SQLiteStore", "CSQLite", "LoggerPlugin", "CLINotifierPlugin",
+                "Locking", "EventBus", "JuiceMakerCore", "SQLiteStore", "CSQLite", "LoggerPlugin", "CLINotifierPlugin",
                 "WebhookPlugin",
             ]),
         /// A small process the store tests start many times at once (orders, restocks, crashes).
-        .executableTarget(name: "JuiceStoreProbe", dependencies: ["JuiceMakerCore", "SQLiteStore"]),
+        .executableTarget(name: "JuiceStoreProbe", dependencies: ["Locking", "JuiceMakerCore", "SQLiteStore"]),
 
         // Tests
-        .testTarget(name: "EventBusTests", dependencies: ["EventBus"]),
-        .testTarget(name: "JuiceMakerCoreTests", dependencies: ["JuiceMakerCore"]),
-        .testTarget(name: "SQLiteStoreTests", dependencies: ["SQLiteStore", "CSQLite", "JuiceStoreProbe"]),
-        .testTarget(name: "PluginTests", dependencies: ["LoggerPlugin", "CLINotifierPlugin"]),
+        .testTarget(name: "EventBusTests", dependencies: ["EventBus", "Locking"]),
+        .testTarget(name: "JuiceMakerCoreTests", dependencies: ["JuiceMakerCore", "Locking"]),
+        .testTarget(name: "SQLiteStoreTests", dependencies: ["SQLiteStore", "Locking", "CSQLite", "JuiceStoreProbe"]),
+        .testTarget(name: "PluginTests", dependencies: ["LoggerPlugin", "CLINotifierPlugin", "Locking"]),
         .testTarget(name: "JuiceCLITests", dependencies: ["JuiceCLI"]),
-        .testTarget(name: "DeliveryTests", dependencies: ["WebhookPlugin", "CommandPlugin", "CCrypto", "JuiceCLI"]),
+        .testTarget(name: "DeliveryTests", dependencies: ["WebhookPlugin", "CommandPlugin", "CCrypto", "JuiceCLI", "Locking"]),
     ],
     swiftLanguageModes: [.v6]
 )

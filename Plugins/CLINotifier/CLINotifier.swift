@@ -1,5 +1,5 @@
 import JuiceMakerCore
-import Synchronization
+import Locking
 
 /// Shows events to the person at the terminal, in their language, on standard output.
 ///
@@ -24,7 +24,7 @@ public final class CLINotifier: JuiceMakerPlugin {
     public let renderer: NotificationRenderer
 
     private let context: PluginContext
-    private let subscription = Mutex<Subscription?>(nil)
+    private let subscription = Locked<Subscription?>(nil)
 
     /// Builds the notifier from its config section.
     public init(configuration: PluginConfiguration, context: PluginContext) throws(ConfigurationError) {

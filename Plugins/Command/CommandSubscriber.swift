@@ -1,6 +1,6 @@
 import Foundation
 import JuiceMakerCore
-import Synchronization
+import Locking
 
 /// Feeds events to any program, one CloudEvents JSON line each on its stdin, at
 /// least once, in journal order: a subscriber written in any language.
@@ -36,7 +36,7 @@ public final class CommandSubscriber: DurableDeliveryPlugin {
     private let context: PluginContext
     private let environment: [String: String]
     private let workingDirectory: String
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     private struct State {
         var attached = false

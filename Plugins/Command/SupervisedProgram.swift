@@ -1,6 +1,6 @@
 import Foundation
 import JuiceMakerCore
-import Synchronization
+import Locking
 
 /// A long-running program fed one CloudEvents JSON line per event on its stdin: the
 /// command subscriber's destination.
@@ -24,7 +24,7 @@ final class SupervisedProgram: DurableDestination {
     let workingDirectory: String?
     private let name: String
     private let report: @Sendable (String) -> Void
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     private struct State {
         var process: Process?

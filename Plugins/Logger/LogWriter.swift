@@ -1,6 +1,6 @@
 import Dispatch
 import JuiceMakerCore
-import Synchronization
+import Locking
 
 /// Collects log lines and writes them to a sink in batches, in the order they came.
 ///
@@ -19,14 +19,14 @@ final class LogWriter: Sendable {
     /// Bytes of buffered text that make `append` write inline.
     static let batchLimit = 64 * 1024
 
-    private let pending = Mutex(Pending())
+    private let pending = Locked(Pending())
     /// Held while writing, so batches reach the sink whole and in order.
     /// Lock order: `sink`, then `pending`.
-    private let sink: Mutex<(any TextSink)?>
+    private let sink: Locked<(any TextSink)?>
     private let queue: DispatchQueue
 
     init(sink: any TextSink, label: String) {
-        self.sink = Mutex(sink)
+        self.sink = Locked(sink)
         self.queue = DispatchQueue(label: "LoggerPlugin.writer.\(label)")
     }
 
@@ -100,10 +100,10 @@ final class LogWriter: Sendable {
 
 /// Resumes a continuation with the first result offered; later ones are ignored.
 private final class ResumeOnce: Sendable {
-    private let continuation: Mutex<CheckedContinuation<Bool, Never>?>
+    private let continuation: Locked<CheckedContinuation<Bool, Never>?>
 
     init(_ continuation: CheckedContinuation<Bool, Never>) {
-        self.continuation = Mutex(continuation)
+        self.continuation = Locked(continuation)
     }
 
     func resume(returning value: Bool) {

@@ -1,5 +1,5 @@
 import JuiceMakerCore
-import Synchronization
+import Locking
 
 /// Writes the events it hears, one line each, as text or CloudEvents JSON, to
 /// standard error or a file.
@@ -44,7 +44,7 @@ public final class Logger: JuiceMakerPlugin {
     public let eventKinds: Set<EventKind>?
 
     private let context: PluginContext
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     private struct State {
         var attached = false

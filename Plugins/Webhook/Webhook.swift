@@ -1,6 +1,6 @@
 import Foundation
 import JuiceMakerCore
-import Synchronization
+import Locking
 
 /// POSTs each event to an HTTP endpoint, signed, at least once, in journal order.
 ///
@@ -43,7 +43,7 @@ public final class Webhook: DurableDeliveryPlugin {
 
     private let context: PluginContext
     private let endpoint: WebhookEndpoint
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     private struct State {
         var attached = false

@@ -3,7 +3,7 @@ import Foundation
 import FoundationNetworking
 #endif
 import JuiceMakerCore
-import Synchronization
+import Locking
 
 /// One webhook endpoint as a durable destination: POSTs each event as a CloudEvents
 /// structured JSON body, signed, and turns the answer into success or a failure the
@@ -22,7 +22,7 @@ final class WebhookEndpoint: DurableDestination {
     private let session: URLSession
     /// Whether `close` ran; held while a request is handed to the session, so none
     /// is handed over after the session is invalidated.
-    private let closed = Mutex(false)
+    private let closed = Locked(false)
 
     init(url: URL, signature: WebhookSignature?, timeout: Double) {
         self.url = url
@@ -86,10 +86,10 @@ final class WebhookEndpoint: DurableDestination {
 
     /// Makes the request; cancelling the calling task cancels it.
     private func send(_ request: URLRequest) async throws(DeliveryFailure) -> URLResponse {
-        let task = Mutex<URLSessionDataTask?>(nil)
+        let task = Locked<URLSessionDataTask?>(nil)
         let result: Result<URLResponse, DeliveryFailure> = await withTaskCancellationHandler {
             await withCheckedContinuation { continuation in
-                let once = Mutex<CheckedContinuation<Result<URLResponse, DeliveryFailure>, Never>?>(continuation)
+                let once = Locked<CheckedContinuation<Result<URLResponse, DeliveryFailure>, Never>?>(continuation)
                 let finish: @Sendable (Result<URLResponse, DeliveryFailure>) -> Void = { result in
                     once.withLock { $0.take() }?.resume(returning: result)
                 }

@@ -1,4 +1,5 @@
 import Dispatch
+import Locking
 import Synchronization
 
 /// A typed, in-process observer bus: the broadcast side of the

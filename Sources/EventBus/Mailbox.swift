@@ -1,4 +1,5 @@
 import Dispatch
+import Locking
 import Synchronization
 
 /// One queued subscriber's bounded FIFO and the serial context that drains it.

@@ -1,6 +1,5 @@
 import EventBus
 import Foundation
-import Synchronization
 
 /// The payload every mechanism carries: small, typed, the same for all.
 struct BenchEvent: Sendable {

@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import Locking
 
 /// Timing helpers: each figure is the median of several rounds, in one process.
 enum Measure {
@@ -41,7 +41,7 @@ enum Measure {
     /// Runs `body` to completion from synchronous bench code.
     @discardableResult
     static func blocking<T: Sendable>(_ body: @escaping @Sendable () async -> T) -> T? {
-        let result = Mutex<T?>(nil)
+        let result = Locked<T?>(nil)
         let done = DispatchSemaphore(value: 0)
         Task.detached {
             let value = await body()

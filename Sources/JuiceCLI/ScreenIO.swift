@@ -1,6 +1,6 @@
 import CLINotifierPlugin
 import JuiceMakerCore
-import Synchronization
+import Locking
 
 /// The person's answer to a yes/no question.
 enum Answer: Sendable, Equatable {
@@ -100,7 +100,7 @@ struct ScreenIO {
 
 /// Collects the events one change published, in order.
 final class EnvelopeRecorder: Sendable {
-    private let recorded = Mutex<[EventEnvelope]>([])
+    private let recorded = Locked<[EventEnvelope]>([])
 
     func record(_ envelope: EventEnvelope) {
         recorded.withLock { $0.append(envelope) }

@@ -1,5 +1,5 @@
 import JuiceMakerCore
-import Synchronization
+import Locking
 
 /// `juice stock`: each fruit and its quantity (`--json`: fruit id → quantity).
 struct StockQuery: RunnableCommand {
@@ -89,7 +89,7 @@ struct StockEdit: RunnableCommand {
 
 /// Collects the stock changes this process published, for the one-line confirmation.
 final class ChangeRecorder: Sendable {
-    private let recorded = Mutex<[(fruit: Fruit, from: Int, to: Int)]>([])
+    private let recorded = Locked<[(fruit: Fruit, from: Int, to: Int)]>([])
 
     func record(_ envelope: EventEnvelope) {
         guard case let .stockChanged(fruit, from, to, _) = envelope.event else { return }

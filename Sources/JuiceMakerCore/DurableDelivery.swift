@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import Locking
 
 /// Delivers a named subscriber's events from the journal to a destination, at least
 /// once, in journal order, surviving crashes, restarts and dead endpoints.
@@ -40,9 +40,9 @@ public final class DurableDelivery: Sendable {
     let reportError: @Sendable (String) -> Void
     private let signal = DurableDeliveryWakeSignal()
     // Internal, not private, where DurableDelivery+Failures.swift needs them.
-    let state = Mutex(State())
+    let state = Locked(State())
     /// Held around every journal write; `true` once shutdown has closed it.
-    private let writes = Mutex(false)
+    private let writes = Locked(false)
 
     struct State {
         var loop: Task<Void, Never>?

@@ -1,5 +1,6 @@
 import Dispatch
 import Synchronization
+import Locking
 
 /// A wake-up for one waiting task: `signal` from any thread (cheaply, also from
 /// inside an order's synchronous bus handler); `wait` returns at the first signal
@@ -13,7 +14,7 @@ final class DurableDeliveryWakeSignal: Sendable {
         var generation: UInt64 = 0
     }
 
-    private let state = Mutex(State())
+    private let state = Locked(State())
     /// Set by `signal`, cleared by `rearm`: while set, another signal adds nothing.
     private let queued = Atomic<Bool>(false)
 

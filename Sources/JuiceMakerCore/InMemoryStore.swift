@@ -1,5 +1,6 @@
 import Foundation
 import Synchronization
+import Locking
 
 /// The in-memory adapter for both ports, for tests and `--in-memory`.
 ///
@@ -14,14 +15,14 @@ public final class InMemoryStore: StockStore, EventJournal {
         var retryStates: [String: DeliveryRetryState] = [:]
     }
 
-    private let state: Mutex<State>
+    private let state: Locked<State>
     private let arrivals = NSCondition()
     private let waiters = Atomic<Int>(0)
     private static let path = ":memory:"
 
     /// A store holding `initialStock`, with an empty journal.
     public init(initialStock: Stock = Stock(repeating: Stock.defaultInitialQuantity)) {
-        state = Mutex(State(stock: initialStock))
+        state = Locked(State(stock: initialStock))
     }
 
     public func stock() throws(StoreError) -> Stock {

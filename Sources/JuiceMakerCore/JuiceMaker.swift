@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import Locking
 
 /// What an order came to: the typed answer to the one who asked (the delegate side).
 public enum OrderResult: Sendable, Equatable {
@@ -37,9 +37,9 @@ public final class JuiceMaker: Sendable {
     public let source: String
     /// Serialises changes in this process, so events reach the bus in journal order.
     private let changes = ChangeLock()
-    // Safe: only read and written inside `changes.withLock`, never across a call
-    // that could re-enter it (see `commit`).
-    private nonisolated(unsafe) var ids = EventIDGenerator()
+    /// The id generator, copied out at the start of a change and written back after
+    /// it: a synchronous handler may make a change of its own inside `publish`.
+    private let ids = Locked(EventIDGenerator())
 
     public init(store: any StockStore, bus: EventBus<EventEnvelope> = EventBus(), source: String = EventEnvelope.defaultSource) {
         self.store = store
@@ -219,7 +219,7 @@ public final class JuiceMaker: Sendable {
         let outcome = changes.withLock { () -> Result<Stock, any Error> in
             // `ids` is copied in and written back before `publish`, where a
             // synchronous handler may make a change of its own.
-            var generator = ids
+            var generator = ids.withLock { $0 }
             let committed: StoreChange
             do {
                 committed = try store.commit { current, nextSequence in
@@ -238,10 +238,10 @@ public final class JuiceMaker: Sendable {
                     return StoreChange(stock: stock, events: events.envelopes)
                 }
             } catch {
-                ids = generator
+                ids.withLock { $0 = generator }
                 return .failure(error)
             }
-            ids = generator
+            ids.withLock { $0 = generator }
             bus.publish(contentsOf: committed.events)
             return .success(committed.stock)
         }

@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import Locking
 
 /// A subscriber that keeps every envelope it hears, in arrival order: the test double
 /// for anything that listens to a `JuiceMaker` or an `EventBus<EventEnvelope>`.
@@ -16,7 +16,7 @@ public final class RecordingSubscriber: Sendable {
             var initialStock: Stock?
         }
 
-        let state = Mutex(State())
+        let state = Locked(State())
         /// Wakes waiters; always taken after `state` is released, never inside it.
         let arrivals = NSCondition()
 

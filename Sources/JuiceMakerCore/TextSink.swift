@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import Locking
 
 /// Somewhere text goes: a terminal, a file, a pipe. Writes are whole and ordered.
 public protocol TextSink: Sendable {
@@ -15,7 +15,7 @@ public protocol TextSink: Sendable {
 public final class FileSink: TextSink {
     private let descriptor: Int32
     private let closesOnDeinit: Bool
-    private let lock = Mutex<Bool>(false)  // whether a failure was already reported
+    private let lock = Locked<Bool>(false)  // whether a failure was already reported
     private let onFailure: @Sendable (String) -> Void
     public let isTerminal: Bool
 

@@ -1,7 +1,7 @@
 import Foundation
 import JuiceMakerCore
 import SQLiteStore
-import Synchronization
+import Locking
 
 // JuiceStoreProbe: a process the store tests start many at once.
 //
@@ -36,7 +36,7 @@ var random = ProbeRandom(seed: UInt64(options["seed"] ?? "") ?? UInt64(getpid())
 
 /// The ids of the juiceMade events this process committed, as the bus heard them.
 final class MadeEvents: Sendable {
-    let ids = Mutex<[EventID]>([])
+    let ids = Locked<[EventID]>([])
 }
 
 /// Adds fruit; false when the fruit is already full (not a store error; nothing changed).

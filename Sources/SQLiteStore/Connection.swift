@@ -1,10 +1,11 @@
 import CSQLite
 import Foundation
 import JuiceMakerCore
+import Locking
 
 /// One SQLite connection to the store's file, with its prepared statements cached.
 ///
-/// Not thread-safe: `SQLiteStore` keeps each connection inside a `Mutex`.
+/// Not thread-safe: `SQLiteStore` keeps each connection inside a `Locked`.
 final class Connection {
     let handle: OpaquePointer
     let path: String

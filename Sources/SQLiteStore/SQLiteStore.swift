@@ -1,6 +1,7 @@
 import Foundation
 import JuiceMakerCore
 import Synchronization
+import Locking
 
 /// The embedded default store: stock and journal in one SQLite file.
 ///
@@ -21,8 +22,8 @@ public final class SQLiteStore: StockStore, EventJournal {
     // Two connections, each behind its own lock and never held together: the writer
     // commits while readers (`events(after:)`, `waitForEvents`) keep reading the last
     // committed state through the write-ahead log, neither waiting for the other.
-    let writer: Mutex<Connection>
-    let reader: Mutex<Connection>
+    let writer: Locked<Connection>
+    let reader: Locked<Connection>
     /// Wakes this process's `waitForEvents` callers after a local commit.
     let arrivals = NSCondition()
     let waiters = Atomic<Int>(0)
@@ -50,8 +51,8 @@ public final class SQLiteStore: StockStore, EventJournal {
         try writer.execute(durability.pragma)
         let reader = try Connection(path: path)
         try reader.execute("PRAGMA query_only = ON")
-        self.writer = Mutex(writer)
-        self.reader = Mutex(reader)
+        self.writer = Locked(writer)
+        self.reader = Locked(reader)
     }
 
     /// Creates `directory` and its missing parents, user-only (0700), as `init` does

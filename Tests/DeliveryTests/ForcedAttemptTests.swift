@@ -1,10 +1,10 @@
 import JuiceMakerCore
-import Synchronization
 import Testing
+import Locking
 
 /// A destination that refuses every event and counts the attempts.
 private final class RefusingDestination: DurableDestination {
-    private let count = Mutex(0)
+    private let count = Locked(0)
     var attempts: Int { count.withLock { $0 } }
 
     func deliver(_ envelope: EventEnvelope) async throws(DeliveryFailure) {

@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import Locking
 
 /// A small HTTP/1.1 server on 127.0.0.1, for tests: records every request and
 /// answers what the test scripts. Keep-alive, `Content-Length` bodies only.
@@ -27,8 +27,8 @@ final class LoopbackHTTPServer: Sendable {
     }
 
     /// The port, chosen by the system at the first `start` and kept across restarts.
-    private let boundPort = Mutex<UInt16>(0)
-    private let state = Mutex(State())
+    private let boundPort = Locked<UInt16>(0)
+    private let state = Locked(State())
     private let script: @Sendable (Int, Request) -> Answer
 
     /// `script` gets each request's index (0-based, over the server's life) and the request.

@@ -1,10 +1,10 @@
 import Foundation
 import JuiceMakerCore
-import Synchronization
+import Locking
 
 /// Collects what plugins report through `PluginHost.reportError`.
 final class ErrorRecorder: Sendable {
-    private let messages = Mutex<[String]>([])
+    private let messages = Locked<[String]>([])
     func report(_ message: String) { messages.withLock { $0.append(message) } }
     var all: [String] { messages.withLock { $0 } }
 }
@@ -12,7 +12,7 @@ final class ErrorRecorder: Sendable {
 /// A `TextSink` that keeps every write.
 final class RecordingSink: TextSink {
     let isTerminal = false
-    private let writes = Mutex<[String]>([])
+    private let writes = Locked<[String]>([])
     func write(_ text: String) { writes.withLock { $0.append(text) } }
     var text: String { writes.withLock { $0.joined() } }
 }

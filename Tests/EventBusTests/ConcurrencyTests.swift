@@ -1,5 +1,6 @@
 import Synchronization
 import Testing
+import Locking
 @testable import EventBus
 
 @Suite("Concurrency")
@@ -58,7 +59,7 @@ struct ConcurrencyTests {
             }
             for round in 0..<rounds {
                 let cancelled = Atomic<Bool>(false)
-                let slot = Mutex<Subscription?>(nil)
+                let slot = Locked<Subscription?>(nil)
                 let cancelsItself = round.isMultiple(of: 3)
                 let sync = bus.subscribe("sync-\(index)-\(round)") { _ in
                     if cancelled.load(ordering: .sequentiallyConsistent) {

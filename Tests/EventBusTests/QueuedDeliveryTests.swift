@@ -1,5 +1,6 @@
 import Dispatch
 import Synchronization
+import Locking
 import Testing
 @testable import EventBus
 

@@ -1,5 +1,5 @@
-import Synchronization
 import Testing
+import Locking
 @testable import EventBus
 
 @Suite("Re-entrant use from inside a handler")
@@ -52,7 +52,7 @@ struct ReentrancyTests {
     func subscribeFromHandler() {
         let bus = EventBus<Int>()
         let late = Log<Int>()
-        let tokens = Mutex<[Subscription]>([])
+        let tokens = Locked<[Subscription]>([])
         bus.subscribe("subscriber") { event in
             if event == 1 {
                 let token = bus.subscribe("late") { late.append($0) }
@@ -69,7 +69,7 @@ struct ReentrancyTests {
     @Test("cancel from a handler: itself and a later subscriber stop at once")
     func cancelFromHandler() {
         let bus = EventBus<Int>()
-        let slot = Mutex<[String: Subscription]>([:])
+        let slot = Locked<[String: Subscription]>([:])
         let selfLog = Log<Int>()
         let victimLog = Log<Int>()
         let selfCancelling = bus.subscribe("self") { event in

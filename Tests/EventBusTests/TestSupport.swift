@@ -1,10 +1,10 @@
 import Dispatch
 import Foundation
-import Synchronization
+import Locking
 
 /// A thread-safe list that handlers append to.
 final class Log<Element: Sendable>: Sendable {
-    private let items = Mutex<[Element]>([])
+    private let items = Locked<[Element]>([])
 
     func append(_ item: Element) {
         items.withLock { $0.append(item) }

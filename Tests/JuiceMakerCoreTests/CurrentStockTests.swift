@@ -1,5 +1,5 @@
-import Synchronization
 import Testing
+import Locking
 @testable import JuiceMakerCore
 
 @Suite("The current stock on subscription (the seed-002 race)")
@@ -23,7 +23,7 @@ struct CurrentStockTests {
     @Test("the current stock is handed over before subscribe returns, without it nothing is")
     func callbackTiming() throws {
         let maker = JuiceMaker(store: InMemoryStore())
-        let received = Mutex<[Stock]>([])
+        let received = Locked<[Stock]>([])
         let token = try maker.subscribe("screen", currentStock: { stock in received.withLock { $0.append(stock) } }) { _ in }
         #expect(received.withLock { $0 } == [Stock(repeating: 10)])
         try maker.make(.kiwi)
@@ -50,7 +50,7 @@ struct CurrentStockTests {
     func subscribeDuringChanges(delivery: Delivery) throws {
         let store = InMemoryStore()
         let maker = JuiceMaker(store: store)
-        let recorders = Mutex<[RecordingSubscriber]>([])
+        let recorders = Locked<[RecordingSubscriber]>([])
         let writers = 4
         let subscribers = 40
         let finished = runThreads(writers + 1) { index in

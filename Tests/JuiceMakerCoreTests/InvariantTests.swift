@@ -1,9 +1,9 @@
-import Synchronization
 import Testing
 @testable import JuiceMakerCore
 
 #if canImport(Glibc)
 import Glibc
+import Locking
 #endif
 
 /// Per-fruit sums, so each term of the stock equation can be compared.
@@ -41,7 +41,7 @@ private struct Ledger: Sendable {
 /// The events a synchronous subscriber heard on each committing thread: a call's own
 /// events, since synchronous handlers run on the caller's thread before it returns.
 private final class EventsByThread: Sendable {
-    private let heard = Mutex<[UInt: [EventEnvelope]]>([:])
+    private let heard = Locked<[UInt: [EventEnvelope]]>([:])
 
     func record(_ envelope: EventEnvelope) {
         let thread = UInt(pthread_self())
@@ -56,7 +56,7 @@ private final class EventsByThread: Sendable {
 
 /// What went wrong on the worker threads, reported once they are done.
 private final class Problems: Sendable {
-    private let list = Mutex<[String]>([])
+    private let list = Locked<[String]>([])
 
     func record(_ text: String) { list.withLock { $0.append(text) } }
 
@@ -146,7 +146,7 @@ struct InvariantTests {
         let queued = try RecordingSubscriber("queued", subscribingTo: maker, delivery: .queued(capacity: 1_000_000))
         let own = EventsByThread()
         _ = try maker.subscribe("own") { own.record($0) }
-        let ledgers = Mutex<[Ledger]>([])
+        let ledgers = Locked<[Ledger]>([])
         let problems = Problems()
 
         let finished = runThreads(Self.threads) { index in

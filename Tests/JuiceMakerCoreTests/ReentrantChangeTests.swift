@@ -1,5 +1,5 @@
-import Synchronization
 import Testing
+import Locking
 @testable import JuiceMakerCore
 
 /// A synchronous handler may change stock through the maker that is publishing to it.
@@ -10,7 +10,7 @@ struct ReentrantChangeTests {
         let store = InMemoryStore()
         let maker = JuiceMaker(store: store)
         let before = try RecordingSubscriber("before", subscribingTo: maker)
-        let restocks = Mutex(0)
+        let restocks = Locked(0)
         _ = try maker.subscribe("auto-restock", kinds: [.stockChanged]) { envelope in
             guard case let .stockChanged(.banana, _, to, reason) = envelope.event, to < 3, reason == .order else { return }
             try maker.add(10, of: .banana)
@@ -51,7 +51,7 @@ struct ReentrantChangeTests {
     @Test("subscribing with the current stock from inside a handler works")
     func subscribeFromAHandler() throws {
         let maker = JuiceMaker(store: InMemoryStore())
-        let seen = Mutex<Stock?>(nil)
+        let seen = Locked<Stock?>(nil)
         _ = try maker.subscribe("joiner", kinds: [.juiceMade]) { _ in
             _ = try maker.subscribe("late", currentStock: { stock in seen.withLock { $0 = stock } }) { _ in }
         }

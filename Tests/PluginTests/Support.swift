@@ -1,11 +1,11 @@
 import Foundation
 import JuiceMakerCore
-import Synchronization
+import Locking
 
 /// A `TextSink` that keeps every write, in order.
 final class RecordingSink: TextSink {
     let isTerminal: Bool
-    private let writes = Mutex<[String]>([])
+    private let writes = Locked<[String]>([])
 
     init(isTerminal: Bool = false) {
         self.isTerminal = isTerminal
@@ -24,7 +24,7 @@ final class RecordingSink: TextSink {
 
 /// Collects what plugins report through `PluginHost.reportError`.
 final class ErrorRecorder: Sendable {
-    private let messages = Mutex<[String]>([])
+    private let messages = Locked<[String]>([])
 
     func report(_ message: String) {
         messages.withLock { $0.append(message) }

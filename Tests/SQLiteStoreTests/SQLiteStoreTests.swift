@@ -1,8 +1,8 @@
 import Foundation
 import JuiceMakerCore
 import SQLiteStore
-import Synchronization
 import Testing
+import Locking
 
 /// The store in one process: what it keeps, what it refuses, what survives reopening.
 @Suite struct SQLiteStoreTests {
@@ -29,7 +29,7 @@ import Testing
         defer { directory.remove() }
         let store = try SQLiteStore(path: directory.file("juice.db"))
         let maker = JuiceMaker(store: store)
-        let published = Mutex<[EventEnvelope]>([])
+        let published = Locked<[EventEnvelope]>([])
         let subscription = try maker.subscribe("test") { envelope in published.withLock { $0.append(envelope) } }
         defer { subscription.cancel() }
         #expect(try maker.make(.mangoKiwi) == .made(consumed: FruitAmounts(kiwi: 1, mango: 2)))
@@ -126,7 +126,7 @@ import Testing
         defer { directory.remove() }
         let store = try SQLiteStore(path: directory.file("juice.db"), durability: .normal)
         let maker = JuiceMaker(store: store)
-        let failures = Mutex<[String]>([])
+        let failures = Locked<[String]>([])
         DispatchQueue.concurrentPerform(iterations: 6) { worker in
             do {
                 for step in 0..<100 {
