@@ -7,9 +7,8 @@ import Synchronization
 ///
 /// Guarantees:
 /// - **Typed.** Subscribers receive `Event` values; there are no names or dictionaries.
-/// - **Per-subscriber order.** Each subscriber sees events in the order `publish`
-///   accepted them. Publishes from several threads are serialised: every subscriber
-///   sees the same total order.
+/// - **One total order.** Publishes from several threads are serialised: every
+///   subscriber sees events in the same order, the order `publish` accepted them.
 /// - **Synchronous delivery** runs each handler inside `publish`, in subscription
 ///   order, before `publish` returns. **Queued delivery** appends to the subscriber's
 ///   bounded mailbox and returns at once (see `Delivery`).
@@ -19,31 +18,46 @@ import Synchronization
 ///   order, and the nested `publish` call itself returns before its event is delivered.
 /// - **Failure isolation.** A handler that throws is reported to `errorSink` with its
 ///   name; other subscribers, and later events to the same subscriber, are unaffected.
-/// - **Thread safety.** `subscribe`, `cancel`, `publish`, `statistics` and `drain`
-///   may be called from any thread, and (except `drain`) from inside a handler.
-///   A synchronous handler must not block waiting for another thread that publishes
-///   on the same bus.
+/// - **Nobody waits for a handler but a publisher.** `subscribe` and `statistics`
+///   never wait for a handler to return, even one that blocks forever. `cancel` waits
+///   at most for a delivery *to that subscriber* already running on another thread,
+///   never for another subscriber's handler. Another thread's `publish` waits for the
+///   publish in progress, as the total order requires.
+/// - **Thread safety.** Every method may be called from any thread, and (except
+///   `drain`) from inside a handler. A synchronous handler must not block waiting for
+///   another thread that publishes on the same bus.
+///
+/// How: two locks that are never held together by one call. The *publish lock*
+/// serialises publishers and is held while synchronous handlers run; the *registry
+/// lock* guards the subscriber list and is only held for a few instructions. A
+/// publisher delivers from its own snapshot of the list, refreshed when the list
+/// changed (one atomic load per event says whether it did). A cancelled subscriber's
+/// memory is freed by the next publisher, which holds the only snapshot.
 //
-// @unchecked Sendable: every stored property is Sendable except `registry`, a pointer
-// to state that is only dereferenced by the thread holding `lock` (all access goes
-// through `withRegistry`, `publish` or `publish(contentsOf:)`, which take `lock`
-// unless `holder` proves the calling thread already holds it).
+// @unchecked Sendable: every stored property is Sendable except the two pointers.
+// `registry` is only dereferenced with `registryLock` held. `publisher` is only
+// dereferenced by the thread holding `publishLock` (`publish` takes it unless
+// `holder` proves the calling thread already holds it). Entries (`Entry`) are
+// written only before they are published under `registryLock`, except their atomics.
 public final class EventBus<Event: Sendable>: @unchecked Sendable {
-    /// One subscriber, read and written under the lock only. Each entry has its own
-    /// stable allocation, so delivery reads single fields through a pointer: no
-    /// struct copies, no retains of the other fields, no exclusivity checks, and a
-    /// handler appending to the registry cannot move the entry being delivered to.
+    /// One subscriber. Each has its own stable allocation, so delivery reads single
+    /// fields through a pointer: no copies, no retains, no exclusivity checks.
     @usableFromInline
-    struct Entry {
+    struct Entry: ~Copyable {
         @usableFromInline let id: Int
         @usableFromInline let name: String
         @usableFromInline let delivery: Delivery
-        @usableFromInline let filter: (@Sendable (Event) -> Bool)?
-        @usableFromInline let handler: @Sendable (Event) throws -> Void
+        /// The filter and handler, retained once here and released in `free`: calling
+        /// them through an unretained reference saves two atomic reference-count
+        /// operations per delivery (the entry outlives every call; see `free`).
+        @usableFromInline let callbacks: Unmanaged<Callbacks>
+        @usableFromInline let hasFilter: Bool
         @usableFromInline let mailbox: Mailbox<Event>?
-        @usableFromInline var cancelled = false
-        @usableFromInline var delivered = 0
-        @usableFromInline var failed = 0
+        /// Set once by `cancel`; a publisher checks it after announcing a delivery.
+        @usableFromInline let cancelled = Atomic<Bool>(false)
+        /// Written only by the thread holding the publish lock; read by `statistics`.
+        @usableFromInline let delivered = Atomic<Int>(0)
+        @usableFromInline let failed = Atomic<Int>(0)
 
         init(
             id: Int, name: String, delivery: Delivery, filter: (@Sendable (Event) -> Bool)?,
@@ -52,28 +66,61 @@ public final class EventBus<Event: Sendable>: @unchecked Sendable {
             self.id = id
             self.name = name
             self.delivery = delivery
-            self.filter = filter
-            self.handler = handler
+            self.callbacks = Unmanaged.passRetained(Callbacks(filter: filter, handler: handler))
+            self.hasFilter = filter != nil
             self.mailbox = mailbox
         }
 
         func statistics() -> SubscriberStatistics {
             if let mailbox { return mailbox.statistics(delivery: delivery) }
             return SubscriberStatistics(
-                name: name, delivery: delivery, delivered: delivered, failed: failed, dropped: 0, queued: 0)
+                name: name, delivery: delivery, delivered: delivered.load(ordering: .relaxed),
+                failed: failed.load(ordering: .relaxed), dropped: 0, queued: 0)
         }
     }
 
+    /// A subscriber's closures, in one object the entry keeps alive.
     @usableFromInline
+    final class Callbacks {
+        @usableFromInline let filter: (@Sendable (Event) -> Bool)?
+        @usableFromInline let handler: @Sendable (Event) throws -> Void
+
+        init(filter: (@Sendable (Event) -> Bool)?, handler: @escaping @Sendable (Event) throws -> Void) {
+            self.filter = filter
+            self.handler = handler
+        }
+
+        @inlinable @inline(__always)
+        func accepts(_ event: Event) -> Bool {
+            if let filter { return filter(event) }
+            return true
+        }
+
+        @inlinable @inline(__always)
+        func handle(_ event: Event) throws {
+            try handler(event)
+        }
+    }
+
+    /// The subscriber list, under `registryLock`.
     struct Registry {
-        /// Freed only when removed (never while `delivering`) or with the bus.
-        @usableFromInline var entries: ContiguousArray<UnsafeMutablePointer<Entry>> = []
-        @usableFromInline var nextID = 0
+        /// Live subscribers, in subscription order.
+        var entries: ContiguousArray<UnsafeMutablePointer<Entry>> = []
+        /// Cancelled subscribers a publisher's snapshot may still point at; the next
+        /// publisher that refreshes its snapshot frees them.
+        var retired: [UnsafeMutablePointer<Entry>] = []
+        var nextID = 1
+        var version: UInt64 = 0
+    }
+
+    /// What the publishing thread works with, under `publishLock`.
+    @usableFromInline
+    struct Publisher {
+        @usableFromInline var snapshot: ContiguousArray<UnsafeMutablePointer<Entry>> = []
+        @usableFromInline var snapshotVersion: UInt64 = 0
         /// Events published from inside a handler, delivered after the current one.
         @usableFromInline var pending: [Event] = []
         @usableFromInline var pendingHead = 0
-        @usableFromInline var delivering = false
-        @usableFromInline var needsCompaction = false
 
         init() {}
     }
@@ -81,11 +128,23 @@ public final class EventBus<Event: Sendable>: @unchecked Sendable {
     // The publish path is @inlinable so that each client compiles it specialised for
     // its `Event` type: generic code across the module boundary costs a metadata
     // lookup and a value-witness copy per subscriber per event.
-    @usableFromInline let lock = Lock()
-    /// The thread that holds `lock`, or 0. Only the holder ever reads its own
+    @usableFromInline let publishLock = Lock()
+    /// The thread that holds `publishLock`, or 0. Only the holder ever reads its own
     /// identity back, so a relaxed load can only see its own store or another's.
     @usableFromInline let holder = Atomic<UInt>(0)
-    @usableFromInline let registry: UnsafeMutablePointer<Registry>
+    @usableFromInline let publisher: UnsafeMutablePointer<Publisher>
+    /// `Registry.version`, readable without the registry lock.
+    @usableFromInline let registryVersion = Atomic<UInt64>(0)
+    /// The id of the synchronous subscriber a publisher is about to call or is
+    /// calling, or 0. Together with `Entry.cancelled` it lets `cancel` wait for its
+    /// own subscriber's delivery only (see `cancel(id:)`).
+    @usableFromInline let current = Atomic<Int>(0)
+    /// How many `cancel` calls wait for `current` to move on.
+    @usableFromInline let cancelWaiters = Atomic<Int>(0)
+    /// Where a waiting `cancel` sleeps; a publisher wakes it when `cancelWaiters > 0`.
+    @usableFromInline let moved = LockedCondition(())
+    private let registryLock = Lock()
+    private let registry: UnsafeMutablePointer<Registry>
     @usableFromInline let errorSink: @Sendable (SubscriberFailure) -> Void
     private let busy = DispatchGroup()
 
@@ -95,30 +154,20 @@ public final class EventBus<Event: Sendable>: @unchecked Sendable {
         self.errorSink = errorSink
         registry = .allocate(capacity: 1)
         registry.initialize(to: Registry())
+        publisher = .allocate(capacity: 1)
+        publisher.initialize(to: Publisher())
     }
 
     deinit {
         for entry in registry.pointee.entries { Self.free(entry) }
+        for entry in registry.pointee.retired { Self.free(entry) }
         registry.deinitialize(count: 1)
         registry.deallocate()
+        publisher.deinitialize(count: 1)
+        publisher.deallocate()
     }
 
-    /// Runs `body` with the registry while holding the lock; re-entrant on the
-    /// thread that already holds it (handlers calling back into the bus).
-    @inline(__always)
-    private func withRegistry<R>(_ body: (inout Registry) -> R) -> R {
-        let me = currentThreadIdentity()
-        if holder.load(ordering: .relaxed) == me {
-            return body(&registry.pointee)
-        }
-        return lock.withLock {
-            holder.store(me, ordering: .relaxed)
-            defer { holder.store(0, ordering: .relaxed) }
-            return body(&registry.pointee)
-        }
-    }
-
-    /// Adds a subscriber.
+    /// Adds a subscriber. Never waits for a handler.
     ///
     /// - Parameters:
     ///   - name: names the subscriber in errors and statistics.
@@ -143,13 +192,14 @@ public final class EventBus<Event: Sendable>: @unchecked Sendable {
                 name: name, capacity: capacity, policy: policy, busy: busy,
                 errorSink: errorSink, handler: handler)
         }
-        let id = withRegistry { registry -> Int in
-            let id = registry.nextID
-            registry.nextID += 1
+        let id = registryLock.withLock { () -> Int in
+            let id = registry.pointee.nextID
+            registry.pointee.nextID += 1
             let entry = UnsafeMutablePointer<Entry>.allocate(capacity: 1)
             entry.initialize(to: Entry(
                 id: id, name: name, delivery: delivery, filter: filter, handler: handler, mailbox: mailbox))
-            registry.entries.append(entry)
+            registry.pointee.entries.append(entry)
+            bumpVersion()
             return id
         }
         return Subscription(
@@ -158,23 +208,43 @@ public final class EventBus<Event: Sendable>: @unchecked Sendable {
             readStatistics: { [weak self] in self?.statistics(id: id) })
     }
 
+    /// Caller holds `registryLock`.
+    private func bumpVersion() {
+        registry.pointee.version &+= 1
+        registryVersion.store(registry.pointee.version, ordering: .releasing)
+    }
+
+    /// Stops delivery to subscriber `id`: once this returns, no delivery to it starts.
+    ///
+    /// The subscriber is marked cancelled (a sequentially consistent store), then
+    /// `current` is read (also sequentially consistent). A publisher announces each
+    /// synchronous delivery by storing the subscriber's id in `current` first and
+    /// reading the mark second. So either the publisher sees the mark and skips the
+    /// subscriber, or this call sees the id in `current` and waits until the
+    /// publisher moves past it: that delivery, and no other subscriber's handler.
     private func cancel(id: Int) {
-        let mailbox = withRegistry { registry -> Mailbox<Event>?? in
-            guard let index = registry.entries.firstIndex(where: { $0.pointee.id == id && !$0.pointee.cancelled }) else {
+        let mailbox = registryLock.withLock { () -> Mailbox<Event>?? in
+            guard let index = registry.pointee.entries.firstIndex(where: { $0.pointee.id == id }) else {
                 return nil
             }
-            let entry = registry.entries[index]
-            entry.pointee.cancelled = true
-            let mailbox = entry.pointee.mailbox
-            if registry.delivering {
-                registry.needsCompaction = true
-            } else {
-                registry.entries.remove(at: index)
-                Self.free(entry)
-            }
-            return .some(mailbox)
+            let entry = registry.pointee.entries.remove(at: index)
+            entry.pointee.cancelled.store(true, ordering: .sequentiallyConsistent)
+            registry.pointee.retired.append(entry)
+            bumpVersion()
+            return .some(entry.pointee.mailbox)
         }
-        mailbox??.cancel()
+        guard let mailbox else { return }  // already cancelled
+        if let mailbox {
+            mailbox.cancel()
+            return
+        }
+        // On the publishing thread the only handler running is the caller's own
+        // (or one of another subscriber): waiting would wait for ourselves.
+        if holder.load(ordering: .relaxed) == currentThreadIdentity() { return }
+        if current.load(ordering: .sequentiallyConsistent) != id { return }
+        cancelWaiters.add(1, ordering: .sequentiallyConsistent)
+        _ = moved.wait(until: nil) { _ in current.load(ordering: .sequentiallyConsistent) != id }
+        cancelWaiters.subtract(1, ordering: .sequentiallyConsistent)
     }
 
     /// Delivers `event` to every subscriber whose filter accepts it: synchronous
@@ -185,16 +255,15 @@ public final class EventBus<Event: Sendable>: @unchecked Sendable {
     public func publish(_ event: Event) {
         let me = currentThreadIdentity()
         if holder.load(ordering: .relaxed) == me {
-            registry.pointee.pending.append(event)
+            publisher.pointee.pending.append(event)
             return
         }
-        lock.withLock {
-            holder.store(me, ordering: .relaxed)
-            registry.pointee.delivering = true
-            deliver(event)
-            finishDelivery()
-            holder.store(0, ordering: .relaxed)
-        }
+        publishLock.lock()
+        holder.store(me, ordering: .relaxed)
+        deliver(event)
+        finishDelivery()
+        holder.store(0, ordering: .relaxed)
+        publishLock.unlock()
     }
 
     /// Publishes each event in order, taking the lock once.
@@ -202,81 +271,104 @@ public final class EventBus<Event: Sendable>: @unchecked Sendable {
     public func publish<S: Sequence>(contentsOf events: S) where S.Element == Event {
         let me = currentThreadIdentity()
         if holder.load(ordering: .relaxed) == me {
-            registry.pointee.pending.append(contentsOf: events)
+            publisher.pointee.pending.append(contentsOf: events)
             return
         }
-        lock.withLock {
-            holder.store(me, ordering: .relaxed)
-            registry.pointee.delivering = true
-            for event in events { deliver(event) }
-            finishDelivery()
-            holder.store(0, ordering: .relaxed)
-        }
+        publishLock.lock()
+        holder.store(me, ordering: .relaxed)
+        for event in events { deliver(event) }
+        finishDelivery()
+        holder.store(0, ordering: .relaxed)
+        publishLock.unlock()
     }
 
-    /// Caller holds the lock. Delivers to the subscribers present now; ones added by
-    /// a handler meanwhile are past `count` and wait for the next event. Entries are
-    /// read in place (a handler may append to the array, never remove from it while
-    /// `delivering` is set), so the loop copies nothing.
+    /// Caller holds the publish lock. Delivers to the subscribers present when the
+    /// event's delivery starts; ones added meanwhile wait for the next event.
     @inlinable @inline(__always)
     func deliver(_ event: Event) {
-        let count = registry.pointee.entries.count
+        if registryVersion.load(ordering: .acquiring) != publisher.pointee.snapshotVersion {
+            refreshSnapshot()
+        }
+        let count = publisher.pointee.snapshot.count
         var index = 0
         while index < count {
-            let entry = registry.pointee.entries[index]
+            let entry = publisher.pointee.snapshot[index]
             index += 1
-            if entry.pointee.cancelled { continue }
-            if let filter = entry.pointee.filter, !filter(event) { continue }
+            if entry.pointee.cancelled.load(ordering: .relaxed) { continue }
+            if entry.pointee.hasFilter,
+                !entry.pointee.callbacks._withUnsafeGuaranteedRef({ $0.accepts(event) })
+            { continue }
             if let mailbox = entry.pointee.mailbox {
                 mailbox.enqueue(event)
                 continue
             }
+            // Announce, then check the mark: see `cancel(id:)`.
+            current.store(entry.pointee.id, ordering: .sequentiallyConsistent)
+            if cancelWaiters.load(ordering: .sequentiallyConsistent) > 0 { wakeCancellers() }
+            if entry.pointee.cancelled.load(ordering: .sequentiallyConsistent) { continue }
             do {
-                try entry.pointee.handler(event)
-                entry.pointee.delivered += 1
+                try entry.pointee.callbacks._withUnsafeGuaranteedRef { try $0.handle(event) }
+                entry.pointee.delivered.store(
+                    entry.pointee.delivered.load(ordering: .relaxed) &+ 1, ordering: .relaxed)
             } catch {
-                entry.pointee.failed += 1
+                entry.pointee.failed.store(entry.pointee.failed.load(ordering: .relaxed) &+ 1, ordering: .relaxed)
                 errorSink(SubscriberFailure(subscriber: entry.pointee.name, error: error))
             }
         }
     }
 
-    /// Caller holds the lock. Delivers events published from handlers, then tidies up.
+    /// Caller holds the publish lock. Delivers events published from handlers, then
+    /// tells any waiting `cancel` that no delivery is running.
     @inlinable
     func finishDelivery() {
-        while registry.pointee.pendingHead < registry.pointee.pending.count {
-            let event = registry.pointee.pending[registry.pointee.pendingHead]
-            registry.pointee.pendingHead += 1
+        while publisher.pointee.pendingHead < publisher.pointee.pending.count {
+            let event = publisher.pointee.pending[publisher.pointee.pendingHead]
+            publisher.pointee.pendingHead += 1
             deliver(event)
         }
-        if registry.pointee.pendingHead > 0 {
-            registry.pointee.pending.removeAll(keepingCapacity: true)
-            registry.pointee.pendingHead = 0
+        if publisher.pointee.pendingHead > 0 {
+            publisher.pointee.pending.removeAll(keepingCapacity: true)
+            publisher.pointee.pendingHead = 0
         }
-        if registry.pointee.needsCompaction {
-            for entry in registry.pointee.entries where entry.pointee.cancelled { Self.free(entry) }
-            registry.pointee.entries.removeAll { $0.pointee.cancelled }
-            registry.pointee.needsCompaction = false
+        current.store(0, ordering: .sequentiallyConsistent)
+        if cancelWaiters.load(ordering: .sequentiallyConsistent) > 0 { wakeCancellers() }
+    }
+
+    /// Caller holds the publish lock. Takes the registry's list, and frees the
+    /// cancelled entries that only the old snapshot could still point at.
+    @usableFromInline
+    func refreshSnapshot() {
+        let retired = registryLock.withLock { () -> [UnsafeMutablePointer<Entry>] in
+            publisher.pointee.snapshot = registry.pointee.entries
+            publisher.pointee.snapshotVersion = registry.pointee.version
+            defer { registry.pointee.retired.removeAll() }
+            return registry.pointee.retired
         }
-        registry.pointee.delivering = false
+        for entry in retired { Self.free(entry) }
     }
 
     @usableFromInline
+    func wakeCancellers() {
+        moved.change { _ in }
+    }
+
     static func free(_ entry: UnsafeMutablePointer<Entry>) {
+        entry.pointee.callbacks.release()
         entry.deinitialize(count: 1)
         entry.deallocate()
     }
 
-    /// The counters of every live subscriber, in subscription order.
+    /// The counters of every live subscriber, in subscription order. Never waits
+    /// for a handler.
     public func statistics() -> [SubscriberStatistics] {
-        withRegistry { registry in
-            registry.entries.filter { !$0.pointee.cancelled }.map { $0.pointee.statistics() }
+        registryLock.withLock {
+            registry.pointee.entries.map { $0.pointee.statistics() }
         }
     }
 
     private func statistics(id: Int) -> SubscriberStatistics? {
-        withRegistry { registry in
-            registry.entries.first { $0.pointee.id == id && !$0.pointee.cancelled }?.pointee.statistics()
+        registryLock.withLock {
+            registry.pointee.entries.first { $0.pointee.id == id }?.pointee.statistics()
         }
     }
 
@@ -286,9 +378,7 @@ public final class EventBus<Event: Sendable>: @unchecked Sendable {
     ///   handler is stuck, or events keep arriving). Must not be called from a
     ///   queued handler of this bus.
     public func drain(timeout: Duration) -> Bool {
-        let (seconds, attoseconds) = timeout.components
-        let nanoseconds = max(0, seconds) * 1_000_000_000 + max(0, attoseconds) / 1_000_000_000
-        let deadline = DispatchTime.now() + .nanoseconds(Int(clamping: nanoseconds))
+        let deadline = DispatchTime.now() + .nanoseconds(TimeSpan(timeout).totalNanoseconds)
         return busy.wait(timeout: deadline) == .success
     }
 }

@@ -7,7 +7,7 @@ import Synchronization
 /// The publisher appends under a short lock and schedules a drain only when the
 /// mailbox goes from idle to busy. The drain takes everything waiting in one swap and
 /// handles it without the lock, so a busy subscriber costs the publisher one lock and
-/// one append per event.
+/// one append per event. Nothing in it spins or sleeps.
 @usableFromInline
 final class Mailbox<Event: Sendable>: Sendable {
     // The enqueue and drain paths are @inlinable so they compile specialised for the
@@ -78,11 +78,21 @@ final class Mailbox<Event: Sendable>: Sendable {
         }
     }
 
+    /// Handles what is waiting, batch by batch, until the mailbox is empty.
+    ///
+    /// A drain that keeps up with a busy publisher takes one or two events per lock,
+    /// and the lock's cache line then moves between the two cores on every event. So
+    /// after a small batch, when more is already waiting, the drain gives its thread
+    /// back and comes again a moment later (`gatherDelay`): the events gather into one
+    /// batch meanwhile, and the publisher's side stays cheap. No thread spins or
+    /// sleeps while it waits; a sparse stream (the mailbox found empty) is handled at
+    /// once, as before.
     @inlinable
     func drain() {
         var batch: [Event] = []
         var delivered = 0
         var failed = 0
+        var small = false
         while true {
             let start = state.withLock { state -> Int? in
                 state.inHand = 0
@@ -96,6 +106,7 @@ final class Mailbox<Event: Sendable>: Sendable {
                     state.draining = false
                     return nil
                 }
+                if small { return -1 }
                 swap(&state.buffer, &batch)
                 let start = state.head
                 state.head = 0
@@ -106,7 +117,13 @@ final class Mailbox<Event: Sendable>: Sendable {
                 busy.leave()
                 return
             }
-            let small = batch.count - start < Self.smallBatch
+            if start < 0 {
+                // Still `draining`, still counted in `busy`: the publisher does not
+                // schedule another drain meanwhile.
+                queue.asyncAfter(deadline: .now() + Self.gatherDelay) { self.drain() }
+                return
+            }
+            small = batch.count - start < Self.smallBatch
             for index in start..<batch.count {
                 if cancelled.load(ordering: .relaxed) { break }
                 do {
@@ -118,24 +135,13 @@ final class Mailbox<Event: Sendable>: Sendable {
                 }
             }
             batch.removeAll(keepingCapacity: true)
-            // A drain that keeps up takes one or two events per lock, and the lock's
-            // cache line then moves between the two cores on every event. Letting a
-            // batch gather for a moment costs this subscriber ~2 µs of latency and
-            // makes the publisher's side several times cheaper; a busy publisher also
-            // refills the mailbox meanwhile, which saves waking the queue again.
-            if small { Self.backOff() }
         }
     }
 
-    /// Batches smaller than this make the drain pause before the next one.
+    /// Batches smaller than this make the drain wait `gatherDelay` before the next.
     @usableFromInline static var smallBatch: Int { 64 }
-
-    /// Spins for about 2 µs without touching shared memory.
-    @inlinable
-    static func backOff() {
-        let end = DispatchTime.now().uptimeNanoseconds + 2_000
-        while DispatchTime.now().uptimeNanoseconds < end {}
-    }
+    /// How long a drain that just handled a small batch lets the next one gather.
+    @usableFromInline static var gatherDelay: DispatchTimeInterval { .microseconds(100) }
 
     /// Discards what is waiting; the drain stops after the event in hand.
     func cancel() {

@@ -67,7 +67,7 @@ enum MemoryOrdersBench {
                     }
                 }
                 // Queued subscribers (the logger) finish inside the measured time.
-                _ = maker.bus.drain(timeout: .seconds(60))
+                _ = maker.waitUntilIdle(timeout: .seconds(60))
             } catch {
                 failure = error
             }

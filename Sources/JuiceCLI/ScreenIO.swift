@@ -81,9 +81,7 @@ struct ScreenIO {
         guard !unseen.isEmpty else { return try change() }
         let recorder = EnvelopeRecorder()
         let kinds = unseen
-        let subscription = maker.bus.subscribe("juice-screen", where: { kinds.contains($0.event.kind) }) { envelope in
-            recorder.record(envelope)
-        }
+        let subscription = try maker.subscribe("juice-screen", kinds: kinds) { envelope in recorder.record(envelope) }
         defer { subscription.cancel() }
         let result = try change()
         for envelope in recorder.envelopes {

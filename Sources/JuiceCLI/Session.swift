@@ -75,10 +75,9 @@ final class Session {
         }
         let stderr = context.console.standardError
         let language = context.language
-        let bus = EventBus<EventEnvelope> { failure in
+        let maker = JuiceMaker(store: store) { failure in
             stderr.write("juice: \(Catalog.Errors.subscriberReport(failure.subscriber, "\(failure.error)")(language))\n")
         }
-        let maker = JuiceMaker(store: store, bus: bus)
         opened = (store, maker)
         return (store, maker)
     }
@@ -88,7 +87,7 @@ final class Session {
         let seconds = context.config.flushDeadlineSeconds
         let deadline = ContinuousClock.now + .milliseconds(Int(seconds * 1000))
         if let maker = opened?.maker {
-            _ = maker.bus.drain(timeout: .milliseconds(Int(seconds * 1000)))
+            _ = maker.waitUntilIdle(timeout: .milliseconds(Int(seconds * 1000)))
         }
         await PluginRegistry.shutDown(plugins, deadline: deadline)
     }

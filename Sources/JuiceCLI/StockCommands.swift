@@ -63,8 +63,8 @@ struct StockEdit: RunnableCommand {
         let context = session.context
         let maker = try session.maker(attachingPlugins: true)
         let recorder = ChangeRecorder()
-        let subscription = maker.bus.subscribe("juice-cli", where: { $0.event.kind == .stockChanged }) { envelope in
-            recorder.record(envelope)
+        let subscription = try ValueParsing.perform(context.invocation.path) { () throws(JuiceMakerError) in
+            try maker.subscribe("juice-cli", kinds: [.stockChanged]) { envelope in recorder.record(envelope) }
         }
         defer { subscription.cancel() }
         let change = self.change

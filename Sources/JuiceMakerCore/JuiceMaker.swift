@@ -28,11 +28,18 @@ public struct OrderReceipt: Sendable, Equatable {
 /// A synchronous handler may call back into its maker (an auto-restock plugin, say):
 /// the nested change commits in its own transaction, and its events are delivered
 /// after the current event has reached every subscriber (see `EventBus`).
+///
+/// **Every event was journaled first, by construction.** The bus and the store are
+/// private: the only way onto the bus is a change committed here, and the only way
+/// to change stock is a method here. So nobody can publish an event that is not in
+/// the journal, or commit around the change lock, and the lock order is one-way:
+/// the change lock, then the bus's. This is the whole of what a plugin gets (through
+/// `PluginHost`): subscribe, read, and call these commands.
 public final class JuiceMaker: Sendable {
     /// The broadcast side: everyone who is not the caller hears events here.
-    public let bus: EventBus<EventEnvelope>
+    private let bus: EventBus<EventEnvelope>
     /// Where stock and journal live.
-    public let store: any StockStore
+    private let store: any StockStore
     /// The CloudEvents `source` of the events this maker commits.
     public let source: String
     /// Serialises changes in this process, so events reach the bus in journal order.
@@ -41,10 +48,30 @@ public final class JuiceMaker: Sendable {
     /// it: a synchronous handler may make a change of its own inside `publish`.
     private let ids = Locked(EventIDGenerator())
 
-    public init(store: any StockStore, bus: EventBus<EventEnvelope> = EventBus(), source: String = EventEnvelope.defaultSource) {
+    /// A maker over `store`, with a bus of its own.
+    ///
+    /// - Parameter subscriberFailures: hears every error a subscriber's handler
+    ///   throws, with the subscriber's name, on the delivering thread; must not block.
+    public init(
+        store: any StockStore, source: String = EventEnvelope.defaultSource,
+        subscriberFailures: @escaping @Sendable (SubscriberFailure) -> Void = { _ in }
+    ) {
         self.store = store
-        self.bus = bus
+        self.bus = EventBus(errorSink: subscriberFailures)
         self.source = source
+    }
+
+    /// Waits until every queued subscriber has handled what it was given.
+    ///
+    /// - Returns: `true` once they all have; `false` if `timeout` passed first. Must
+    ///   not be called from a queued handler of this maker.
+    public func waitUntilIdle(timeout: Duration) -> Bool {
+        bus.drain(timeout: timeout)
+    }
+
+    /// Every live subscriber's counters, in subscription order. Never waits for a handler.
+    public func subscriberStatistics() -> [SubscriberStatistics] {
+        bus.statistics()
     }
 
     // MARK: Queries

@@ -60,11 +60,18 @@ public struct PluginContext: Sendable {
     }
 }
 
-/// What a plugin attaches to.
+/// What a plugin attaches to: exactly what a plugin may do, and nothing more.
+///
+/// A plugin can subscribe to the maker's events and call its public commands
+/// (`maker`), read the journal after a cursor and keep its own cursors and dead
+/// letters (`journal`), and report a problem. It cannot publish an event or write
+/// stock or journal entries directly: `JuiceMaker` keeps its bus and store private,
+/// and `journal` is a read view even when the store behind it is also the writer.
 public struct PluginHost: Sendable {
-    /// The maker whose events the plugin hears.
+    /// The maker whose events the plugin hears and whose commands it may call.
     public let maker: JuiceMaker
-    /// The journal, for durable plugins that keep a cursor.
+    /// The journal's read side and the plugin's own bookkeeping (cursors, dead
+    /// letters, retry state, leases), for durable plugins.
     public let journal: any EventJournal
     /// Reports a plugin's problem to the person (one line, on stderr). The host puts
     /// the subscriber's name in front; the text should not repeat it.
@@ -72,7 +79,7 @@ public struct PluginHost: Sendable {
 
     public init(maker: JuiceMaker, journal: any EventJournal, reportError: @escaping @Sendable (String) -> Void) {
         self.maker = maker
-        self.journal = journal
+        self.journal = JournalView(journal)
         self.reportError = reportError
     }
 }

@@ -75,7 +75,7 @@ struct CurrentStockTests {
             }
         }
         #expect(finished)
-        #expect(maker.bus.drain(timeout: .seconds(60)))
+        #expect(maker.waitUntilIdle(timeout: .seconds(60)))
         let final = try maker.stock()
         let journal = try store.events(after: 0, limit: Int.max)
         let all = recorders.withLock { $0 }

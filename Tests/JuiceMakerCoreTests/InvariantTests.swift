@@ -162,7 +162,7 @@ struct InvariantTests {
         // The journal has no gaps, and every event reached each subscriber exactly once, in order.
         #expect(journal.map(\.sequence).elementsEqual(1...Int64(journal.count)))
         #expect(recorder.events == journal)
-        #expect(maker.bus.drain(timeout: .seconds(120)))
+        #expect(maker.waitUntilIdle(timeout: .seconds(120)))
         #expect(queued.events == journal)
         #expect(Set(journal.map(\.id)).count == journal.count)
 

@@ -42,7 +42,7 @@ struct ReadmeExampleTests {
 
         try maker.make(.mangoKiwi)
         try maker.make(.strawberry)
-        #expect(maker.bus.drain(timeout: .seconds(10)))
+        #expect(maker.waitUntilIdle(timeout: .seconds(10)))
 
         let expected = try store.events(after: 0, limit: 100)
             .filter { $0.event.kind != .stockChanged }

@@ -1,0 +1,49 @@
+/// The journal as a plugin sees it: every `EventJournal` method, and nothing else.
+///
+/// The stores implement the journal and the writer (`StockStore`) on one object, so
+/// handing a plugin the store itself would let it cast (`as? StockStore`) and commit
+/// around the maker. This view forwards the journal's methods only.
+final class JournalView: EventJournal {
+    private let journal: any EventJournal
+
+    /// Wraps `journal`, unless it already is a view.
+    init(_ journal: any EventJournal) {
+        self.journal = (journal as? JournalView)?.journal ?? journal
+    }
+
+    func lastSequence() throws(StoreError) -> Int64 { try journal.lastSequence() }
+
+    func events(after sequence: Int64, limit: Int) throws(StoreError) -> [EventEnvelope] {
+        try journal.events(after: sequence, limit: limit)
+    }
+
+    func waitForEvents(after sequence: Int64, timeout: Duration) throws(StoreError) -> Bool {
+        try journal.waitForEvents(after: sequence, timeout: timeout)
+    }
+
+    func cursor(named name: String) throws(StoreError) -> Int64 { try journal.cursor(named: name) }
+
+    func setCursor(named name: String, to sequence: Int64) throws(StoreError) {
+        try journal.setCursor(named: name, to: sequence)
+    }
+
+    func cursors() throws(StoreError) -> [String: Int64] { try journal.cursors() }
+
+    func recordDeadLetter(_ letter: DeadLetter) throws(StoreError) { try journal.recordDeadLetter(letter) }
+
+    func deadLetters(for subscriber: String?) throws(StoreError) -> [DeadLetter] {
+        try journal.deadLetters(for: subscriber)
+    }
+
+    func removeDeadLetters(for subscriber: String, sequences: [Int64]) throws(StoreError) {
+        try journal.removeDeadLetters(for: subscriber, sequences: sequences)
+    }
+
+    func retryState(for subscriber: String) throws(StoreError) -> DeliveryRetryState? {
+        try journal.retryState(for: subscriber)
+    }
+
+    func setRetryState(_ state: DeliveryRetryState?, for subscriber: String) throws(StoreError) {
+        try journal.setRetryState(state, for: subscriber)
+    }
+}
