@@ -18,7 +18,7 @@ struct SubscriberEntry: Sendable {
 /// is of the right type and in range; building it had no side effect.
 struct JuiceConfig: Sendable {
     let source: ConfigSource
-    /// `nil` means `auto`: follow `LC_ALL`, then `LANG`.
+    /// `nil` means `auto`: follow `LC_ALL`, then `LC_MESSAGES`, then `LANG`.
     let language: Language?
     let initialStock: Int
     /// `store.path`, made absolute against the config file's directory.

@@ -3,12 +3,19 @@ public enum Language: String, Sendable, CaseIterable {
     case korean = "ko"
     case english = "en"
 
-    /// The language a locale environment asks for: `LC_ALL` wins over `LANG`;
-    /// a value starting with `ko` means Korean, anything else (or nothing) English.
+    /// The language a POSIX locale environment asks for messages in.
+    ///
+    /// POSIX (XBD 8.2) orders the variables `LC_ALL`, then `LC_MESSAGES`, then
+    /// `LANG`: the first one set and not empty decides. Its language code is the
+    /// part before `_`, `.` or `@` (`ko_KR.UTF-8` → `ko`), matched exactly and without
+    /// regard to case, so `kok_IN` (Konkani) is not Korean. Anything but `ko` (or
+    /// nothing, or `C`/`POSIX`) means English.
     public init(environment: [String: String]) {
-        let chosen = [environment["LC_ALL"], environment["LANG"]]
-            .compactMap { $0 }
+        let chosen = ["LC_ALL", "LC_MESSAGES", "LANG"]
+            .lazy
+            .compactMap { environment[$0] }
             .first { !$0.isEmpty } ?? ""
-        self = chosen.lowercased().hasPrefix("ko") ? .korean : .english
+        let code = chosen.prefix { $0 != "_" && $0 != "." && $0 != "@" }
+        self = code.lowercased() == "ko" ? .korean : .english
     }
 }
