@@ -48,7 +48,7 @@ import Testing
         #expect(try store.lastSequence() == 4)
 
         let raw = try RawDatabase(path)
-        #expect(try raw.value("PRAGMA user_version") == "3")
+        #expect(try raw.value("PRAGMA user_version") == "4")
         #expect(try raw.value("SELECT count(*) FROM sqlite_schema WHERE type = 'index' AND name = 'journal_by_type'") == "1")
         #expect(try raw.value("SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND name = 'retry_states'") == "1")
     }
@@ -74,6 +74,6 @@ import Testing
         _ = try SQLiteStore(path: path)
         let store = try SQLiteStore(path: path)
         #expect(try store.stock() == Stock(repeating: 7))
-        #expect(try RawDatabase(path).value("PRAGMA user_version") == "3")
+        #expect(try RawDatabase(path).value("PRAGMA user_version") == "4")
     }
 }
