@@ -135,23 +135,53 @@ enum ReportText {
     }
 
     /// A heading, then one line per row: the label padded, the bar, the text; the bar
-    /// takes what the width leaves.
+    /// takes what the width leaves. When the texts leave too little for a bar, each
+    /// text moves under its bar, wrapped to the width.
     private static func render(_ section: ReportSection, style: ReportStyle) -> [String] {
         var lines = [style.paint(section.heading, "1")]
-        if let empty = section.empty { return lines + ["  " + empty] }
+        if let empty = section.empty { return lines + wrap(empty, indent: 2, width: style.width) }
         let rows = section.rows
         let labelWidth = rows.map { TableLayout.width(of: $0.label) }.max() ?? 0
         let textWidth = rows.map { TableLayout.width(of: $0.text) }.max() ?? 0
-        let cells = max(4, style.width - 2 - labelWidth - 2 - 2 - textWidth)
+        let besideCells = style.width - 2 - labelWidth - 2 - 2 - textWidth
+        let textBeside = besideCells >= 4
+        let cells = textBeside ? besideCells : max(1, style.width - 2 - labelWidth - 2)
         let maximum = rows.map(\.value).max() ?? 0
         for row in rows {
-            let bar = style.bar(row.value, of: maximum, cells: cells)
-            let padding = String(repeating: " ", count: cells - TableLayout.width(of: bar))
-            let label = row.label + String(repeating: " ", count: labelWidth - TableLayout.width(of: row.label))
             let emphasis = { (text: String) in row.highlighted ? style.paint(text, "1;31") : text }
-            lines.append("  \(emphasis(label))  \(style.paint(bar, row.highlighted ? "31" : "36"))\(padding)  \(emphasis(row.text))")
-            lines += row.notes.map { "  " + String(repeating: " ", count: labelWidth + 2) + "· " + $0 }
+            let bar = style.paint(style.bar(row.value, of: maximum, cells: cells), row.highlighted ? "31" : "36")
+            let label = row.label + String(repeating: " ", count: labelWidth - TableLayout.width(of: row.label))
+            if textBeside {
+                let padding = String(repeating: " ", count: cells - TableLayout.width(of: style.bar(row.value, of: maximum, cells: cells)))
+                lines.append("  \(emphasis(label))  \(bar)\(padding)  \(emphasis(row.text))")
+            } else {
+                lines.append("  \(emphasis(label))  \(bar)")
+                lines += wrap(row.text, indent: 6, width: style.width).map(emphasis)
+            }
+            for note in row.notes {
+                lines += wrap("· " + note, indent: textBeside ? labelWidth + 4 : 6, width: style.width)
+            }
         }
+        return lines
+    }
+
+    /// `text` in lines of at most `width` cells, each indented by `indent`, broken at spaces
+    /// (a word longer than a line stands alone).
+    static func wrap(_ text: String, indent: Int, width: Int) -> [String] {
+        let room = max(10, width - indent)
+        let margin = String(repeating: " ", count: width - indent >= 10 ? indent : max(0, width - 10))
+        var lines: [String] = []
+        var current = ""
+        for word in text.split(separator: " ", omittingEmptySubsequences: false).map(String.init) {
+            let candidate = current.isEmpty ? word : current + " " + word
+            if TableLayout.width(of: candidate) > room, !current.isEmpty {
+                lines.append(margin + current)
+                current = word
+            } else {
+                current = candidate
+            }
+        }
+        if !current.isEmpty { lines.append(margin + current) }
         return lines
     }
 
