@@ -51,6 +51,10 @@ import Testing
         #expect(try raw.value("PRAGMA user_version") == "4")
         #expect(try raw.value("SELECT count(*) FROM sqlite_schema WHERE type = 'index' AND name = 'journal_by_type'") == "1")
         #expect(try raw.value("SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND name = 'retry_states'") == "1")
+        // Version 4's report projection starts empty and folds the old journal on first use.
+        let report = try store.report(firstHour: 0, lastHour: 1 << 40)
+        #expect(report.throughSequence == 4)
+        #expect(report.rows.filter { $0.kind == .sale }.map(\.item) == ["mango-kiwi"])
     }
 
     @Test func retryStatesRoundTripAndClear() throws {
