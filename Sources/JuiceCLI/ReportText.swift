@@ -106,13 +106,13 @@ struct ReportSection: Sendable {
 /// and the footnote.
 enum ReportText {
     static func render(_ figures: ReportFigures, style: ReportStyle, language: Language) -> String {
-        var lines = [style.paint(title(figures, language), "1"), ""]
-        if let line = notice(figures, language) { lines += [line, ""] }
+        var lines = wrap(title(figures, language), indent: 0, width: style.width).map { style.paint($0, "1") } + [""]
+        if let line = notice(figures, language) { lines += wrap(line, indent: 0, width: style.width) + [""] }
         for section in ReportSection.all(figures, language: language) {
             lines += render(section, style: style) + [""]
         }
         lines.removeLast()
-        if let footnote = footnote(figures, language) { lines += ["", footnote] }
+        if let footnote = footnote(figures, language) { lines += [""] + wrap(footnote, indent: 0, width: style.width) }
         return lines.joined(separator: "\n") + "\n"
     }
 
@@ -138,7 +138,7 @@ enum ReportText {
     /// takes what the width leaves. When the texts leave too little for a bar, each
     /// text moves under its bar, wrapped to the width.
     private static func render(_ section: ReportSection, style: ReportStyle) -> [String] {
-        var lines = [style.paint(section.heading, "1")]
+        var lines = wrap(section.heading, indent: 0, width: style.width).map { style.paint($0, "1") }
         if let empty = section.empty { return lines + wrap(empty, indent: 2, width: style.width) }
         let rows = section.rows
         let labelWidth = rows.map { TableLayout.width(of: $0.label) }.max() ?? 0
