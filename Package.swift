@@ -59,7 +59,7 @@ let package = Package(
         .testTarget(name: "JuiceMakerCoreTests", dependencies: ["JuiceMakerCore", "Locking"]),
         .testTarget(name: "SQLiteStoreTests", dependencies: ["SQLiteStore", "Locking", "CSQLite", "JuiceStoreProbe"]),
         .testTarget(name: "PluginTests", dependencies: ["LoggerPlugin", "CLINotifierPlugin", "Locking"]),
-        .testTarget(name: "JuiceCLITests", dependencies: ["JuiceCLI"]),
+        .testTarget(name: "JuiceCLITests", dependencies: ["JuiceCLI", "JuiceMakerCore", "SQLiteStore"]),
         .testTarget(name: "DeliveryTests", dependencies: ["WebhookPlugin", "CommandPlugin", "CCrypto", "JuiceCLI", "Locking"]),
     ],
     swiftLanguageModes: [.v6]

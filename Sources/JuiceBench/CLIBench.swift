@@ -76,7 +76,7 @@ enum CLIBench {
     }
 
     /// The `juice` executable built beside this one.
-    private static func juiceBinary() throws -> String {
+    static func juiceBinary() throws -> String {
         let selfPath = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
         let path = URL(fileURLWithPath: selfPath).deletingLastPathComponent().appendingPathComponent("juice").path
         guard FileManager.default.isExecutableFile(atPath: path) else {
@@ -87,7 +87,7 @@ enum CLIBench {
 
     /// Runs one process to its end with output to /dev/null; returns its status and
     /// wall time in seconds.
-    private static func launch(_ executable: String, _ arguments: [String], _ environment: [String: String]) throws -> (Int32, Double) {
+    static func launch(_ executable: String, _ arguments: [String], _ environment: [String: String]) throws -> (Int32, Double) {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments
@@ -104,7 +104,7 @@ enum CLIBench {
     }
 
     @discardableResult
-    private static func check(_ outcome: (Int32, Double), _ what: String) throws -> Double {
+    static func check(_ outcome: (Int32, Double), _ what: String) throws -> Double {
         guard outcome.0 == 0 else { throw BenchError.unavailable("\(what) (it exited with status \(outcome.0))") }
         return outcome.1
     }

@@ -3,6 +3,7 @@ enum CommandAction: Sendable {
     case menu, order, stock, stockAdd, stockRemove, stockSet, events, subscribers, configCheck, configShow
     case shell, stockEdit, watch
     case deliver, subscribersRetry
+    case report, reportPicklist
 }
 
 /// One option, described once: parsing, the usage line and help all read it.

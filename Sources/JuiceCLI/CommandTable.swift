@@ -62,6 +62,25 @@ enum CommandTable {
                     OptionSpec("limit", value: "n", help: Catalog.Help.limit),
                 ]),
             CommandSpec(
+                "report", abstract: Catalog.Report.command, action: .report,
+                options: [
+                    OptionSpec("since", value: "24h|7d|30d|date", help: Catalog.Report.sinceOption),
+                    OptionSpec("by", value: "hour|day|week", help: Catalog.Report.byOption),
+                    OptionSpec("at", value: "time", help: Catalog.Report.atOption),
+                    OptionSpec("svg", value: "file", help: Catalog.Report.svgOption),
+                    OptionSpec("ascii", help: Catalog.Report.asciiOption),
+                ],
+                subcommands: [
+                    CommandSpec(
+                        "picklist", abstract: Catalog.Report.picklist, action: .reportPicklist,
+                        options: [
+                            OptionSpec("cover", value: "12h|2d|1w", help: Catalog.Report.coverOption),
+                            OptionSpec("target", value: "n", help: Catalog.Report.targetOption),
+                            OptionSpec("since", value: "24h|7d|30d|date", help: Catalog.Report.sinceOption),
+                            OptionSpec("at", value: "time", help: Catalog.Report.atOption),
+                        ]),
+                ]),
+            CommandSpec(
                 "subscribers", abstract: Catalog.Help.subscribers, action: .subscribers,
                 subcommands: [
                     CommandSpec(

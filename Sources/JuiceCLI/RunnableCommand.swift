@@ -34,6 +34,8 @@ extension CommandAction {
         case .watch: try WatchCommand(invocation)
         case .deliver: try DeliverCommand(invocation)
         case .subscribersRetry: try SubscribersRetryCommand(invocation)
+        case .report: try ReportCommand(invocation)
+        case .reportPicklist: try PicklistCommand(invocation)
         }
     }
 }

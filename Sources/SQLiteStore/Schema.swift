@@ -41,6 +41,9 @@ enum Schema {
         "CREATE INDEX journal_by_type ON journal (type, sequence);",
         // 2 → 3: durable subscribers' retry state (see SQLiteStore+RetryState.swift).
         SQLiteStore.retryStatesTable,
+        // 3 → 4: the report's hourly projection, filled by the first `juice report`
+        // (see SQLiteStore+Report.swift).
+        ReportProjection.tables,
     ]
 
     static var latestVersion: Int32 { Int32(migrations.count + 1) }

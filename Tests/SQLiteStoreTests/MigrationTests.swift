@@ -48,9 +48,13 @@ import Testing
         #expect(try store.lastSequence() == 4)
 
         let raw = try RawDatabase(path)
-        #expect(try raw.value("PRAGMA user_version") == "3")
+        #expect(try raw.value("PRAGMA user_version") == "4")
         #expect(try raw.value("SELECT count(*) FROM sqlite_schema WHERE type = 'index' AND name = 'journal_by_type'") == "1")
         #expect(try raw.value("SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND name = 'retry_states'") == "1")
+        // Version 4's report projection starts empty and folds the old journal on first use.
+        let report = try store.report(firstHour: 0, lastHour: 1 << 40)
+        #expect(report.throughSequence == 4)
+        #expect(report.rows.filter { $0.kind == .sale }.map(\.item) == ["mango-kiwi"])
     }
 
     @Test func retryStatesRoundTripAndClear() throws {
@@ -74,6 +78,6 @@ import Testing
         _ = try SQLiteStore(path: path)
         let store = try SQLiteStore(path: path)
         #expect(try store.stock() == Stock(repeating: 7))
-        #expect(try RawDatabase(path).value("PRAGMA user_version") == "3")
+        #expect(try RawDatabase(path).value("PRAGMA user_version") == "4")
     }
 }

@@ -1,0 +1,173 @@
+import JuiceMakerCore
+
+/// What `juice report` and `juice report picklist` say: help, headings, the lines of
+/// the report, and its errors.
+extension Catalog {
+    enum Report {
+        typealias T = LocalizedText
+
+        // Help
+        static let command = T(
+            "Show sales, lost sales, fruit consumed and how long the stock lasts.",
+            ko: "판매, 놓친 판매, 쓴 과일과 재고가 얼마나 갈지 보여 줍니다.")
+        static let picklist = T(
+            "List how much of each fruit to bring from the storeroom.",
+            ko: "창고에서 가져올 과일과 개수를 보여 줍니다.")
+        static let sinceOption = T(
+            "The window: 24h, 7d, 30d (hours, days, weeks: 2w) or a date 2026-11-01 (UTC); default 7d.",
+            ko: "기간: 24h, 7d, 30d (시간, 일, 주: 2w) 또는 날짜 2026-11-01 (UTC). 기본값 7d.")
+        static let byOption = T(
+            "Bucket the fruit consumed by hour, day or week (default: by the window's length).",
+            ko: "쓴 과일을 시간, 일, 주 단위로 묶습니다 (기본값: 기간 길이에 따라).")
+        static let atOption = T(
+            "Report as of the end of this hour (2026-11-21T09:00:00Z or a date) instead of now.",
+            ko: "지금 대신 이 시각이 속한 시간의 끝을 기준으로 봅니다 (2026-11-21T09:00:00Z 또는 날짜).")
+        static let svgOption = T(
+            "Also write the charts as one standalone SVG file.",
+            ko: "차트를 독립된 SVG 파일 하나로도 씁니다.")
+        static let asciiOption = T(
+            "Draw bars with ASCII (#) instead of Unicode blocks.",
+            ko: "막대를 유니코드 블록 대신 ASCII(#)로 그립니다.")
+        static let coverOption = T(
+            "Bring enough for this long at the recent rate: 12h, 2d, 1w (default 1d).",
+            ko: "최근 속도로 이 기간 동안 쓸 만큼 가져옵니다: 12h, 2d, 1w (기본값 1d).")
+        static let targetOption = T(
+            "Bring enough to reach this many of each fruit instead.",
+            ko: "대신 과일마다 이 개수가 되도록 가져옵니다.")
+
+        // Headings
+        static func title(_ from: String, _ until: String, _ window: String, _ by: Bucket) -> T {
+            T("Report \(from) → \(until) UTC (\(window), by \(by.rawValue))",
+              ko: "보고서 \(from) → \(until) UTC (\(window), \(bucketKorean(by))별)")
+        }
+        static let sales = T("Sales per juice", ko: "쥬스별 판매")
+        static let lostSales = T("Lost sales (failed orders)", ko: "놓친 판매 (실패한 주문)")
+        static func consumed(_ by: Bucket) -> T {
+            T("Fruit consumed per \(by.rawValue)", ko: "\(bucketKorean(by))별 쓴 과일")
+        }
+        static func stockNow(_ window: String) -> T {
+            T("Stock now, and how long it lasts at the rate of the last \(window)",
+              ko: "지금 재고와, 최근 \(window) 속도로 얼마나 갈지")
+        }
+        static let total = T("total", ko: "합계")
+
+        // Lines
+        static func cups(_ cups: Int, share: Double) -> T {
+            let percent = formatPercent(share)
+            return T("\(cups) \(cups == 1 ? "cup" : "cups")  \(percent)", ko: "\(cups)잔  \(percent)")
+        }
+        static func totalCups(_ cups: Int, orders: Int) -> T {
+            T("\(cups) \(cups == 1 ? "cup" : "cups") in \(orders) \(orders == 1 ? "order" : "orders")",
+              ko: "주문 \(orders)건, \(cups)잔")
+        }
+        static func lost(orders: Int, cups: Int) -> T {
+            T("\(orders) failed \(orders == 1 ? "order" : "orders"), \(cups) \(cups == 1 ? "cup" : "cups")",
+              ko: "실패 \(orders)건, \(cups)잔")
+        }
+        static func short(_ fruit: Fruit, missing: Int, orders: Int) -> T {
+            T("short of \(fruit.englishName): \(missing) in \(orders) \(orders == 1 ? "order" : "orders")",
+              ko: "\(fruit.koreanName) 부족: 주문 \(orders)건에 \(missing)개")
+        }
+        static let noSales = T("No juice was sold in this window.", ko: "이 기간에 팔린 쥬스가 없습니다.")
+        static let noLostSales = T("No order failed in this window.", ko: "이 기간에 실패한 주문이 없습니다.")
+        static let noConsumption = T("No fruit was used in this window.", ko: "이 기간에 쓴 과일이 없습니다.")
+        static func left(_ quantity: Int) -> T {
+            T("\(quantity) left", ko: "\(quantity)개 남음")
+        }
+        static let outNow = T("out of stock now", ko: "지금 없음")
+        static let underAnHour = T("less than an hour", ko: "1시간 안에 떨어짐")
+        static func aboutHours(_ hours: Int) -> T {
+            T("about \(hours) \(hours == 1 ? "hour" : "hours")", ko: "약 \(hours)시간")
+        }
+        static func aboutDays(_ days: Int) -> T {
+            T("about \(days) days", ko: "약 \(days)일")
+        }
+        static func notUsed(_ window: String) -> T {
+            T("not used in the last \(window): lasts at least that long",
+              ko: "최근 \(window) 동안 쓰지 않음: 적어도 그만큼은 갑니다")
+        }
+        static let runsOutFirst = T("runs out first", ko: "가장 먼저 떨어짐")
+        static func perHour(_ rate: String) -> T { T("\(rate)/h", ko: "시간당 \(rate)") }
+        static func unknownEvents(_ count: Int) -> T {
+            T("* \(count) \(count == 1 ? "event" : "events") of a type this version does not know (from a newer juice) \(count == 1 ? "was" : "were") skipped.",
+              ko: "* 이 버전이 모르는 종류의 이벤트 \(count)개(새 버전의 juice가 쓴 것)를 건너뛰었습니다.")
+        }
+        static let emptyJournal = T(
+            "Nothing to report yet: the journal is empty. Sales show here once juice is ordered ('juice order mango-kiwi').",
+            ko: "아직 보고할 것이 없습니다. 기록이 비어 있습니다. 쥬스를 주문하면('juice order mango-kiwi') 여기에 판매가 나옵니다.")
+        static func quietWindow(_ from: String) -> T {
+            T("No orders since \(from) UTC; try a longer window, e.g. --since 30d.",
+              ko: "\(from) UTC 이후 주문이 없습니다. 더 긴 기간을 보세요. 예: --since 30d.")
+        }
+        static func svgWritten(_ path: String) -> T {
+            T("Charts written to \(path).", ko: "차트를 \(path)에 썼습니다.")
+        }
+
+        // Pick list
+        static func picklistCover(_ cover: String, _ window: String) -> T {
+            T("Pick list: enough for the next \(cover) at the rate of the last \(window)",
+              ko: "가져올 목록: 최근 \(window) 속도로 다음 \(cover) 동안 쓸 만큼")
+        }
+        static func picklistTarget(_ target: Int) -> T {
+            T("Pick list: bring each fruit up to \(target)", ko: "가져올 목록: 과일마다 \(target)개까지")
+        }
+        static func bring(_ amount: Int, have: Int) -> T {
+            T("bring \(amount)  (have \(have))", ko: "\(amount)개 가져오기  (지금 \(have)개)")
+        }
+        static let nothingToBring = T("Nothing to bring: the stock already covers it.", ko: "가져올 것이 없습니다. 지금 재고로 충분합니다.")
+
+        // Errors (exit 65 unless said otherwise)
+        static func badWindow(_ option: String, _ value: String) -> T {
+            T("'\(option) \(value)' is not a duration or a date; write e.g. 24h, 7d, 2w or 2026-11-01.",
+              ko: "'\(option) \(value)'은(는) 기간이나 날짜가 아닙니다. 예: 24h, 7d, 2w, 2026-11-01.")
+        }
+        static func badDuration(_ option: String, _ value: String) -> T {
+            T("'\(option) \(value)' is not a duration; write a whole number and h, d or w, e.g. 12h, 2d, 1w.",
+              ko: "'\(option) \(value)'은(는) 기간이 아닙니다. 정수와 h, d, w를 쓰세요. 예: 12h, 2d, 1w.")
+        }
+        static func durationOutOfRange(_ option: String, _ value: String) -> T {
+            T("'\(option) \(value)' is out of range; use from 1h up to 3650d.",
+              ko: "'\(option) \(value)'은(는) 범위를 벗어났습니다. 1h부터 3650d까지 쓰세요.")
+        }
+        static func futureDate(_ option: String, _ value: String) -> T {
+            T("'\(option) \(value)' is in the future; give a date up to today (UTC).",
+              ko: "'\(option) \(value)'은(는) 미래입니다. 오늘(UTC)까지의 날짜를 쓰세요.")
+        }
+        static func badTime(_ option: String, _ value: String) -> T {
+            T("'\(option) \(value)' is not a time; write e.g. 2026-11-21T09:00:00Z or 2026-11-21.",
+              ko: "'\(option) \(value)'은(는) 시각이 아닙니다. 예: 2026-11-21T09:00:00Z 또는 2026-11-21.")
+        }
+        static func sinceAfterAt(_ since: String, _ at: String) -> T {
+            T("'--since \(since)' starts after '--at \(at)'; give a --since before --at.",
+              ko: "'--since \(since)'가 '--at \(at)'보다 늦습니다. --at보다 이른 --since를 쓰세요.")
+        }
+        static func badBucket(_ value: String) -> T {
+            T("'--by \(value)' is not a period; use hour, day or week.",
+              ko: "'--by \(value)'은(는) 단위가 아닙니다. hour, day, week 중 하나를 쓰세요.")
+        }
+        static func targetOutOfRange(_ value: Int) -> T {
+            T("'--target' must be from 1 to 1000000, found \(value).", ko: "'--target'은 1부터 1000000까지여야 합니다. 받은 값: \(value).")
+        }
+        static let coverAndTarget = T(
+            "'--cover' and '--target' ask for two different lists; give one of them.",
+            ko: "'--cover'와 '--target'은 서로 다른 목록입니다. 하나만 쓰세요.")
+        static func svgUnwritable(_ path: String, _ reason: String) -> T {
+            T("cannot write the SVG to \(path) (\(reason)); choose a path in a directory you can write.",
+              ko: "SVG를 \(path)에 쓸 수 없습니다 (\(reason)). 쓸 수 있는 디렉터리의 경로를 고르세요.")
+        }
+
+        static func bucketKorean(_ bucket: Bucket) -> String {
+            switch bucket {
+            case .hour: "시간"
+            case .day: "일"
+            case .week: "주"
+            }
+        }
+
+        /// `40.0%`: one decimal, so shares of a small total stay distinct.
+        static func formatPercent(_ share: Double) -> String {
+            let tenths = Int((share * 1000).rounded())
+            return "\(tenths / 10).\(tenths % 10)%"
+        }
+    }
+}

@@ -1,0 +1,123 @@
+import Foundation
+import JuiceMakerCore
+import SQLiteStore
+
+/// `juice report [--since 24h|7d|30d|DATE] [--by hour|day|week] [--at TIME] [--svg FILE] [--ascii]`:
+/// sales per juice, lost sales, fruit consumed per period, and the stock with how long
+/// each fruit lasts at the window's rate. `--json` prints the same figures as one object.
+struct ReportCommand: RunnableCommand {
+    static let needs = CommandNeeds.store
+
+    private let window: ReportWindow
+    private let svgPath: String?
+    private let ascii: Bool
+
+    init(_ invocation: Invocation) throws(CLIError) {
+        window = try ReportWindow(invocation, now: Self.now(), bucketOption: true)
+        svgPath = invocation.value("svg")
+        ascii = invocation.has("ascii")
+    }
+
+    func run(_ session: Session) throws(CLIError) -> ExitCode {
+        let context = session.context
+        let figures = try Self.figures(session, window: window)
+        let language = context.language
+        if let svgPath {
+            let svg = ReportSVG.render(figures, language: language)
+            do {
+                try Data(svg.utf8).write(to: URL(fileURLWithPath: svgPath), options: .atomic)
+            } catch {
+                throw CLIError(.storeIO, Catalog.Report.svgUnwritable(ReportText.escaped(svgPath), ReportText.escaped(Self.reason(error))))
+            }
+        }
+        if context.settings.json {
+            context.console.print(JSONWriter.compact(ReportJSON.report(figures)))
+        } else if let svgPath {
+            if !context.settings.quiet { context.console.print(Catalog.Report.svgWritten(ReportText.escaped(svgPath))) }
+        } else {
+            let output = context.console.standardOutput
+            let style = ReportStyle(
+                width: ReportStyle.width(environment: context.environment, isTerminal: output.isTerminal),
+                ascii: ascii, color: context.settings.colorAllowed && output.isTerminal)
+            output.write(ReportText.render(figures, style: style, language: language))
+        }
+        return .success
+    }
+
+    static func now() -> Int64 { Int64((Date().timeIntervalSince1970 * 1000).rounded(.down)) }
+
+    /// The figures of `window`: from the SQLite store's projection, or folded from the
+    /// journal for a store without one.
+    static func figures(_ session: Session, window: ReportWindow) throws(CLIError) -> ReportFigures {
+        let store = try session.journal()
+        do {
+            if let sqlite = store as? SQLiteStore {
+                return ReportFigures(try sqlite.report(firstHour: window.firstHour, lastHour: window.lastHour), window: window)
+            }
+            var events: [EventEnvelope] = []
+            while true {
+                let page = try store.events(after: events.last?.sequence ?? 0, limit: 1000)
+                events += page
+                if page.count < 1000 { break }
+            }
+            let snapshot = ReportSnapshot.folding(events, stock: try store.stock(), firstHour: window.firstHour, lastHour: window.lastHour)
+            return ReportFigures(snapshot, window: window)
+        } catch {
+            throw CLIError(.storeIO, Catalog.Errors.store(error))
+        }
+    }
+
+    private static func reason(_ error: any Error) -> String {
+        if let cocoa = error as? CocoaError, let underlying = cocoa.userInfo[NSUnderlyingErrorKey] as? NSError,
+           underlying.domain == NSPOSIXErrorDomain {
+            return String(cString: strerror(Int32(underlying.code)))
+        }
+        return error.localizedDescription
+    }
+}
+
+/// `juice report picklist [--cover 2d | --target N] [--since W]`: how much of each fruit
+/// to bring, to last `--cover` at the window's rate (default 1d), or to reach `--target`.
+struct PicklistCommand: RunnableCommand {
+    static let needs = CommandNeeds.store
+
+    private let window: ReportWindow
+    private let mode: PicklistMode
+
+    init(_ invocation: Invocation) throws(CLIError) {
+        let cover = invocation.value("cover")
+        let target = invocation.value("target")
+        if cover != nil, target != nil { throw .usage(Catalog.Report.coverAndTarget, invocation.path) }
+        if let target {
+            let value = try ValueParsing.integer(target, for: "--target", path: invocation.path)
+            guard (1...1_000_000).contains(value) else { throw CLIError(.badValue, Catalog.Report.targetOutOfRange(value)) }
+            mode = .target(value)
+        } else {
+            mode = .cover(try ReportDuration.cover(cover ?? "1d"))
+        }
+        window = try ReportWindow(invocation, now: ReportCommand.now(), bucketOption: false)
+    }
+
+    func run(_ session: Session) throws(CLIError) -> ExitCode {
+        let context = session.context
+        let figures = try ReportCommand.figures(session, window: window)
+        if context.settings.json {
+            context.console.print(JSONWriter.compact(ReportJSON.picklist(figures, mode: mode)))
+            return .success
+        }
+        let language = context.language
+        let heading: LocalizedText = switch mode {
+        case .cover(let duration): Catalog.Report.picklistCover(duration.text, window.label)
+        case .target(let target): Catalog.Report.picklistTarget(target)
+        }
+        let items = figures.picklist(mode).filter { $0.bring > 0 }
+        guard !items.isEmpty else {
+            context.console.print(heading(language) + "\n  " + Catalog.Report.nothingToBring(language))
+            return .success
+        }
+        var rows = [[String]]()
+        rows += items.map { ["  \($0.fruit.emoji) \(Catalog.Results.name($0.fruit)(language))", Catalog.Report.bring($0.bring, have: $0.have)(language)] }
+        context.console.standardOutput.write(heading(language) + "\n" + TableLayout.render(rows))
+        return .success
+    }
+}
