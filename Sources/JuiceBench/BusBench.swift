@@ -1,5 +1,7 @@
 import EventBus
 import Foundation
+import JuiceMakerCore
+import Locking
 
 /// The payload every mechanism carries: small, typed, the same for all.
 struct BenchEvent: Sendable {
@@ -42,12 +44,19 @@ enum BusBench {
         let queued = queuedBus()
         let notificationCenter = notificationCenterPost()
         let asyncStream = asyncStreamThroughput()
+        // `juice-bench` runs its sections synchronously on the main thread.
+        let mainActorMessage = MainActor.assumeIsolated { mainActorMessagePost() }
+        let asyncMessage = asyncMessageDelivery()
+        let sequence = makerEventsThroughput()
         let figures: [(String, Double)] = [
             ("direct_ns", direct), ("closure_ns", closures), ("sync1_ns", sync1), ("sync4_ns", sync4),
             ("queued_ns", queued), ("notificationcenter_ns", notificationCenter), ("asyncstream_ns", asyncStream),
+            ("mainactormessage_ns", mainActorMessage), ("asyncmessage_post_ns", asyncMessage.post),
+            ("asyncmessage_delivery_ns", asyncMessage.delivery),
+            ("asyncmessage_out_of_order", Double(asyncMessage.outOfOrder)), ("maker_events_ns", sequence),
         ]
         if !json {
-            print("bus: ns per event (median of 7 rounds; queued and AsyncStream: publish to last delivery)")
+            print("bus: ns per event (median of 7 rounds; queued, AsyncStream, maker.events() and AsyncMessage delivery: publish to last delivery)")
             let rows: [(String, Double, String)] = [
                 ("direct protocol call", direct, "delegate baseline"),
                 ("closure array (1)", closures, "baseline"),
@@ -56,6 +65,11 @@ enum BusBench {
                 ("EventBus queued, 1 subscriber", queued, "target ≤ 100 ns, ≥ 15× AsyncStream: \(Measure.format(asyncStream / queued))×"),
                 ("NotificationCenter post (userInfo)", notificationCenter, "baseline"),
                 ("AsyncStream, 1 consumer", asyncStream, "baseline"),
+                ("maker.events(), 1 consumer", sequence, "\(Measure.format(sequence / queued))× EventBus queued; EventEnvelope payload"),
+                ("MainActorMessage post, 1 observer", mainActorMessage, "\(Measure.format(mainActorMessage / sync1))× EventBus sync"),
+                ("AsyncMessage post, 1 observer", asyncMessage.post, "\(Measure.format(asyncMessage.post / sync1))× EventBus sync (the poster's cost)"),
+                ("AsyncMessage, post to last delivery", asyncMessage.delivery,
+                 "\(Measure.format(asyncMessage.delivery / queued))× EventBus queued; \(asyncMessage.outOfOrder) of \(asyncMessage.delivered) out of order"),
             ]
             for (name, value, note) in rows {
                 let padded = name.padding(toLength: 38, withPad: " ", startingAt: 0)
@@ -137,6 +151,115 @@ enum BusBench {
             continuation.finish()
             done.wait()
         }
+    }
+}
+
+/// The `Subject` of the bench's typed NotificationCenter messages (observed for any).
+final class BenchSubject: Sendable {}
+
+/// A typed message delivered synchronously on the main actor.
+struct BenchMainActorMessage: NotificationCenter.MainActorMessage {
+    typealias Subject = BenchSubject
+    let event: BenchEvent
+}
+
+/// A typed message delivered to its observers in tasks.
+struct BenchAsyncMessage: NotificationCenter.AsyncMessage {
+    typealias Subject = BenchSubject
+    let event: BenchEvent
+}
+
+/// What an `AsyncMessage` observer has received: a count the poster can wait for and
+/// how many arrived after a later-posted message.
+struct AsyncDeliveries {
+    var delivered = 0
+    var target = 0
+    var lastSequence = -1
+    var outOfOrder = 0
+}
+
+extension BusBench {
+    /// Foundation's typed, main-actor message: `post` runs the observer before it returns.
+    @MainActor
+    static func mainActorMessagePost() -> Double {
+        let center = NotificationCenter()
+        let tally = Tally()
+        let token = center.addObserver(for: BenchMainActorMessage.self) { message in tally.add(message.event.value) }
+        defer { center.removeObserver(token) }
+        let figure = Measure.nanosecondsPerOperation(operations: syncOperations / 20) { n in
+            for i in 0..<n { center.post(BenchMainActorMessage(event: BenchEvent(sequence: i, value: 1))) }
+        }
+        // Every post must have reached the observer before it returned.
+        return tally.total == syncOperations / 200 + 7 * (syncOperations / 20) ? figure : .nan
+    }
+
+    /// Foundation's typed, asynchronous message, one observer: the poster's cost per
+    /// post, and the time from the first post to the last delivery per event, from the
+    /// same rounds (median of 7); with how many deliveries overtook an earlier post.
+    static func asyncMessageDelivery() -> (post: Double, delivery: Double, outOfOrder: Int, delivered: Int) {
+        let operations = queuedOperations / 100
+        let center = NotificationCenter()
+        let deliveries = LockedCondition(AsyncDeliveries())
+        let token = center.addObserver(for: BenchAsyncMessage.self) { message in
+            let reached = deliveries.withLock { state -> Bool in
+                state.delivered += 1
+                if message.event.sequence < state.lastSequence { state.outOfOrder += 1 }
+                state.lastSequence = message.event.sequence
+                return state.delivered == state.target
+            }
+            if reached { deliveries.change { _ in } }
+        }
+        defer { center.removeObserver(token) }
+        var posts: [Double] = []
+        var ends: [Double] = []
+        for round in 0...7 {
+            let n = round == 0 ? operations / 10 : operations  // round 0 warms up
+            deliveries.withLock { state in
+                state.target += n
+                state.lastSequence = -1
+            }
+            let start = DispatchTime.now().uptimeNanoseconds
+            for i in 0..<n { center.post(BenchAsyncMessage(event: BenchEvent(sequence: i, value: 1))) }
+            let posted = DispatchTime.now().uptimeNanoseconds
+            _ = deliveries.wait(until: nil) { $0.delivered >= $0.target }
+            let end = DispatchTime.now().uptimeNanoseconds
+            if round > 0 {
+                posts.append(Double(posted - start) / Double(n))
+                ends.append(Double(end - start) / Double(n))
+            }
+        }
+        let (outOfOrder, delivered) = deliveries.withLock { ($0.outOfOrder, $0.delivered) }
+        return (Measure.median(posts), Measure.median(ends), outOfOrder, delivered)
+    }
+
+    /// `maker.events()` with one consumer task: publish on the maker's bus to the
+    /// consumer's last `next()`. A buffer as large as the round, so nothing drops.
+    static func makerEventsThroughput() -> Double {
+        let store = InMemoryStore()
+        let maker = JuiceMaker(store: store)
+        guard (try? maker.add(1, of: .kiwi)) != nil,
+              let envelope = (try? store.events(after: 0, limit: 1))?.first
+        else { return .nan }
+        let dropped = Locked(0)
+        let figure = Measure.nanosecondsPerOperation(operations: queuedOperations / 4) { n in
+            guard let events = try? maker.events("bench-sequence", capacity: n) else { return }
+            let done = DispatchSemaphore(value: 0)
+            let tally = Tally()
+            Task.detached {
+                var received = 0
+                for await envelope in events {
+                    tally.add(Int(envelope.sequence))
+                    received += 1
+                    if received == n { break }
+                }
+                done.signal()
+            }
+            for _ in 0..<n { maker.bus.publish(envelope) }
+            done.wait()
+            dropped.withLock { $0 += events.dropped }
+            events.cancel()
+        }
+        return dropped.withLock { $0 } == 0 ? figure : .nan
     }
 }
 
