@@ -48,12 +48,15 @@ enum BusBench {
         let mainActorMessage = MainActor.assumeIsolated { mainActorMessagePost() }
         let asyncMessage = asyncMessageDelivery()
         let sequence = makerEventsThroughput()
+        let latency = oneAtATime()
         let figures: [(String, Double)] = [
             ("direct_ns", direct), ("closure_ns", closures), ("sync1_ns", sync1), ("sync4_ns", sync4),
             ("queued_ns", queued), ("notificationcenter_ns", notificationCenter), ("asyncstream_ns", asyncStream),
             ("mainactormessage_ns", mainActorMessage), ("asyncmessage_post_ns", asyncMessage.post),
             ("asyncmessage_delivery_ns", asyncMessage.delivery),
             ("asyncmessage_out_of_order", Double(asyncMessage.outOfOrder)), ("maker_events_ns", sequence),
+            ("queued_latency_ns", latency.queued), ("maker_events_latency_ns", latency.sequence),
+            ("asyncmessage_latency_ns", latency.asyncMessage),
         ]
         if !json {
             print("bus: ns per event (median of 7 rounds; queued, AsyncStream, maker.events() and AsyncMessage delivery: publish to last delivery)")
@@ -70,6 +73,9 @@ enum BusBench {
                 ("AsyncMessage post, 1 observer", asyncMessage.post, "\(Measure.format(asyncMessage.post / sync1))× EventBus sync (the poster's cost)"),
                 ("AsyncMessage, post to last delivery", asyncMessage.delivery,
                  "\(Measure.format(asyncMessage.delivery / queued))× EventBus queued; \(asyncMessage.outOfOrder) of \(asyncMessage.delivered) out of order"),
+                ("one at a time: EventBus queued", latency.queued, "publish, wait for the handler, repeat"),
+                ("one at a time: maker.events()", latency.sequence, "\(Measure.format(latency.sequence / latency.queued))× EventBus queued"),
+                ("one at a time: AsyncMessage", latency.asyncMessage, "\(Measure.format(latency.asyncMessage / latency.queued))× EventBus queued"),
             ]
             for (name, value, note) in rows {
                 let padded = name.padding(toLength: 38, withPad: " ", startingAt: 0)
@@ -260,6 +266,56 @@ extension BusBench {
             events.cancel()
         }
         return dropped.withLock { $0 } == 0 ? figure : .nan
+    }
+}
+
+extension BusBench {
+    static let roundTrips = 2_000
+
+    /// Latency rather than throughput: each event is published only after the previous
+    /// one reached its receiver (queued bus, `maker.events()` consumer task,
+    /// `AsyncMessage` observer), so every delivery pays its own wake-up.
+    static func oneAtATime() -> (queued: Double, sequence: Double, asyncMessage: Double) {
+        let bus = EventBus<BenchEvent>()
+        let busReceived = LockedCondition(0)
+        let subscription = bus.subscribe("bench-latency", delivery: .queued()) { _ in busReceived.change { $0 += 1 } }
+        let queued = roundTrip(received: busReceived) { bus.publish(BenchEvent(sequence: $0, value: 1)) }
+        subscription.cancel()
+
+        let store = InMemoryStore()
+        let maker = JuiceMaker(store: store)
+        let sequenceReceived = LockedCondition(0)
+        var sequence = Double.nan
+        if (try? maker.add(1, of: .kiwi)) != nil, let envelope = (try? store.events(after: 0, limit: 1))?.first,
+           let events = try? maker.events("bench-latency") {
+            let consumer = Task.detached {
+                for await _ in events { sequenceReceived.change { $0 += 1 } }
+            }
+            sequence = roundTrip(received: sequenceReceived) { _ in maker.bus.publish(envelope) }
+            events.cancel()
+            Measure.blocking { await consumer.value }
+        }
+
+        let center = NotificationCenter()
+        let messageReceived = LockedCondition(0)
+        let token = center.addObserver(for: BenchAsyncMessage.self) { _ in messageReceived.change { $0 += 1 } }
+        let asyncMessage = roundTrip(received: messageReceived) {
+            center.post(BenchAsyncMessage(event: BenchEvent(sequence: $0, value: 1)))
+        }
+        center.removeObserver(token)
+        return (queued, sequence, asyncMessage)
+    }
+
+    /// ns per event when `send(i)` is followed by waiting until `received` counts it.
+    private static func roundTrip(received: LockedCondition<Int>, send: (Int) -> Void) -> Double {
+        var sent = received.withLock { $0 }
+        return Measure.nanosecondsPerOperation(operations: roundTrips) { n in
+            for i in 0..<n {
+                send(i)
+                sent += 1
+                _ = received.wait(until: nil) { $0 >= sent }
+            }
+        }
     }
 }
 

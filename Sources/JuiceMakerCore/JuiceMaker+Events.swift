@@ -18,8 +18,10 @@ extension JuiceMaker {
     /// waiting event or the new one, and `Events.dropped` counts every discarded event.
     ///
     /// The sequence ends:
-    /// - when the consuming task is cancelled: `next()` returns `nil` at once, waiting
-    ///   events are discarded and the subscription is cancelled;
+    /// - when the consuming task is cancelled: a `next()` waiting for an event returns
+    ///   `nil` at once (one called later, at its start), waiting events are discarded
+    ///   and the subscription is cancelled (`Task.cancel()` then waits for a publish
+    ///   running on another thread to finish, as `Subscription.cancel()` does);
     /// - when `cancel()` is called, or the last copy of the sequence and its iterator is
     ///   released (a `for await` over `try maker.events()` that `break`s): likewise;
     /// - when this maker's bus is gone: after the events already waiting.
