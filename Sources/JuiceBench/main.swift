@@ -5,7 +5,7 @@ let usage = """
     usage: juice-bench [bus | orders [--store memory|sqlite] [--durability full|normal] | webhook | cli | report | all] [--json]
 
       bus      ns per event: direct call, closure array, EventBus sync (1 and 4) and queued,
-               NotificationCenter, AsyncStream
+               NotificationCenter, AsyncStream, maker.events(), MainActorMessage, AsyncMessage
       orders   orders/s through JuiceMaker (memory: 2 sync subscribers; sqlite: against raw C API SQL)
       webhook  deliveries/s to a loopback endpoint; orders/s with a webhook attached against none
       cli      wall time of one `juice order` process against the sqlite3 shell
