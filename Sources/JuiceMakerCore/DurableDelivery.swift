@@ -35,6 +35,9 @@ public final class DurableDelivery: Sendable {
     public static let batchSize = 256
     /// How often a following runner that could not take the lease tries again.
     public static let leaseRetryInterval = Duration.milliseconds(250)
+    /// The longest one wait of a follower's watch: a bound that lets the watch of a
+    /// stopped runner end, not a poll (the wait returns at the first new event).
+    static let followBound = Duration.seconds(2)
 
     /// The subscriber's name, which is also its cursor's name.
     public let name: String
@@ -346,9 +349,7 @@ public final class DurableDelivery: Sendable {
         var seen = (try? journal.lastSequence()) ?? 0
         while !isStopping {
             do {
-                // A bound, not a poll: the wait returns at the first new event; the
-                // bound only lets a stopped runner's watcher end.
-                if try journal.waitForEvents(after: seen, timeout: .seconds(1)) {
+                if try journal.waitForEvents(after: seen, timeout: Self.followBound) {
                     seen = try journal.lastSequence()
                     wake()
                 }

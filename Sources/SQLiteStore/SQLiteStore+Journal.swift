@@ -23,6 +23,8 @@ extension SQLiteStore {
         waiters.add(1, ordering: .sequentiallyConsistent)
         defer { waiters.subtract(1, ordering: .sequentiallyConsistent) }
         var seenVersion: Int64?
+        var isPoller = false
+        defer { if isPoller { arrivals.change { $0.polling = false } } }
         while true {
             // Read before looking: a local commit after this changes it.
             let generation = arrivals.withLock { $0.generation }
@@ -40,18 +42,18 @@ extension SQLiteStore {
             if let last, last > sequence { return true }
             seenVersion = version
             guard ContinuousClock.now < deadline else { return false }
-            let polls = arrivals.withLock { arrivals -> Bool in
-                guard !arrivals.polling else { return false }
-                arrivals.polling = true
-                return true
+            if !isPoller {
+                isPoller = arrivals.withLock { arrivals -> Bool in
+                    guard !arrivals.polling else { return false }
+                    arrivals.polling = true
+                    return true
+                }
             }
-            if polls {
-                // The poller: wakes at a local commit or after the interval, looks, and
-                // hands the role back so the next look may be anyone's.
+            if isPoller {
+                // The poller wakes at a local commit or after the interval, and looks.
                 _ = arrivals.wait(until: min(deadline, .now + Self.followInterval)) { $0.generation != generation }
-                arrivals.change { $0.polling = false }
             } else {
-                // The others: wake when the poller saw something, a local commit came,
+                // The others wake when the poller saw something, a local commit came,
                 // or the poller left (one of them takes over).
                 _ = arrivals.wait(until: deadline) { $0.generation != generation || !$0.polling }
             }
