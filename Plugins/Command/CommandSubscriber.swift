@@ -14,7 +14,7 @@ import Locking
 /// - `events`: kinds to send; default all.
 /// - `retrySchedule`: seconds to wait after each failed attempt (default `RetrySchedule.standard`).
 /// - `timeoutSeconds`: how long the program may take to read one event (default 10,
-///   more than 0 and at most 3600). A program that has not read it by then fails
+///   above 0 and at most 3600). A program that has not read it by then fails
 ///   the attempt (retried on the schedule) and is restarted.
 ///
 /// The program starts on the first event it must take and keeps running; each line
@@ -81,7 +81,14 @@ public final class CommandSubscriber: DurableDeliveryPlugin {
         self.environment = environment
         eventKinds = try configuration.eventKinds("events")
         retrySchedule = try configuration.retrySchedule("retrySchedule") ?? .standard
-        timeoutSeconds = try configuration.number("timeoutSeconds", in: 0.001...3_600) ?? Self.defaultTimeoutSeconds
+        switch configuration["timeoutSeconds"] {
+        case nil: timeoutSeconds = Self.defaultTimeoutSeconds
+        case .number(let seconds)? where seconds > 0 && seconds <= 3_600: timeoutSeconds = seconds
+        case let other?:
+            let found = if case .number(let seconds) = other { "\(seconds)" } else { other.typeDescription }
+            throw ConfigurationError(
+                path: "\(path).timeoutSeconds", problem: "expected a number of seconds above 0 and at most 3600, found \(found)")
+        }
         self.context = context
     }
 

@@ -91,4 +91,22 @@ import Testing
             try CommandSubscriber(configuration: section([("command", .array([]))]), context: rig.context())
         }
     }
+
+    @Test(arguments: [ConfigValue.number(0), .number(-1), .number(3_601), .string("10")])
+    func aTimeoutOutsideItsRangeIsAConfigurationError(timeout: ConfigValue) throws {
+        let rig = Rig()
+        do {
+            _ = try CommandSubscriber(
+                configuration: section([("command", .array([.string("/bin/cat")])), ("timeoutSeconds", timeout)]),
+                context: rig.context())
+            Issue.record("expected a configuration error")
+        } catch {
+            #expect(error.path == "subscribers[0].timeoutSeconds")
+        }
+        let plugin = try CommandSubscriber(
+            configuration: section([("command", .array([.string("/bin/cat")])), ("timeoutSeconds", .number(0.25))]),
+            context: rig.context())
+        #expect(plugin.timeoutSeconds == 0.25)
+        #expect(try CommandSubscriber(configuration: section([("command", .array([.string("/bin/cat")]))]), context: rig.context()).timeoutSeconds == 10)
+    }
 }
