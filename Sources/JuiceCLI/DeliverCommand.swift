@@ -147,8 +147,6 @@ final class StopSignals: @unchecked Sendable {
         for source in sources { source.cancel() }
     }
 
-    var isRequested: Bool { state.withLock { $0.requested } }
-
     /// Returns once SIGINT or SIGTERM has arrived (at once if one already has).
     func requested() async {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
