@@ -117,7 +117,8 @@ public final class DurableDelivery: Sendable {
     public func wake() {
         guard !wakeQueued.load(ordering: .sequentiallyConsistent) else { return }
         wakeQueued.store(true, ordering: .sequentiallyConsistent)
-        update { $0.requests &+= 1 }
+        // Wakes the runner's thread only: no async caller waits for a request count.
+        state.change { $0.requests &+= 1 }
     }
 
     /// Also watches the journal for events committed by other processes (for a
@@ -219,10 +220,16 @@ public final class DurableDelivery: Sendable {
         while !isStopping {
             let served = state.withLock { $0.requests }
             wakeQueued.store(false, ordering: .sequentiallyConsistent)
-            guard holdLease() else {
+            switch takeLease() {
+            case .held: break
+            case .heldElsewhere:
                 settle(.leftToAnotherRunner, served: served)
                 let following = state.withLock { $0.following }
                 waitForWork(after: served, until: following ? .now + Self.leaseRetryInterval : nil)
+                continue
+            case .unavailable:
+                settle(.waitingForRetry(until: Date().timeIntervalSince1970 + 1), served: served)
+                waitForWork(after: served, until: .now + .seconds(1))
                 continue
             }
             if update({ state in defer { state.redeliverDeadLetters = false }; return state.redeliverDeadLetters }) {
@@ -267,16 +274,19 @@ public final class DurableDelivery: Sendable {
         }
     }
 
-    /// Whether this runner holds the lease, taking it if it is free.
-    private func holdLease() -> Bool {
-        if state.withLock({ $0.lease != nil }) { return true }
+    private enum LeaseStanding { case held, heldElsewhere, unavailable }
+
+    /// Whether this runner holds the lease, taking it if it is free; a store that
+    /// cannot say is reported (once) and asked again a second later.
+    private func takeLease() -> LeaseStanding {
+        if state.withLock({ $0.lease != nil }) { return .held }
         do throws(StoreError) {
-            guard let lease = try journal.takeDeliveryLease(for: name) else { return false }
+            guard let lease = try journal.takeDeliveryLease(for: name) else { return .heldElsewhere }
             update { $0.lease = lease }
-            return true
+            return .held
         } catch {
             reportStoreFailure(error)
-            return false
+            return .unavailable
         }
     }
 
