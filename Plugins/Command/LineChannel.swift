@@ -8,8 +8,9 @@ import Locking
 /// blocked `send` ends at once when it is interrupted.
 ///
 /// `send` blocks its thread (never a task of the cooperative pool: the caller runs it
-/// on a queue of its own). It runs with SIGPIPE blocked on that thread, so a write to
-/// a program that has exited fails with `EPIPE` instead of killing this process.
+/// on a queue of its own). While it runs SIGPIPE is blocked on that thread, so a write
+/// to a program that has exited fails with `EPIPE` instead of killing this process;
+/// the pending signal is taken back before the thread's mask is restored.
 /// `interrupt` may come from any thread, more than once; `closeInput` only from the
 /// queue that sends (so a descriptor is never closed under a `send`). The
 /// descriptors are closed when the last reference goes, if not before.
@@ -24,15 +25,16 @@ final class LineChannel: Sendable {
     private let state = Locked((closed: false, interrupted: false))
 
     init() throws(LineChannelError) {
+        // Close-on-exec from the start: a program started meanwhile by another thread
+        // must not inherit the read end (the pipe would never report its reader gone).
         var ends: [Int32] = [-1, -1]
-        guard pipe(&ends) == 0 else { throw LineChannelError(reason: "cannot create the program's input: \(Self.lastError)") }
+        guard Self.makePipe(&ends) else { throw LineChannelError(reason: "cannot create the program's input: \(Self.lastError)") }
         var wakeEnds: [Int32] = [-1, -1]
-        guard pipe(&wakeEnds) == 0 else {
+        guard Self.makePipe(&wakeEnds) else {
             Foundation.close(ends[0])
             Foundation.close(ends[1])
             throw LineChannelError(reason: "cannot create the program's input: \(Self.lastError)")
         }
-        for end in ends + wakeEnds { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
         for end in [ends[1], wakeEnds[0], wakeEnds[1]] { _ = fcntl(end, F_SETFL, fcntl(end, F_GETFL) | O_NONBLOCK) }
         #if os(Linux)
         // One page (the least a pipe holds): a pipe with any unread byte is full.
@@ -41,6 +43,13 @@ final class LineChannel: Sendable {
         childDescriptor = ends[0]
         descriptor = ends[1]
         wake = (wakeEnds[0], wakeEnds[1])
+    }
+
+    /// A pipe whose ends are close-on-exec.
+    private static func makePipe(_ ends: inout [Int32]) -> Bool {
+        guard pipe(&ends) == 0 else { return false }
+        for end in ends { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
+        return true
     }
 
     /// `F_SETPIPE_SZ` (Linux), which Glibc's module map leaves out.
@@ -52,7 +61,10 @@ final class LineChannel: Sendable {
     /// Throws when the program closes its input or exits first (some of the bytes may
     /// then have been read), when `timeout` passes, or when `interrupt` is called.
     func send(_ bytes: [UInt8], timeout: Duration) throws(LineChannelError) {
-        Self.blockSIGPIPE()
+        var previousMask = sigset_t()
+        var blocked = Self.sigpipeSet
+        pthread_sigmask(SIG_BLOCK, &blocked, &previousMask)
+        defer { pthread_sigmask(SIG_SETMASK, &previousMask, nil) }
         let deadline = ContinuousClock.now + timeout
         var offset = 0
         while true {
@@ -81,13 +93,15 @@ final class LineChannel: Sendable {
                     write(descriptor, buffer.baseAddress.map { $0 + offset }, buffer.count - offset)
                 }
                 if sent > 0 { offset += sent; continue }
-                if sent < 0, errno == EAGAIN || errno == EINTR { continue }
-                throw LineChannelError(reason: "the program's input is closed (\(Self.lastError))")
+                let error = errno
+                if sent < 0, error == EAGAIN || error == EINTR { continue }
+                if error == EPIPE { Self.consumeSIGPIPE() }
+                throw LineChannelError(reason: "the program's input is closed (\(String(cString: strerror(error))))")
             }
             if events & Int16(POLLERR | POLLHUP) != 0 {
                 // The program closed its input or exited with bytes unread.
                 throw LineChannelError(reason: offset == 0
-                    ? "the program's input is closed" : "the program exited before it read the event")
+                    ? "the program's input is closed" : "the program closed its input or exited before it read the event")
             }
         }
     }
@@ -117,14 +131,19 @@ final class LineChannel: Sendable {
         Foundation.close(childDescriptor)
     }
 
-    /// Blocks SIGPIPE on the calling thread (a queue's thread that only ever sends),
-    /// so a write to a closed pipe returns `EPIPE`; a SIGPIPE left pending by it stays
-    /// blocked and harmless.
-    private static func blockSIGPIPE() {
+    /// Takes back the SIGPIPE a failed write left pending on this thread, before
+    /// `send` restores the thread's signal mask.
+    private static func consumeSIGPIPE() {
+        var set = sigpipeSet
+        var now = timespec(tv_sec: 0, tv_nsec: 0)
+        _ = sigtimedwait(&set, nil, &now)
+    }
+
+    private static var sigpipeSet: sigset_t {
         var set = sigset_t()
         sigemptyset(&set)
         sigaddset(&set, SIGPIPE)
-        pthread_sigmask(SIG_BLOCK, &set, nil)
+        return set
     }
 }
 

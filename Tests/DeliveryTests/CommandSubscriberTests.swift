@@ -78,6 +78,21 @@ import Testing
         #expect(delivery.statistics.delivered == 7)
     }
 
+    @Test func aProgramThatClosesItsInputFailsTheAttemptWithoutSIGPIPE() async throws {
+        let directory = try TemporaryDirectory()
+        let rig = Rig()
+        // Closes its stdin at once and stays: every write finds no reader (EPIPE).
+        let plugin = try subscriber(rig, script: "exec 0<&-; exec sleep 30", directory: directory)
+        try plugin.attach(to: rig.host)
+        try rig.maker.make(.banana)
+        let delivery = try #require(plugin.delivery)
+        // Eleven refused attempts each, then dead letters: this process is still here to see it.
+        #expect(await delivery.deliverPending(waitingAtMost: .seconds(5)) == .caughtUp)
+        await plugin.shutdown(deadline: .now + .seconds(1))  // the program never reads end-of-file: SIGTERM
+        #expect(delivery.statistics.deadLettered == 2)
+        #expect(rig.errors.all.contains { $0.contains("sh: the program") && $0.contains("input") }, "\(rig.errors.all)")
+    }
+
     @Test func aMissingProgramIsAConfigurationErrorNamingTheField() throws {
         let rig = Rig()
         do {
