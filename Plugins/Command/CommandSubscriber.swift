@@ -13,6 +13,9 @@ import Locking
 /// - `workingDirectory`: where the program runs (default: the store's directory).
 /// - `events`: kinds to send; default all.
 /// - `retrySchedule`: seconds to wait after each failed attempt (default `RetrySchedule.standard`).
+/// - `timeoutSeconds`: how long the program may take to read one event (default 10,
+///   above 0 and at most 3600). A program that has not read it by then fails
+///   the attempt (retried on the schedule) and is restarted.
 ///
 /// The program starts on the first event it must take and keeps running; each line
 /// (`CloudEventFormat`, the same text as webhook bodies) counts as delivered once the
@@ -24,7 +27,9 @@ public final class CommandSubscriber: DurableDeliveryPlugin {
     /// The config `type` that selects the command subscriber.
     public static let type = "command"
     /// The keys the command subscriber reads.
-    public static let configurationKeys = ["command", "environment", "workingDirectory", "events", "retrySchedule"]
+    public static let configurationKeys = ["command", "environment", "workingDirectory", "events", "retrySchedule", "timeoutSeconds"]
+    /// How long the program may take to read one event unless `timeoutSeconds` says otherwise.
+    public static let defaultTimeoutSeconds = 10.0
 
     /// The program and its arguments, the program's path resolved.
     public let command: [String]
@@ -32,6 +37,8 @@ public final class CommandSubscriber: DurableDeliveryPlugin {
     public let eventKinds: Set<EventKind>?
     /// When failed events are tried again.
     public let retrySchedule: RetrySchedule
+    /// How long the program may take to read one event, in seconds.
+    public let timeoutSeconds: Double
 
     private let context: PluginContext
     private let environment: [String: String]
@@ -74,6 +81,14 @@ public final class CommandSubscriber: DurableDeliveryPlugin {
         self.environment = environment
         eventKinds = try configuration.eventKinds("events")
         retrySchedule = try configuration.retrySchedule("retrySchedule") ?? .standard
+        switch configuration["timeoutSeconds"] {
+        case nil: timeoutSeconds = Self.defaultTimeoutSeconds
+        case .number(let seconds)? where seconds > 0 && seconds <= 3_600: timeoutSeconds = seconds
+        case let other?:
+            let found = if case .number(let seconds) = other { "\(seconds)" } else { other.typeDescription }
+            throw ConfigurationError(
+                path: "\(path).timeoutSeconds", problem: "expected a number of seconds above 0 and at most 3600, found \(found)")
+        }
         self.context = context
     }
 
@@ -103,7 +118,7 @@ public final class CommandSubscriber: DurableDeliveryPlugin {
         guard isFirst else { return }
         let program = SupervisedProgram(
             name: context.name, arguments: command, environment: environment, workingDirectory: workingDirectory,
-            report: host.reportError)
+            timeout: .milliseconds(Int64((timeoutSeconds * 1000).rounded(.up))), report: host.reportError)
         let (delivery, subscription) = try DurableDelivery.attach(
             name: context.name, kinds: eventKinds, schedule: retrySchedule, destination: program, to: host)
         state.withLock { state in

@@ -1,118 +1,160 @@
 import Foundation
-import Synchronization
+import JuiceMakerCore
+import Locking
 
-/// The parent's end of a program's standard input: a Unix stream socket pair, so a
-/// write to a program that has exited fails with `EPIPE` instead of killing this
-/// process with `SIGPIPE` (`MSG_NOSIGNAL`), and so the parent can see how much of
-/// what it wrote the program has not read yet (`SIOCOUTQ`).
+/// The parent's end of a program's standard input: a pipe shrunk to one page, so
+/// the kernel itself says when the program has read everything written (the write
+/// end polls writable only while the pipe is empty), and a wake-up pipe, so a
+/// blocked `send` ends at once when it is interrupted.
 ///
-/// Used by one task at a time (the delivery runner's); `close` may come from any
-/// thread, more than once. The descriptor is closed when the last reference goes.
+/// `send` blocks its thread (never a task of the cooperative pool: the caller runs it
+/// on a queue of its own). While it runs SIGPIPE is blocked on that thread, so a write
+/// to a program that has exited fails with `EPIPE` instead of killing this process;
+/// the pending signal is taken back before the thread's mask is restored.
+/// `interrupt` may come from any thread, more than once; `closeInput` only from the
+/// queue that sends (so a descriptor is never closed under a `send`). The
+/// descriptors are closed when the last reference goes, if not before.
 final class LineChannel: Sendable {
     /// The parent's end (non-blocking, close-on-exec).
     let descriptor: Int32
     /// The program's end, to hand to the child as its stdin; the parent closes it
     /// once the child has started.
     let childDescriptor: Int32
-    private let closed = Atomic<Bool>(false)
+    /// Written to by `interrupt`; `send` watches the read end.
+    private let wake: (read: Int32, write: Int32)
+    private let state = Locked((closed: false, interrupted: false))
 
     init() throws(LineChannelError) {
-        var pair: [Int32] = [-1, -1]
-        guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &pair) == 0 else {
-            throw LineChannelError(reason: "cannot create the program's input: \(String(cString: strerror(errno)))")
+        // Close-on-exec from the start: a program started meanwhile by another thread
+        // must not inherit the read end (the pipe would never report its reader gone).
+        var ends: [Int32] = [-1, -1]
+        guard Self.makePipe(&ends) else { throw LineChannelError(reason: "cannot create the program's input: \(Self.lastError)") }
+        var wakeEnds: [Int32] = [-1, -1]
+        guard Self.makePipe(&wakeEnds) else {
+            Foundation.close(ends[0])
+            Foundation.close(ends[1])
+            throw LineChannelError(reason: "cannot create the program's input: \(Self.lastError)")
         }
-        descriptor = pair[0]
-        childDescriptor = pair[1]
-        _ = fcntl(descriptor, F_SETFL, fcntl(descriptor, F_GETFL) | O_NONBLOCK)
+        for end in [ends[1], wakeEnds[0], wakeEnds[1]] { _ = fcntl(end, F_SETFL, fcntl(end, F_GETFL) | O_NONBLOCK) }
+        #if os(Linux)
+        // One page (the least a pipe holds): a pipe with any unread byte is full.
+        _ = fcntl(ends[1], Self.setPipeSize, Int32(getpagesize()))
+        #endif
+        childDescriptor = ends[0]
+        descriptor = ends[1]
+        wake = (wakeEnds[0], wakeEnds[1])
     }
+
+    /// A pipe whose ends are close-on-exec.
+    private static func makePipe(_ ends: inout [Int32]) -> Bool {
+        guard pipe(&ends) == 0 else { return false }
+        for end in ends { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
+        return true
+    }
+
+    /// `F_SETPIPE_SZ` (Linux), which Glibc's module map leaves out.
+    private static let setPipeSize: Int32 = 1031
+
+    private static var lastError: String { String(cString: strerror(errno)) }
 
     /// Writes all of `bytes`, then waits until the program has read them all.
     /// Throws when the program closes its input or exits first (some of the bytes may
-    /// then have been read), or when the calling task is cancelled.
-    func send(_ bytes: [UInt8]) async throws(LineChannelError) {
+    /// then have been read), when `timeout` passes, or when `interrupt` is called.
+    func send(_ bytes: [UInt8], timeout: Duration) throws(LineChannelError) {
+        var previousMask = sigset_t()
+        var blocked = Self.sigpipeSet
+        pthread_sigmask(SIG_BLOCK, &blocked, &previousMask)
+        defer { pthread_sigmask(SIG_SETMASK, &previousMask, nil) }
+        let deadline = ContinuousClock.now + timeout
         var offset = 0
-        var pause = 0
-        while offset < bytes.count {
-            let sent = bytes.withUnsafeBytes { buffer in
-                Foundation.send(descriptor, buffer.baseAddress.map { $0 + offset }, buffer.count - offset, Int32(MSG_NOSIGNAL))
-            }
-            if sent > 0 {
-                offset += sent
-                pause = 0
-                continue
-            }
-            guard sent < 0, errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR else {
-                throw LineChannelError(reason: "the program's input is closed (\(String(cString: strerror(errno))))")
-            }
-            try await wait(&pause)
-        }
-        // The kernel marks the socket closed before it discards unread data, and flags
-        // the discard with ECONNRESET: so "nothing unread, then not closed" means read,
-        // and "closed" is a success only if nothing was discarded.
         while true {
-            guard let pending = unread else {
-                throw LineChannelError(reason: "the program's input is closed")
+            if state.withLock({ $0.interrupted || $0.closed }) { throw LineChannelError(reason: "cancelled") }
+            let left = ContinuousClock.now.duration(to: deadline)
+            guard left > .zero else {
+                throw LineChannelError(
+                    reason: "the program did not read the event within \(RetrySchedule.describe(seconds: timeout.seconds))",
+                    timedOut: true)
             }
-            if peerClosed {
-                guard pending == 0, pendingError != ECONNRESET else {
-                    throw LineChannelError(reason: "the program exited before it read the event")
+            var pollers = [
+                pollfd(fd: descriptor, events: Int16(POLLOUT), revents: 0),
+                pollfd(fd: wake.read, events: Int16(POLLIN), revents: 0),
+            ]
+            let milliseconds = Int32(clamping: (TimeSpan(left).totalNanoseconds + 999_999) / 1_000_000)
+            let ready = poll(&pollers, 2, milliseconds)
+            if ready < 0, errno == EINTR { continue }
+            guard ready >= 0 else { throw LineChannelError(reason: "cannot wait for the program's input: \(Self.lastError)") }
+            if pollers[1].revents != 0 { throw LineChannelError(reason: "cancelled") }
+            let events = pollers[0].revents
+            if events & Int16(POLLNVAL) != 0 { throw LineChannelError(reason: "the program's input is closed") }
+            if events & Int16(POLLOUT) != 0 {
+                // Writable means empty: everything written so far has been read.
+                if offset == bytes.count { return }
+                let sent = bytes.withUnsafeBytes { buffer in
+                    write(descriptor, buffer.baseAddress.map { $0 + offset }, buffer.count - offset)
                 }
-                return
+                if sent > 0 { offset += sent; continue }
+                let error = errno
+                if sent < 0, error == EAGAIN || error == EINTR { continue }
+                if error == EPIPE { Self.consumeSIGPIPE() }
+                throw LineChannelError(reason: "the program's input is closed (\(String(cString: strerror(error))))")
             }
-            if pending == 0 { return }
-            try await wait(&pause)
+            if events & Int16(POLLERR | POLLHUP) != 0 {
+                // The program closed its input or exited with bytes unread.
+                throw LineChannelError(reason: offset == 0
+                    ? "the program's input is closed" : "the program closed its input or exited before it read the event")
+            }
         }
     }
 
-    /// The socket's pending error (read and cleared), 0 when none.
-    private var pendingError: Int32 {
-        var error: Int32 = 0
-        var length = socklen_t(MemoryLayout<Int32>.size)
-        guard getsockopt(descriptor, SOL_SOCKET, SO_ERROR, &error, &length) == 0 else { return 0 }
-        return error
+    /// Ends a `send` under way (and any later one) with "cancelled".
+    func interrupt() {
+        state.withLock { $0.interrupted = true }
+        var byte: UInt8 = 1
+        _ = write(wake.write, &byte, 1)
     }
 
-    /// Bytes written and not read by the program yet.
-    var unread: Int? {
-        var count: Int32 = 0
-        guard ioctl(descriptor, UInt(TIOCOUTQ), &count) == 0 else { return nil }
-        return Int(count)
-    }
-
-    private var peerClosed: Bool {
-        var poller = pollfd(fd: descriptor, events: Int16(POLLOUT), revents: 0)
-        guard poll(&poller, 1, 0) > 0 else { return false }
-        return poller.revents & Int16(POLLHUP | POLLERR | POLLNVAL) != 0
-    }
-
-    /// Sleeps a little longer each time: programs usually read at once.
-    private func wait(_ pause: inout Int) async throws(LineChannelError) {
-        pause = min(max(pause * 2, 20), 5_000)
-        do {
-            try await Task.sleep(for: .microseconds(pause))
-        } catch {
-            throw LineChannelError(reason: "cancelled")
-        }
-    }
-
-    /// Shuts the parent's end: the program reads end-of-file. The descriptor itself
-    /// stays valid (a send under way fails cleanly) until the channel is released.
-    func close() {
-        guard closed.compareExchange(expected: false, desired: true, ordering: .relaxed).exchanged else { return }
-        shutdown(descriptor, Int32(SHUT_RDWR))
+    /// Closes the parent's end: the program reads end-of-file. Call it on the queue
+    /// that sends, after `interrupt` has ended a `send` under way.
+    func closeInput() {
+        guard state.withLock({ state -> Bool in defer { state.closed = true }; return !state.closed }) else { return }
+        Foundation.close(descriptor)
     }
 
     deinit {
-        Foundation.close(descriptor)
+        closeInput()
+        Foundation.close(wake.read)
+        Foundation.close(wake.write)
     }
 
     /// Closes the program's end in the parent (after the child has its copy).
     func closeChildEnd() {
         Foundation.close(childDescriptor)
     }
+
+    /// Takes back the SIGPIPE a failed write left pending on this thread, before
+    /// `send` restores the thread's signal mask.
+    private static func consumeSIGPIPE() {
+        var set = sigpipeSet
+        var now = timespec(tv_sec: 0, tv_nsec: 0)
+        _ = sigtimedwait(&set, nil, &now)
+    }
+
+    private static var sigpipeSet: sigset_t {
+        var set = sigset_t()
+        sigemptyset(&set)
+        sigaddset(&set, SIGPIPE)
+        return set
+    }
+}
+
+extension Duration {
+    /// The duration in seconds, as a `Double`.
+    var seconds: Double { Double(TimeSpan(self).totalNanoseconds) / 1e9 }
 }
 
 /// The program's input could not take a line.
 struct LineChannelError: Error, Sendable {
     let reason: String
+    /// Whether the program simply did not read in time (it may still be running).
+    var timedOut = false
 }

@@ -12,61 +12,117 @@ import Locking
 /// - When the program exits, the exit is reported and the next event restarts it,
 ///   after a pause that doubles with each quick exit (0.1 s up to 30 s) and resets
 ///   once a run lasts `stableRun`.
+/// - A program that has not read a line `timeout` after it was written fails that
+///   attempt (retried on the schedule) and is killed, so the retry goes to a fresh one.
 /// - Its stderr is reported line by line; its stdout is discarded.
+/// - Every blocking step (the restart pause, writing, waiting for the program to
+///   read) runs on the program's own serial queue, never on the cooperative pool;
+///   cancelling the calling task ends it at once.
 final class SupervisedProgram: DurableDestination {
-    static let firstPause = 0.1
-    static let longestPause = 30.0
+    static let firstPause = Duration.milliseconds(100)
+    static let longestPause = Duration.seconds(30)
     /// A run at least this long resets the restart pause.
-    static let stableRun = 10.0
+    static let stableRun = Duration.seconds(10)
+    /// How long before the deadline a program still running gets SIGTERM.
+    static let terminationGrace = Duration.milliseconds(300)
 
     let arguments: [String]
     let environment: [String: String]
     let workingDirectory: String?
+    /// How long the program may take to read one line.
+    let timeout: Duration
     private let name: String
     private let report: @Sendable (String) -> Void
-    private let state = Locked(State())
+    /// Woken when the program is stopped or an attempt cancelled (the restart pause waits on it).
+    private let state = LockedCondition(State())
+    /// Where writes and waits for the program happen, one at a time.
+    private let io: DispatchQueue
 
     private struct State {
         var process: Process?
         var channel: LineChannel?
-        var startedAt = Date.distantPast
-        var nextStart = Date.distantPast
+        var exit: ProgramExit?
+        var startedAt = ContinuousClock.now
+        var nextStart = ContinuousClock.now
         var pause = SupervisedProgram.firstPause
         var closed = false
+        var cancelledAttempts: UInt64 = 0
+        var attempts: UInt64 = 0
     }
 
     init(
         name: String, arguments: [String], environment: [String: String], workingDirectory: String?,
-        report: @escaping @Sendable (String) -> Void
+        timeout: Duration, report: @escaping @Sendable (String) -> Void
     ) {
         self.name = name
         self.arguments = arguments
         self.environment = environment
         self.workingDirectory = workingDirectory
+        self.timeout = timeout
         self.report = report
+        io = DispatchQueue(label: "CommandPlugin.program.\(name)")
     }
 
     var displayName: String { arguments.first.map { URL(fileURLWithPath: $0).lastPathComponent } ?? "?" }
 
     func deliver(_ envelope: EventEnvelope) async throws(DeliveryFailure) {
-        let channel = try await running()
-        do {
-            try await channel.send(Array((CloudEventFormat.encode(envelope) + "\n").utf8))
+        let line = Array((CloudEventFormat.encode(envelope) + "\n").utf8)
+        let attempt = state.withLock { state -> UInt64 in
+            state.attempts &+= 1
+            return state.attempts
+        }
+        let outcome: DeliveryFailure? = await withTaskCancellationHandler {
+            await withCheckedContinuation { continuation in
+                io.async { [self] in
+                    do throws(DeliveryFailure) {
+                        try send(line, attempt: attempt)
+                        continuation.resume(returning: nil)
+                    } catch {
+                        continuation.resume(returning: error)
+                    }
+                }
+            }
+        } onCancel: {
+            let channel = state.change { state -> LineChannel? in
+                state.cancelledAttempts = max(state.cancelledAttempts, attempt)
+                return state.channel
+            }
+            channel?.interrupt()
+        }
+        if let outcome { throw outcome }
+    }
+
+    /// On `io`: waits out the restart pause, starts the program if needed, sends `line`.
+    private func send(_ line: [UInt8], attempt: UInt64) throws(DeliveryFailure) {
+        let isCancelled: (borrowing State) -> Bool = { $0.closed || $0.cancelledAttempts >= attempt }
+        let restartAt = state.withLock { $0.channel == nil ? $0.nextStart : nil }
+        if let restartAt {
+            _ = state.wait(until: restartAt, for: isCancelled)
+        }
+        let existing = state.withLock { state -> (LineChannel?, Bool) in (state.channel, isCancelled(state)) }
+        if existing.1 { throw DeliveryFailure("cancelled") }
+        let channel: LineChannel
+        if let running = existing.0 { channel = running } else { channel = try start() }
+        // A cancel that came before the channel was known interrupts it now.
+        if state.withLock({ isCancelled($0) }) { channel.interrupt() }
+        do throws(LineChannelError) {
+            try channel.send(line, timeout: timeout)
         } catch {
+            if error.timedOut { abandon(channel) }
             throw DeliveryFailure("\(displayName): \(error.reason)")
         }
     }
 
-    /// The running program's input, starting the program (after its restart pause) if needed.
-    private func running() async throws(DeliveryFailure) -> LineChannel {
-        let (channel, wait) = state.withLock { state -> (LineChannel?, Double) in
-            (state.channel, state.nextStart.timeIntervalSinceNow)
+    /// Kills a program that did not read its line in time; the next event starts a new one.
+    private func abandon(_ channel: LineChannel) {
+        let process = state.withLock { state -> Process? in
+            guard state.channel === channel else { return nil }
+            return state.process
         }
-        if let channel { return channel }
-        if wait > 0 {
-            do { try await Task.sleep(for: .milliseconds(Int64(wait * 1000))) } catch { throw DeliveryFailure("cancelled") }
+        if let process {
+            report("\(displayName) did not read its input within \(RetrySchedule.describe(seconds: timeout.seconds)); it is stopped and restarted for the next attempt")
+            kill(process.processIdentifier, SIGKILL)
         }
-        return try start()
     }
 
     private func start() throws(DeliveryFailure) -> LineChannel {
@@ -81,16 +137,20 @@ final class SupervisedProgram: DurableDestination {
         process.standardOutput = FileHandle.nullDevice
         let errors = Pipe()
         process.standardError = errors
-        process.terminationHandler = { [self] process in exited(process) }
+        let exit = ProgramExit()
+        process.terminationHandler = { [self] process in
+            exited(process)
+            exit.signal()
+        }
         let refused = state.withLock { state -> Bool in
             if state.closed { return true }
             state.process = process
             state.channel = channel
-            state.startedAt = Date()
+            state.exit = exit
+            state.startedAt = .now
             return false
         }
         if refused {
-            channel.close()
             channel.closeChildEnd()
             throw DeliveryFailure("shutting down")
         }
@@ -100,10 +160,10 @@ final class SupervisedProgram: DurableDestination {
             state.withLock { state in
                 state.process = nil
                 state.channel = nil
-                state.nextStart = Date().addingTimeInterval(state.pause)
+                state.exit = nil
+                state.nextStart = .now + state.pause
                 state.pause = min(state.pause * 2, Self.longestPause)
             }
-            channel.close()
             channel.closeChildEnd()
             throw DeliveryFailure("cannot start \(arguments[0]): \(error.localizedDescription)")
         }
@@ -120,13 +180,14 @@ final class SupervisedProgram: DurableDestination {
     }
 
     private func exited(_ process: Process) {
-        let (closing, pause) = state.withLock { state -> (Bool, Double) in
-            guard state.process === process else { return (true, 0) }
+        let (closing, pause) = state.withLock { state -> (Bool, Duration) in
+            guard state.process === process else { return (true, .zero) }
             state.process = nil
             state.channel = nil
-            if Date().timeIntervalSince(state.startedAt) >= Self.stableRun { state.pause = Self.firstPause }
+            state.exit = nil
+            if ContinuousClock.now - state.startedAt >= Self.stableRun { state.pause = Self.firstPause }
             let pause = state.pause
-            state.nextStart = Date().addingTimeInterval(pause)
+            state.nextStart = .now + pause
             state.pause = min(state.pause * 2, Self.longestPause)
             return (state.closed, pause)
         }
@@ -135,7 +196,7 @@ final class SupervisedProgram: DurableDestination {
         guard !closing else { return }
         let how = process.terminationReason == .uncaughtSignal
             ? "was killed by signal \(process.terminationStatus)" : "exited with status \(process.terminationStatus)"
-        report("\(displayName) \(how); it restarts for the next event in \(RetrySchedule.describe(seconds: pause))")
+        report("\(displayName) \(how); it restarts for the next event in \(RetrySchedule.describe(seconds: pause.seconds))")
     }
 
     /// Reports each line the program writes to stderr, on a thread of its own.
@@ -161,26 +222,40 @@ final class SupervisedProgram: DurableDestination {
 
     /// Closes the program's input (it reads end-of-file) and lets it exit; shortly
     /// before `deadline` sends SIGTERM, and at `deadline` SIGKILL, so the program never
-    /// outlives `juice`. Nothing starts after this.
+    /// outlives `juice`. Nothing starts after this. Waits on the program's exit, not
+    /// in a loop.
     func stop(deadline: ContinuousClock.Instant) async {
-        let (process, channel) = state.withLock { state in
+        let (process, channel, exit) = state.change { state in
             state.closed = true
-            return (state.process, state.channel)
+            return (state.process, state.channel, state.exit)
         }
-        channel?.close()
-        guard let process else { return }
-        let politeUntil = deadline - Self.terminationGrace
-        while process.isRunning, ContinuousClock.now < politeUntil {
-            try? await Task.sleep(for: .milliseconds(5))
+        if let channel {
+            channel.interrupt()
+            io.async { channel.closeInput() }
         }
-        guard process.isRunning else { return }
+        guard let process, let exit else { return }
+        if await exit.wait(until: deadline - Self.terminationGrace) { return }
         process.terminate()
-        while process.isRunning, ContinuousClock.now < deadline {
-            try? await Task.sleep(for: .milliseconds(5))
+        if await exit.wait(until: deadline) { return }
+        kill(process.processIdentifier, SIGKILL)
+    }
+}
+
+/// A program's exit as something to wait for: `signal` once it has exited; `wait`
+/// returns at that, or at its deadline.
+final class ProgramExit: Sendable {
+    private let exited = Locked(false)
+    private let waiters = AsyncWaiters<Bool>()
+
+    func signal() {
+        exited.withLock { exited in
+            exited = true
+            waiters.resumeSatisfied(by: true)
         }
-        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
     }
 
-    /// How long before the deadline a program still running gets SIGTERM.
-    static let terminationGrace = Duration.milliseconds(300)
+    /// Whether the program exited by `deadline`.
+    func wait(until deadline: ContinuousClock.Instant) async -> Bool {
+        await waiters.wait(until: deadline, current: { exited.withLock { $0 } }, for: { $0 })
+    }
 }

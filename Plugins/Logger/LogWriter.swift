@@ -67,19 +67,16 @@ final class LogWriter: Sendable {
     /// when it has finished (`true`) or at `deadline` (`false`), whichever comes
     /// first: a write stuck on a full pipe or a hung disk never holds up exit.
     func close(before deadline: ContinuousClock.Instant) async -> Bool {
-        let remaining = ContinuousClock.now.duration(to: deadline)
-        let (seconds, attoseconds) = remaining.components
-        let nanoseconds = max(0, seconds) * 1_000_000_000 + max(0, attoseconds) / 1_000_000_000
-        return await withCheckedContinuation { continuation in
-            let once = ResumeOnce(continuation)
-            queue.async {
-                self.close()
-                once.resume(returning: true)
-            }
-            DispatchQueue.global().asyncAfter(deadline: .now() + .nanoseconds(Int(clamping: nanoseconds))) {
-                once.resume(returning: false)
+        let closed = Locked(false)
+        let waiters = AsyncWaiters<Bool>()
+        queue.async {
+            self.close()
+            closed.withLock { closed in
+                closed = true
+                waiters.resumeSatisfied(by: true)
             }
         }
+        return await waiters.wait(until: deadline, current: { closed.withLock { $0 } }, for: { $0 })
     }
 
     /// Writes what is buffered and lets go of the sink (closing a file sink once the
@@ -95,18 +92,5 @@ final class LogWriter: Sendable {
             if !batch.isEmpty { sink?.write(batch) }
             sink = nil
         }
-    }
-}
-
-/// Resumes a continuation with the first result offered; later ones are ignored.
-private final class ResumeOnce: Sendable {
-    private let continuation: Locked<CheckedContinuation<Bool, Never>?>
-
-    init(_ continuation: CheckedContinuation<Bool, Never>) {
-        self.continuation = Locked(continuation)
-    }
-
-    func resume(returning value: Bool) {
-        continuation.withLock { $0.take() }?.resume(returning: value)
     }
 }

@@ -45,6 +45,9 @@ public final class Logger: JuiceMakerPlugin {
 
     private let context: PluginContext
     private let state = Locked(State())
+    /// Events the handler has finished with, and the shutdown waiting for a number of them.
+    private let handled = Locked(0)
+    private let handledWaiters = AsyncWaiters<Int>()
 
     private struct State {
         var attached = false
@@ -120,8 +123,12 @@ public final class Logger: JuiceMakerPlugin {
         let format = format
         let subscription = try host.maker.subscribe(
             name, delivery: .queued(capacity: Self.mailboxCapacity, whenFull: .dropNewest), kinds: kinds
-        ) { envelope in
+        ) { [handled, handledWaiters] envelope in
             writer.append(format.line(for: envelope))
+            handled.withLock { count in
+                count += 1
+                handledWaiters.resumeSatisfied(by: count)
+            }
         }
         state.withLock { $0.subscription = subscription }
     }
@@ -141,10 +148,11 @@ public final class Logger: JuiceMakerPlugin {
         }
         var dropped = 0
         if let subscription {
-            let clock = ContinuousClock()
-            while let statistics = subscription.statistics, statistics.queued > 0, clock.now < deadline {
-                let pause = min(Duration.milliseconds(1), deadline - clock.now)
-                try? await Task.sleep(for: pause)
+            // Every event the mailbox accepted is handled or waiting: wait, on the
+            // handler's own signal, until the handler has finished with all of them.
+            if let accepted = subscription.statistics.map({ $0.delivered + $0.failed + $0.queued }) {
+                _ = await handledWaiters.wait(
+                    until: deadline, current: { handled.withLock { $0 >= accepted } }, for: { $0 >= accepted })
             }
             let statistics = subscription.statistics
             subscription.cancel()

@@ -2,13 +2,14 @@ import Foundation
 
 /// juice-bench: every figure beside its baseline, measured in the same run.
 let usage = """
-    usage: juice-bench [bus | orders [--store memory|sqlite] [--durability full|normal] | webhook | cli | report | all] [--json]
+    usage: juice-bench [bus | orders [--store memory|sqlite] [--durability full|normal] | webhook | cli | follow | report | all] [--json]
 
       bus      ns per event: direct call, closure array, EventBus sync (1 and 4) and queued,
                NotificationCenter, AsyncStream, maker.events(), MainActorMessage, AsyncMessage
       orders   orders/s through JuiceMaker (memory: 2 sync subscribers; sqlite: against raw C API SQL)
       webhook  deliveries/s to a loopback endpoint; orders/s with a webhook attached against none
       cli      wall time of one `juice order` process against the sqlite3 shell
+      follow   another process's commit → a waiting reader sees it (p50/p99); CPU of idle waiters
       report   wall time of `juice report --since 30d` (and --svg) on 1,000,000 events against
                the sqlite3 shell running the same GROUP BY over the journal (not in `all`: it
                writes a large store)
@@ -39,7 +40,7 @@ func main() -> Int32 {
         return 64
     }
     let command = arguments.first ?? "all"
-    guard arguments.count <= 1, ["bus", "orders", "webhook", "cli", "report", "all"].contains(command) else {
+    guard arguments.count <= 1, ["bus", "orders", "webhook", "cli", "follow", "report", "all"].contains(command) else {
         FileHandle.standardError.write(Data("juice-bench: unknown arguments \(arguments.joined(separator: " "))\n\(usage)\n".utf8))
         return 64
     }
@@ -71,6 +72,7 @@ func main() -> Int32 {
         if command == "cli" || command == "all" {
             sections.append(("cli", try CLIBench.run(json: json).sorted { $0.key < $1.key }))
         }
+        if command == "follow" || command == "all" { sections.append(("follow", try FollowBench.run(json: json))) }
         if command == "report" {
             sections.append(("report", try ReportBench.run(json: json)))
         }

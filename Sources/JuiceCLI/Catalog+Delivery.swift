@@ -44,6 +44,11 @@ extension Catalog {
                      ko: "\(name): \(delivered)개 전달, 다음 이벤트가 실패해 \(time)에 다시 시도합니다 (또는 `juice deliver`를 다시 실행).")
         }
 
+        static func leftToAnotherProcess(_ name: String) -> T {
+            T("\(name): another juice process (`juice deliver --follow`?) is delivering its events; left to it.",
+              ko: "\(name): 다른 juice 프로세스(`juice deliver --follow`?)가 이벤트를 전달하고 있어 맡겨 둡니다.")
+        }
+
         static func disabled(_ name: String, reason: String) -> T {
             T("\(name): stopped: \(reason). Fix it, then run `juice subscribers retry \(name)`.",
               ko: "\(name): 멈춤: \(reason). 고친 뒤 `juice subscribers retry \(name)`를 실행하세요.")

@@ -1,5 +1,7 @@
+import Dispatch
 import Foundation
 import JuiceMakerCore
+import Locking
 
 /// `juice deliver [--follow]`: runs every enabled durable subscriber (webhook,
 /// command) now.
@@ -36,7 +38,7 @@ struct DeliverCommand: RunnableCommand {
             if !context.settings.quiet {
                 context.console.standardError.write(Catalog.Delivery.following(runners.map(\.name))(context.language) + "\n")
             }
-            while !stop.isRequested { try? await Task.sleep(for: .milliseconds(100)) }
+            await stop.requested()
             return .success
         }
         let outcomes = await Self.deliverAll(runners) { delivery in
@@ -95,6 +97,9 @@ struct DeliverCommand: RunnableCommand {
                 allCaughtUp = false
                 members += [("state", .string("stopped")), ("reason", .string(reason))]
                 line = Catalog.Delivery.disabled(outcome.name, reason: reason)
+            case .leftToAnotherRunner:
+                members.append(("state", .string("leftToAnotherProcess")))
+                line = Catalog.Delivery.leftToAnotherProcess(outcome.name)
             case .starting, .delivering, .stopped:
                 allCaughtUp = false
                 members.append(("state", .string("unfinished")))
@@ -111,10 +116,53 @@ struct DeliverCommand: RunnableCommand {
     }
 }
 
-/// SIGINT and SIGTERM as a request to stop a long-running command cleanly.
-final class StopSignals: Sendable {
-    private let interrupt = InterruptSignal()
-    private let terminated = TerminationSignal()
+/// SIGINT and SIGTERM as a request to stop a long-running command cleanly: while one
+/// of these lives they only raise a flag, and `requested()` returns at the first.
+//
+// @unchecked Sendable: `sources` is written once in `init` and only read again in
+// `deinit` (to cancel them); Dispatch sources are themselves safe from any thread.
+// The rest is behind a lock.
+final class StopSignals: @unchecked Sendable {
+    private struct State {
+        var requested = false
+        var waiter: CheckedContinuation<Void, Never>?
+    }
 
-    var isRequested: Bool { interrupt.isRequested || terminated.isRequested }
+    private let state = Locked(State())
+    private let sources: [any DispatchSourceSignal]
+
+    init() {
+        let queue = DispatchQueue(label: "juice.stop")
+        sources = [SIGINT, SIGTERM].map { number in
+            signal(number, SIG_IGN)
+            return DispatchSource.makeSignalSource(signal: number, queue: queue)
+        }
+        for source in sources {
+            source.setEventHandler { [weak self] in self?.request() }
+            source.resume()
+        }
+    }
+
+    deinit {
+        for source in sources { source.cancel() }
+    }
+
+    /// Returns once SIGINT or SIGTERM has arrived (at once if one already has).
+    func requested() async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let now = state.withLock { state -> Bool in
+                if state.requested { return true }
+                state.waiter = continuation
+                return false
+            }
+            if now { continuation.resume() }
+        }
+    }
+
+    private func request() {
+        state.withLock { state -> CheckedContinuation<Void, Never>? in
+            state.requested = true
+            return state.waiter.take()
+        }?.resume()
+    }
 }

@@ -45,17 +45,15 @@ extension DurableDelivery {
     }
 
     /// Sends each dead letter once more; those delivered are removed.
-    func redeliverDeadLetters() async {
+    func redeliverDeadLetters() {
         guard let letters = try? journal.deadLetters(for: name) else { return }
         for letter in letters where !isStopping {
             guard let envelope = try? journal.events(after: letter.sequence - 1, limit: 1).first,
                   envelope.sequence == letter.sequence else { continue }
             state.withLock { $0.statistics.attempts += 1 }
-            do throws(DeliveryFailure) {
-                try await destination.deliver(envelope)
-            } catch {
+            if let failure = attempt(envelope) {
                 state.withLock { $0.statistics.failed += 1 }
-                reportError("dead letter \(letter.sequence) still not delivered: \(error.reason)")
+                reportError("dead letter \(letter.sequence) still not delivered: \(failure.reason)")
                 continue
             }
             state.withLock { $0.statistics.redelivered += 1 }

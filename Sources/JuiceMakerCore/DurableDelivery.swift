@@ -1,5 +1,6 @@
 import Foundation
 import Locking
+import Synchronization
 
 /// Delivers a named subscriber's events from the journal to a destination, at least
 /// once, in journal order, surviving crashes, restarts and dead endpoints.
@@ -10,23 +11,33 @@ import Locking
 ///   committed while nothing ran is delivered by the next process that runs it.
 /// - **In order, one at a time.** An event is offered only after every earlier one
 ///   was delivered, skipped by the `kinds` filter, or given up on as a dead letter.
-/// - **At least once.** The cursor never moves past an event before the destination
-///   accepted it (or it became a dead letter). The cursor is written after each
-///   success; while a backlog streams faster than cursor writes are worth, writes are
-///   coalesced (at most `cursorWriteInterval` apart, and only while a write would cost
-///   over a tenth of the delivery time), so a crash may resend that much. The event
-///   `id` is the same on every attempt: receivers use it as the idempotency key.
+/// - **At least once, one resend per crash at most.** The cursor never moves past an
+///   event before the destination accepted it (or it became a dead letter), and it is
+///   written after each success before the next event is offered, so a crash resends
+///   at most the event under way. The event `id` is the same on every attempt:
+///   receivers use it as the idempotency key.
+/// - **One runner per subscriber.** A runner delivers only while it holds the
+///   subscriber's lease (`EventJournal.takeDeliveryLease`); one that cannot take it
+///   leaves delivery to the holder (`DeliveryPhase.leftToAnotherRunner`), tries again
+///   at each wake-up and, while following, every `leaseRetryInterval`.
+/// - **Off the cooperative pool.** Journal reads and writes, and the waits between
+///   passes, run on the runner's own thread; the destination's `deliver` runs in a
+///   task the thread waits for (and shutdown cancels).
 /// - **Retries on a schedule.** A failed event is retried per `schedule`; its
 ///   attempts and next attempt are kept in the journal (`retryState`), so the schedule
 ///   holds across processes. After the last attempt it is recorded as a dead letter
 ///   and the runner moves on. A permanent refusal disables delivery until `retry`.
-/// - **Bounded shutdown.** `shutdown(deadline:)` returns by its deadline; no journal
-///   write happens after it returns.
+/// - **Bounded shutdown.** `shutdown(deadline:)` returns by its deadline. No journal
+///   write starts after it returns (one already blocked on another process's lock
+///   may still finish).
 public final class DurableDelivery: Sendable {
     /// Events read from the journal at once.
     public static let batchSize = 256
-    /// The longest a delivered event may wait for its cursor write while a backlog streams.
-    public static let cursorWriteInterval = Duration.milliseconds(50)
+    /// How often a following runner that could not take the lease tries again.
+    public static let leaseRetryInterval = Duration.milliseconds(250)
+    /// The longest one wait of a follower's watch: a bound that lets the watch of a
+    /// stopped runner end, not a poll (the wait returns at the first new event).
+    static let followBound = Duration.seconds(2)
 
     /// The subscriber's name, which is also its cursor's name.
     public let name: String
@@ -38,16 +49,17 @@ public final class DurableDelivery: Sendable {
     let journal: any EventJournal
     let destination: any DurableDestination
     let reportError: @Sendable (String) -> Void
-    private let signal = DurableDeliveryWakeSignal()
-    // Internal, not private, where DurableDelivery+Failures.swift needs them.
-    let state = Locked(State())
-    /// Held around every journal write; `true` once shutdown has closed it.
-    private let writes = Locked(false)
+    /// The runner's state; its thread waits on it, `change` wakes it.
+    // Internal, not private, where DurableDelivery+Failures.swift needs it.
+    let state = LockedCondition(State())
+    /// Async callers (`deliverPending`, `shutdown`) waiting for the state to move.
+    private let waiters = AsyncWaiters<State>()
+    /// Set by `wake`, cleared when a pass begins: while set, another wake adds nothing.
+    private let wakeQueued = Atomic<Bool>(false)
 
-    struct State {
-        var loop: Task<Void, Never>?
+    struct State: Sendable {
+        var started = false
         var following = false
-        var followerFinished = false
         var finished = false
         var stopping = false
         var phase = DeliveryPhase.starting
@@ -58,11 +70,14 @@ public final class DurableDelivery: Sendable {
         var redeliverDeadLetters = false
         var handledUpTo: Int64 = 0
         var persistedUpTo: Int64 = 0
-        /// How long the last cursor write took.
-        var cursorWriteCost = Duration.zero
         var statistics = DeliveryStatistics()
         var reported: Set<Int64> = []
         var storeFailureReported = false
+        /// `true` once shutdown has closed the journal to this runner.
+        var writesClosed = false
+        /// The delivery under way, cancelled by shutdown.
+        var current: Task<Void, Never>?
+        var lease: DeliveryLease?
     }
 
     /// A runner for `name`. Nothing happens until `start()`.
@@ -83,64 +98,66 @@ public final class DurableDelivery: Sendable {
 
     // MARK: Control
 
-    /// Starts delivering in the background: whatever is pending now, then whatever
-    /// `wake()` announces. Retries wait for their scheduled time. Idempotent.
+    /// Starts delivering in the background, on a thread of its own: whatever is
+    /// pending now, then whatever `wake()` announces. Retries wait for their
+    /// scheduled time. Idempotent.
     public func start() {
-        let started = state.withLock { state -> Bool in
-            guard state.loop == nil, !state.stopping else { return false }
+        let begins = update { state -> Bool in
+            guard !state.started, !state.stopping else { return false }
+            state.started = true
             state.requests &+= 1
-            state.loop = Task.detached { [self] in await run() }
             return true
         }
-        if !started { signal.signal() }
+        if begins { Self.spawn("juice.delivery.\(name)") { [self] in run() } }
     }
 
-    /// Tells the runner the journal may hold new events. Cheap; safe from any
-    /// thread, also inside an order's synchronous bus handler.
+    /// Tells the runner the journal may hold new events. Cheap (one atomic load while
+    /// a pass is already due); safe from any thread, also inside an order's
+    /// synchronous bus handler.
     public func wake() {
-        guard signal.needsSignal else { return }
-        state.withLock { $0.requests &+= 1 }
-        signal.signal()
+        guard !wakeQueued.load(ordering: .sequentiallyConsistent) else { return }
+        wakeQueued.store(true, ordering: .sequentiallyConsistent)
+        // Wakes the runner's thread only: no async caller waits for a request count.
+        state.change { $0.requests &+= 1 }
     }
 
     /// Also watches the journal for events committed by other processes (for a
     /// long-running `juice deliver --follow`), on a thread of its own.
     public func follow() {
         start()
-        let begun = state.withLock { state -> Bool in
+        let begins = update { state -> Bool in
             guard !state.following, !state.stopping else { return false }
             state.following = true
+            state.requests &+= 1
             return true
         }
-        if begun { Thread { [self] in watchJournal() }.start() }
+        if begins { Self.spawn("juice.follow.\(name)") { [self] in watchJournal() } }
     }
 
     /// Delivers everything pending now: the oldest undelivered event is attempted at
     /// once even if its next attempt was scheduled later. Returns when caught up, when
-    /// disabled, or when a failed event's next attempt is further away than
-    /// `patience` (nearer ones are awaited).
+    /// disabled, when another runner holds the lease, or when a failed event's next
+    /// attempt is further away than `patience` (nearer ones are awaited).
     @discardableResult
     public func deliverPending(waitingAtMost patience: Duration = .zero) async -> DeliveryPhase {
-        let target = state.withLock { state -> UInt64 in
+        let target = update { state -> UInt64 in
             state.forceAttempt = true
             state.requests &+= 1
             return state.requests
         }
         start()
-        signal.signal()
-        let patienceSeconds = Double(patience.components.seconds) + Double(patience.components.attoseconds) / 1e18
-        while true {
-            let (phase, settled, finished) = state.withLock { ($0.phase, $0.settled, $0.finished || ($0.stopping && $0.loop == nil)) }
-            if finished { return .stopped }
-            if settled >= target {
-                switch phase {
-                case .caughtUp, .disabled, .stopped: return phase
-                case .waitingForRetry(let until) where until - Date().timeIntervalSince1970 > patienceSeconds: return phase
-                default: break
-                }
+        let patienceSeconds = Double(TimeSpan(patience).totalNanoseconds) / 1e9
+        let isAnswered: @Sendable (State) -> Bool = { state in
+            if state.finished || state.stopping { return true }
+            guard state.settled >= target else { return false }
+            switch state.phase {
+            case .caughtUp, .disabled, .stopped, .leftToAnotherRunner: return true
+            case .waitingForRetry(let until): return until - Date().timeIntervalSince1970 > patienceSeconds
+            case .starting, .delivering: return false
             }
-            try? await Task.sleep(for: .milliseconds(5))
         }
+        _ = await waiters.wait(until: nil, current: { state.withLock { isAnswered($0) } }, for: isAnswered)
+        return state.withLock { $0.finished || $0.stopping ? .stopped : $0.phase }
     }
 
     /// Re-enables a disabled subscriber, forgets the failing event's attempts (it gets
@@ -148,8 +165,10 @@ public final class DurableDelivery: Sendable {
     /// those that succeed), then delivers what is pending as `deliverPending` does.
     @discardableResult
     public func retry(deadLetters: Bool, waitingAtMost patience: Duration = .zero) async -> DeliveryPhase {
-        _ = write { () throws(StoreError) in try journal.setRetryState(nil, for: name) }
-        if deadLetters { state.withLock { $0.redeliverDeadLetters = true } }
+        let journal = journal
+        let name = name
+        _ = await Self.offPool { [self] in write { () throws(StoreError) in try journal.setRetryState(nil, for: name) } }
+        if deadLetters { update { $0.redeliverDeadLetters = true } }
         return await deliverPending(waitingAtMost: patience)
     }
 
@@ -158,27 +177,21 @@ public final class DurableDelivery: Sendable {
     /// under way then is cancelled and its event stays undelivered in the journal.
     public func shutdown(deadline: ContinuousClock.Instant) async {
         let target = state.withLock { $0.requests }
-        while ContinuousClock.now < deadline {
-            let done = state.withLock { $0.loop == nil || $0.finished || $0.settled >= target }
-            if done { break }
-            try? await Task.sleep(for: .milliseconds(2))
-        }
-        let loop = state.withLock { state -> Task<Void, Never>? in
+        let isIdle: @Sendable (State) -> Bool = { !$0.started || $0.finished || $0.settled >= target }
+        _ = await waiters.wait(until: deadline, current: { state.withLock { isIdle($0) } }, for: isIdle)
+        let current = update { state -> Task<Void, Never>? in
             state.stopping = true
-            return state.loop
+            return state.current
         }
-        signal.signal()
-        while ContinuousClock.now < deadline {
-            let done = state.withLock { ($0.finished || $0.loop == nil) && (!$0.following || $0.followerFinished) }
-            if done { break }
-            try? await Task.sleep(for: .milliseconds(2))
+        current?.cancel()
+        let isFinished: @Sendable (State) -> Bool = { !$0.started || $0.finished }
+        _ = await waiters.wait(until: deadline, current: { state.withLock { isFinished($0) } }, for: isFinished)
+        // A runner stuck past the deadline (a write waiting for another process's
+        // lock) writes nothing more once it sees this; it lets its lease go when it ends.
+        update { state in
+            state.writesClosed = true
+            state.phase = .stopped
         }
-        writes.withLock { closed in
-            if !closed { persistCursorHoldingWrites() }
-            closed = true
-        }
-        loop?.cancel()
-        state.withLock { $0.phase = .stopped }
     }
 
     // MARK: Observation
@@ -189,16 +202,38 @@ public final class DurableDelivery: Sendable {
     /// What the runner did in this process.
     public var statistics: DeliveryStatistics { state.withLock { $0.statistics } }
 
-    // MARK: The loop
+    // MARK: The runner's thread
 
     var isStopping: Bool { state.withLock { $0.stopping } }
 
-    private func run() async {
+    /// Changes the state, wakes the runner's thread and the async callers it satisfies.
+    @discardableResult
+    func update<Result: Sendable>(_ body: (inout State) -> Result) -> Result {
+        state.change { state -> Result in
+            let result = body(&state)
+            waiters.resumeSatisfied(by: state)
+            return result
+        }
+    }
+
+    private func run() {
         while !isStopping {
-            signal.rearm()
             let served = state.withLock { $0.requests }
-            if state.withLock({ state in defer { state.redeliverDeadLetters = false }; return state.redeliverDeadLetters }) {
-                await redeliverDeadLetters()
+            wakeQueued.store(false, ordering: .sequentiallyConsistent)
+            switch takeLease() {
+            case .held: break
+            case .heldElsewhere:
+                settle(.leftToAnotherRunner, served: served)
+                let following = state.withLock { $0.following }
+                waitForWork(after: served, until: following ? .now + Self.leaseRetryInterval : nil)
+                continue
+            case .unavailable:
+                settle(.waitingForRetry(until: Date().timeIntervalSince1970 + 1), served: served)
+                waitForWork(after: served, until: .now + .seconds(1))
+                continue
+            }
+            if update({ state in defer { state.redeliverDeadLetters = false }; return state.redeliverDeadLetters }) {
+                redeliverDeadLetters()
             }
             let cursor: Int64
             let batch: [EventEnvelope]
@@ -207,42 +242,65 @@ public final class DurableDelivery: Sendable {
                 cursor = max(try journal.cursor(named: name), state.withLock { $0.handledUpTo })
                 batch = try journal.events(after: cursor, limit: Self.batchSize)
                 retry = try journal.retryState(for: name)
-                state.withLock { $0.handledUpTo = max($0.handledUpTo, cursor) }
+                update { $0.handledUpTo = max($0.handledUpTo, cursor) }
             } catch {
                 reportStoreFailure(error)
                 settle(.waitingForRetry(until: Date().timeIntervalSince1970 + 1), served: served)
-                await signal.wait(timeout: .seconds(1))
+                waitForWork(after: served, until: .now + .seconds(1))
                 continue
             }
             if let retry, retry.disabled {
                 persistCursor()
                 settle(.disabled(reason: retry.lastError), served: served)
-                await signal.wait(timeout: nil)
+                waitForWork(after: served, until: nil)
                 continue
             }
             if batch.isEmpty {
                 persistCursor()
                 settle(.caughtUp, served: served)
-                await signal.wait(timeout: nil)
+                waitForWork(after: served, until: nil)
                 continue
             }
-            state.withLock { $0.phase = .delivering }
-            await deliver(batch, retry: retry, served: served)
+            update { $0.phase = .delivering }
+            deliver(batch, retry: retry, served: served)
         }
         persistCursor()
-        state.withLock { state in
+        // Let the lease go before saying so: a runner started after `shutdown`
+        // returned can take it at once.
+        state.withLock { $0.lease.take() }?.release()
+        update { state in
             state.finished = true
             state.phase = .stopped
         }
     }
 
+    private enum LeaseStanding { case held, heldElsewhere, unavailable }
+
+    /// Whether this runner holds the lease, taking it if it is free; a store that
+    /// cannot say is reported (once) and asked again a second later.
+    private func takeLease() -> LeaseStanding {
+        if state.withLock({ $0.lease != nil }) { return .held }
+        do throws(StoreError) {
+            guard let lease = try journal.takeDeliveryLease(for: name) else { return .heldElsewhere }
+            update { $0.lease = lease }
+            return .held
+        } catch {
+            reportStoreFailure(error)
+            return .unavailable
+        }
+    }
+
+    /// Sleeps on the state until a wake-up after `served`, shutdown, or `deadline`.
+    private func waitForWork(after served: UInt64, until deadline: ContinuousClock.Instant?) {
+        _ = state.wait(until: deadline) { $0.requests != served || $0.stopping }
+    }
+
     /// Delivers `batch` in order until it ends, an event fails or must wait.
-    private func deliver(_ batch: [EventEnvelope], retry: DeliveryRetryState?, served: UInt64) async {
-        var lastWrite = ContinuousClock.now
+    private func deliver(_ batch: [EventEnvelope], retry: DeliveryRetryState?, served: UInt64) {
         for envelope in batch {
             if isStopping { return }
             if let kinds, !kinds.contains(envelope.event.kind) {
-                state.withLock { $0.handledUpTo = envelope.sequence; $0.statistics.skipped += 1 }
+                update { $0.handledUpTo = envelope.sequence; $0.statistics.skipped += 1 }
                 continue
             }
             var attempts = 0
@@ -250,59 +308,70 @@ public final class DurableDelivery: Sendable {
             if let retry, retry.sequence == envelope.sequence {
                 attempts = retry.attempts
                 let wait = retry.nextAttemptAt - Date().timeIntervalSince1970
-                let forced = state.withLock { state in defer { state.forceAttempt = false }; return state.forceAttempt }
+                let forced = update { state in defer { state.forceAttempt = false }; return state.forceAttempt }
                 if wait > 0, forced { early = retry }
                 if wait > 0, !forced {
                     persistCursor()
                     settle(.waitingForRetry(until: retry.nextAttemptAt), served: served)
-                    await signal.wait(timeout: .milliseconds(Int64(min(wait, 86_400 * 7) * 1000) + 1))
+                    // One timed wait for the scheduled time; a wake-up ends it early.
+                    waitForWork(after: served, until: .now + .milliseconds(Int64(min(wait, 86_400 * 7) * 1000) + 1))
                     return
                 }
             }
-            state.withLock { state in
+            update { state in
                 state.forceAttempt = false
                 state.statistics.attempts += 1
             }
-            do throws(DeliveryFailure) {
-                try await destination.deliver(envelope)
-            } catch {
+            if let failure = attempt(envelope) {
                 persistCursor()
-                recordFailure(of: envelope, attempt: attempts + 1, failure: error, early: early)
+                recordFailure(of: envelope, attempt: attempts + 1, failure: failure, early: early)
                 return
             }
-            state.withLock { $0.handledUpTo = envelope.sequence; $0.statistics.delivered += 1 }
+            update { $0.handledUpTo = envelope.sequence; $0.statistics.delivered += 1 }
             if attempts > 0 {
                 _ = write { () throws(StoreError) in try journal.setRetryState(nil, for: name) }
             }
-            // Coalesce cursor writes only while they would cost more than a tenth of
-            // the time spent delivering: slow endpoints get a write per event.
-            let sinceWrite = ContinuousClock.now - lastWrite
-            if sinceWrite >= Self.cursorWriteInterval || sinceWrite >= state.withLock({ $0.cursorWriteCost }) * 10 {
-                persistCursor()
-                lastWrite = .now
-            }
+            persistCursor()
         }
-        persistCursor()
+    }
+
+    /// Hands `envelope` to the destination in a task (cancelled by shutdown) and
+    /// waits for it on this thread; the failure, if it failed.
+    func attempt(_ envelope: EventEnvelope) -> DeliveryFailure? {
+        let outcome = Locked<DeliveryFailure?>(nil)
+        let done = DispatchSemaphore(value: 0)
+        let destination = destination
+        let task = Task.detached {
+            do throws(DeliveryFailure) {
+                try await destination.deliver(envelope)
+            } catch {
+                outcome.withLock { $0 = error }
+            }
+            done.signal()
+        }
+        if update({ state in state.current = task; return state.stopping }) { task.cancel() }
+        done.wait()
+        update { $0.current = nil }
+        return outcome.withLock { $0 }
     }
 
     private func watchJournal() {
         var seen = (try? journal.lastSequence()) ?? 0
         while !isStopping {
             do {
-                if try journal.waitForEvents(after: seen, timeout: .milliseconds(200)) {
+                if try journal.waitForEvents(after: seen, timeout: Self.followBound) {
                     seen = try journal.lastSequence()
                     wake()
                 }
             } catch {
                 reportStoreFailure(error)
-                Thread.sleep(forTimeInterval: 1)
+                _ = state.wait(until: .now + .seconds(1)) { $0.stopping }
             }
         }
-        state.withLock { $0.followerFinished = true }
     }
 
     private func settle(_ phase: DeliveryPhase, served: UInt64) {
-        state.withLock { state in
+        update { state in
             state.phase = phase
             state.settled = max(state.settled, served)
         }
@@ -311,41 +380,42 @@ public final class DurableDelivery: Sendable {
     /// Runs `body` unless shutdown has closed the journal to this runner; a store
     /// failure is reported. Returns whether it ran and succeeded.
     func write(_ body: () throws(StoreError) -> Void) -> Bool {
-        writes.withLock { closed -> Bool in
-            guard !closed else { return false }
-            do throws(StoreError) {
-                try body()
-                return true
-            } catch {
-                reportStoreFailure(error)
-                return false
-            }
+        guard !state.withLock({ $0.writesClosed }) else { return false }
+        do throws(StoreError) {
+            try body()
+            return true
+        } catch {
+            reportStoreFailure(error)
+            return false
         }
     }
 
     func persistCursor() {
-        writes.withLock { closed in if !closed { persistCursorHoldingWrites() } }
-    }
-
-    private func persistCursorHoldingWrites() {
         let (target, needed) = state.withLock { ($0.handledUpTo, $0.handledUpTo > $0.persistedUpTo) }
         guard needed else { return }
-        do throws(StoreError) {
-            let started = ContinuousClock.now
-            try journal.setCursor(named: name, to: target)
-            let cost = ContinuousClock.now - started
-            state.withLock { state in
-                state.persistedUpTo = max(state.persistedUpTo, target)
-                state.cursorWriteCost = cost
-            }
-        } catch {
-            reportStoreFailure(error)
+        if write({ () throws(StoreError) in try journal.setCursor(named: name, to: target) }) {
+            update { $0.persistedUpTo = max($0.persistedUpTo, target) }
         }
     }
 
     private func reportStoreFailure(_ error: StoreError) {
-        if state.withLock({ state in defer { state.storeFailureReported = true }; return !state.storeFailureReported }) {
+        if update({ state in defer { state.storeFailureReported = true }; return !state.storeFailureReported }) {
             reportError("cannot read or update its place in the journal: \(error); delivery resumes when the store answers")
+        }
+    }
+
+    /// Runs `body` on a thread of its own, named for debuggers.
+    static func spawn(_ label: String, _ body: @escaping @Sendable () -> Void) {
+        let thread = Thread { body() }
+        thread.name = label
+        thread.start()
+    }
+
+    /// Runs blocking `body` on a thread of its own and awaits its result, so the
+    /// cooperative pool never waits on the store.
+    static func offPool<T: Sendable>(_ body: @escaping @Sendable () -> T) async -> T {
+        await withCheckedContinuation { continuation in
+            spawn("juice.delivery.call") { continuation.resume(returning: body()) }
         }
     }
 }

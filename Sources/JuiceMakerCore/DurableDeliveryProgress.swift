@@ -11,6 +11,9 @@ public enum DeliveryPhase: Sendable, Equatable {
     /// The destination refused for good; nothing is delivered until
     /// `juice subscribers retry` re-enables it.
     case disabled(reason: String)
+    /// Another runner (in this or another process) holds the subscriber's delivery
+    /// lease and delivers its events; this one waits its turn.
+    case leftToAnotherRunner
     /// `shutdown` has run.
     case stopped
 }

@@ -1,3 +1,5 @@
+import Locking
+
 /// An event a durable subscriber gave up on after its last attempt.
 public struct DeadLetter: Sendable, Equatable {
     public let subscriber: String
@@ -57,4 +59,30 @@ public protocol EventJournal: AnyObject, Sendable {
 
     /// Replaces a durable subscriber's retry state; `nil` clears it.
     func setRetryState(_ state: DeliveryRetryState?, for subscriber: String) throws(StoreError)
+
+    /// Takes the right to deliver `subscriber`'s events from this journal, without
+    /// waiting: `nil` when another runner holds it (in this process or another one).
+    /// At most one runner per subscriber and journal holds it at a time; it is held
+    /// until `release()`, the lease's end of life, or the end of the process (so a
+    /// crash frees it).
+    func takeDeliveryLease(for subscriber: String) throws(StoreError) -> DeliveryLease?
+}
+
+/// The right to deliver one durable subscriber's events (see
+/// `EventJournal.takeDeliveryLease(for:)`). Released once: by `release()` or when the
+/// last reference goes.
+public final class DeliveryLease: Sendable {
+    private let onRelease: Locked<(@Sendable () -> Void)?>
+
+    /// A lease that runs `onRelease` once when it is given up.
+    public init(onRelease: @escaping @Sendable () -> Void) {
+        self.onRelease = Locked(onRelease)
+    }
+
+    /// Gives the lease up. Later calls do nothing.
+    public func release() {
+        onRelease.withLock { $0.take() }?()
+    }
+
+    deinit { release() }
 }

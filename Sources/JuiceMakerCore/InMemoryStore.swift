@@ -16,8 +16,11 @@ public final class InMemoryStore: StockStore, EventJournal {
     }
 
     private let state: Locked<State>
-    private let arrivals = NSCondition()
+    /// Counts commits that added events; `waitForEvents` callers wait on it.
+    private let arrivals = LockedCondition<UInt64>(0)
     private let waiters = Atomic<Int>(0)
+    /// Subscribers whose delivery lease is held.
+    private let leases = Locked<Set<String>>([])
     private static let path = ":memory:"
 
     /// A store holding `initialStock`, with an empty journal.
@@ -43,10 +46,10 @@ public final class InMemoryStore: StockStore, EventJournal {
             state.journal.append(contentsOf: change.events)
             return change
         }
+        // A waiter counts itself before it looks at the journal, and this looks at
+        // the count after appending: one of the two sees the other.
         if !change.events.isEmpty, waiters.load(ordering: .sequentiallyConsistent) > 0 {
-            arrivals.lock()
-            arrivals.broadcast()
-            arrivals.unlock()
+            arrivals.change { $0 &+= 1 }
         }
         return change
     }
@@ -64,21 +67,23 @@ public final class InMemoryStore: StockStore, EventJournal {
         }
     }
 
+    /// Wakes at the commit that adds the event, or at `timeout`; never polls.
     public func waitForEvents(after sequence: Int64, timeout: Duration) throws(StoreError) -> Bool {
-        let deadline = Date().addingTimeInterval(Double(timeout.components.seconds)
-            + Double(timeout.components.attoseconds) / 1e18)
+        let deadline = ContinuousClock.now.advanced(by: timeout)
         waiters.add(1, ordering: .sequentiallyConsistent)
         defer { waiters.subtract(1, ordering: .sequentiallyConsistent) }
-        arrivals.lock()
-        defer { arrivals.unlock() }
-        while true {
-            if try lastSequence() > sequence { return true }
-            let now = Date()
-            if now >= deadline { return false }
-            // A bounded slice: a wake-up missed between the check and the wait costs
-            // at most this long.
-            _ = arrivals.wait(until: min(deadline, now.addingTimeInterval(0.05)))
+        // The journal is read under the condition's lock, so a commit's wake-up
+        // cannot fall between the look and the wait.
+        return arrivals.wait(until: deadline) { _ in
+            state.withLock { Int64($0.journal.count) } > sequence
         }
+    }
+
+    /// A process-local lease: one runner per subscriber on this store.
+    public func takeDeliveryLease(for subscriber: String) throws(StoreError) -> DeliveryLease? {
+        guard leases.withLock({ $0.insert(subscriber).inserted }) else { return nil }
+        let leases = leases
+        return DeliveryLease { leases.withLock { _ = $0.remove(subscriber) } }
     }
 
     public func cursor(named name: String) throws(StoreError) -> Int64 {

@@ -47,3 +47,9 @@ final class JournalView: EventJournal {
         try journal.setRetryState(state, for: subscriber)
     }
 }
+
+extension JournalView {
+    func takeDeliveryLease(for subscriber: String) throws(StoreError) -> DeliveryLease? {
+        try journal.takeDeliveryLease(for: subscriber)
+    }
+}

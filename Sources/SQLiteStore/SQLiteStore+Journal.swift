@@ -2,8 +2,8 @@ import Foundation
 import JuiceMakerCore
 
 extension SQLiteStore {
-    /// How often `waitForEvents` looks for commits made by other processes.
-    static let followInterval = Duration.milliseconds(10)
+    /// How often one waiter looks for commits made by other processes.
+    static let followInterval = Duration.milliseconds(25)
 
     public func lastSequence() throws(StoreError) -> Int64 {
         try reader.withLock { connection throws(StoreError) in try connection.lastSequence() }
@@ -14,30 +14,49 @@ extension SQLiteStore {
         return try reader.withLock { connection throws(StoreError) in try connection.events(after: sequence, limit: limit) }
     }
 
-    /// Sees a commit of this process at once and one of another process within
-    /// `followInterval` plus a query: it sleeps between looks at `PRAGMA data_version`,
-    /// which costs microseconds and changes only when someone committed.
+    /// Sees a commit of this process at once (a condition variable) and one of
+    /// another process within `followInterval` plus a query: however many threads
+    /// wait, one of them (the poller) looks at `PRAGMA data_version`, which costs
+    /// microseconds and changes only when someone committed, and wakes the others.
     public func waitForEvents(after sequence: Int64, timeout: Duration) throws(StoreError) -> Bool {
-        let clock = ContinuousClock()
-        let deadline = clock.now.advanced(by: timeout)
+        let deadline = ContinuousClock.now.advanced(by: timeout)
         waiters.add(1, ordering: .sequentiallyConsistent)
         defer { waiters.subtract(1, ordering: .sequentiallyConsistent) }
         var seenVersion: Int64?
+        var isPoller = false
+        defer { if isPoller { arrivals.change { $0.polling = false } } }
         while true {
+            // Read before looking: a local commit after this changes it.
+            let generation = arrivals.withLock { $0.generation }
             let (version, last) = try reader.withLock { connection throws(StoreError) -> (Int64, Int64?) in
                 let version = try connection.dataVersion()
                 // The version is read first, so the sequence read after it is at least as new.
                 return (version, version == seenVersion ? nil : try connection.lastSequence())
             }
+            // The first to see a commit made elsewhere wakes the others.
+            let isNews = arrivals.withLock { arrivals -> Bool in
+                defer { arrivals.version = version }
+                return arrivals.version.map { $0 != version } ?? false
+            }
+            if isNews { arrivals.change { $0.generation &+= 1 } }
             if let last, last > sequence { return true }
             seenVersion = version
-            let now = clock.now
-            guard now < deadline else { return false }
-            let slice = min(deadline - now, Self.followInterval)
-            let seconds = Double(slice.components.seconds) + Double(slice.components.attoseconds) / 1e18
-            arrivals.lock()
-            _ = arrivals.wait(until: Date().addingTimeInterval(seconds))
-            arrivals.unlock()
+            guard ContinuousClock.now < deadline else { return false }
+            if !isPoller {
+                isPoller = arrivals.withLock { arrivals -> Bool in
+                    guard !arrivals.polling else { return false }
+                    arrivals.polling = true
+                    return true
+                }
+            }
+            if isPoller {
+                // The poller wakes at a local commit or after the interval, and looks.
+                _ = arrivals.wait(until: min(deadline, .now + Self.followInterval)) { $0.generation != generation }
+            } else {
+                // The others wake when the poller saw something, a local commit came,
+                // or the poller left (one of them takes over).
+                _ = arrivals.wait(until: deadline) { $0.generation != generation || !$0.polling }
+            }
         }
     }
 
@@ -47,8 +66,15 @@ extension SQLiteStore {
         }
     }
 
+    /// Written with `synchronous=NORMAL` whatever the store's durability: a cursor
+    /// write survives a crash of the process (what the at-most-one-resend-per-crash
+    /// promise needs) without waiting for `fsync`; a power loss may take the last
+    /// cursor moves back, which only resends events (the journal itself stays `FULL`).
     public func setCursor(named name: String, to sequence: Int64) throws(StoreError) {
         try writer.withLock { connection throws(StoreError) in
+            let relaxed = durability != .normal
+            if relaxed { try connection.execute(Durability.normal.pragma) }
+            defer { if relaxed { try? connection.execute(durability.pragma) } }
             try connection.writeTransaction { () throws(StoreError) in
                 // Cursors only move forward, also when two processes deliver at once.
                 try connection.run("""

@@ -24,9 +24,12 @@ public final class SQLiteStore: StockStore, EventJournal {
     // committed state through the write-ahead log, neither waiting for the other.
     let writer: Locked<Connection>
     let reader: Locked<Connection>
-    /// Wakes this process's `waitForEvents` callers after a local commit.
-    let arrivals = NSCondition()
+    /// What this process's `waitForEvents` callers wait on: local commits, and the
+    /// one of them that looks for other processes' commits (see `Arrivals`).
+    let arrivals = LockedCondition(Arrivals())
     let waiters = Atomic<Int>(0)
+    /// How commits are made durable; cursor writes use `.normal` (see `setCursor`).
+    let durability: Durability
 
     /// Opens the store at `path`, creating it (and its directories, user-only) with
     /// `initialStock` if there is no file yet, and migrating an older one.
@@ -41,6 +44,7 @@ public final class SQLiteStore: StockStore, EventJournal {
         initialStock: Stock = Stock(repeating: Stock.defaultInitialQuantity)
     ) throws(StoreError) {
         self.path = path
+        self.durability = durability
         if let fruit = Fruit.allCases.first(where: { initialStock[$0] < 0 }) {
             throw StoreError(.io, path: path, detail: "the initial stock of \(fruit.id) is negative; configure 0 or more")
         }
@@ -98,8 +102,6 @@ public final class SQLiteStore: StockStore, EventJournal {
 
     private func wakeWaiters() {
         guard waiters.load(ordering: .sequentiallyConsistent) > 0 else { return }
-        arrivals.lock()
-        arrivals.broadcast()
-        arrivals.unlock()
+        arrivals.change { $0.generation &+= 1 }
     }
 }

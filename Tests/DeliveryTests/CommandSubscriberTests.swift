@@ -78,6 +78,21 @@ import Testing
         #expect(delivery.statistics.delivered == 7)
     }
 
+    @Test func aProgramThatClosesItsInputFailsTheAttemptWithoutSIGPIPE() async throws {
+        let directory = try TemporaryDirectory()
+        let rig = Rig()
+        // Closes its stdin at once and stays: every write finds no reader (EPIPE).
+        let plugin = try subscriber(rig, script: "exec 0<&-; exec sleep 30", directory: directory)
+        try plugin.attach(to: rig.host)
+        try rig.maker.make(.banana)
+        let delivery = try #require(plugin.delivery)
+        // Eleven refused attempts each, then dead letters: this process is still here to see it.
+        #expect(await delivery.deliverPending(waitingAtMost: .seconds(5)) == .caughtUp)
+        await plugin.shutdown(deadline: .now + .seconds(1))  // the program never reads end-of-file: SIGTERM
+        #expect(delivery.statistics.deadLettered == 2)
+        #expect(rig.errors.all.contains { $0.contains("sh: the program") && $0.contains("input") }, "\(rig.errors.all)")
+    }
+
     @Test func aMissingProgramIsAConfigurationErrorNamingTheField() throws {
         let rig = Rig()
         do {
@@ -90,5 +105,23 @@ import Testing
         #expect(throws: ConfigurationError.self) {
             try CommandSubscriber(configuration: section([("command", .array([]))]), context: rig.context())
         }
+    }
+
+    @Test(arguments: [ConfigValue.number(0), .number(-1), .number(3_601), .string("10")])
+    func aTimeoutOutsideItsRangeIsAConfigurationError(timeout: ConfigValue) throws {
+        let rig = Rig()
+        do {
+            _ = try CommandSubscriber(
+                configuration: section([("command", .array([.string("/bin/cat")])), ("timeoutSeconds", timeout)]),
+                context: rig.context())
+            Issue.record("expected a configuration error")
+        } catch {
+            #expect(error.path == "subscribers[0].timeoutSeconds")
+        }
+        let plugin = try CommandSubscriber(
+            configuration: section([("command", .array([.string("/bin/cat")])), ("timeoutSeconds", .number(0.25))]),
+            context: rig.context())
+        #expect(plugin.timeoutSeconds == 0.25)
+        #expect(try CommandSubscriber(configuration: section([("command", .array([.string("/bin/cat")]))]), context: rig.context()).timeoutSeconds == 10)
     }
 }

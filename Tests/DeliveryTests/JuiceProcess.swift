@@ -1,4 +1,5 @@
 import Foundation
+import JuiceMakerCore
 
 /// A temporary directory with a config and a store, in which the built `juice`
 /// binary runs as real processes.
@@ -10,10 +11,20 @@ final class JuiceWorkspace {
     /// `subscribers` is the config's `subscribers` array as JSON text.
     init(subscribers: String, flushDeadlineSeconds: Double = 2) throws {
         directory = try TemporaryDirectory()
-        configPath = directory.file("config.json")
         storePath = directory.file("juice.db")
+        configPath = try Self.writeConfig(
+            directory.file("config.json"), subscribers: subscribers, flushDeadlineSeconds: flushDeadlineSeconds)
+    }
+
+    /// Another config in the workspace (for `start(_:config:)`); returns its path.
+    func config(_ name: String, subscribers: String, flushDeadlineSeconds: Double = 2) throws -> String {
+        try Self.writeConfig(directory.file(name), subscribers: subscribers, flushDeadlineSeconds: flushDeadlineSeconds)
+    }
+
+    private static func writeConfig(_ path: String, subscribers: String, flushDeadlineSeconds: Double) throws -> String {
         let config = #"{"initialStock": 100000, "flushDeadlineSeconds": \#(flushDeadlineSeconds), "subscribers": \#(subscribers)}"#
-        try Data(config.utf8).write(to: URL(fileURLWithPath: configPath))
+        try Data(config.utf8).write(to: URL(fileURLWithPath: path))
+        return path
     }
 
     /// The `juice` executable built beside this test bundle.
@@ -26,11 +37,12 @@ final class JuiceWorkspace {
         return candidates.compactMap { $0 }.first { FileManager.default.isExecutableFile(atPath: $0) } ?? "juice"
     }()
 
-    /// Starts `juice <arguments> --config … --store …`; output goes to files.
-    func start(_ arguments: [String]) throws -> Process {
+    /// Starts `juice <arguments> --config … --store …` (the workspace's config unless
+    /// `config` names another); output goes to files.
+    func start(_ arguments: [String], config: String? = nil) throws -> Process {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: Self.binary)
-        process.arguments = arguments + ["--config", configPath, "--store", storePath, "--quiet"]
+        process.arguments = arguments + ["--config", config ?? configPath, "--store", storePath, "--quiet"]
         process.environment = ["HOME": directory.path, "PATH": "/usr/bin:/bin", "LANG": "C"]
         process.currentDirectoryURL = URL(fileURLWithPath: directory.path)
         process.standardOutput = FileHandle.nullDevice
@@ -43,10 +55,24 @@ final class JuiceWorkspace {
 
     /// Runs `juice <arguments>` to the end; returns its exit status.
     @discardableResult
-    func run(_ arguments: [String]) throws -> Int32 {
-        let process = try start(arguments)
+    func run(_ arguments: [String], config: String? = nil) throws -> Int32 {
+        let process = try start(arguments, config: config)
         process.waitUntilExit()
         return process.terminationStatus
+    }
+
+    /// The ids of the store's juiceMade events, through `juice events --json`.
+    func juiceMadeIDs() throws -> [String] {
+        let output = directory.file("events.json")
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: Self.binary)
+        process.arguments = ["events", "--type", "juiceMade", "--json", "--limit", "100000", "--config", configPath, "--store", storePath]
+        _ = FileManager.default.createFile(atPath: output, contents: nil)
+        process.standardOutput = FileHandle(forWritingAtPath: output)
+        try process.run()
+        process.waitUntilExit()
+        let text = try String(contentsOfFile: output, encoding: .utf8)
+        return try text.split(separator: "\n").map { try CloudEventFormat.decode(String($0)).id.description }
     }
 
     /// Everything every `juice` process wrote to stderr.
@@ -56,4 +82,23 @@ final class JuiceWorkspace {
             try? String(contentsOfFile: directory.file($0), encoding: .utf8)
         }.joined()
     }
+}
+
+/// Waits for `process` to exit, at most `seconds` (only a hang reaches that, and
+/// the process is then killed); returns whether it exited by itself. The exit is
+/// waited for on threads of their own and signalled, not polled.
+func waitForExit(_ process: Process, within seconds: Double = 10) async -> Bool {
+    let exit = DispatchSemaphore(value: 0)
+    Thread {
+        process.waitUntilExit()
+        exit.signal()
+    }.start()
+    let exited = await withCheckedContinuation { continuation in
+        Thread { continuation.resume(returning: exit.wait(timeout: .now() + seconds) == .success) }.start()
+    }
+    if !exited {
+        kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+    }
+    return exited
 }

@@ -1,0 +1,66 @@
+import Dispatch
+import Locking
+
+/// Async callers waiting for a value kept elsewhere (behind its owner's lock) to
+/// reach some state: each registers a condition; whoever changes the value calls
+/// `resumeSatisfied(by:)` with the new value, and a caller's deadline is one
+/// scheduled wake-up. Nobody sleeps in a loop, and no thread of the cooperative
+/// pool is blocked.
+public final class AsyncWaiters<Value>: Sendable {
+    private struct Waiter {
+        let isSatisfied: @Sendable (Value) -> Bool
+        let continuation: CheckedContinuation<Bool, Never>
+    }
+
+    private struct Registry {
+        var waiters: [UInt64: Waiter] = [:]
+        var next: UInt64 = 0
+    }
+
+    private let registry = Locked(Registry())
+
+    public init() {}
+
+    /// Returns `true` once `isSatisfied` holds for a value passed to
+    /// `resumeSatisfied` (or `current()` says it holds now: it is asked first, and
+    /// again once the caller is registered), `false` at `deadline`.
+    public func wait(
+        until deadline: ContinuousClock.Instant?, current: () -> Bool,
+        for isSatisfied: @escaping @Sendable (Value) -> Bool
+    ) async -> Bool {
+        if current() { return true }
+        return await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
+            let id = registry.withLock { registry -> UInt64 in
+                registry.next &+= 1
+                registry.waiters[registry.next] = Waiter(isSatisfied: isSatisfied, continuation: continuation)
+                return registry.next
+            }
+            // A change between the first look and the registration is caught here.
+            if current() { resume(id, returning: true) }
+            if let deadline {
+                let left = TimeSpan(ContinuousClock.now.duration(to: deadline))
+                DispatchQueue.global().asyncAfter(deadline: .now() + .nanoseconds(left.totalNanoseconds)) { [self] in
+                    resume(id, returning: false)
+                }
+            }
+        }
+    }
+
+    /// Resumes every caller `value` satisfies. Call it under the lock that guards the
+    /// value, right after changing it, so no change is missed.
+    public func resumeSatisfied(by value: Value) {
+        let ready = registry.withLock { registry -> [CheckedContinuation<Bool, Never>] in
+            var ready: [CheckedContinuation<Bool, Never>] = []
+            for (id, waiter) in registry.waiters where waiter.isSatisfied(value) {
+                ready.append(waiter.continuation)
+                registry.waiters[id] = nil
+            }
+            return ready
+        }
+        for continuation in ready { continuation.resume(returning: true) }
+    }
+
+    private func resume(_ id: UInt64, returning satisfied: Bool) {
+        registry.withLock { $0.waiters.removeValue(forKey: id) }?.continuation.resume(returning: satisfied)
+    }
+}

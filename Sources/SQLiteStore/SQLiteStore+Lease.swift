@@ -1,0 +1,51 @@
+import Foundation
+import JuiceMakerCore
+
+/// What `waitForEvents` callers of one store share (see `SQLiteStore.arrivals`).
+struct Arrivals {
+    /// Moves on at every local commit with events and whenever the poller saw one
+    /// made elsewhere.
+    var generation: UInt64 = 0
+    /// Whether a waiter is looking for other processes' commits now.
+    var polling = false
+    /// The reader connection's `PRAGMA data_version` at the last look.
+    var version: Int64?
+}
+
+extension SQLiteStore {
+    /// The lease is an exclusive `flock` on `<store>.lease-<subscriber>` (created
+    /// user-only): the kernel frees it when its holder exits, also on a crash or
+    /// SIGKILL, and two opens in one process exclude each other as two processes do.
+    public func takeDeliveryLease(for subscriber: String) throws(StoreError) -> DeliveryLease? {
+        let file = Self.leasePath(store: path, subscriber: subscriber)
+        let descriptor = open(file, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+        guard descriptor >= 0 else {
+            throw StoreError(.inaccessible, path: path, detail:
+                "cannot open the delivery lease \(file) (\(String(cString: strerror(errno)))); make the store's directory writable")
+        }
+        guard flock(descriptor, LOCK_EX | LOCK_NB) == 0 else {
+            let error = errno
+            close(descriptor)
+            if error == EWOULDBLOCK { return nil }
+            throw StoreError(.io, path: path, detail:
+                "cannot lock the delivery lease \(file) (\(String(cString: strerror(error))))")
+        }
+        return DeliveryLease { close(descriptor) }
+    }
+
+    /// `<store>.lease-<subscriber>`, the name's bytes other than letters, digits,
+    /// `.`, `_` and `-` written as `%XX`.
+    static func leasePath(store: String, subscriber: String) -> String {
+        var name = ""
+        for byte in subscriber.utf8 {
+            switch byte {
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+                 UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "-"):
+                name.append(Character(Unicode.Scalar(byte)))
+            default:
+                name += String(format: "%%%02X", byte)
+            }
+        }
+        return "\(store).lease-\(name)"
+    }
+}

@@ -1,0 +1,130 @@
+import Foundation
+import JuiceMakerCore
+import Locking
+import SQLiteStore
+import Testing
+
+/// What `juice deliver` must never do: poll while idle, stall on blocking I/O, or wait
+/// without a bound (one deliverer per subscriber: `JuiceDeliverTests`).
+/// Real `juice` processes, real programs, real SQLite files, a real loopback server.
+@Suite struct DeliveryBoundsTests {
+    /// `count` command subscribers named `sub-0`…, each running `script` with `$N` set to its number.
+    private func commandSubscribers(_ count: Int, script: String, extra: String = "") -> String {
+        let items = (0..<count).map { index in
+            #"{"type": "command", "name": "sub-\#(index)", "command": ["/bin/sh", "-c", "N=\#(index); \#(script)"], "events": ["juiceMade"]\#(extra)}"#
+        }
+        return "[" + items.joined(separator: ", ") + "]"
+    }
+
+    /// Voluntary context switches of every thread of `pid` (each is one wake-up from a wait).
+    private func wakeUps(_ pid: Int32) -> Int {
+        let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task")) ?? []
+        return tasks.reduce(0) { total, task in
+            let status = (try? String(contentsOfFile: "/proc/\(pid)/task/\(task)/status", encoding: .utf8)) ?? ""
+            let line = status.split(separator: "\n").first { $0.hasPrefix("voluntary_ctxt_switches:") }
+            return total + (line.flatMap { Int($0.split(separator: ":")[1].trimmingCharacters(in: .whitespaces)) } ?? 0)
+        }
+    }
+
+    private func threadCount(_ pid: Int32) -> Int {
+        ((try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task")) ?? []).count
+    }
+
+    // A. An idle follower sleeps on signals: with nothing to deliver, eight runners and
+    // their watches wake a handful of times, not hundreds (the old 100 ms, 50 ms and
+    // 200 ms loops woke about 200 times a second).
+    @Test func anIdleFollowerOfEightSubscribersBarelyWakes() async throws {
+        let workspace = try JuiceWorkspace(subscribers: commandSubscribers(8, script: "exec cat > /dev/null"))
+        let follower = try workspace.start(["deliver", "--follow", "--in-memory"])
+        defer {
+            kill(follower.processIdentifier, SIGKILL)
+            follower.waitUntilExit()
+        }
+        // Up: eight runners and eight watches have their threads (a readiness hint only).
+        _ = await eventually(within: 10) { threadCount(follower.processIdentifier) >= 17 }
+        try await Task.sleep(for: .milliseconds(500))  // start-up settles
+        let before = wakeUps(follower.processIdentifier)
+        try await Task.sleep(for: .seconds(2))  // the window counted, not a timing assertion
+        let woke = wakeUps(follower.processIdentifier) - before
+        print("idle juice deliver --follow, 8 subscribers: \(woke) wake-ups in 2 s")
+        #expect(woke < 100, "an idle follower woke \(woke) times in 2 s: something polls")
+    }
+
+    // B. Blocking I/O never runs on the cooperative pool: with every runner stuck in a
+    // cursor write (another process holds the store's write lock), SIGINT still ends
+    // `juice deliver --follow` by the flush deadline.
+    @Test func deliverFollowExitsOnSIGINTWhileEveryRunnerWaitsForTheStore() async throws {
+        // Each program says it started, waits for `go`, then reads its line.
+        let script = #"touch started-$N; while [ ! -e go ]; do sleep 0.01; done; exec cat >> out-$N"#
+        let workspace = try JuiceWorkspace(subscribers: commandSubscribers(8, script: script), flushDeadlineSeconds: 0.5)
+        let silent = try workspace.config("silent.json", subscribers: "[]")
+        #expect(try workspace.run(["order", "banana"], config: silent) == 0)
+        let follower = try workspace.start(["deliver", "--follow"])
+        defer {
+            if follower.isRunning { kill(follower.processIdentifier, SIGKILL) }
+        }
+        let started = await eventually(within: 30) {
+            (0..<8).allSatisfy { FileManager.default.fileExists(atPath: workspace.directory.file("started-\($0)")) }
+        }
+        #expect(started)
+
+        // This process takes the store's write lock and keeps it until the end.
+        let store = try SQLiteStore(path: workspace.storePath)
+        let lock = StoreWriteLock(store)
+        #expect(lock.waitUntilHeld())
+        defer { lock.release() }
+        _ = FileManager.default.createFile(atPath: workspace.directory.file("go"), contents: nil)
+        let delivered = await eventually(within: 30) {
+            (0..<8).allSatisfy { ((try? String(contentsOfFile: workspace.directory.file("out-\($0)"), encoding: .utf8)) ?? "").hasSuffix("\n") }
+        }
+        #expect(delivered, "every program read its line")
+
+        let interrupted = ContinuousClock.now
+        kill(follower.processIdentifier, SIGINT)
+        let exited = await waitForExit(follower, within: 10)
+        print("juice deliver --follow, 8 command subscribers, store locked by another process: exit \(ContinuousClock.now - interrupted) after SIGINT")
+        #expect(exited, "juice deliver --follow did not exit within 10 s of SIGINT")
+    }
+
+    // C. No wait without a bound: a program that never reads its stdin fails the
+    // attempt after `timeoutSeconds`; `juice deliver` reports the retry and exits.
+    @Test func aProgramThatNeverReadsFailsTheAttemptAfterTimeoutSeconds() async throws {
+        let subscribers = #"[{"type": "command", "name": "stuck", "command": ["/bin/sh", "-c", "exec sleep 1000"], "timeoutSeconds": 0.3, "retrySchedule": [60]}]"#
+        let workspace = try JuiceWorkspace(subscribers: subscribers, flushDeadlineSeconds: 0)
+        let silent = try workspace.config("silent.json", subscribers: "[]")
+        #expect(try workspace.run(["order", "banana"], config: silent) == 0)
+
+        let deliver = try workspace.start(["deliver"])
+        #expect(await waitForExit(deliver, within: 15), "juice deliver hung on a program that never reads")
+        #expect(deliver.terminationStatus == 75)  // the event waits for its scheduled retry
+        #expect(workspace.errors.contains("did not read the event within 300 ms"), "\(workspace.errors)")
+        let store = try SQLiteStore(path: workspace.storePath)
+        let retry = try #require(try store.retryState(for: "stuck"))
+        #expect(retry.attempts == 1)
+        #expect(retry.nextAttemptAt > Date().timeIntervalSince1970 + 30)
+        #expect(try store.cursor(named: "stuck") == 0)
+    }
+}
+
+/// Holds a SQLite store's write lock from this process, as another `juice` process
+/// might: a commit whose `decide` waits until `release`.
+private final class StoreWriteLock: Sendable {
+    private let held = DispatchSemaphore(value: 0)
+    private let released = DispatchSemaphore(value: 0)
+
+    init(_ store: SQLiteStore) {
+        let held = held
+        let released = released
+        Thread {
+            _ = try? store.commit { stock, _ in
+                held.signal()
+                released.wait()
+                return StoreChange(stock: stock, events: [])
+            }
+        }.start()
+    }
+
+    func waitUntilHeld() -> Bool { held.wait(timeout: .now() + 30) == .success }
+
+    func release() { released.signal() }
+}
