@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import Locking
 import Synchronization
 
 /// Ctrl-C as a request to stop, not a kill: while one of these lives, SIGINT only
@@ -15,9 +16,9 @@ final class InterruptSignal: Sendable {
     /// A pipe whose read end becomes readable on Ctrl-C, so `poll(2)` wakes at once;
     /// `nil` when no pipe could be made (readers then look at the flag every 100 ms).
     private let wake: (read: Int32, write: Int32)?
-    // The source is created, resumed and cancelled here only; Dispatch sources are
-    // thread-safe objects, so sharing the reference is sound.
-    private nonisolated(unsafe) let source: any DispatchSourceSignal
+    /// The signal source, reached only through its lock (created, resumed and
+    /// cancelled here).
+    private let source: Locked<any DispatchSourceSignal>
 
     /// Starts catching SIGINT.
     init() {
@@ -30,13 +31,15 @@ final class InterruptSignal: Sendable {
             wake = nil
         }
         signal(SIGINT, SIG_IGN)
-        source = DispatchSource.makeSignalSource(signal: SIGINT, queue: DispatchQueue(label: "juice.interrupt"))
-        source.setEventHandler { [weak self] in self?.request() }
-        source.resume()
+        source = Locked(DispatchSource.makeSignalSource(signal: SIGINT, queue: DispatchQueue(label: "juice.interrupt")))
+        source.withLock { source in
+            source.setEventHandler { [weak self] in self?.request() }
+            source.resume()
+        }
     }
 
     deinit {
-        source.cancel()
+        source.withLock { $0.cancel() }
         if let wake {
             close(wake.read)
             close(wake.write)

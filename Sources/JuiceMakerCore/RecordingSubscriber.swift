@@ -1,4 +1,3 @@
-import Foundation
 import Locking
 
 /// A subscriber that keeps every envelope it hears, in arrival order: the test double
@@ -16,15 +15,11 @@ public final class RecordingSubscriber: Sendable {
             var initialStock: Stock?
         }
 
-        let state = Locked(State())
-        /// Wakes waiters; always taken after `state` is released, never inside it.
-        let arrivals = NSCondition()
+        /// What was recorded; `change` wakes `waitUntil` callers.
+        let state = LockedCondition(State())
 
         func record(_ envelope: EventEnvelope) {
-            state.withLock { $0.events.append(envelope) }
-            arrivals.lock()
-            arrivals.broadcast()
-            arrivals.unlock()
+            state.change { $0.events.append(envelope) }
         }
 
         func recordInitialStock(_ stock: Stock) {
@@ -96,18 +91,7 @@ public final class RecordingSubscriber: Sendable {
     ///
     /// - Returns: whether `count` was reached. Never waits longer than `timeout`.
     public func waitUntil(count: Int, timeout: Duration) -> Bool {
-        let seconds = Double(timeout.components.seconds) + Double(timeout.components.attoseconds) / 1e18
-        let deadline = Date().addingTimeInterval(max(0, seconds))
-        recording.arrivals.lock()
-        defer { recording.arrivals.unlock() }
-        // Checked under `arrivals`, which `record` takes after appending: an event
-        // recorded after the check cannot broadcast before this thread waits.
-        while self.count < count {
-            if !recording.arrivals.wait(until: deadline) {
-                return self.count >= count
-            }
-        }
-        return true
+        recording.state.wait(until: ContinuousClock.now.advanced(by: timeout)) { $0.events.count >= count }
     }
 
     /// Stops recording (cancels the subscription). What was recorded stays.
