@@ -31,7 +31,7 @@ final class RawOrders {
         }
         begin = try prepare("BEGIN IMMEDIATE")
         readStock = try prepare("SELECT fruit, quantity FROM stock")
-        readSequence = try prepare("SELECT coalesce(max(sequence), 0) FROM journal")
+        readSequence = try prepare("SELECT sequence, id FROM journal ORDER BY sequence DESC LIMIT 1")
         updateStock = try prepare("UPDATE stock SET quantity = ?1 WHERE fruit = ?2")
         insertEvent = try prepare("INSERT INTO journal (sequence, id, time, type, change_id, event) VALUES (?1, ?2, ?3, ?4, ?5, ?6)")
         commit = try prepare("COMMIT")
@@ -56,8 +56,13 @@ final class RawOrders {
             if let fruit = Fruit(rawValue: name) { stock[fruit] = Int(sqlite3_column_int64(readStock, 1)) }
         }
         sqlite3_reset(readStock)
-        guard sqlite3_step(readSequence) == SQLITE_ROW else { throw BenchError.unavailable("the journal") }
-        let next = sqlite3_column_int64(readSequence, 0) + 1
+        // The same lookup as the store: the last sequence and id, for the next id.
+        var next: Int64 = 1
+        var lastID: EventID?
+        if sqlite3_step(readSequence) == SQLITE_ROW {
+            next = sqlite3_column_int64(readSequence, 0) + 1
+            if let text = sqlite3_column_text(readSequence, 1) { lastID = EventID(String(cString: text)) }
+        }
         sqlite3_reset(readSequence)
 
         let needed = juice.recipe
@@ -66,7 +71,7 @@ final class RawOrders {
         }
         let milliseconds = UInt64(Date().timeIntervalSince1970 * 1000)
         let time = Date(timeIntervalSince1970: Double(milliseconds) / 1000)
-        let changeID = ids.next(unixMilliseconds: milliseconds)
+        let changeID = ids.next(unixMilliseconds: milliseconds, after: lastID)
         var events = [JuiceMakerEvent.juiceMade(juice: juice, count: 1, consumed: needed)]
         for fruit in Fruit.allCases where needed[fruit] > 0 {
             events.append(.stockChanged(fruit: fruit, from: stock[fruit], to: stock[fruit] - needed[fruit], reason: .order))

@@ -102,15 +102,15 @@ enum ReportBench {
         let averageStep = Double(end - start) / Double(events) * 2.2
         var time = Double(start)
         while written < events {
-            let change = try store.commit { current, next in
+            let change = try store.commit { current, position in
                 var stock = current
                 var batch: [EventEnvelope] = []
-                var sequence = next
+                var sequence = position.nextSequence
                 while batch.count < 10_000 {
                     time += Double.random(in: 0...(2 * averageStep), using: &random)
                     let milliseconds = min(end, Int64(time))
                     let date = Date(timeIntervalSince1970: Double(milliseconds) / 1000)
-                    let changeID = ids.next(unixMilliseconds: UInt64(milliseconds))
+                    let changeID = ids.next(unixMilliseconds: UInt64(milliseconds), after: batch.last?.id ?? position.lastEventID)
                     func append(_ event: JuiceMakerEvent) {
                         batch.append(EventEnvelope(
                             sequence: sequence, id: ids.next(unixMilliseconds: UInt64(milliseconds)), time: date,

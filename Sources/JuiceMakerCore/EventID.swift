@@ -1,3 +1,11 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// A 128-bit UUID, kept as two integers and turned into text only when written.
 public struct EventID: Sendable, Hashable, Comparable, CustomStringConvertible {
     public let high: UInt64
@@ -63,25 +71,38 @@ public struct EventID: Sendable, Hashable, Comparable, CustomStringConvertible {
     }
 }
 
-/// Makes time-ordered UUIDv7 ids (RFC 9562, section 5.7) without a system call per
-/// id: the random bits come from a generator seeded once from the system's secure
-/// source. Within one millisecond the 12-bit `rand_a` field is a counter (RFC 9562,
-/// section 6.2, method 1), so ids from one generator always increase.
+/// Makes time-ordered UUIDv7 ids (RFC 9562, section 5.7).
+///
+/// - **Strictly increasing, also across processes.** Within one millisecond the
+///   12-bit `rand_a` field is a counter (RFC 9562 section 6.2, method 1). Given the
+///   journal's last id (`after:`, read inside the write transaction), the next id is
+///   greater than it even when another process wrote it within the same millisecond
+///   or with a clock a little ahead: the time and counter continue from it.
+/// - **Random bits from the system's CSPRNG** (`/dev/urandom`, RFC 9562 section 6.9),
+///   read 4 KiB at a time, so an id costs no system call of its own.
 public struct EventIDGenerator: Sendable {
-    private var state: (UInt64, UInt64, UInt64, UInt64)
     private var lastMilliseconds: UInt64 = 0
     private var counter: UInt64 = 0
+    /// Random words not used yet, taken from the back.
+    private var pool: [UInt64] = []
 
-    public init() {
-        var seed = SystemRandomNumberGenerator()
-        state = (seed.next(), seed.next(), seed.next(), seed.next() | 1)
-    }
+    /// A generator; it reads the system's random source on first use.
+    public init() {}
 
-    /// A new id for an event at `unixMilliseconds`. Never smaller than the last one.
-    public mutating func next(unixMilliseconds: UInt64) -> EventID {
+    /// A new id for an event at `unixMilliseconds`, greater than every id this
+    /// generator made before and than `last` (a version 7 id from elsewhere).
+    public mutating func next(unixMilliseconds: UInt64, after last: EventID? = nil) -> EventID {
+        if let last, last.version == 7 {
+            let lastCounter = last.high & 0xFFF
+            if (last.unixMilliseconds, lastCounter) > (lastMilliseconds, counter) {
+                lastMilliseconds = last.unixMilliseconds
+                counter = lastCounter
+            }
+        }
         var milliseconds = unixMilliseconds & 0xFFFF_FFFF_FFFF
         if milliseconds > lastMilliseconds {
             lastMilliseconds = milliseconds
+            // Room for 2,048 more ids in this millisecond before it borrows the next.
             counter = random() & 0x7FF
         } else {
             milliseconds = lastMilliseconds
@@ -97,18 +118,38 @@ public struct EventIDGenerator: Sendable {
         return EventID(high: high, low: low)
     }
 
-    /// xoshiro256**.
     private mutating func random() -> UInt64 {
-        let result = rotate(state.1 &* 5, 7) &* 9
-        let t = state.1 << 17
-        state.2 ^= state.0
-        state.3 ^= state.1
-        state.1 ^= state.2
-        state.0 ^= state.3
-        state.2 ^= t
-        state.3 = rotate(state.3, 45)
-        return result
+        if pool.isEmpty { pool = SystemRandom.words(512) }
+        return pool.removeLast()
     }
+}
 
-    private func rotate(_ x: UInt64, _ k: UInt64) -> UInt64 { (x << k) | (x >> (64 - k)) }
+/// Words from the operating system's CSPRNG, many per system call.
+enum SystemRandom {
+    static func words(_ count: Int) -> [UInt64] {
+        var words = [UInt64](repeating: 0, count: count)
+        let filled = words.withUnsafeMutableBytes { buffer -> Bool in
+            let descriptor = open("/dev/urandom", O_RDONLY | O_CLOEXEC)
+            guard descriptor >= 0, let base = buffer.baseAddress else { return false }
+            defer { close(descriptor) }
+            var offset = 0
+            while offset < buffer.count {
+                let got = read(descriptor, base + offset, buffer.count - offset)
+                if got > 0 {
+                    offset += got
+                } else if got < 0, errno == EINTR {
+                    continue
+                } else {
+                    return false
+                }
+            }
+            return true
+        }
+        if !filled {
+            // No /dev/urandom (a bare chroot): the same source, a word per call.
+            var system = SystemRandomNumberGenerator()
+            for index in words.indices { words[index] = system.next() }
+        }
+        return words
+    }
 }

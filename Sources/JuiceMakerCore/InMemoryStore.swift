@@ -32,15 +32,15 @@ public final class InMemoryStore: StockStore, EventJournal {
         state.withLock { $0.stock }
     }
 
-    public func commit(_ decide: (Stock, Int64) throws -> StoreChange) throws -> StoreChange {
+    public func commit(_ decide: (Stock, JournalPosition) throws -> StoreChange) throws -> StoreChange {
         let change = try state.withLock { state throws -> StoreChange in
-            let next = Int64(state.journal.count) + 1
-            let change = try decide(state.stock, next)
+            let position = JournalPosition(nextSequence: Int64(state.journal.count) + 1, lastEventID: state.journal.last?.id)
+            let change = try decide(state.stock, position)
             if let fruit = Fruit.allCases.first(where: { change.stock[$0] < 0 }) {
                 throw StoreError(.io, path: Self.path, detail: "refused a negative quantity of \(fruit.id)")
             }
-            for (offset, envelope) in change.events.enumerated() where envelope.sequence != next + Int64(offset) {
-                throw StoreError(.io, path: Self.path, detail: "refused event sequence \(envelope.sequence), expected \(next + Int64(offset))")
+            if let problem = position.problem(appending: change.events) {
+                throw StoreError(.io, path: Self.path, detail: problem)
             }
             state.stock = change.stock
             state.journal.append(contentsOf: change.events)

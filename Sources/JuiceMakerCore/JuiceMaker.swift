@@ -244,18 +244,22 @@ public final class JuiceMaker: Sendable {
         _ decide: (Stock, inout ChangeEvents) throws(JuiceMakerError) -> Stock
     ) throws(JuiceMakerError) -> Stock {
         let outcome = changes.withLock { () -> Result<Stock, any Error> in
-            // `ids` is copied in and written back before `publish`, where a
-            // synchronous handler may make a change of its own.
-            var generator = ids.withLock { $0 }
+            // The generator is taken out for the change and put back before `publish`,
+            // where a synchronous handler may make a change of its own.
+            var generator = EventIDGenerator()
+            ids.withLock { swap(&$0, &generator) }
             let committed: StoreChange
             do {
-                committed = try store.commit { current, nextSequence in
+                committed = try store.commit { current, position in
                     // Millisecond precision: what the wire format carries, so an event
                     // decoded from JSON equals the one committed.
                     let milliseconds = UInt64(max(0, Date().timeIntervalSince1970 * 1000))
                     let time = Date(timeIntervalSince1970: Double(milliseconds) / 1000)
+                    // Ids continue from the journal's last one, which another process
+                    // may have written a moment ago: ids increase in journal order.
+                    let changeID = generator.next(unixMilliseconds: milliseconds, after: position.lastEventID)
                     var events = ChangeEvents(
-                        nextSequence: nextSequence, changeID: generator.next(unixMilliseconds: milliseconds),
+                        nextSequence: position.nextSequence, changeID: changeID,
                         time: time, milliseconds: milliseconds, source: source, ids: generator,
                         envelopes: [])
                     // An order writes at most 1 + 5 events, an edit at most 5.
@@ -265,10 +269,10 @@ public final class JuiceMaker: Sendable {
                     return StoreChange(stock: stock, events: events.envelopes)
                 }
             } catch {
-                ids.withLock { $0 = generator }
+                ids.withLock { swap(&$0, &generator) }
                 return .failure(error)
             }
-            ids.withLock { $0 = generator }
+            ids.withLock { swap(&$0, &generator) }
             bus.publish(contentsOf: committed.events)
             return .success(committed.stock)
         }

@@ -11,6 +11,36 @@ public struct StoreChange: Sendable, Equatable {
     }
 }
 
+/// Where the journal ends, as a commit sees it inside its transaction.
+public struct JournalPosition: Sendable, Equatable {
+    /// The sequence the change's first event gets.
+    public let nextSequence: Int64
+    /// The id of the journal's last event; `nil` when the journal is empty. Every new
+    /// id must be greater (ids increase in journal order, across processes).
+    public let lastEventID: EventID?
+
+    public init(nextSequence: Int64, lastEventID: EventID?) {
+        self.nextSequence = nextSequence
+        self.lastEventID = lastEventID
+    }
+
+    /// Whether `events`, appended here, keep sequences gapless and ids increasing.
+    /// Returns the first problem, or `nil`.
+    public func problem(appending events: [EventEnvelope]) -> String? {
+        var previous = lastEventID
+        for (offset, envelope) in events.enumerated() {
+            if envelope.sequence != nextSequence + Int64(offset) {
+                return "refused event sequence \(envelope.sequence), expected \(nextSequence + Int64(offset)) (a bug in the caller)"
+            }
+            if let previous, envelope.id <= previous {
+                return "refused event id \(envelope.id), not after \(previous) (a bug in the caller)"
+            }
+            previous = envelope.id
+        }
+        return nil
+    }
+}
+
 /// The port to where stock lives. Implementations: `InMemoryStore` (here) and the
 /// SQLite store (module `SQLiteStore`).
 ///
@@ -21,12 +51,14 @@ public protocol StockStore: AnyObject, Sendable {
     /// The stock as of the last committed change.
     func stock() throws(StoreError) -> Stock
 
-    /// Atomically reads the stock and the next journal sequence, asks `decide` what
-    /// to write, and writes it: the stock and every event, or nothing.
+    /// Atomically reads the stock and where the journal ends, asks `decide` what to
+    /// write, and writes it: the stock and every event, or nothing. Events must take
+    /// the sequences from `nextSequence` on and ids greater than `lastEventID`, in
+    /// order; anything else is refused as a bug in the caller.
     ///
     /// `decide` runs inside the transaction, exactly once per call, and may throw to
     /// abandon it; its error is rethrown unchanged and nothing is written. Store
     /// failures throw `StoreError`. Quantities are never negative; a `decide` that
     /// returns a negative quantity is a programming error the store rejects.
-    func commit(_ decide: (_ current: Stock, _ nextSequence: Int64) throws -> StoreChange) throws -> StoreChange
+    func commit(_ decide: (_ current: Stock, _ position: JournalPosition) throws -> StoreChange) throws -> StoreChange
 }

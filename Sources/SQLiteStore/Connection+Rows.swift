@@ -23,15 +23,25 @@ extension Connection {
         try integer("SELECT coalesce(max(sequence), 0) FROM journal") ?? 0
     }
 
+    /// Where the journal ends: the next sequence and the last event's id (one
+    /// lookup of the largest rowid).
+    func journalPosition() throws(StoreError) -> JournalPosition {
+        var last: (sequence: Int64, id: String)?
+        try forEachRow("SELECT sequence, id FROM journal ORDER BY sequence DESC LIMIT 1") { statement in
+            last = (statement.int64(0), statement.text(1))
+        }
+        guard let last else { return JournalPosition(nextSequence: 1, lastEventID: nil) }
+        return JournalPosition(nextSequence: last.sequence + 1, lastEventID: EventID(last.id))
+    }
+
     /// Writes `change` inside the open transaction: the fruits whose quantity differs
-    /// from `current`, then every event.
-    func write(_ change: StoreChange, replacing current: Stock, firstSequence: Int64) throws(StoreError) {
+    /// from `current`, then every event, which must continue the journal at `position`.
+    func write(_ change: StoreChange, replacing current: Stock, at position: JournalPosition) throws(StoreError) {
         if let fruit = Fruit.allCases.first(where: { change.stock[$0] < 0 }) {
             throw StoreError(.io, path: path, detail: "refused a negative quantity of \(fruit.id) (a bug in the caller)")
         }
-        for (offset, envelope) in change.events.enumerated() where envelope.sequence != firstSequence + Int64(offset) {
-            throw StoreError(.io, path: path, detail:
-                "refused event sequence \(envelope.sequence), expected \(firstSequence + Int64(offset)) (a bug in the caller)")
+        if let problem = position.problem(appending: change.events) {
+            throw StoreError(.io, path: path, detail: problem)
         }
         for fruit in Fruit.allCases where change.stock[fruit] != current[fruit] {
             try run("UPDATE stock SET quantity = ?1 WHERE fruit = ?2") { statement in

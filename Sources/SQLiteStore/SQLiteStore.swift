@@ -79,16 +79,16 @@ public final class SQLiteStore: StockStore, EventJournal {
         try reader.withLock { connection throws(StoreError) in try connection.readStock() }
     }
 
-    public func commit(_ decide: (Stock, Int64) throws -> StoreChange) throws -> StoreChange {
+    public func commit(_ decide: (Stock, JournalPosition) throws -> StoreChange) throws -> StoreChange {
         // Only values cross between `decide` and the connection (no closure holds
         // both), which keeps the connection inside the lock's isolation region.
         let change = try writer.withLock { connection throws -> StoreChange in
             try connection.beginImmediate()
             do {
                 let current = try connection.readStock()
-                let next = try connection.lastSequence() + 1
-                let change = try decide(current, next)
-                try connection.write(change, replacing: current, firstSequence: next)
+                let position = try connection.journalPosition()
+                let change = try decide(current, position)
+                try connection.write(change, replacing: current, at: position)
                 try connection.commitTransaction()
                 return change
             } catch {

@@ -39,10 +39,10 @@ struct ReportHistory {
             let fruit = Fruit.allCases.randomElement(using: &random) ?? .kiwi
             let amount = Int.random(in: 5...40, using: &random)
             let at = time
-            _ = try store.commit { current, next in
+            _ = try store.commit { current, position in
                 let date = Date(timeIntervalSince1970: Double(at) / 1000)
-                let change = ids.next(unixMilliseconds: UInt64(at))
-                var sequence = next
+                let change = ids.next(unixMilliseconds: UInt64(at), after: position.lastEventID)
+                var sequence = position.nextSequence
                 func envelope(_ event: JuiceMakerEvent) -> EventEnvelope {
                     defer { sequence += 1 }
                     return EventEnvelope(sequence: sequence, id: ids.next(unixMilliseconds: UInt64(at)), time: date,

@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 @testable import JuiceMakerCore
 
@@ -81,5 +82,54 @@ struct EventIDTests {
     ])
     func malformed(text: String) {
         #expect(EventID(text) == nil)
+    }
+}
+
+@Suite("Event ids increase in journal order, whoever writes")
+struct JournalOrderIDTests {
+    @Test("two makers on one store (two processes' view) alternating within milliseconds: ids strictly increase")
+    func twoWritersAlternate() throws {
+        let store = InMemoryStore(initialStock: Stock(repeating: 1_000))
+        let first = JuiceMaker(store: store)
+        let second = JuiceMaker(store: store)
+        for round in 0..<2_000 {
+            let maker = round.isMultiple(of: 2) ? first : second
+            if round.isMultiple(of: 4) { try maker.add(1, of: .kiwi) } else { try maker.remove(1, of: .kiwi) }
+        }
+        let journal = try store.events(after: 0, limit: Int.max)
+        #expect(journal.count == 2_000)
+        let backwards = zip(journal, journal.dropFirst()).filter { $1.id <= $0.id }.map { "\($1.sequence)" }
+        #expect(backwards == [])
+    }
+
+    @Test("an id after another writer's later id continues from it, also from an earlier clock")
+    func continuesFromTheLastID() {
+        var other = EventIDGenerator()
+        var mine = EventIDGenerator()
+        var last = other.next(unixMilliseconds: 1_700_000_000_500)
+        for step in 0..<5_000 {
+            // Mine lags up to 3 ms behind the other writer's clock.
+            let id = mine.next(unixMilliseconds: 1_700_000_000_497 + UInt64(step % 4), after: last)
+            #expect(id > last)
+            #expect(id.version == 7)
+            last = step.isMultiple(of: 3) ? other.next(unixMilliseconds: 1_700_000_000_500, after: id) : id
+        }
+    }
+
+    @Test("the store refuses an id that does not increase (a bug in the caller) and writes nothing")
+    func storeRefusesABackwardID() throws {
+        let store = InMemoryStore()
+        let maker = JuiceMaker(store: store)
+        try maker.add(1, of: .kiwi)
+        let before = try store.events(after: 0, limit: Int.max)
+        #expect(throws: StoreError.self) {
+            try store.commit { current, position in
+                StoreChange(stock: current, events: [EventEnvelope(
+                    sequence: position.nextSequence, id: EventID(high: 0, low: 1), time: Date(),
+                    source: "test", changeID: EventID(high: 0, low: 1),
+                    event: .stockChanged(fruit: .kiwi, from: 11, to: 11, reason: .edit))])
+            }
+        }
+        #expect(try store.events(after: 0, limit: Int.max) == before)
     }
 }

@@ -17,7 +17,7 @@ struct StoreInvariants {
 
     /// Everything below; empty when the file is sound.
     var violations: [String] {
-        contiguous + replay + consumption + uniqueIDs
+        contiguous + replay + consumption + uniqueIDs + increasingIDs
     }
 
     /// Sequences are 1, 2, 3… with no gap and no repeat.
@@ -72,6 +72,14 @@ struct StoreInvariants {
 
     var uniqueIDs: [String] {
         Set(events.map(\.id)).count == events.count ? [] : ["event ids repeat"]
+    }
+
+    /// Ids increase strictly in journal order (RFC 9562 section 6.2), whichever
+    /// process wrote each event.
+    var increasingIDs: [String] {
+        zip(events, events.dropFirst()).compactMap { previous, next in
+            next.id > previous.id ? nil : "event \(next.sequence) id \(next.id) is not after \(previous.id)"
+        }
     }
 
     /// The ids of every juiceMade event, in journal order.
