@@ -42,11 +42,21 @@ enum ReportBench {
         var reportTimes: [Double] = []
         var svgTimes: [Double] = []
         var shellTimes: [Double] = []
+        // `juice events --limit 10 --type T` on the same journal, against the sqlite3
+        // shell reading the same ten rows through the same index.
+        let events = ["events", "--limit", "10", "--type", "juicemaker.order.failed", "--config", config, "--store", store]
+        let eventsQuery = "SELECT sequence, event FROM journal INDEXED BY journal_by_type WHERE type = 'juicemaker.order.failed' ORDER BY sequence DESC LIMIT 10;"
+        var eventsTimes: [Double] = []
+        var eventsShellTimes: [Double] = []
         for _ in 0..<runs {
             reportTimes.append(try CLIBench.check(CLIBench.launch(juice, report, environment), "juice report"))
             svgTimes.append(try CLIBench.check(CLIBench.launch(juice, svg, environment), "juice report --svg"))
             shellTimes.append(try CLIBench.check(CLIBench.launch(CLIBench.shell, [store, query], environment), "sqlite3"))
+            eventsTimes.append(try CLIBench.check(CLIBench.launch(juice, events, environment), "juice events"))
+            eventsShellTimes.append(try CLIBench.check(CLIBench.launch(CLIBench.shell, [store, eventsQuery], environment), "sqlite3"))
         }
+        let eventsMedian = Measure.median(eventsTimes) * 1000
+        let eventsShellMedian = Measure.median(eventsShellTimes) * 1000
         let reportMedian = Measure.median(reportTimes) * 1000
         let svgMedian = Measure.median(svgTimes) * 1000
         let shellMedian = Measure.median(shellTimes) * 1000
@@ -59,6 +69,8 @@ enum ReportBench {
             ("sqlite3_group_by_ms", shellMedian),
             ("report_ratio", reportMedian / shellMedian),
             ("svg_ratio", svgMedian / shellMedian),
+            ("events_limit_type_ms", eventsMedian),
+            ("sqlite3_events_limit_type_ms", eventsShellMedian),
         ]
         if !json {
             print("report: \(written) events over 60 days (written in \(Measure.format(generation)) s); median of \(runs) alternating runs")
@@ -68,6 +80,8 @@ enum ReportBench {
             print("  sqlite3 shell, the same GROUP BY over the journal                \(Measure.format(shellMedian)) ms")
             print("  ratio report / sqlite3                                           \(Measure.format(reportMedian / shellMedian, decimals: 3))×")
             print("  ratio report --svg / sqlite3                                     \(Measure.format(svgMedian / shellMedian, decimals: 3))×")
+            print("  juice events --limit 10 --type juicemaker.order.failed           \(Measure.format(eventsMedian)) ms (target ≤ 50 ms)")
+            print("  sqlite3 shell, the same ten rows through journal_by_type         \(Measure.format(eventsShellMedian)) ms (\(Measure.format(eventsMedian / eventsShellMedian))×)")
         }
         return figures
     }

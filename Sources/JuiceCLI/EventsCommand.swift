@@ -5,7 +5,6 @@ import JuiceMakerCore
 /// `--json` prints CloudEvents JSON Lines (`CloudEventFormat`).
 struct EventsCommand: RunnableCommand {
     static let needs = CommandNeeds.store
-    private static let pageSize = 1000
 
     let since: Int64
     let kinds: Set<EventKind>?
@@ -30,21 +29,13 @@ struct EventsCommand: RunnableCommand {
     func run(_ session: Session) throws(CLIError) -> ExitCode {
         let context = session.context
         let journal = try session.journal()
-        var selected: [EventEnvelope] = []
-        var after = since
+        let selected: [EventEnvelope]
         do {
-            while true {
-                let page = try journal.events(after: after, limit: Self.pageSize)
-                selected += page.filter { kinds?.contains($0.event.kind) ?? true }
-                if sinceGiven, let limit, selected.count >= limit { break }
-                guard let last = page.last, page.count == Self.pageSize else { break }
-                after = last.sequence
-            }
+            // Without --since, --limit keeps the newest: read only those.
+            selected = try journal.events(
+                after: since, kinds: kinds, limit: limit ?? Int.max, newest: !sinceGiven && limit != nil)
         } catch {
             throw CLIError(.storeIO, Catalog.Errors.store(error))
-        }
-        if let limit, selected.count > limit {
-            selected = sinceGiven ? Array(selected.prefix(limit)) : Array(selected.suffix(limit))
         }
         if context.settings.json {
             context.console.standardOutput.write(selected.map { CloudEventFormat.encode($0) + "\n" }.joined())

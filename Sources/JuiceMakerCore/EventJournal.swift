@@ -30,6 +30,11 @@ public protocol EventJournal: AnyObject, Sendable {
     /// Up to `limit` events with a sequence greater than `sequence`, oldest first.
     func events(after sequence: Int64, limit: Int) throws(StoreError) -> [EventEnvelope]
 
+    /// The events after `sequence` of the given kinds (every kind when `nil`): the
+    /// first `limit` of them, or with `newest` the last `limit`. Oldest first either
+    /// way. A store with an index answers from it without reading the rest.
+    func events(after sequence: Int64, kinds: Set<EventKind>?, limit: Int, newest: Bool) throws(StoreError) -> [EventEnvelope]
+
     /// Waits until an event after `sequence` exists (committed by any process) or
     /// `timeout` passes, without spinning the CPU. Returns whether one exists.
     func waitForEvents(after sequence: Int64, timeout: Duration) throws(StoreError) -> Bool
@@ -85,4 +90,22 @@ public final class DeliveryLease: Sendable {
     }
 
     deinit { release() }
+}
+
+extension EventJournal {
+    /// Pages through `events(after:limit:)`: for journals without an index.
+    public func events(after sequence: Int64, kinds: Set<EventKind>?, limit: Int, newest: Bool) throws(StoreError) -> [EventEnvelope] {
+        guard limit > 0 else { return [] }
+        var selected: [EventEnvelope] = []
+        var after = sequence
+        let page = 1_000
+        while true {
+            let events = try self.events(after: after, limit: page)
+            selected += events.filter { kinds?.contains($0.event.kind) ?? true }
+            if !newest, selected.count >= limit { return Array(selected.prefix(limit)) }
+            if newest, selected.count > limit { selected.removeFirst(selected.count - limit) }
+            guard let last = events.last, events.count == page else { return selected }
+            after = last.sequence
+        }
+    }
 }

@@ -17,6 +17,10 @@ final class JournalView: EventJournal {
         try journal.events(after: sequence, limit: limit)
     }
 
+    func events(after sequence: Int64, kinds: Set<EventKind>?, limit: Int, newest: Bool) throws(StoreError) -> [EventEnvelope] {
+        try journal.events(after: sequence, kinds: kinds, limit: limit, newest: newest)
+    }
+
     func waitForEvents(after sequence: Int64, timeout: Duration) throws(StoreError) -> Bool {
         try journal.waitForEvents(after: sequence, timeout: timeout)
     }

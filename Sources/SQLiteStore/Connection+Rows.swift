@@ -62,13 +62,26 @@ extension Connection {
     }
 
     func events(after sequence: Int64, limit: Int) throws(StoreError) -> [EventEnvelope] {
+        try events(after: sequence, type: nil, limit: limit, newest: false)
+    }
+
+    /// Up to `limit` events after `sequence`, of one CloudEvents `type` or all, from
+    /// the oldest or the newest end; oldest first. A `type` reads through
+    /// `journal_by_type`, so the other types' rows are never touched.
+    func events(after sequence: Int64, type: String?, limit: Int, newest: Bool) throws(StoreError) -> [EventEnvelope] {
+        let order = newest ? "DESC" : "ASC"
+        let sql = type == nil
+            ? "SELECT sequence, event FROM journal WHERE sequence > ?1 ORDER BY sequence \(order) LIMIT ?2"
+            : "SELECT sequence, event FROM journal INDEXED BY journal_by_type WHERE type = ?3 AND sequence > ?1 ORDER BY sequence \(order) LIMIT ?2"
         var rows: [(Int64, String)] = []
-        try forEachRow("SELECT sequence, event FROM journal WHERE sequence > ?1 ORDER BY sequence LIMIT ?2") { statement in
+        try forEachRow(sql) { statement in
             statement.bind(1, sequence)
             statement.bind(2, Int64(limit))
+            if let type { statement.bind(3, type) }
         } row: { row in
             rows.append((row.int64(0), row.text(1)))
         }
+        if newest { rows.reverse() }
         var events: [EventEnvelope] = []
         events.reserveCapacity(rows.count)
         for (sequence, text) in rows {

@@ -14,6 +14,24 @@ extension SQLiteStore {
         return try reader.withLock { connection throws(StoreError) in try connection.events(after: sequence, limit: limit) }
     }
 
+    /// Answers from the indexes: the primary key for every kind, and
+    /// `journal_by_type (type, sequence)` per kind, merged; reads only the rows it
+    /// returns (at most `limit` per kind), from either end.
+    public func events(after sequence: Int64, kinds: Set<EventKind>?, limit: Int, newest: Bool) throws(StoreError) -> [EventEnvelope] {
+        guard limit > 0 else { return [] }
+        return try reader.withLock { connection throws(StoreError) -> [EventEnvelope] in
+            guard let kinds else {
+                return try connection.events(after: sequence, type: nil, limit: limit, newest: newest)
+            }
+            var merged: [EventEnvelope] = []
+            for kind in kinds.sorted(by: { $0.rawValue < $1.rawValue }) {
+                merged += try connection.events(after: sequence, type: kind.cloudEventType, limit: limit, newest: newest)
+            }
+            merged.sort { $0.sequence < $1.sequence }
+            return newest ? Array(merged.suffix(limit)) : Array(merged.prefix(limit))
+        }
+    }
+
     /// Sees a commit of this process at once (a condition variable) and one of
     /// another process within `followInterval` plus a query: however many threads
     /// wait, one of them (the poller) looks at `PRAGMA data_version`, which costs
