@@ -15,8 +15,11 @@ import Locking
 public final class CLINotifier: JuiceMakerPlugin {
     /// The config `type` that selects the notifier.
     public static let type = "cli-notifier"
+    static let eventsKey = ConfigurationKey.events("Only these kinds of event are shown; default all.")
+    static let stockChangesKey = ConfigurationKey(
+        "stockChanges", .boolean, default: .bool(true), description: "false hides the per-fruit stock lines.")
     /// The keys the notifier reads.
-    public static let configurationKeys = ["events", "stockChanges"]
+    public static let configuration = [eventsKey, stockChangesKey]
 
     /// The kinds this notifier shows.
     public let shownKinds: Set<EventKind>
@@ -28,8 +31,8 @@ public final class CLINotifier: JuiceMakerPlugin {
 
     /// Builds the notifier from its config section.
     public init(configuration: PluginConfiguration, context: PluginContext) throws(ConfigurationError) {
-        var kinds = try configuration.eventKinds("events") ?? Set(EventKind.allCases)
-        if try configuration.bool("stockChanges") == false {
+        var kinds = try configuration.eventKinds(Self.eventsKey) ?? Set(EventKind.allCases)
+        if try configuration.bool(Self.stockChangesKey) == false {
             kinds.remove(.stockChanged)
         }
         self.shownKinds = kinds

@@ -26,8 +26,26 @@ import Locking
 public final class CommandSubscriber: DurableDeliveryPlugin {
     /// The config `type` that selects the command subscriber.
     public static let type = "command"
+    static let commandKey = ConfigurationKey(
+        "command", .list(.string([.noNUL]), minimumCount: 1), required: true,
+        expected: "the program and its arguments, e.g. [\"/usr/bin/python3\", \"hook.py\"]",
+        description: "The program and its arguments; it reads one CloudEvents JSON line per event on stdin.")
+    static let environmentKey = ConfigurationKey(
+        "environment", .dictionary(names: [.nonEmpty("variable name"), .noEquals, .noNUL], values: .string([.noNUL])),
+        description: "Variables added to (or replacing) those juice runs with.")
+    static let workingDirectoryKey = ConfigurationKey(
+        "workingDirectory", .string([.nonEmpty("path"), .noNUL]),
+        expected: "a directory path (leave workingDirectory out for the store's directory)",
+        description: "Where the program runs. Default: the store's directory.")
+    static let eventsKey = ConfigurationKey.events("Only these kinds of event are sent; default all.")
+    static let timeoutKey = ConfigurationKey(
+        "timeoutSeconds", .number(minimum: 0, exclusiveMinimum: true, maximum: 3_600, unit: "seconds"),
+        default: .number(defaultTimeoutSeconds),
+        description: "How long the program may take to read one event; a program that has not read it by then fails the attempt (retried on the schedule) and is restarted.")
     /// The keys the command subscriber reads.
-    public static let configurationKeys = ["command", "environment", "workingDirectory", "events", "retrySchedule", "timeoutSeconds"]
+    public static let configuration = [
+        commandKey, environmentKey, workingDirectoryKey, eventsKey, ConfigurationKey.retrySchedule, timeoutKey,
+    ]
     /// How long the program may take to read one event unless `timeoutSeconds` says otherwise.
     public static let defaultTimeoutSeconds = 10.0
 
@@ -55,40 +73,23 @@ public final class CommandSubscriber: DurableDeliveryPlugin {
     /// Builds the subscriber from its section. Starts nothing yet.
     public init(configuration: PluginConfiguration, context: PluginContext) throws(ConfigurationError) {
         let path = configuration.path
-        guard let command = try configuration.strings("command"), let program = command.first, !program.isEmpty else {
-            throw ConfigurationError(
-                path: "\(path).command", problem: "expected the program and its arguments, e.g. [\"/usr/bin/python3\", \"hook.py\"]")
+        guard let command = try configuration.strings(Self.commandKey), let program = command.first, !program.isEmpty else {
+            throw ConfigurationError(path: "\(path).command[0]", problem: "empty program; expected \(Self.commandKey.expectation)")
         }
         var environment = context.environment
-        switch configuration["environment"] {
-        case nil: break
-        case .object(let members)?:
-            for (key, value) in members {
-                guard case .string(let text) = value else {
-                    throw ConfigurationError(path: "\(path).environment.\(key)", problem: "expected a string, found \(value.typeDescription)")
-                }
-                environment[key] = text
-            }
-        case let other?:
-            throw ConfigurationError(path: "\(path).environment", problem: "expected an object of strings, found \(other.typeDescription)")
+        for (name, value) in try configuration.stringPairs(Self.environmentKey) ?? [] {
+            environment[name] = value
         }
-        let directory = try configuration.string("workingDirectory") ?? context.stateDirectory
+        let directory = try configuration.string(Self.workingDirectoryKey) ?? context.stateDirectory
         workingDirectory = directory
         guard let resolved = Self.resolve(program, in: directory, path: environment["PATH"]) else {
-            throw ConfigurationError(path: "\(path).command[0]", problem: "no executable program \"\(program)\" (looked in PATH and \(directory))")
+            throw ConfigurationError(path: "\(path).command[0]", problem: "no executable program \(ConfigurationKey.quoted(program)) (looked in PATH and \(ConfigurationKey.quoted(directory)))")
         }
         self.command = [resolved] + command.dropFirst()
         self.environment = environment
-        eventKinds = try configuration.eventKinds("events")
-        retrySchedule = try configuration.retrySchedule("retrySchedule") ?? .standard
-        switch configuration["timeoutSeconds"] {
-        case nil: timeoutSeconds = Self.defaultTimeoutSeconds
-        case .number(let seconds)? where seconds > 0 && seconds <= 3_600: timeoutSeconds = seconds
-        case let other?:
-            let found = if case .number(let seconds) = other { "\(seconds)" } else { other.typeDescription }
-            throw ConfigurationError(
-                path: "\(path).timeoutSeconds", problem: "expected a number of seconds above 0 and at most 3600, found \(found)")
-        }
+        eventKinds = try configuration.eventKinds(Self.eventsKey)
+        retrySchedule = try configuration.retrySchedule(.retrySchedule) ?? .standard
+        timeoutSeconds = try configuration.number(Self.timeoutKey) ?? Self.defaultTimeoutSeconds
         self.context = context
     }
 

@@ -24,8 +24,19 @@ import Locking
 public final class Logger: JuiceMakerPlugin {
     /// The config `type` that selects the logger.
     public static let type = "logger"
+    static let levelKey = ConfigurationKey(
+        "level", .oneOf(LogLevel.allCases.map(\.rawValue)), default: .string(LogLevel.info.rawValue),
+        description: "The least severe level written: stockChanged logs at info, juiceMade at notice, orderFailed at warning.")
+    static let formatKey = ConfigurationKey(
+        "format", .oneOf(LogFormat.allCases.map(\.rawValue)), default: .string(LogFormat.text.rawValue),
+        description: "text, or json: CloudEvents JSON Lines.")
+    static let pathKey = ConfigurationKey(
+        "path", .string([.nonEmpty("path"), .noNUL]), default: .string("stderr"),
+        expected: "\"stderr\" or a file path",
+        description: "\"stderr\" or a file (appended, created with mode 0600); relative to the store's directory.")
+    static let eventsKey = ConfigurationKey.events("Only these kinds of event are logged; default all.")
     /// The keys the logger reads.
-    public static let configurationKeys = ["level", "format", "path", "events"]
+    public static let configuration = [levelKey, formatKey, pathKey, eventsKey]
 
     /// Events the mailbox holds before it drops new ones: about 2 MB of envelopes,
     /// far more than one command produces, enough for bursts of thousands of orders.
@@ -58,16 +69,10 @@ public final class Logger: JuiceMakerPlugin {
 
     /// Builds the logger from its config section. Opens nothing yet.
     public init(configuration: PluginConfiguration, context: PluginContext) throws(ConfigurationError) {
-        let level = try configuration.string("level", oneOf: LogLevel.allCases.map(\.rawValue))
-        self.level = level.flatMap(LogLevel.init(rawValue:)) ?? .info
-        let format = try configuration.string("format", oneOf: LogFormat.allCases.map(\.rawValue))
-        self.format = format.flatMap(LogFormat.init(rawValue:)) ?? .text
-        let path = try configuration.string("path") ?? "stderr"
-        guard !path.isEmpty else {
-            throw ConfigurationError(path: "\(configuration.path).path", problem: "expected \"stderr\" or a file path, found \"\"")
-        }
-        self.path = path
-        self.eventKinds = try configuration.eventKinds("events")
+        self.level = try configuration.string(Self.levelKey).flatMap(LogLevel.init(rawValue:)) ?? .info
+        self.format = try configuration.string(Self.formatKey).flatMap(LogFormat.init(rawValue:)) ?? .text
+        self.path = try configuration.string(Self.pathKey) ?? "stderr"
+        self.eventKinds = try configuration.eventKinds(Self.eventsKey)
         self.context = context
     }
 

@@ -25,8 +25,18 @@ import Locking
 public final class Webhook: DurableDeliveryPlugin {
     /// The config `type` that selects the webhook poster.
     public static let type = "webhook"
+    static let urlKey = ConfigurationKey(
+        "url", .string([.httpURL]), required: true,
+        description: "The endpoint each event is POSTed to (CloudEvents structured JSON). Plain http:// to another machine is warned about.")
+    static let secretKey = ConfigurationKey(
+        "secret", .string([.nonEmpty("secret")]),
+        description: "Signs requests (Standard Webhooks): whsec_<base64> or raw text, usually \"${JUICE_WEBHOOK_SECRET}\". Never printed.")
+    static let eventsKey = ConfigurationKey.events("Only these kinds of event are sent; default all.")
+    static let timeoutKey = ConfigurationKey(
+        "timeoutSeconds", .number(minimum: 0.1, maximum: 300, unit: "seconds"), default: .number(defaultTimeoutSeconds),
+        description: "How long one request may take.")
     /// The keys the webhook reads.
-    public static let configurationKeys = ["url", "secret", "events", "timeoutSeconds", "retrySchedule"]
+    public static let configuration = [urlKey, secretKey, eventsKey, timeoutKey, ConfigurationKey.retrySchedule]
     /// How long one request may take unless `timeoutSeconds` says otherwise.
     public static let defaultTimeoutSeconds = 10.0
 
@@ -53,18 +63,13 @@ public final class Webhook: DurableDeliveryPlugin {
 
     /// Builds the poster from its section. Connects to nothing yet.
     public init(configuration: PluginConfiguration, context: PluginContext) throws(ConfigurationError) {
-        guard let text = try configuration.string("url") else {
-            throw ConfigurationError(path: "\(configuration.path).url", problem: "a webhook needs a url (http:// or https://)")
-        }
-        guard let url = URL(string: text), let scheme = url.scheme?.lowercased(), ["http", "https"].contains(scheme),
-              let host = url.host, !host.isEmpty
-        else {
-            throw ConfigurationError(
-                path: "\(configuration.path).url", problem: "expected an http:// or https:// URL with a host, found \"\(text)\"")
+        // The declaration (`.httpURL`, required) has checked the text parses with a host.
+        guard let text = try configuration.string(Self.urlKey), let url = URL(string: text) else {
+            throw Self.urlKey.missing(in: configuration.path)
         }
         self.url = url
         var signature: WebhookSignature?
-        if let secret = try configuration.string("secret") {
+        if let secret = try configuration.string(Self.secretKey) {
             guard let parsed = WebhookSignature(secret: secret) else {
                 // Never echo the secret: say what is wrong with it, not what it is.
                 throw ConfigurationError(
@@ -74,9 +79,9 @@ public final class Webhook: DurableDeliveryPlugin {
             signature = parsed
         }
         isSigned = signature != nil
-        eventKinds = try configuration.eventKinds("events")
-        timeoutSeconds = try configuration.number("timeoutSeconds", in: 0.1...300) ?? Self.defaultTimeoutSeconds
-        retrySchedule = try configuration.retrySchedule("retrySchedule") ?? .standard
+        eventKinds = try configuration.eventKinds(Self.eventsKey)
+        timeoutSeconds = try configuration.number(Self.timeoutKey) ?? Self.defaultTimeoutSeconds
+        retrySchedule = try configuration.retrySchedule(.retrySchedule) ?? .standard
         endpoint = WebhookEndpoint(url: url, signature: signature, timeout: timeoutSeconds)
         self.context = context
     }

@@ -13,9 +13,10 @@ extension Catalog {
         static let stockSet = T("Set several fruits at once, in one change.", ko: "여러 과일의 재고를 한 번에 정합니다.")
         static let events = T("List the journal's events (CloudEvents JSON Lines with --json).", ko: "기록된 이벤트를 보여 줍니다 (--json이면 CloudEvents JSON Lines).")
         static let subscribers = T("List the configured subscribers, their state and cursor lag.", ko: "설정된 구독자와 상태, 커서 지연을 보여 줍니다.")
-        static let configGroup = T("Check or show the config.", ko: "설정을 검사하거나 보여 줍니다.")
+        static let configGroup = T("Check or show the config, or print its JSON Schema.", ko: "설정을 검사하거나 보여 주거나, 그 JSON Schema를 출력합니다.")
         static let configCheck = T("Check the config and the subscribers it builds.", ko: "설정과 그것으로 만드는 구독자를 검사합니다.")
         static let configShow = T("Show the effective config and the file it came from (secrets as ***).", ko: "적용된 설정과 그 파일을 보여 줍니다 (비밀 값은 ***).")
+        static let configSchema = T("Print the config's JSON Schema (draft 2020-12), made from the keys juice checks.", ko: "설정의 JSON Schema(draft 2020-12)를 출력합니다. juice가 검사하는 키로 만듭니다.")
 
         // Arguments
         static let juiceArgument = T("The juice: an id (mango-kiwi), English or Korean name.", ko: "쥬스: id (mango-kiwi), 영어 또는 한국어 이름.")

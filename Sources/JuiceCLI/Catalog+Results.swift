@@ -63,6 +63,11 @@ extension Catalog {
             T("Config: \(source)", ko: "설정: \(source)")
         }
 
+        static func configWarning(_ warning: ConfigurationError) -> T {
+            T("warning: \(warning.description). The subscriber is disabled, so nothing needs it now; set it before enabling the subscriber.",
+              ko: "경고: \(warning.description). 구독자가 꺼져 있어 지금은 필요하지 않습니다. 구독자를 켜기 전에 설정하세요.")
+        }
+
         static func configValid(_ source: String, subscribers: [String]) -> T {
             let list = subscribers.isEmpty ? "-" : subscribers.joined(separator: ", ")
             return T("Config OK: \(source) (subscribers: \(list)).", ko: "설정이 올바릅니다: \(source) (구독자: \(list)).")

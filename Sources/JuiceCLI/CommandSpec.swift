@@ -1,6 +1,6 @@
 /// What a command does when it runs. The dispatcher maps each case to its code.
 enum CommandAction: Sendable {
-    case menu, order, stock, stockAdd, stockRemove, stockSet, events, subscribers, configCheck, configShow
+    case menu, order, stock, stockAdd, stockRemove, stockSet, events, subscribers, configCheck, configShow, configSchema
     case shell, stockEdit, watch
     case deliver, subscribersRetry
     case report, reportPicklist

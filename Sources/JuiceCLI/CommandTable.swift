@@ -96,6 +96,7 @@ enum CommandTable {
                 subcommands: [
                     CommandSpec("check", abstract: Catalog.Help.configCheck, action: .configCheck),
                     CommandSpec("show", abstract: Catalog.Help.configShow, action: .configShow),
+                    CommandSpec("schema", abstract: Catalog.Help.configSchema, action: .configSchema),
                 ]),
         ])
 }

@@ -11,16 +11,40 @@ struct ConfigCheckCommand: RunnableCommand {
         let context = session.context
         let source = ConfigShowCommand.sourceName(context)
         let names = context.config.subscribers.map(\.name)
+        // `${NAME}`s missing in disabled subscribers: not errors (nothing runs them),
+        // but this is the command that says what would break on enabling them.
+        let warnings = context.config.warnings
+        for warning in warnings {
+            context.console.standardError.write("juice: \(Catalog.Results.configWarning(warning)(context.language))\n")
+        }
         if context.settings.json {
             context.console.print(JSONWriter.compact(.object([
                 ("valid", .bool(true)),
                 ("file", context.config.source.file.map(ConfigValue.string) ?? .null),
                 ("subscribers", .array(names.map(ConfigValue.string))),
+                ("warnings", .array(warnings.map { .string($0.description) })),
             ])))
         } else if !context.settings.quiet {
             context.console.print(Catalog.Results.configValid(source, subscribers: names))
         }
         return .success
+    }
+}
+
+/// `juice config schema`: the config's JSON Schema, generated from the declarations
+/// (`ConfigSchema`). It needs no config: it runs even when the config is broken.
+struct ConfigSchemaCommand: RunnableCommand, ConfigFreeCommand {
+    static let needs = CommandNeeds.plugins
+
+    init(_ invocation: Invocation) throws(CLIError) {}
+
+    func run(_ output: any TextSink, registry: PluginRegistry) -> ExitCode {
+        output.write(ConfigSchema.text(registry))
+        return .success
+    }
+
+    func run(_ session: Session) throws(CLIError) -> ExitCode {
+        run(session.context.console.standardOutput, registry: session.context.registry)
     }
 }
 

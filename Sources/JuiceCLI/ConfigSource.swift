@@ -40,6 +40,9 @@ struct ConfigLocator: Sendable {
 
     /// The source and its text.
     func locate(option: String?) throws(ConfigurationError) -> (source: ConfigSource, text: String) {
+        if option?.isEmpty == true {
+            throw ConfigurationError(path: "", problem: "--config: empty path; give the config file's path, or leave --config out")
+        }
         for candidate in candidates(option: option) {
             guard candidate.explicit || FileManager.default.fileExists(atPath: candidate.path) else { continue }
             return (.file(candidate.path), try Self.readText(candidate.path))

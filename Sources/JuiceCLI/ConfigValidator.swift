@@ -4,10 +4,13 @@ import SQLiteStore
 
 /// Checks a parsed config document strictly and turns it into a `JuiceConfig`.
 ///
-/// An unknown key, a wrong type, an unknown subscriber `type` or a value out of range
-/// throws a `ConfigurationError` naming the file, the JSON path and what was
-/// expected. Subscriber keys are checked against the plugin's `configurationKeys`;
-/// the plugin's own value checks run later, when it is built.
+/// Every value is checked against its declaration (`ConfigKeys` for the top level and
+/// the keys every subscriber has, each plugin's `configuration` for its own): an
+/// unknown key, a wrong type, an unknown subscriber `type`, a missing required key or
+/// a value out of range throws a `ConfigurationError` naming the file, the JSON path
+/// and what was expected. Disabled subscribers are checked the same way; only a
+/// `${NAME}` that is not set is let through there (reported by `config check`). The
+/// plugin's own further checks run later, when an enabled one is built.
 struct ConfigValidator: Sendable {
     let registry: PluginRegistry
     let source: ConfigSource
@@ -21,130 +24,91 @@ struct ConfigValidator: Sendable {
         } catch {
             throw ConfigurationError(file: source.file, path: "", problem: error.description)
         }
-        let (resolved, substituted) = try EnvironmentSubstitution(environment: environment, file: source.file).apply(document)
+        let substitution = try EnvironmentSubstitution(environment: environment, file: source.file)
+            .apply(document, lenientUnder: Self.disabledSubscriberPaths(in: document))
         do {
-            return try validate(resolved, substituted: substituted)
+            return try validate(substitution)
         } catch {
-            throw substituted.apply(to: error)
+            var located = substitution.redaction.apply(to: error)
+            located.file = source.file
+            throw located
         }
     }
 
-    private func fail(_ path: String, _ problem: String) -> ConfigurationError {
-        ConfigurationError(file: source.file, path: path, problem: problem)
+    /// `subscribers[i]` of every entry written `"enabled": false`.
+    static func disabledSubscriberPaths(in document: ConfigValue) -> [String] {
+        guard case .object(let members) = document,
+              case .array(let items)? = members.first(where: { $0.key == "subscribers" })?.value
+        else { return [] }
+        return items.enumerated().compactMap { index, item in
+            guard case .object(let fields) = item, fields.first(where: { $0.key == "enabled" })?.value == .bool(false) else { return nil }
+            return "subscribers[\(index)]"
+        }
     }
 
-    private func members(_ value: ConfigValue, at path: String, allowed: [String]) throws(ConfigurationError) -> [(key: String, value: ConfigValue)] {
-        guard case .object(let members) = value else {
-            throw fail(path, "expected an object, found \(value.typeDescription)")
+    private func validate(_ substitution: EnvironmentSubstitution.Result) throws(ConfigurationError) -> JuiceConfig {
+        let document = substitution.value
+        guard case .object(let members) = document else {
+            throw ConfigurationError(path: "", problem: "expected an object, found \(document.typeDescription)")
         }
-        for member in members where !allowed.contains(member.key) {
-            let child = path.isEmpty ? member.key : "\(path).\(member.key)"
-            throw fail(child, "unknown key \"\(member.key)\"; expected one of \(allowed.joined(separator: ", "))")
+        try ConfigurationKey.check(members, against: ConfigKeys.topLevel(registry), at: "", skipping: ["subscribers"])
+        func member(_ key: ConfigurationKey) -> ConfigValue? {
+            members.first { $0.key == key.name }?.value ?? key.defaultValue
         }
-        return members
-    }
-
-    private func string(_ value: ConfigValue, at path: String, oneOf allowed: [String]? = nil) throws(ConfigurationError) -> String {
-        guard case .string(let text) = value else { throw fail(path, "expected a string, found \(value.typeDescription)") }
-        if let allowed, !allowed.contains(text) {
-            throw fail(path, "expected one of \(allowed.joined(separator: ", ")), found \"\(text)\"")
-        }
-        return text
-    }
-
-    private func validate(_ document: ConfigValue, substituted: Redaction) throws(ConfigurationError) -> JuiceConfig {
-        var language: Language?
-        var initialStock = Stock.defaultInitialQuantity
         var storePath: String?
         var durability = Durability.full
-        var flush = JuiceConfig.defaultFlushDeadlineSeconds
-        var subscribers: [SubscriberEntry]?
-        for (key, value) in try members(document, at: "", allowed: ConfigKeys.topLevel) {
-            switch key {
-            case "$schema":
-                _ = try string(value, at: key)
-            case "language":
-                let text = try string(value, at: key, oneOf: ["auto", "ko", "en"])
-                language = Language(rawValue: text)
-            case "initialStock":
-                initialStock = try integer(value, at: key, in: 0...Stock.maximumQuantity)
-            case "flushDeadlineSeconds":
-                guard case .number(let seconds) = value, (0...60).contains(seconds) else {
-                    throw fail(key, "expected a number of seconds from 0 to 60, found \(describe(value))")
+        if case .object(let store)? = member(ConfigKeys.store) {
+            for (key, value) in store {
+                switch (key, value) {
+                case (ConfigKeys.storePath.name, .string(let text)): storePath = absolute(text)
+                case (ConfigKeys.durability.name, .string(let text)): durability = Durability(rawValue: text) ?? .full
+                default: break
                 }
-                flush = seconds
-            case "store":
-                for (storeKey, storeValue) in try members(value, at: key, allowed: ConfigKeys.store) {
-                    let path = "store.\(storeKey)"
-                    if storeKey == "path" {
-                        let text = try string(storeValue, at: path)
-                        guard !text.isEmpty else { throw fail(path, "expected a file path, found an empty string") }
-                        storePath = absolute(text)
-                    } else {
-                        let allowed = Durability.allCases.map(\.rawValue)
-                        durability = Durability(rawValue: try string(storeValue, at: path, oneOf: allowed)) ?? .full
-                    }
-                }
-            default:
-                subscribers = try validateSubscribers(value)
             }
         }
+        let language: Language? = if case .string(let text)? = member(ConfigKeys.language) { Language(rawValue: text) } else { nil }
+        let initialStock = if case .number(let number, _)? = member(ConfigKeys.initialStock) { Int(number) } else { Stock.defaultInitialQuantity }
+        let flush = if case .number(let number, _)? = member(ConfigKeys.flushDeadlineSeconds) { number } else { JuiceConfig.defaultFlushDeadlineSeconds }
         // No `subscribers` key: the built-in ones (logger and notifier); `[]` means none.
-        let entries: [SubscriberEntry]
-        if let subscribers { entries = subscribers } else { entries = try validateSubscribers(BuiltInConfig.subscribers) }
+        let listed = members.first { $0.key == "subscribers" }?.value
+        let entries = try validateSubscribers(listed ?? BuiltInConfig.subscribers, unresolved: substitution.unresolvedPaths)
         return JuiceConfig(
             source: source, language: language, initialStock: initialStock, storePath: storePath,
-            durability: durability, flushDeadlineSeconds: flush, subscribers: entries, substituted: substituted)
+            durability: durability, flushDeadlineSeconds: flush, subscribers: entries,
+            substituted: substitution.redaction, warnings: substitution.unresolved)
     }
 
-    private func describe(_ value: ConfigValue) -> String {
-        if case .number(let number) = value { return JSONWriter.compact(.number(number)) }
-        return value.typeDescription
-    }
-
-    private func integer(_ value: ConfigValue, at path: String, in range: ClosedRange<Int>) throws(ConfigurationError) -> Int {
-        guard case .number(let number) = value, number.rounded() == number,
-              let whole = Int(exactly: number), range.contains(whole)
-        else { throw fail(path, "expected a whole number from \(range.lowerBound) to \(range.upperBound), found \(describe(value))") }
-        return whole
-    }
-
-    private func validateSubscribers(_ value: ConfigValue) throws(ConfigurationError) -> [SubscriberEntry] {
+    private func validateSubscribers(_ value: ConfigValue, unresolved: Set<String>) throws(ConfigurationError) -> [SubscriberEntry] {
         guard case .array(let items) = value else {
-            throw fail("subscribers", "expected an array of subscriber objects, found \(value.typeDescription)")
+            throw ConfigurationError(path: "subscribers", problem: "expected an array of subscriber objects, found \(value.typeDescription)")
         }
+        let common = ConfigKeys.commonSubscriber(registry)
         var entries: [SubscriberEntry] = []
         for (index, item) in items.enumerated() {
             let path = "subscribers[\(index)]"
-            guard case .object(let members) = item else { throw fail(path, "expected an object, found \(item.typeDescription)") }
-            guard let typeValue = members.first(where: { $0.key == "type" })?.value else {
-                throw fail(path, "missing \"type\"; expected one of \(registry.typeNames.joined(separator: ", "))")
+            guard case .object(let members) = item else {
+                throw ConfigurationError(path: path, problem: "expected an object, found \(item.typeDescription)")
             }
-            let type = try string(typeValue, at: "\(path).type")
-            guard let plugin = registry.plugin(named: type) else {
-                throw fail("\(path).type", "unknown subscriber type \"\(type)\"; known types: \(registry.typeNames.joined(separator: ", "))")
+            // `type` first: it says which keys the rest may have.
+            let typeKey = common[0]
+            guard let typeValue = members.first(where: { $0.key == typeKey.name })?.value else { throw typeKey.missing(in: path) }
+            try typeKey.check(typeValue, at: "\(path).type")
+            guard case .string(let type) = typeValue, let plugin = registry.plugin(named: type) else {
+                throw ConfigurationError(path: "\(path).type", problem: "expected \(typeKey.expectation)")
             }
-            let allowed = ConfigKeys.commonSubscriber + plugin.configurationKeys
-            _ = try self.members(item, at: path, allowed: allowed)
+            try ConfigurationKey.check(members, against: common + plugin.configuration, at: path, skipping: unresolved)
             // The first subscriber of a type is named after it, later ones get their
             // ordinal (`logger`, `logger-2`), so adding one never renames another.
             let ordinal = entries.filter { $0.type == type }.count + 1
             var name = ordinal == 1 ? type : "\(type)-\(ordinal)"
-            if let nameValue = members.first(where: { $0.key == "name" })?.value {
-                name = try string(nameValue, at: "\(path).name")
-                guard !name.isEmpty else { throw fail("\(path).name", "expected a non-empty name") }
-            }
+            if case .string(let written)? = members.first(where: { $0.key == "name" })?.value { name = written }
             if let clash = entries.first(where: { $0.name == name }) {
-                throw fail("\(path).name", "the name \"\(name)\" is already used by \(clash.path); names must be unique")
+                throw ConfigurationError(
+                    path: "\(path).name",
+                    problem: "the name \(ConfigurationKey.quoted(name)) is already used by \(clash.path); names must be unique")
             }
-            var enabled = true
-            if let enabledValue = members.first(where: { $0.key == "enabled" })?.value {
-                guard case .bool(let flag) = enabledValue else {
-                    throw fail("\(path).enabled", "expected true or false, found \(enabledValue.typeDescription)")
-                }
-                enabled = flag
-            }
-            let own = members.filter { !ConfigKeys.commonSubscriber.contains($0.key) }
+            let enabled = members.first(where: { $0.key == "enabled" })?.value != .bool(false)
+            let own = members.filter { member in !common.contains { $0.name == member.key } }
             entries.append(SubscriberEntry(
                 path: path, type: type, name: name, enabled: enabled,
                 configuration: PluginConfiguration(path: path, values: own)))

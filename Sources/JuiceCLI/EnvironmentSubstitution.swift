@@ -2,18 +2,30 @@ import JuiceMakerCore
 
 /// Replaces `${NAME}` in every string value of a config document with the value of
 /// the environment variable `NAME`. A variable that is not set is an error naming it
-/// and the JSON path; nothing else about the document changes. The paths of strings
-/// that took a value, and the values taken, are reported, so `config show` and error
-/// messages can hide them (`Redaction`).
+/// and the JSON path, except under a `lenientUnder` path (a disabled subscriber):
+/// there the string is kept as written and the error is returned as a warning, since
+/// nothing needs the value until the subscriber is enabled. Nothing else about the
+/// document changes. The paths of strings that took a value, and the values taken,
+/// are reported, so `config show` and error messages can hide them (`Redaction`).
 struct EnvironmentSubstitution: Sendable {
     let environment: [String: String]
     let file: String?
 
-    func apply(_ value: ConfigValue, path: String = "") throws(ConfigurationError) -> (value: ConfigValue, substituted: Redaction) {
-        var substituted = Set<String>()
-        let result = try walk(value, path: path, substituted: &substituted)
+    struct Result: Sendable {
+        let value: ConfigValue
+        let redaction: Redaction
+        /// Missing variables under a lenient path, one error each (file and path named).
+        let unresolved: [ConfigurationError]
+
+        /// Paths whose value is not known (kept as written, not checked).
+        var unresolvedPaths: Set<String> { Set(unresolved.map(\.path)) }
+    }
+
+    func apply(_ value: ConfigValue, path: String = "", lenientUnder lenient: [String] = []) throws(ConfigurationError) -> Result {
+        var walker = Walker(substitution: self, lenient: lenient)
+        let result = try walker.walk(value, path: path)
         let values = Set(Self.variableNames(in: value).compactMap { environment[$0] })
-        return (result, Redaction(paths: substituted, values: values))
+        return Result(value: result, redaction: Redaction(paths: walker.substituted, values: values), unresolved: walker.unresolved)
     }
 
     /// Every `${NAME}` named in the document's strings.
@@ -33,46 +45,69 @@ struct EnvironmentSubstitution: Sendable {
         }
     }
 
-    private func walk(_ value: ConfigValue, path: String, substituted: inout Set<String>) throws(ConfigurationError) -> ConfigValue {
-        switch value {
-        case .string(let text) where text.contains("${"):
-            substituted.insert(path)
-            return .string(try expand(text, path: path))
-        case .array(let items):
-            var result: [ConfigValue] = []
-            for (index, item) in items.enumerated() {
-                result.append(try walk(item, path: "\(path)[\(index)]", substituted: &substituted))
+    private struct Walker {
+        let substitution: EnvironmentSubstitution
+        let lenient: [String]
+        var substituted = Set<String>()
+        var unresolved: [ConfigurationError] = []
+
+        mutating func walk(_ value: ConfigValue, path: String) throws(ConfigurationError) -> ConfigValue {
+            switch value {
+            case .string(let text) where text.contains("${"):
+                substituted.insert(path)
+                do {
+                    return .string(try substitution.expand(text, path: path))
+                } catch {
+                    let isLenient = lenient.contains { path.hasPrefix($0 + ".") || path.hasPrefix($0 + "[") }
+                    guard error.isMissingVariable, isLenient else { throw error.error }
+                    unresolved.append(error.error)
+                    return value
+                }
+            case .array(let items):
+                var result: [ConfigValue] = []
+                for (index, item) in items.enumerated() {
+                    result.append(try walk(item, path: "\(path)[\(index)]"))
+                }
+                return .array(result)
+            case .object(let members):
+                var result: [(key: String, value: ConfigValue)] = []
+                for member in members {
+                    result.append((member.key, try walk(member.value, path: ConfigurationKey.path(path, member.key))))
+                }
+                return .object(result)
+            default:
+                return value
             }
-            return .array(result)
-        case .object(let members):
-            var result: [(key: String, value: ConfigValue)] = []
-            for member in members {
-                let child = path.isEmpty ? member.key : "\(path).\(member.key)"
-                result.append((member.key, try walk(member.value, path: child, substituted: &substituted)))
-            }
-            return .object(result)
-        default:
-            return value
         }
     }
 
-    private func expand(_ text: String, path: String) throws(ConfigurationError) -> String {
+    /// Why a string could not be expanded; a missing variable may be let through.
+    private struct ExpansionFailure: Error {
+        let error: ConfigurationError
+        var isMissingVariable = false
+    }
+
+    private func expand(_ text: String, path: String) throws(ExpansionFailure) -> String {
         var result = ""
         var rest = Substring(text)
         while let start = rest.range(of: "${") {
             result += rest[..<start.lowerBound]
             let afterOpen = rest[start.upperBound...]
             guard let close = afterOpen.firstIndex(of: "}") else {
-                throw ConfigurationError(file: file, path: path, problem: "unterminated \"${\"; write ${NAME}")
+                throw ExpansionFailure(error: ConfigurationError(file: file, path: path, problem: "unterminated \"${\"; write ${NAME}"))
             }
             let name = String(afterOpen[..<close])
             guard Self.isVariableName(name) else {
-                throw ConfigurationError(file: file, path: path, problem: "\"${\(name)}\" is not a variable name; use letters, digits and _")
+                throw ExpansionFailure(error: ConfigurationError(
+                    file: file, path: path,
+                    problem: "\(ConfigurationKey.quoted("${\(name)}")) is not a variable name; use letters, digits and _"))
             }
             guard let value = environment[name] else {
-                throw ConfigurationError(
-                    file: file, path: path,
-                    problem: "the environment variable \(name) is not set; export \(name) or remove ${\(name)}")
+                throw ExpansionFailure(
+                    error: ConfigurationError(
+                        file: file, path: path,
+                        problem: "the environment variable \(name) is not set; export \(name) or remove ${\(name)}"),
+                    isMissingVariable: true)
             }
             result += value
             rest = afterOpen[afterOpen.index(after: close)...]

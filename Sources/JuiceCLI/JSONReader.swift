@@ -227,6 +227,6 @@ struct JSONReader {
         }
         let text = String(decoding: bytes[start..<index], as: UTF8.self)
         guard let value = Double(text), value.isFinite else { throw error("number out of range", at: start) }
-        return .number(value)
+        return .number(value, literal: text)
     }
 }

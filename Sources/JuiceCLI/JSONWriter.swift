@@ -20,7 +20,7 @@ enum JSONWriter {
         switch value {
         case .null: text += "null"
         case .bool(let flag): text += flag ? "true" : "false"
-        case .number(let number): text += format(number)
+        case .number(let number, _): text += format(number)
         case .string(let string): CloudEventFormat.appendQuoted(string, to: &text)
         case .array(let items):
             writeList(items.map { (nil, $0) }, open: "[", close: "]", into: &text, indent: indent)
@@ -52,8 +52,7 @@ enum JSONWriter {
     }
 
     private static func format(_ number: Double) -> String {
-        if number.rounded() == number, abs(number) < 1e15 { return String(Int64(number)) }
-        return String(number)
+        ConfigurationType.format(number)
     }
 }
 

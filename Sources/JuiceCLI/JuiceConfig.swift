@@ -28,6 +28,9 @@ struct JuiceConfig: Sendable {
     let subscribers: [SubscriberEntry]
     /// What took a value from the environment: never printed.
     let substituted: Redaction
+    /// `${NAME}`s not set in disabled subscribers: nothing needs them now, so only
+    /// `juice config check` reports them (as warnings).
+    let warnings: [ConfigurationError]
 
     /// JSON paths of strings that took a value from the environment.
     var substitutedPaths: Set<String> { substituted.paths }
@@ -35,12 +38,53 @@ struct JuiceConfig: Sendable {
     static let defaultFlushDeadlineSeconds = 2.0
 }
 
-/// The keys the config accepts, in one place: the validator and the schema test read them.
+/// The keys the config accepts besides each plugin's own, declared once: the
+/// validator checks and reads through them and `juice config schema` prints them.
 enum ConfigKeys {
-    static let topLevel = ["$schema", "language", "initialStock", "store", "flushDeadlineSeconds", "subscribers"]
-    static let store = ["path", "durability"]
-    /// Keys every subscriber accepts besides its plugin's `configurationKeys`.
-    static let commonSubscriber = ["type", "name", "enabled"]
+    static let schema = ConfigurationKey("$schema", .string, description: "The schema for editors.")
+    static let language = ConfigurationKey(
+        "language", .oneOf(["auto"] + Language.allCases.map(\.rawValue)), default: .string("auto"),
+        description: "Language of messages; auto follows LC_ALL, then LC_MESSAGES, then LANG (ko is Korean).")
+    static let initialStock = ConfigurationKey(
+        "initialStock", .integer(0...Stock.maximumQuantity), default: .integer(Stock.defaultInitialQuantity),
+        description: "Quantity of each fruit in a new store.")
+    static let storePath = ConfigurationKey(
+        "path", .string([.nonEmpty("path"), .noNUL]),
+        description: "The store file; relative to this file's directory. Default: $XDG_STATE_HOME/juice-maker/.")
+    static let durability = ConfigurationKey(
+        "durability", .oneOf(Durability.allCases.map(\.rawValue)), default: .string(Durability.full.rawValue),
+        description: "full: every commit survives a power loss; normal: faster, the last commits may not.")
+    static let store = ConfigurationKey("store", .object([storePath, durability]), description: "The embedded SQLite store.")
+    static let flushDeadlineSeconds = ConfigurationKey(
+        "flushDeadlineSeconds", .number(minimum: 0, maximum: 60, unit: "seconds"),
+        default: .number(JuiceConfig.defaultFlushDeadlineSeconds),
+        description: "How long subscribers may take to flush before juice exits.")
+
+    /// `type`, `name`, `enabled`: every subscriber's keys besides its plugin's.
+    static func commonSubscriber(_ registry: PluginRegistry) -> [ConfigurationKey] {
+        [
+            ConfigurationKey("type", .oneOf(registry.typeNames), required: true, description: "Which plugin."),
+            ConfigurationKey(
+                "name", .string([.nonEmpty("name")]),
+                description: "Unique name; names durable cursors. Default: the type, then type-2, type-3, ..."),
+            ConfigurationKey(
+                "enabled", .boolean, default: .bool(true),
+                description: "false keeps the entry, checked, but does not run it."),
+        ]
+    }
+
+    /// `subscribers`: objects shaped by their `type` (the validator and the schema
+    /// expand them from the registry).
+    static func subscribers(_ registry: PluginRegistry) -> ConfigurationKey {
+        ConfigurationKey(
+            "subscribers", .list(.object(commonSubscriber(registry))),
+            description: "The plugins that hear events, in order; [] for none. Default: a logger (to juice-maker.log) and a cli-notifier.")
+    }
+
+    static func topLevel(_ registry: PluginRegistry) -> [ConfigurationKey] {
+        [schema, language, initialStock, store, flushDeadlineSeconds, subscribers(registry)]
+    }
+
     /// Keys whose values are secrets wherever they appear: never printed.
     static let secretWords = ["secret", "token", "password", "authorization", "apikey", "api-key", "api_key"]
 }

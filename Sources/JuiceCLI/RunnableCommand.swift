@@ -1,3 +1,5 @@
+import JuiceMakerCore
+
 /// What a command needs set up before it runs.
 enum CommandNeeds: Sendable {
     /// The plugins built from the config, never attached (`config check`,
@@ -17,6 +19,12 @@ protocol RunnableCommand {
     func run(_ session: Session) async throws(CLIError) -> ExitCode
 }
 
+/// A command that reads no config and opens nothing (`config schema`): the runner
+/// runs it before the config is read.
+protocol ConfigFreeCommand {
+    func run(_ output: any TextSink, registry: PluginRegistry) -> ExitCode
+}
+
 extension CommandAction {
     /// The command this action runs, its arguments checked.
     func command(_ invocation: Invocation) throws(CLIError) -> any RunnableCommand {
@@ -29,6 +37,7 @@ extension CommandAction {
         case .subscribers: try SubscribersCommand(invocation)
         case .configCheck: try ConfigCheckCommand(invocation)
         case .configShow: try ConfigShowCommand(invocation)
+        case .configSchema: try ConfigSchemaCommand(invocation)
         case .shell: try ShellCommand(invocation)
         case .stockEdit: try StockScreenCommand(invocation)
         case .watch: try WatchCommand(invocation)

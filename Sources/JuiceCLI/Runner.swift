@@ -44,10 +44,13 @@ struct Runner: Sendable {
 
     private func execute(_ invocation: Invocation) async throws(CLIError) -> ExitCode {
         let settings = try GlobalSettings(invocation, environment: environment)
-        let config = try loadConfig(option: settings.configPath)
-        let language = settings.language ?? config.language ?? Language(environment: environment)
         guard let action = invocation.command.action else { return .usage }
         let command = try action.command(invocation)
+        if let standalone = command as? any ConfigFreeCommand {
+            return standalone.run(standardOutput, registry: registry)
+        }
+        let config = try loadConfig(option: settings.configPath)
+        let language = settings.language ?? config.language ?? Language(environment: environment)
         let location = StoreLocation.resolve(
             settings: settings, config: config, environment: environment, workingDirectory: workingDirectory)
         let console = Console(standardOutput: standardOutput, standardError: standardError, language: language)

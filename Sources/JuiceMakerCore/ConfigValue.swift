@@ -2,7 +2,9 @@
 public indirect enum ConfigValue: Sendable, Equatable {
     case null
     case bool(Bool)
-    case number(Double)
+    /// A number and, when read from a file, its text as written (so messages can
+    /// echo `99999999999999999999999`, not `1e+23`).
+    case number(Double, literal: String? = nil)
     case string(String)
     case array([ConfigValue])
     case object([(key: String, value: ConfigValue)])
@@ -11,7 +13,7 @@ public indirect enum ConfigValue: Sendable, Equatable {
         switch (lhs, rhs) {
         case (.null, .null): true
         case let (.bool(a), .bool(b)): a == b
-        case let (.number(a), .number(b)): a == b
+        case let (.number(a, _), .number(b, _)): a == b
         case let (.string(a), .string(b)): a == b
         case let (.array(a), .array(b)): a == b
         case let (.object(a), .object(b)): a.count == b.count && zip(a, b).allSatisfy { $0.key == $1.key && $0.value == $1.value }
@@ -60,10 +62,12 @@ public struct ConfigurationError: Error, Sendable, Equatable, CustomStringConver
     }
 }
 
-/// One plugin's section of the config, with typed, path-reporting accessors.
+/// One plugin's section of the config, read through the plugin's declarations.
 ///
-/// The host has already checked that every key is one the plugin declared in
-/// `configurationKeys`; accessors check types and values.
+/// The host has already checked every key against the plugin's `configuration`
+/// (unknown keys, types, ranges, required keys), for enabled and disabled subscribers
+/// alike; the accessors check again (a plugin built by hand, in a test, gets the same
+/// errors) and return the declared default when the key is absent.
 public struct PluginConfiguration: Sendable {
     /// Where the section is (`subscribers[2]`).
     public let path: String
@@ -79,81 +83,101 @@ public struct PluginConfiguration: Sendable {
         values.first { $0.key == key }?.value
     }
 
-    private func error(_ key: String, _ problem: String) -> ConfigurationError {
-        ConfigurationError(path: "\(path).\(key)", problem: problem)
+    /// Checks the whole section against `keys`. `skipping`: paths whose value is unknown.
+    public func check(against keys: [ConfigurationKey], skipping: Set<String> = []) throws(ConfigurationError) {
+        try ConfigurationKey.check(values, against: keys, at: path, skipping: skipping)
     }
 
-    public func string(_ key: String) throws(ConfigurationError) -> String? {
-        switch self[key] {
-        case nil: return nil
-        case .string(let value): return value
-        case let other?: throw error(key, "expected a string, found \(other.typeDescription)")
+    /// The value of `key`, checked against its declaration; the declared default when
+    /// absent; an error when absent and required.
+    public func value(_ key: ConfigurationKey) throws(ConfigurationError) -> ConfigValue? {
+        guard let value = self[key.name] else {
+            if key.isRequired { throw key.missing(in: path) }
+            return key.defaultValue
         }
-    }
-
-    /// A string that must be one of `allowed`.
-    public func string(_ key: String, oneOf allowed: [String]) throws(ConfigurationError) -> String? {
-        guard let value = try string(key) else { return nil }
-        guard allowed.contains(value) else {
-            throw error(key, "expected one of \(allowed.joined(separator: ", ")), found \"\(value)\"")
-        }
+        try key.check(value, at: ConfigurationKey.path(path, key.name))
         return value
     }
 
-    public func bool(_ key: String) throws(ConfigurationError) -> Bool? {
-        switch self[key] {
+    private func mismatch(_ key: ConfigurationKey, _ value: ConfigValue) -> ConfigurationError {
+        ConfigurationError(
+            path: ConfigurationKey.path(path, key.name), problem: "expected \(key.expectation), found \(value.typeDescription)")
+    }
+
+    public func string(_ key: ConfigurationKey) throws(ConfigurationError) -> String? {
+        switch try value(key) {
         case nil: return nil
-        case .bool(let value): return value
-        case let other?: throw error(key, "expected true or false, found \(other.typeDescription)")
+        case .string(let text)?: return text
+        case let other?: throw mismatch(key, other)
         }
     }
 
-    public func number(_ key: String, in range: ClosedRange<Double>) throws(ConfigurationError) -> Double? {
-        switch self[key] {
+    public func bool(_ key: ConfigurationKey) throws(ConfigurationError) -> Bool? {
+        switch try value(key) {
         case nil: return nil
-        case .number(let value) where range.contains(value): return value
-        case .number(let value): throw error(key, "expected a number from \(range.lowerBound) to \(range.upperBound), found \(value)")
-        case let other?: throw error(key, "expected a number, found \(other.typeDescription)")
+        case .bool(let flag)?: return flag
+        case let other?: throw mismatch(key, other)
         }
     }
 
-    public func integer(_ key: String, in range: ClosedRange<Int>) throws(ConfigurationError) -> Int? {
-        switch self[key] {
+    public func number(_ key: ConfigurationKey) throws(ConfigurationError) -> Double? {
+        switch try value(key) {
         case nil: return nil
-        case .number(let value) where value.rounded() == value && range.contains(Int(exactly: value) ?? Int.min):
-            return Int(value)
-        case .number(let value): throw error(key, "expected a whole number from \(range.lowerBound) to \(range.upperBound), found \(value)")
-        case let other?: throw error(key, "expected a whole number, found \(other.typeDescription)")
+        case .number(let number, _)?: return number
+        case let other?: throw mismatch(key, other)
         }
     }
 
-    public func strings(_ key: String) throws(ConfigurationError) -> [String]? {
-        switch self[key] {
+    public func strings(_ key: ConfigurationKey) throws(ConfigurationError) -> [String]? {
+        try items(key) { if case .string(let text) = $0 { text } else { nil } }
+    }
+
+    public func numbers(_ key: ConfigurationKey) throws(ConfigurationError) -> [Double]? {
+        try items(key) { if case .number(let number, _) = $0 { number } else { nil } }
+    }
+
+    /// An array whose every item `extract` accepts.
+    private func items<Item>(_ key: ConfigurationKey, _ extract: (ConfigValue) -> Item?) throws(ConfigurationError) -> [Item]? {
+        switch try value(key) {
         case nil: return nil
-        case .array(let items):
-            var result: [String] = []
-            for (index, item) in items.enumerated() {
-                guard case .string(let value) = item else {
-                    throw error("\(key)[\(index)]", "expected a string, found \(item.typeDescription)")
-                }
-                result.append(value)
+        case .array(let values)?:
+            var result: [Item] = []
+            for value in values {
+                guard let item = extract(value) else { throw mismatch(key, value) }
+                result.append(item)
             }
             return result
-        case let other?: throw error(key, "expected an array of strings, found \(other.typeDescription)")
+        case let other?: throw mismatch(key, other)
         }
     }
 
-    /// An `events` filter: names of `EventKind`s.
-    public func eventKinds(_ key: String) throws(ConfigurationError) -> Set<EventKind>? {
-        guard let names = try strings(key) else { return nil }
-        var kinds = Set<EventKind>()
-        for (index, name) in names.enumerated() {
-            guard let kind = EventKind(name: name) else {
-                let allowed = EventKind.allCases.map(\.rawValue).joined(separator: ", ")
-                throw error("\(key)[\(index)]", "expected one of \(allowed), found \"\(name)\"")
+    /// An object of strings, in file order.
+    public func stringPairs(_ key: ConfigurationKey) throws(ConfigurationError) -> [(key: String, value: String)]? {
+        switch try value(key) {
+        case nil: return nil
+        case .object(let members)?:
+            var result: [(key: String, value: String)] = []
+            for member in members {
+                guard case .string(let text) = member.value else { throw mismatch(key, member.value) }
+                result.append((member.key, text))
             }
-            kinds.insert(kind)
+            return result
+        case let other?: throw mismatch(key, other)
         }
-        return kinds
+    }
+
+    /// An `events` filter: names of `EventKind`s (declare it with `ConfigurationKey.events`).
+    public func eventKinds(_ key: ConfigurationKey) throws(ConfigurationError) -> Set<EventKind>? {
+        guard let names = try strings(key) else { return nil }
+        return Set(names.compactMap(EventKind.init(name:)))
+    }
+}
+
+extension ConfigurationKey {
+    /// The `events` key every plugin that filters by kind declares: kinds by name
+    /// (`juiceMade`) or CloudEvents type (`juicemaker.juice.made`), each once.
+    public static func events(_ description: String = "Only these kinds of event; default all.") -> ConfigurationKey {
+        let names = EventKind.allCases.map(\.rawValue) + EventKind.allCases.map(\.cloudEventType)
+        return ConfigurationKey("events", .list(.oneOf(names), unique: true), description: description)
     }
 }

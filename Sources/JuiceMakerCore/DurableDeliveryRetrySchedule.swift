@@ -47,26 +47,22 @@ public struct RetrySchedule: Sendable, Equatable {
     }
 }
 
+extension ConfigurationKey {
+    /// The longest delay a `retrySchedule` may hold: seven days.
+    public static let longestRetryDelay = 604_800.0
+
+    /// The `retrySchedule` key every durable plugin declares: an array of delays in
+    /// seconds (0 to 7 days each), e.g. `[0.05, 0.1]` for tests. An empty array means
+    /// one attempt, then a dead letter.
+    public static let retrySchedule = ConfigurationKey(
+        "retrySchedule", .list(.number(minimum: 0, maximum: longestRetryDelay, unit: "seconds")),
+        default: .array(RetrySchedule.standard.delays.map { .number($0) }),
+        description: "Seconds to wait after each failed attempt (each \u{00B1}10% jitter); after the last, the event becomes a dead letter.")
+}
+
 extension PluginConfiguration {
-    /// A `retrySchedule`: an array of delays in seconds (0 to 7 days each), e.g.
-    /// `[0.05, 0.1]` for tests. An empty array means one attempt, then a dead letter.
-    public func retrySchedule(_ key: String) throws(ConfigurationError) -> RetrySchedule? {
-        switch self[key] {
-        case nil: return nil
-        case .array(let items):
-            var delays: [Double] = []
-            for (index, item) in items.enumerated() {
-                guard case .number(let seconds) = item, (0...604_800).contains(seconds) else {
-                    throw ConfigurationError(
-                        path: "\(path).\(key)[\(index)]",
-                        problem: "expected a number of seconds from 0 to 604800, found \(item.typeDescription)")
-                }
-                delays.append(seconds)
-            }
-            return RetrySchedule(delays: delays)
-        case let other?:
-            throw ConfigurationError(
-                path: "\(path).\(key)", problem: "expected an array of seconds (e.g. [5, 300]), found \(other.typeDescription)")
-        }
+    /// A `retrySchedule` declared as `ConfigurationKey.retrySchedule`.
+    public func retrySchedule(_ key: ConfigurationKey) throws(ConfigurationError) -> RetrySchedule? {
+        try numbers(key).map { RetrySchedule(delays: $0) }
     }
 }

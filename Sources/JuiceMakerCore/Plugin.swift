@@ -2,7 +2,9 @@
 ///
 /// The host (the `juice` CLI's registry) guarantees, in this order:
 /// 1. `init(configuration:context:)` is called once with the plugin's config
-///    section, whose keys are already checked against `configurationKeys`.
+///    section, already checked against `configuration` (unknown keys, types,
+///    ranges, required keys); read values through the same declarations
+///    (`configuration.string(Self.level)`), which return the declared default.
 ///    Throw `ConfigurationError` (naming the field) to refuse it; nothing runs then.
 /// 2. `attach(to:)` is called once, before the first command runs. Subscribe there
 ///    (`host.maker.subscribe(context.name, …)`). Durable plugins also read
@@ -16,8 +18,11 @@
 public protocol JuiceMakerPlugin: AnyObject, Sendable {
     /// The config `type` that selects this plugin (`"logger"`).
     static var type: String { get }
-    /// The keys this plugin reads from its section, besides `type`, `name` and `enabled`.
-    static var configurationKeys: [String] { get }
+    /// The keys this plugin reads from its section, besides `type`, `name` and
+    /// `enabled`, each declared once: name, type, range or allowed values, default,
+    /// description, required. The host checks every subscriber's section against
+    /// them (disabled ones too) and `juice config schema` prints them as JSON Schema.
+    static var configuration: [ConfigurationKey] { get }
 
     /// Builds the plugin from its section. Invalid values throw, naming the path.
     init(configuration: PluginConfiguration, context: PluginContext) throws(ConfigurationError)

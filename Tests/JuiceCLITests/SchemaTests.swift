@@ -3,49 +3,48 @@ import JuiceMakerCore
 import Testing
 @testable import JuiceCLI
 
-/// `config/juice-maker.schema.json` and the config parser accept the same keys: every
-/// key the parser accepts is in the schema, and the schema names no other. The
-/// shipped config passes the parser.
+/// `config/juice-maker.schema.json` is what `juice config schema` prints from the
+/// declarations the validator checks with, byte for byte: the schema editors use and
+/// the checker cannot disagree. The shipped config passes the parser.
 @Suite struct SchemaTests {
     private static let configDirectory = URL(fileURLWithPath: #filePath)
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
         .appendingPathComponent("config")
 
-    private func schema() throws -> [String: Any] {
-        let data = try Data(contentsOf: Self.configDirectory.appendingPathComponent("juice-maker.schema.json"))
-        return try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+    @Test("the shipped schema is `juice config schema`'s output; regenerate it with that command")
+    func shippedSchemaIsGenerated() throws {
+        let shipped = try String(contentsOf: Self.configDirectory.appendingPathComponent("juice-maker.schema.json"), encoding: .utf8)
+        let sandbox = try JuiceSandbox()
+        let printed = try sandbox.run(["config", "schema"])
+        #expect(printed.status == 0, "\(printed.stderr)")
+        #expect(printed.stdout == shipped, "run: juice config schema > config/juice-maker.schema.json")
+        #expect(ConfigSchema.text(.standard) == shipped)
     }
 
-    private func keys(_ object: Any?) -> Set<String> {
-        Set(((object as? [String: Any])?["properties"] as? [String: Any])?.keys.map { $0 } ?? [])
+    @Test("config schema needs no config: it runs when the config is broken")
+    func schemaIgnoresTheConfig() throws {
+        let sandbox = try JuiceSandbox()
+        let path = try sandbox.write(#"{"initialStok": 3}"#, to: "bad.json")
+        let result = try sandbox.run(["config", "schema", "--config", path])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout.hasPrefix("{\n  \"$schema\": \"https://json-schema.org/draft/2020-12/schema\",\n"))
     }
 
-    @Test func topLevelAndStoreKeysMatch() throws {
-        let schema = try schema()
-        #expect(schema["additionalProperties"] as? Bool == false)
-        #expect(keys(schema) == Set(ConfigKeys.topLevel))
-        let store = (schema["properties"] as? [String: Any])?["store"]
-        #expect(keys(store) == Set(ConfigKeys.store))
-        #expect((store as? [String: Any])?["additionalProperties"] as? Bool == false)
-    }
-
-    @Test func subscriberKeysMatchEveryRegisteredPlugin() throws {
-        let schema = try schema()
-        let items = try #require(((schema["properties"] as? [String: Any])?["subscribers"] as? [String: Any])?["items"] as? [String: Any])
-        #expect(keys(items) == Set(ConfigKeys.commonSubscriber))
-        let typeEnum = ((items["properties"] as? [String: Any])?["type"] as? [String: Any])?["enum"] as? [String]
-        #expect(Set(typeEnum ?? []) == Set(PluginRegistry.standard.typeNames))
+    @Test("every key the validator accepts is in the schema, with additionalProperties false")
+    func schemaNamesEveryDeclaredKey() throws {
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(ConfigSchema.text(.standard).utf8)) as? [String: Any])
+        #expect(object["additionalProperties"] as? Bool == false)
+        let properties = try #require(object["properties"] as? [String: Any])
+        #expect(Set(properties.keys) == Set(ConfigKeys.topLevel(.standard).map(\.name)))
+        let items = try #require((properties["subscribers"] as? [String: Any])?["items"] as? [String: Any])
         let branches = try #require(items["allOf"] as? [[String: Any]])
-        var seen: Set<String> = []
-        for branch in branches {
-            let type = try #require(((((branch["if"] as? [String: Any])?["properties"] as? [String: Any])?["type"]) as? [String: Any])?["const"] as? String)
-            let plugin = try #require(PluginRegistry.standard.plugin(named: type), "schema names unknown type \(type)")
-            let then = branch["then"] as? [String: Any]
-            #expect(then?["additionalProperties"] as? Bool == false)
-            #expect(keys(then) == Set(ConfigKeys.commonSubscriber + plugin.configurationKeys), "\(type)")
-            seen.insert(type)
+        #expect(branches.count == PluginRegistry.standard.types.count)
+        for (branch, plugin) in zip(branches, PluginRegistry.standard.types) {
+            let then = try #require(branch["then"] as? [String: Any])
+            #expect(then["additionalProperties"] as? Bool == false)
+            let keys = Set((then["properties"] as? [String: Any])?.keys.map { $0 } ?? [])
+            #expect(keys == Set((ConfigKeys.commonSubscriber(.standard) + plugin.configuration).map(\.name)), "\(plugin.type)")
         }
-        #expect(seen == Set(PluginRegistry.standard.typeNames))
     }
 
     @Test func shippedConfigIsValid() throws {

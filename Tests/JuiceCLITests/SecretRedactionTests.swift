@@ -44,6 +44,18 @@ import Testing
         #expect(result.stdout.contains("http://***@127.0.0.1:9/x"))
     }
 
+    @Test("a URL's query values never print: not in config show, not in an error")
+    func queryValuesAreHidden() throws {
+        let shown = try run(#"{"subscribers": [{"type": "webhook", "url": "https://127.0.0.1:9/hook?token=tok-4711&v=2"}]}"#, ["config", "show"])
+        #expect(shown.status == 0, "\(shown.stderr)")
+        #expect(!shown.stdout.contains("tok-4711"), "\(shown.stdout)")
+        #expect(shown.stdout.contains("https://127.0.0.1:9/hook?token=***&v=***"), "\(shown.stdout)")
+        let refused = try run(#"{"subscribers": [{"type": "webhook", "url": "ftp://127.0.0.1/x?token=tok-4711"}]}"#, ["config", "check"])
+        #expect(refused.status == 78)
+        #expect(refused.stderr.contains("subscribers[0].url"), "\(refused.stderr)")
+        #expect(!refused.stderr.contains("tok-4711"), "\(refused.stderr)")
+    }
+
     @Test("config show refuses what only the plugin's own check finds, like config check")
     func showRunsThePluginChecks() throws {
         let config = #"{"subscribers": [{"type": "webhook", "url": "http://127.0.0.1:9/x", "secret": "whsec_not-base64!"}]}"#

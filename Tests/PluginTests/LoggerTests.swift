@@ -160,12 +160,12 @@ struct LoggerTests {
     @Test func configErrorsNameThePath() {
         let rig = Rig()
         let cases: [(values: [(key: String, value: ConfigValue)], path: String, mentions: String)] = [
-            ([("level", .number(3))], "subscribers[0].level", "string"),
+            ([("level", .number(3))], "subscribers[0].level", "critical, found a number"),
             ([("level", .string("loud"))], "subscribers[0].level", "critical"),
             ([("format", .string("xml"))], "subscribers[0].format", "json"),
-            ([("path", .bool(true))], "subscribers[0].path", "string"),
+            ([("path", .bool(true))], "subscribers[0].path", "file path, found a boolean"),
             ([("path", .string(""))], "subscribers[0].path", "stderr"),
-            ([("events", .array([.string("stockChanged"), .number(1)]))], "subscribers[0].events[1]", "string"),
+            ([("events", .array([.string("stockChanged"), .number(1)]))], "subscribers[0].events[1]", "found a number"),
         ]
         for (values, path, mentions) in cases {
             #expect {

@@ -5,13 +5,14 @@ import Testing
 // or behaving as described, the README is wrong.
 public final class Tally: JuiceMakerPlugin {
     public static let type = "tally"                   // selects it in config
-    public static let configurationKeys = ["events"]   // besides type, name, enabled
+    static let events = ConfigurationKey.events()      // declared once: checks, default, schema
+    public static let configuration = [events]         // besides type, name, enabled
     private let context: PluginContext
     private let kinds: Set<EventKind>?
 
     public init(configuration: PluginConfiguration, context: PluginContext) throws(ConfigurationError) {
         self.context = context
-        kinds = try configuration.eventKinds("events")  // errors name subscribers[i].events
+        kinds = try configuration.eventKinds(Self.events)  // errors name subscribers[i].events
     }
 
     public func attach(to host: PluginHost) throws(JuiceMakerError) {
