@@ -50,7 +50,7 @@ import WebhookPlugin
         for line in korean {
             #expect(Self.readsAsKorean(line, data: [server.url]), "\(line)")
         }
-        #expect(korean.contains { $0.contains("HTTP 500") && $0.contains("10밀리초") }, "\(korean)")
+        #expect(korean.contains { $0.contains("HTTP 500") && $0.contains("뒤에 다시 시도합니다") }, "\(korean)")
     }
 
     @Test func aDisabledEndpointAndPlainHTTPAreReportedInKorean() async throws {
