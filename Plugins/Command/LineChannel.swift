@@ -28,12 +28,12 @@ final class LineChannel: Sendable {
         // Close-on-exec from the start: a program started meanwhile by another thread
         // must not inherit the read end (the pipe would never report its reader gone).
         var ends: [Int32] = [-1, -1]
-        guard Self.makePipe(&ends) else { throw LineChannelError(reason: "cannot create the program's input: \(Self.lastError)") }
+        guard Self.makePipe(&ends) else { throw .cannotCreateInput(Self.lastError) }
         var wakeEnds: [Int32] = [-1, -1]
         guard Self.makePipe(&wakeEnds) else {
             Foundation.close(ends[0])
             Foundation.close(ends[1])
-            throw LineChannelError(reason: "cannot create the program's input: \(Self.lastError)")
+            throw .cannotCreateInput(Self.lastError)
         }
         for end in [ends[1], wakeEnds[0], wakeEnds[1]] { _ = fcntl(end, F_SETFL, fcntl(end, F_GETFL) | O_NONBLOCK) }
         #if os(Linux)
@@ -68,11 +68,14 @@ final class LineChannel: Sendable {
         let deadline = ContinuousClock.now + timeout
         var offset = 0
         while true {
-            if state.withLock({ $0.interrupted || $0.closed }) { throw LineChannelError(reason: "cancelled") }
+            if state.withLock({ $0.interrupted || $0.closed }) { throw .cancelled }
             let left = ContinuousClock.now.duration(to: deadline)
             guard left > .zero else {
+                let within = RetrySchedule.message(seconds: timeout.seconds)
                 throw LineChannelError(
-                    reason: "the program did not read the event within \(RetrySchedule.describe(seconds: timeout.seconds))",
+                    reason: PluginMessage(
+                        english: "the program did not read the event within \(within.english)",
+                        korean: "프로그램이 \(within.korean) 안에 이벤트를 읽지 않았습니다"),
                     timedOut: true)
             }
             var pollers = [
@@ -82,10 +85,12 @@ final class LineChannel: Sendable {
             let milliseconds = Int32(clamping: (TimeSpan(left).totalNanoseconds + 999_999) / 1_000_000)
             let ready = poll(&pollers, 2, milliseconds)
             if ready < 0, errno == EINTR { continue }
-            guard ready >= 0 else { throw LineChannelError(reason: "cannot wait for the program's input: \(Self.lastError)") }
-            if pollers[1].revents != 0 { throw LineChannelError(reason: "cancelled") }
+            guard ready >= 0 else { throw LineChannelError(reason: PluginMessage(
+                english: "cannot wait for the program's input: \(Self.lastError)",
+                korean: "프로그램의 입력을 기다릴 수 없습니다: \(Self.lastError)")) }
+            if pollers[1].revents != 0 { throw .cancelled }
             let events = pollers[0].revents
-            if events & Int16(POLLNVAL) != 0 { throw LineChannelError(reason: "the program's input is closed") }
+            if events & Int16(POLLNVAL) != 0 { throw .inputClosed("") }
             if events & Int16(POLLOUT) != 0 {
                 // Writable means empty: everything written so far has been read.
                 if offset == bytes.count { return }
@@ -96,12 +101,13 @@ final class LineChannel: Sendable {
                 let error = errno
                 if sent < 0, error == EAGAIN || error == EINTR { continue }
                 if error == EPIPE { Self.consumeSIGPIPE() }
-                throw LineChannelError(reason: "the program's input is closed (\(String(cString: strerror(error))))")
+                throw .inputClosed(" (\(String(cString: strerror(error))))")
             }
             if events & Int16(POLLERR | POLLHUP) != 0 {
                 // The program closed its input or exited with bytes unread.
-                throw LineChannelError(reason: offset == 0
-                    ? "the program's input is closed" : "the program closed its input or exited before it read the event")
+                throw offset == 0 ? .inputClosed("") : LineChannelError(reason: PluginMessage(
+                    english: "the program closed its input or exited before it read the event",
+                    korean: "프로그램이 이벤트를 읽기 전에 입력을 닫았거나 끝났습니다"))
             }
         }
     }
@@ -154,7 +160,20 @@ extension Duration {
 
 /// The program's input could not take a line.
 struct LineChannelError: Error, Sendable {
-    let reason: String
+    let reason: PluginMessage
     /// Whether the program simply did not read in time (it may still be running).
     var timedOut = false
+
+    static let cancelled = LineChannelError(reason: PluginMessage(english: "cancelled", korean: "취소되었습니다"))
+
+    static func cannotCreateInput(_ system: String) -> LineChannelError {
+        LineChannelError(reason: PluginMessage(
+            english: "cannot create the program's input: \(system)", korean: "프로그램의 입력을 만들 수 없습니다: \(system)"))
+    }
+
+    /// `detail` is empty or the system's reason in parentheses, with a leading space.
+    static func inputClosed(_ detail: String) -> LineChannelError {
+        LineChannelError(reason: PluginMessage(
+            english: "the program's input is closed\(detail)", korean: "프로그램의 입력이 닫혔습니다\(detail)"))
+    }
 }

@@ -25,6 +25,7 @@ final class SupervisedProgram: DurableDestination {
     static let stableRun = Duration.seconds(10)
     /// How long before the deadline a program still running gets SIGTERM.
     static let terminationGrace = Duration.milliseconds(300)
+    private static let shuttingDown = PluginMessage(english: "shutting down", korean: "종료하는 중입니다")
 
     let arguments: [String]
     let environment: [String: String]
@@ -32,7 +33,7 @@ final class SupervisedProgram: DurableDestination {
     /// How long the program may take to read one line.
     let timeout: Duration
     private let name: String
-    private let report: @Sendable (String) -> Void
+    private let report: @Sendable (PluginMessage) -> Void
     /// Woken when the program is stopped or an attempt cancelled (the restart pause waits on it).
     private let state = LockedCondition(State())
     /// Where writes and waits for the program happen, one at a time.
@@ -52,7 +53,7 @@ final class SupervisedProgram: DurableDestination {
 
     init(
         name: String, arguments: [String], environment: [String: String], workingDirectory: String?,
-        timeout: Duration, report: @escaping @Sendable (String) -> Void
+        timeout: Duration, report: @escaping @Sendable (PluginMessage) -> Void
     ) {
         self.name = name
         self.arguments = arguments
@@ -100,7 +101,7 @@ final class SupervisedProgram: DurableDestination {
             _ = state.wait(until: restartAt, for: isCancelled)
         }
         let existing = state.withLock { state -> (LineChannel?, Bool) in (state.channel, isCancelled(state)) }
-        if existing.1 { throw DeliveryFailure("cancelled") }
+        if existing.1 { throw DeliveryFailure(LineChannelError.cancelled.reason) }
         let channel: LineChannel
         if let running = existing.0 { channel = running } else { channel = try start() }
         // A cancel that came before the channel was known interrupts it now.
@@ -109,7 +110,8 @@ final class SupervisedProgram: DurableDestination {
             try channel.send(line, timeout: timeout)
         } catch {
             if error.timedOut { abandon(channel) }
-            throw DeliveryFailure("\(displayName): \(error.reason)")
+            throw DeliveryFailure(PluginMessage(
+                english: "\(displayName): \(error.reason.english)", korean: "\(displayName): \(error.reason.korean)"))
         }
     }
 
@@ -120,7 +122,10 @@ final class SupervisedProgram: DurableDestination {
             return state.process
         }
         if let process {
-            report("\(displayName) did not read its input within \(RetrySchedule.describe(seconds: timeout.seconds)); it is stopped and restarted for the next attempt")
+            let within = RetrySchedule.message(seconds: timeout.seconds)
+            report(PluginMessage(
+                english: "\(displayName) did not read its input within \(within.english); it is stopped and restarted for the next attempt",
+                korean: "\(displayName)이(가) \(within.korean) 안에 입력을 읽지 않았습니다. 멈추고 다음 시도 때 다시 시작합니다"))
             kill(process.processIdentifier, SIGKILL)
         }
     }
@@ -152,7 +157,7 @@ final class SupervisedProgram: DurableDestination {
         }
         if refused {
             channel.closeChildEnd()
-            throw DeliveryFailure("shutting down")
+            throw DeliveryFailure(Self.shuttingDown)
         }
         do {
             try process.run()
@@ -165,7 +170,9 @@ final class SupervisedProgram: DurableDestination {
                 state.pause = min(state.pause * 2, Self.longestPause)
             }
             channel.closeChildEnd()
-            throw DeliveryFailure("cannot start \(arguments[0]): \(error.localizedDescription)")
+            throw DeliveryFailure(PluginMessage(
+                english: "cannot start \(arguments[0]): \(error.localizedDescription)",
+                korean: "\(arguments[0])을(를) 시작할 수 없습니다: \(error.localizedDescription)"))
         }
         channel.closeChildEnd()
         try? errors.fileHandleForWriting.close()
@@ -174,7 +181,7 @@ final class SupervisedProgram: DurableDestination {
         // yet running and left it: a program must never outlive its subscriber.
         if state.withLock({ $0.closed }) {
             kill(process.processIdentifier, SIGKILL)
-            throw DeliveryFailure("shutting down")
+            throw DeliveryFailure(Self.shuttingDown)
         }
         return channel
     }
@@ -194,9 +201,12 @@ final class SupervisedProgram: DurableDestination {
         // The channel is left to the sender, which sees the program gone and whether
         // it read the last line.
         guard !closing else { return }
-        let how = process.terminationReason == .uncaughtSignal
-            ? "was killed by signal \(process.terminationStatus)" : "exited with status \(process.terminationStatus)"
-        report("\(displayName) \(how); it restarts for the next event in \(RetrySchedule.describe(seconds: pause.seconds))")
+        let status = process.terminationStatus
+        let killed = process.terminationReason == .uncaughtSignal
+        let next = RetrySchedule.message(seconds: pause.seconds)
+        report(PluginMessage(
+            english: "\(displayName) \(killed ? "was killed by signal \(status)" : "exited with status \(status)"); it restarts for the next event in \(next.english)",
+            korean: "\(displayName)이(가) \(killed ? "시그널 \(status)로 종료되었습니다" : "상태 \(status)로 끝났습니다"). \(next.korean) 뒤 다음 이벤트 때 다시 시작합니다"))
     }
 
     /// Reports each line the program writes to stderr, on a thread of its own.
@@ -212,10 +222,10 @@ final class SupervisedProgram: DurableDestination {
                 while let newline = pending.firstIndex(of: 10) {
                     let line = String(decoding: pending[pending.startIndex..<newline], as: UTF8.self)
                     pending.removeSubrange(pending.startIndex...newline)
-                    report("\(program): \(line)")
+                    report(PluginMessage(untranslated: "\(program): \(line)"))
                 }
             }
-            if !pending.isEmpty { report("\(program): \(String(decoding: pending, as: UTF8.self))") }
+            if !pending.isEmpty { report(PluginMessage(untranslated: "\(program): \(String(decoding: pending, as: UTF8.self))")) }
             try? handle.close()
         }.start()
     }

@@ -108,10 +108,15 @@ public final class Logger: JuiceMakerPlugin {
         if let file = resolvedPath {
             do {
                 sink = try FileSink(appendingTo: file) { reason in
-                    host.reportError("cannot write the log \(file): \(reason); later lines may be lost (orders are not affected)")
+                    host.reportError(PluginMessage(
+                        english: "cannot write the log \(file): \(reason); later lines may be lost (orders are not affected)",
+                        korean: "로그 \(file)에 쓸 수 없습니다: \(reason). 이후 줄이 빠질 수 있습니다(주문에는 영향이 없습니다)"))
                 }
             } catch {
-                host.reportError("cannot open the log \(file): \(error.detail); logging is off for this run (orders are not affected)")
+                let why = host.describeStoreError(error)
+                host.reportError(PluginMessage(
+                    english: "cannot open the log \(file): \(why.english); logging is off for this run (orders are not affected)",
+                    korean: "로그 \(file)을(를) 열 수 없습니다: \(why.korean). 이번 실행에서는 로그를 남기지 않습니다(주문에는 영향이 없습니다)"))
                 return
             }
         } else {
@@ -165,9 +170,19 @@ public final class Logger: JuiceMakerPlugin {
         }
         let closed = await writer?.close(before: deadline) ?? true
         guard let host, dropped > 0 || !closed else { return }
-        var problems: [String] = []
-        if dropped > 0 { problems.append("\(dropped) event(s) were not logged because the log could not keep up") }
-        if !closed { problems.append("the last lines could not be written before exit") }
-        host.reportError("\(problems.joined(separator: " and ")) (\(resolvedPath ?? "stderr")); `juice events` lists every event")
+        var english: [String] = []
+        var korean: [String] = []
+        if dropped > 0 {
+            english.append("\(dropped) event(s) were not logged because the log could not keep up")
+            korean.append("로그가 따라가지 못해 이벤트 \(dropped)개를 기록하지 못했습니다")
+        }
+        if !closed {
+            english.append("the last lines could not be written before exit")
+            korean.append("종료 전에 마지막 줄을 쓰지 못했습니다")
+        }
+        let target = resolvedPath ?? "stderr"
+        host.reportError(PluginMessage(
+            english: "\(english.joined(separator: " and ")) (\(target)); `juice events` lists every event",
+            korean: "\(korean.joined(separator: ". ")) (\(target)). 모든 이벤트는 `juice events`로 볼 수 있습니다"))
     }
 }

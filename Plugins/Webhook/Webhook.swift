@@ -105,7 +105,9 @@ public final class Webhook: DurableDeliveryPlugin {
         }
         guard isFirst else { return }
         if isPlainHTTPOffMachine {
-            host.reportError("warning: \(endpoint.displayURL) is plain http:// to another machine; events travel unencrypted (use https://)")
+            host.reportError(PluginMessage(
+                english: "warning: \(endpoint.displayURL) is plain http:// to another machine; events travel unencrypted (use https://)",
+                korean: "경고: \(endpoint.displayURL)은(는) 다른 컴퓨터로 가는 암호화되지 않은 http://입니다. 이벤트가 암호화 없이 전송됩니다(https://를 쓰세요)"))
         }
         let (delivery, subscription) = try DurableDelivery.attach(
             name: context.name, kinds: eventKinds, schedule: retrySchedule, destination: endpoint, to: host)

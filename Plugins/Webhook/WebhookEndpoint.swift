@@ -59,20 +59,27 @@ final class WebhookEndpoint: DurableDestination {
         let request = request(for: envelope, timestamp: Int64(Date().timeIntervalSince1970))
         let response = try await send(request)
         guard let http = response as? HTTPURLResponse else {
-            throw DeliveryFailure("POST \(displayURL) got no HTTP answer")
+            throw DeliveryFailure(PluginMessage(
+                english: "POST \(displayURL) got no HTTP answer", korean: "POST \(displayURL)에 HTTP 응답이 없습니다"))
         }
         let status = http.statusCode
         switch status {
         case 200..<300:
             return
         case 410:
-            throw DeliveryFailure("\(displayURL) answered 410 Gone: the endpoint is disabled", isPermanent: true)
+            throw DeliveryFailure(PluginMessage(
+                english: "\(displayURL) answered 410 Gone: the endpoint is disabled",
+                korean: "\(displayURL)이(가) 410 Gone으로 답했습니다. 엔드포인트가 꺼졌습니다"), isPermanent: true)
         case 429, 503:
             let retryAfter = http.value(forHTTPHeaderField: "Retry-After").flatMap { Self.retryAfterSeconds($0, now: Date()) }
-            throw DeliveryFailure("\(displayURL) answered HTTP \(status)", retryAfter: retryAfter)
+            throw DeliveryFailure(answered(status), retryAfter: retryAfter)
         default:
-            throw DeliveryFailure("\(displayURL) answered HTTP \(status)")
+            throw DeliveryFailure(answered(status))
         }
+    }
+
+    private func answered(_ status: Int) -> PluginMessage {
+        PluginMessage(english: "\(displayURL) answered HTTP \(status)", korean: "\(displayURL)이(가) HTTP \(status)로 답했습니다")
     }
 
     /// Lets go of the connections once requests under way end. Later deliveries fail.
@@ -98,11 +105,15 @@ final class WebhookEndpoint: DurableDestination {
                     guard !closed, !Task.isCancelled else { return false }
                     let dataTask = session.dataTask(with: request) { _, response, error in
                         if let error {
-                            finish(.failure(DeliveryFailure("POST \(displayURL) failed: \(Self.describe(error))")))
+                            let why = Self.describe(error)
+                            finish(.failure(DeliveryFailure(PluginMessage(
+                                english: "POST \(displayURL) failed: \(why.english)",
+                                korean: "POST \(displayURL) 실패: \(why.korean)"))))
                         } else if let response {
                             finish(.success(response))
                         } else {
-                            finish(.failure(DeliveryFailure("POST \(displayURL) got no answer")))
+                            finish(.failure(DeliveryFailure(PluginMessage(
+                                english: "POST \(displayURL) got no answer", korean: "POST \(displayURL)에 응답이 없습니다"))))
                         }
                     }
                     task.withLock { $0 = dataTask }
@@ -112,7 +123,10 @@ final class WebhookEndpoint: DurableDestination {
                     if Task.isCancelled { dataTask.cancel() }
                     return true
                 }
-                if !started { finish(.failure(DeliveryFailure("POST \(displayURL) not sent: shutting down"))) }
+                if !started {
+                    finish(.failure(DeliveryFailure(PluginMessage(
+                        english: "POST \(displayURL) not sent: shutting down", korean: "POST \(displayURL)을(를) 보내지 않았습니다. 종료하는 중입니다"))))
+                }
             }
         } onCancel: {
             task.withLock { $0 }?.cancel()
@@ -133,15 +147,16 @@ final class WebhookEndpoint: DurableDestination {
         return max(0, date.timeIntervalSince(now))
     }
 
-    private static func describe(_ error: any Error) -> String {
-        guard let error = error as? URLError else { return "\(error)" }
-        switch error.code {
-        case .timedOut: return "no answer within the timeout"
-        case .cannotConnectToHost: return "connection refused"
-        case .cannotFindHost, .dnsLookupFailed: return "host not found"
-        case .networkConnectionLost: return "connection lost"
-        case .cancelled: return "cancelled"
-        default: return "URL error \(error.code.rawValue)"
+    private static func describe(_ error: any Error) -> PluginMessage {
+        guard let error = error as? URLError else { return PluginMessage(untranslated: "\(error)") }
+        let (english, korean) = switch error.code {
+        case .timedOut: ("no answer within the timeout", "제한 시간 안에 응답이 없습니다")
+        case .cannotConnectToHost: ("connection refused", "연결이 거부되었습니다")
+        case .cannotFindHost, .dnsLookupFailed: ("host not found", "호스트를 찾을 수 없습니다")
+        case .networkConnectionLost: ("connection lost", "연결이 끊겼습니다")
+        case .cancelled: ("cancelled", "취소되었습니다")
+        default: ("URL error \(error.code.rawValue)", "URL 오류 \(error.code.rawValue)")
         }
+        return PluginMessage(english: english, korean: korean)
     }
 }

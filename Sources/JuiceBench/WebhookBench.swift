@@ -48,7 +48,7 @@ enum WebhookBench {
         let events = try store.lastSequence()
         let plugin = try webhook(url: url, name: "bench-webhook")
         let start = DispatchTime.now().uptimeNanoseconds
-        try plugin.attach(to: PluginHost(maker: maker, journal: store, reportError: { print("webhook bench: \($0)") }))
+        try plugin.attach(to: PluginHost(maker: maker, journal: store, reportError: { print("webhook bench: \($0.english)") }))
         let outcome = Measure.blocking { await plugin.delivery?.deliverPending() } ?? nil
         let elapsed = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
         Measure.blocking { await plugin.shutdown(deadline: .now + .seconds(5)) }

@@ -93,8 +93,7 @@ extension Catalog {
 
         // Store (exit 74) and config (exit 78)
         static func store(_ error: StoreError) -> T {
-            // The store's detail already says how to fix it.
-            T(error.description, ko: "저장소 오류: \(error.description)")
+            StoreErrors.line(error)
         }
         static func config(_ error: ConfigurationError) -> T {
             T("config \(error.description). Fix it, then run 'juice config check'.",
@@ -102,8 +101,19 @@ extension Catalog {
         }
 
         // Reported while running, not fatal
-        static func subscriberReport(_ name: String, _ detail: String) -> T {
-            T("subscriber '\(name)': \(detail)", ko: "구독자 '\(name)': \(detail)")
+        static func subscriberReport(_ name: String, _ detail: PluginMessage) -> T {
+            T("subscriber '\(name)': \(detail.english)", ko: "구독자 '\(name)': \(detail.korean)")
+        }
+        /// What a subscriber's handler threw: a store failure in the catalog's words,
+        /// anything else in its own.
+        static func subscriberFailure(_ error: any Error) -> PluginMessage {
+            if let store = error as? StoreError { return storeForPlugin(store) }
+            return PluginMessage(untranslated: "\(error)")
+        }
+        /// A store failure as a plugin quotes it: which store and why, no CLI fix.
+        static func storeForPlugin(_ error: StoreError) -> PluginMessage {
+            let why = StoreErrors.reason(error.reason)
+            return PluginMessage(english: why.english, korean: why.korean)
         }
     }
 }

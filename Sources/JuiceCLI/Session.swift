@@ -51,9 +51,9 @@ final class Session {
             let language = context.language
             for built in plugins {
                 let name = built.entry.name
-                let host = PluginHost(maker: maker, journal: store) { detail in
+                let host = PluginHost(maker: maker, journal: store, reportError: { detail in
                     stderr.write("juice: \(Catalog.Errors.subscriberReport(name, detail)(language))\n")
-                }
+                }, describeStoreError: Catalog.Errors.storeForPlugin)
                 do {
                     try built.plugin.attach(to: host)
                 } catch {
@@ -76,7 +76,8 @@ final class Session {
         let stderr = context.console.standardError
         let language = context.language
         let maker = JuiceMaker(store: store) { failure in
-            stderr.write("juice: \(Catalog.Errors.subscriberReport(failure.subscriber, "\(failure.error)")(language))\n")
+            let detail = Catalog.Errors.subscriberFailure(failure.error)
+            stderr.write("juice: \(Catalog.Errors.subscriberReport(failure.subscriber, detail)(language))\n")
         }
         opened = (store, maker)
         return (store, maker)

@@ -21,13 +21,18 @@ extension DurableDelivery {
             let retry = DeliveryRetryState(
                 sequence: envelope.sequence, attempts: attempt, nextAttemptAt: now, lastError: failure.reason, disabled: true)
             _ = write { () throws(StoreError) in try journal.setRetryState(retry, for: name) }
-            reportError("\(failure.reason); delivery is stopped and events wait in the journal; `juice subscribers retry \(name)` resumes it")
+            reportError(PluginMessage(
+                english: "\(failure.message.english); delivery is stopped and events wait in the journal; `juice subscribers retry \(name)` resumes it",
+                korean: "\(failure.message.korean). 전달을 멈췄고 이벤트는 저널에서 기다립니다. `juice subscribers retry \(name)`로 다시 시작하세요"))
         } else if let delay = schedule.delay(afterFailedAttempt: attempt, retryAfter: failure.retryAfter) {
             let retry = DeliveryRetryState(
                 sequence: envelope.sequence, attempts: attempt, nextAttemptAt: now + delay, lastError: failure.reason)
             _ = write { () throws(StoreError) in try journal.setRetryState(retry, for: name) }
             if firstReport {
-                reportError("event \(envelope.sequence) not delivered (\(failure.reason)); attempt \(attempt) of \(schedule.maximumAttempts), next in \(RetrySchedule.describe(seconds: delay)); it waits in the journal")
+                let next = RetrySchedule.message(seconds: delay)
+                reportError(PluginMessage(
+                    english: "event \(envelope.sequence) not delivered (\(failure.message.english)); attempt \(attempt) of \(schedule.maximumAttempts), next in \(next.english); it waits in the journal",
+                    korean: "이벤트 \(envelope.sequence)을(를) 전달하지 못했습니다(\(failure.message.korean)). \(schedule.maximumAttempts)번 중 \(attempt)번째 시도였고 \(next.korean) 뒤에 다시 시도합니다. 이벤트는 저널에서 기다립니다"))
             }
         } else {
             let letter = DeadLetter(
@@ -40,7 +45,9 @@ extension DurableDelivery {
             guard recorded else { return }
             state.withLock { $0.handledUpTo = envelope.sequence; $0.statistics.deadLettered += 1 }
             persistCursor()
-            reportError("gave up on event \(envelope.sequence) (id \(envelope.id)) after \(attempt) attempt(s): \(failure.reason); `juice subscribers retry \(name) --dead-letters` sends it again")
+            reportError(PluginMessage(
+                english: "gave up on event \(envelope.sequence) (id \(envelope.id)) after \(attempt) attempt(s): \(failure.message.english); `juice subscribers retry \(name) --dead-letters` sends it again",
+                korean: "이벤트 \(envelope.sequence)(id \(envelope.id))을(를) \(attempt)번 시도한 뒤 포기했습니다: \(failure.message.korean). `juice subscribers retry \(name) --dead-letters`로 다시 보내세요"))
         }
     }
 
@@ -53,7 +60,9 @@ extension DurableDelivery {
             state.withLock { $0.statistics.attempts += 1 }
             if let failure = attempt(envelope) {
                 state.withLock { $0.statistics.failed += 1 }
-                reportError("dead letter \(letter.sequence) still not delivered: \(failure.reason)")
+                reportError(PluginMessage(
+                    english: "dead letter \(letter.sequence) still not delivered: \(failure.message.english)",
+                    korean: "배달 못 한 이벤트 \(letter.sequence)을(를) 여전히 전달하지 못했습니다: \(failure.message.korean)"))
                 continue
             }
             state.withLock { $0.statistics.redelivered += 1 }

@@ -48,7 +48,8 @@ public final class DurableDelivery: Sendable {
 
     let journal: any EventJournal
     let destination: any DurableDestination
-    let reportError: @Sendable (String) -> Void
+    let reportError: @Sendable (PluginMessage) -> Void
+    let describeStoreError: @Sendable (StoreError) -> PluginMessage
     /// The runner's state; its thread waits on it, `change` wakes it.
     // Internal, not private, where DurableDelivery+Failures.swift needs it.
     let state = LockedCondition(State())
@@ -84,9 +85,12 @@ public final class DurableDelivery: Sendable {
     ///
     /// - Parameter reportError: hears one line per problem a person should know of
     ///   (an event failing for the first time, a dead letter, a disabled destination).
+    /// - Parameter describeStoreError: words a store failure for those lines
+    ///   (`PluginHost.describeStoreError`).
     public init(
         name: String, journal: any EventJournal, kinds: Set<EventKind>? = nil, schedule: RetrySchedule = .standard,
-        destination: any DurableDestination, reportError: @escaping @Sendable (String) -> Void
+        destination: any DurableDestination, reportError: @escaping @Sendable (PluginMessage) -> Void,
+        describeStoreError: @escaping @Sendable (StoreError) -> PluginMessage = { PluginMessage(untranslated: $0.detail) }
     ) {
         self.name = name
         self.journal = journal
@@ -94,6 +98,7 @@ public final class DurableDelivery: Sendable {
         self.schedule = schedule
         self.destination = destination
         self.reportError = reportError
+        self.describeStoreError = describeStoreError
     }
 
     // MARK: Control
@@ -400,7 +405,10 @@ public final class DurableDelivery: Sendable {
 
     private func reportStoreFailure(_ error: StoreError) {
         if update({ state in defer { state.storeFailureReported = true }; return !state.storeFailureReported }) {
-            reportError("cannot read or update its place in the journal: \(error); delivery resumes when the store answers")
+            let store = describeStoreError(error)
+            reportError(PluginMessage(
+                english: "cannot read or update its place in the journal: store \(error.path): \(store.english); delivery resumes when the store answers",
+                korean: "저널에서 전달 위치를 읽거나 고칠 수 없습니다. 저장소 \(error.path): \(store.korean). 저장소가 응답하면 전달을 다시 시작합니다"))
         }
     }
 

@@ -12,8 +12,11 @@ public protocol DurableDestination: Sendable {
 
 /// Why a delivery did not happen, and what the runner should do about it.
 public struct DeliveryFailure: Error, Sendable, Equatable, CustomStringConvertible {
-    /// What went wrong, in one line. Must never contain a secret.
-    public let reason: String
+    /// What went wrong, in one line, in both languages. Must never contain a secret.
+    public let message: PluginMessage
+    /// `message` in English: what the journal keeps as a retry's or dead letter's
+    /// last error.
+    public var reason: String { message.english }
     /// The destination asked to wait this many seconds before the next attempt
     /// (`Retry-After`); `nil` follows the retry schedule.
     public let retryAfter: Double?
@@ -21,8 +24,8 @@ public struct DeliveryFailure: Error, Sendable, Equatable, CustomStringConvertib
     /// person re-enables it. Nothing is dead-lettered and the cursor stays.
     public let isPermanent: Bool
 
-    public init(_ reason: String, retryAfter: Double? = nil, isPermanent: Bool = false) {
-        self.reason = reason
+    public init(_ message: PluginMessage, retryAfter: Double? = nil, isPermanent: Bool = false) {
+        self.message = message
         self.retryAfter = retryAfter
         self.isPermanent = isPermanent
     }

@@ -21,7 +21,7 @@ extension DurableDelivery {
     ) throws(JuiceMakerError) -> (delivery: DurableDelivery, wakeUps: Subscription) {
         let delivery = DurableDelivery(
             name: name, journal: host.journal, kinds: kinds, schedule: schedule,
-            destination: destination, reportError: host.reportError)
+            destination: destination, reportError: host.reportError, describeStoreError: host.describeStoreError)
         let wakeUps = try host.maker.subscribe(name, delivery: .synchronous, kinds: kinds) { _ in delivery.wake() }
         delivery.start()
         return (delivery, wakeUps)

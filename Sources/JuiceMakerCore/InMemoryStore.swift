@@ -37,10 +37,10 @@ public final class InMemoryStore: StockStore, EventJournal {
             let position = JournalPosition(nextSequence: Int64(state.journal.count) + 1, lastEventID: state.journal.last?.id)
             let change = try decide(state.stock, position)
             if let fruit = Fruit.allCases.first(where: { change.stock[$0] < 0 }) {
-                throw StoreError(.io, path: Self.path, detail: "refused a negative quantity of \(fruit.id)")
+                throw StoreError(.negativeQuantity(fruit), path: Self.path)
             }
             if let problem = position.problem(appending: change.events) {
-                throw StoreError(.io, path: Self.path, detail: problem)
+                throw StoreError(problem, path: Self.path)
             }
             state.stock = change.stock
             state.journal.append(contentsOf: change.events)

@@ -284,7 +284,7 @@ public final class JuiceMaker: Sendable {
         case .failure(let error as StoreError):
             throw .store(error)
         case .failure(let error):
-            throw .store(StoreError(.io, path: "?", detail: "\(error)"))
+            throw .store(StoreError(.unexpected("\(error)"), path: "?"))
         }
     }
 }

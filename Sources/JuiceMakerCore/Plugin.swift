@@ -78,13 +78,49 @@ public struct PluginHost: Sendable {
     /// The journal's read side and the plugin's own bookkeeping (cursors, dead
     /// letters, retry state, leases), for durable plugins.
     public let journal: any EventJournal
-    /// Reports a plugin's problem to the person (one line, on stderr). The host puts
-    /// the subscriber's name in front; the text should not repeat it.
-    public let reportError: @Sendable (String) -> Void
+    /// Reports a plugin's problem to the person (one line, on stderr), in both
+    /// languages: the host prints the one the person reads. The host puts the
+    /// subscriber's name in front; the text should not repeat it.
+    public let reportError: @Sendable (PluginMessage) -> Void
+    /// A store failure in both languages, as the host words it, without how to fix
+    /// it: for a plugin's report that quotes one.
+    public let describeStoreError: @Sendable (StoreError) -> PluginMessage
 
-    public init(maker: JuiceMaker, journal: any EventJournal, reportError: @escaping @Sendable (String) -> Void) {
+    /// - Parameter describeStoreError: by default, the store's English text in both
+    ///   languages; a host that speaks Korean passes its own.
+    public init(
+        maker: JuiceMaker, journal: any EventJournal,
+        reportError: @escaping @Sendable (PluginMessage) -> Void,
+        describeStoreError: @escaping @Sendable (StoreError) -> PluginMessage = { PluginMessage(untranslated: $0.detail) }
+    ) {
         self.maker = maker
         self.journal = JournalView(journal)
         self.reportError = reportError
+        self.describeStoreError = describeStoreError
     }
+}
+
+/// A plugin's message for the person in both languages `juice` speaks, since the
+/// host's catalog cannot know a plugin's words. The host picks the language.
+public struct PluginMessage: Sendable, Equatable, CustomStringConvertible {
+    public let english: String
+    public let korean: String
+
+    public init(english: String, korean: String) {
+        self.english = english
+        self.korean = korean
+    }
+
+    /// Text that is the same in every language: a program's own output, a name.
+    public init(untranslated text: String) {
+        self.init(english: text, korean: text)
+    }
+
+    /// The text in `language`.
+    public func callAsFunction(_ language: Language) -> String {
+        language == .korean ? korean : english
+    }
+
+    /// The English text, for logs and tests.
+    public var description: String { english }
 }

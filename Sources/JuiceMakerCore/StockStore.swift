@@ -26,14 +26,14 @@ public struct JournalPosition: Sendable, Equatable {
 
     /// Whether `events`, appended here, keep sequences gapless and ids increasing.
     /// Returns the first problem, or `nil`.
-    public func problem(appending events: [EventEnvelope]) -> String? {
+    public func problem(appending events: [EventEnvelope]) -> StoreError.Reason? {
         var previous = lastEventID
         for (offset, envelope) in events.enumerated() {
             if envelope.sequence != nextSequence + Int64(offset) {
-                return "refused event sequence \(envelope.sequence), expected \(nextSequence + Int64(offset)) (a bug in the caller)"
+                return .sequenceRefused(found: envelope.sequence, expected: nextSequence + Int64(offset))
             }
             if let previous, envelope.id <= previous {
-                return "refused event id \(envelope.id), not after \(previous) (a bug in the caller)"
+                return .idRefused(envelope.id, previous: previous)
             }
             previous = envelope.id
         }

@@ -41,7 +41,7 @@ public final class FileSink: TextSink {
     public convenience init(appendingTo path: String, onFailure: @escaping @Sendable (String) -> Void) throws(StoreError) {
         let descriptor = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o600)
         guard descriptor >= 0 else {
-            throw StoreError(.inaccessible, path: path, detail: String(cString: strerror(errno)))
+            throw StoreError(.cannotOpen(.current(errno)), path: path)
         }
         self.init(descriptor: descriptor, closesOnDeinit: true, onFailure: onFailure)
     }

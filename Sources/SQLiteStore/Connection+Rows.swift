@@ -13,8 +13,7 @@ extension Connection {
             }
         }
         guard seen == Fruit.allCases.count else {
-            throw StoreError(.corrupt, path: path, detail:
-                "the stock table lacks some fruits (\(seen) of \(Fruit.allCases.count) rows); restore a backup or choose another path with --store")
+            throw StoreError(.stockRowsMissing(found: seen, expected: Fruit.allCases.count), path: path)
         }
         return stock
     }
@@ -38,10 +37,10 @@ extension Connection {
     /// from `current`, then every event, which must continue the journal at `position`.
     func write(_ change: StoreChange, replacing current: Stock, at position: JournalPosition) throws(StoreError) {
         if let fruit = Fruit.allCases.first(where: { change.stock[$0] < 0 }) {
-            throw StoreError(.io, path: path, detail: "refused a negative quantity of \(fruit.id) (a bug in the caller)")
+            throw StoreError(.negativeQuantity(fruit), path: path)
         }
         if let problem = position.problem(appending: change.events) {
-            throw StoreError(.io, path: path, detail: problem)
+            throw StoreError(problem, path: path)
         }
         for fruit in Fruit.allCases where change.stock[fruit] != current[fruit] {
             try run("UPDATE stock SET quantity = ?1 WHERE fruit = ?2") { statement in
@@ -88,8 +87,7 @@ extension Connection {
             do {
                 events.append(try CloudEventFormat.decode(text))
             } catch {
-                throw StoreError(.corrupt, path: path, detail:
-                    "journal entry \(sequence) is not a JuiceMaker event (\(error)); restore a backup or choose another path with --store")
+                throw StoreError(.journalRowNotAnEvent(sequence: sequence, problem: "\(error)"), path: path)
             }
         }
         return events

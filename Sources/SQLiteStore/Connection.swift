@@ -22,15 +22,14 @@ final class Connection {
         let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_EXRESCODE
         let code = sqlite3_open_v2(path, &handle, flags, nil)
         guard let handle else {
-            throw StoreError(.inaccessible, path: path, detail: "SQLite could not allocate a connection (code \(code))")
+            throw StoreError(.connectionUnavailable(code: code), path: path)
         }
         self.handle = handle
         self.path = path
         // Past this point every property is set, so a throw runs deinit, which closes.
-        guard code == SQLITE_OK else { throw failure(code, doing: "opening it") }
+        guard code == SQLITE_OK else { throw failure(code, doing: .opening) }
         if sqlite3_db_readonly(handle, "main") == 1 {
-            throw StoreError(.inaccessible, path: path, detail:
-                "the file is read-only; give yourself write permission (chmod u+w) or choose another path with --store")
+            throw StoreError(.fileReadOnly, path: path)
         }
         sqlite3_busy_timeout(handle, Self.busyTimeoutMilliseconds)
     }
@@ -47,7 +46,7 @@ final class Connection {
         if let statement = statements[sql] { return statement }
         var raw: OpaquePointer?
         let code = sqlite3_prepare_v3(handle, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &raw, nil)
-        guard code == SQLITE_OK, let raw else { throw failure(code, doing: "preparing \(sql)") }
+        guard code == SQLITE_OK, let raw else { throw failure(code, doing: .preparing(sql: sql)) }
         let statement = Statement(handle: raw, sql: sql)
         statements[sql] = statement
         return statement
@@ -65,7 +64,7 @@ final class Connection {
         while true {
             let code = sqlite3_step(statement.handle)
             if code == SQLITE_DONE { return }
-            guard code == SQLITE_ROW else { throw failure(code, doing: "running \(sql)") }
+            guard code == SQLITE_ROW else { throw failure(code, doing: .running(sql: sql)) }
             try row(statement)
         }
     }
@@ -87,7 +86,7 @@ final class Connection {
     /// Runs `sql` (one or more statements, no parameters) without caching it.
     func execute(_ sql: String) throws(StoreError) {
         let code = sqlite3_exec(handle, sql, nil, nil, nil)
-        guard code == SQLITE_OK else { throw failure(code, doing: "running \(sql)") }
+        guard code == SQLITE_OK else { throw failure(code, doing: .running(sql: sql)) }
     }
 
     // MARK: Transactions
@@ -136,23 +135,21 @@ final class Connection {
 
     // MARK: Errors
 
-    /// A `StoreError` naming the path, what SQLite said, and how to fix it.
-    func failure(_ code: Int32, doing action: String) -> StoreError {
+    /// A `StoreError` naming the path, what the store was doing and what SQLite said.
+    func failure(_ code: Int32, doing operation: StoreError.Operation) -> StoreError {
         let message = String(cString: sqlite3_errmsg(handle))
-        switch code & 0xFF {
+        let reason: StoreError.Reason = switch code & 0xFF {
         case SQLITE_BUSY, SQLITE_LOCKED:
-            return StoreError(.busy, path: path, detail:
-                "another process kept the store locked while \(action) (\(message)); try again, or stop the process that holds it")
+            .busy(operation, seconds: Int(Self.busyTimeoutMilliseconds / 1000), engineMessage: message)
         case SQLITE_CORRUPT, SQLITE_NOTADB:
-            return StoreError(.corrupt, path: path, detail:
-                "the file is damaged or not a database (\(message)) while \(action); move it aside and restore a backup, or choose another path with --store")
+            .damaged(operation, engineMessage: message)
         case SQLITE_CANTOPEN, SQLITE_PERM, SQLITE_READONLY, SQLITE_AUTH:
-            return StoreError(.inaccessible, path: path, detail:
-                "cannot open or write the file (\(message)) while \(action); check the permissions of the file and its directory, or choose another path with --store")
+            .permissionDenied(operation, engineMessage: message)
         case SQLITE_FULL:
-            return StoreError(.io, path: path, detail: "the disk is full while \(action); free some space and try again")
+            .diskFull(operation)
         default:
-            return StoreError(.io, path: path, detail: "SQLite failed while \(action): \(message) (code \(code))")
+            .engineFailure(operation, code: code, engineMessage: message)
         }
+        return StoreError(reason, path: path)
     }
 }

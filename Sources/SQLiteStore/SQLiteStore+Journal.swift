@@ -144,8 +144,7 @@ extension SQLiteStore {
                 if let subscriber { statement.bind(1, subscriber) }
             } row: { row throws(StoreError) in
                 guard let id = EventID(row.text(2)) else {
-                    throw StoreError(.corrupt, path: path, detail:
-                        "a dead letter of \(row.text(0)) has no valid event id; restore a backup or choose another path with --store")
+                    throw StoreError(.deadLetterWithoutEventID(subscriber: row.text(0)), path: path)
                 }
                 letters.append(DeadLetter(
                     subscriber: row.text(0), sequence: row.int64(1), eventID: id,

@@ -20,15 +20,13 @@ extension SQLiteStore {
         let file = Self.leasePath(store: path, subscriber: subscriber)
         let descriptor = open(file, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
         guard descriptor >= 0 else {
-            throw StoreError(.inaccessible, path: path, detail:
-                "cannot open the delivery lease \(file) (\(String(cString: strerror(errno)))); make the store's directory writable")
+            throw StoreError(.leaseUnavailable(file: file, .current(errno)), path: path)
         }
         guard flock(descriptor, LOCK_EX | LOCK_NB) == 0 else {
             let error = errno
             close(descriptor)
             if error == EWOULDBLOCK { return nil }
-            throw StoreError(.io, path: path, detail:
-                "cannot lock the delivery lease \(file) (\(String(cString: strerror(error))))")
+            throw StoreError(.leaseUnavailable(file: file, .current(error)), path: path)
         }
         return DeliveryLease { close(descriptor) }
     }

@@ -46,7 +46,7 @@ public final class SQLiteStore: StockStore, EventJournal {
         self.path = path
         self.durability = durability
         if let fruit = Fruit.allCases.first(where: { initialStock[$0] < 0 }) {
-            throw StoreError(.io, path: path, detail: "the initial stock of \(fruit.id) is negative; configure 0 or more")
+            throw StoreError(.negativeInitialStock(fruit), path: path)
         }
         try StoreFile.createParentDirectories(of: path)
         try StoreFile.inspect(path, latestVersion: Schema.latestVersion)

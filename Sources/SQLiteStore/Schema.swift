@@ -65,13 +65,11 @@ enum Schema {
                 return
             }
             guard applicationID == StoreFile.applicationID else {
-                throw StoreError(.foreign, path: path, detail:
-                    "the file is a SQLite database of another application, not a JuiceMaker store; it was left untouched: choose another path with --store")
+                throw StoreError(.foreignDatabase(applicationID: nil), path: path)
             }
             guard version <= latestVersion else { throw StoreFile.newer(version, latest: latestVersion, path: path) }
             guard version >= 1 else {
-                throw StoreError(.corrupt, path: path, detail:
-                    "the store has no schema version; move it aside and restore a backup, or choose another path with --store")
+                throw StoreError(.noSchemaVersion, path: path)
             }
             for step in Int(version)..<Int(latestVersion) {
                 try connection.execute(migrations[step - 1])
@@ -103,8 +101,7 @@ enum Schema {
                 var mode = ""
                 try connection.forEachRow("PRAGMA journal_mode = WAL") { mode = $0.text(0) }
                 guard mode.lowercased() == "wal" else {
-                    throw StoreError(.io, path: connection.path, detail:
-                        "SQLite refused write-ahead logging (journal mode \(mode)); put the store on a local file system")
+                    throw StoreError(.writeAheadLogRefused(journalMode: mode), path: connection.path)
                 }
                 return
             } catch where error.kind == .busy && attempt < 5 {

@@ -25,9 +25,7 @@ enum StoreFile {
             directory = (directory as NSString).deletingLastPathComponent
         }
         for directory in missing.reversed() where mkdir(directory, 0o700) != 0 && errno != EEXIST {
-            let reason = String(cString: strerror(errno))
-            throw StoreError(.inaccessible, path: shownPath, detail:
-                "cannot create the directory \(directory) (\(reason)); create it yourself or choose another path with --store")
+            throw StoreError(.cannotCreateDirectory(directory: directory, .current(errno)), path: shownPath)
         }
     }
 
@@ -42,22 +40,18 @@ enum StoreFile {
             let error = errno
             guard error == ENOENT else { throw unreachable(path, error) }
             guard access(directoryShown, W_OK | X_OK) == 0 else {
-                throw StoreError(.inaccessible, path: path, detail:
-                    "the directory \(directoryShown) is not writable, so the store cannot be created there; make it writable (chmod u+w) or choose another path with --store")
+                throw StoreError(.directoryNotWritable(directory: directoryShown, fileExists: false), path: path)
             }
             return
         }
         guard info.st_mode & S_IFMT == S_IFREG else {
-            throw StoreError(.inaccessible, path: path, detail:
-                "this is not a regular file (a directory?); choose a file path with --store")
+            throw StoreError(.notARegularFile, path: path)
         }
         guard access(path, R_OK | W_OK) == 0 else {
-            throw StoreError(.inaccessible, path: path, detail:
-                "the file is not readable and writable by you; fix its permissions (chmod u+rw) or choose another path with --store")
+            throw StoreError(.fileNotReadableWritable, path: path)
         }
         guard access(directoryShown, W_OK | X_OK) == 0 else {
-            throw StoreError(.inaccessible, path: path, detail:
-                "the directory \(directoryShown) is not writable, and SQLite keeps its -wal and -shm files beside the store; make it writable (chmod u+w) or choose another path with --store")
+            throw StoreError(.directoryNotWritable(directory: directoryShown, fileExists: true), path: path)
         }
         let size = Int64(info.st_size)
         if size == 0 || interruptedWhileEmpty(path) { return }
@@ -87,16 +81,12 @@ enum StoreFile {
 
     /// Judges SQLite's 100-byte file header (https://sqlite.org/fileformat.html#the_database_header).
     private static func check(_ header: [UInt8], size: Int64, path: String, latestVersion: Int32) throws(StoreError) {
-        let untouched = "it was left untouched"
         guard header.count == 100, header.starts(with: Array("SQLite format 3\0".utf8)) else {
-            throw StoreError(.corrupt, path: path, detail:
-                "the file is not a SQLite database (\(size) bytes of something else, or a database cut short); \(untouched): move it aside or choose another path with --store")
+            throw StoreError(.notADatabase(size: size), path: path)
         }
         let applicationID = Int32(bitPattern: bigEndian(header, at: 68))
         guard applicationID == Self.applicationID else {
-            let hex = String(UInt32(bitPattern: applicationID), radix: 16)
-            throw StoreError(.foreign, path: path, detail:
-                "the file is a SQLite database of another application (application_id 0x\(hex)), not a JuiceMaker store; \(untouched): choose another path with --store or JUICE_MAKER_STORE")
+            throw StoreError(.foreignDatabase(applicationID: UInt32(bitPattern: applicationID)), path: path)
         }
         // The header's user_version may lag the write-ahead log, never lead it, so a
         // newer one here is final; an older one is checked again once SQLite has opened.
@@ -109,14 +99,12 @@ enum StoreFile {
         // A file shorter than its header says is cut short, unless a write-ahead log
         // holds the rest (a checkpoint was interrupted).
         if sizeIsValid, pages * pageSize > size, !hasWriteAheadLog(path) {
-            throw StoreError(.corrupt, path: path, detail:
-                "the file is cut short: \(size) bytes where its header says \(pages * pageSize); \(untouched): restore a backup or move it aside")
+            throw StoreError(.cutShort(size: size, expected: pages * pageSize), path: path)
         }
     }
 
     static func newer(_ version: Int32, latest: Int32, path: String) -> StoreError {
-        StoreError(.newerVersion, path: path, detail:
-            "the store was written by a newer JuiceMaker (schema version \(version); this one knows up to \(latest)); it was left untouched: upgrade juice, or choose another path with --store")
+        StoreError(.newerSchema(found: version, supported: latest), path: path)
     }
 
     private static func hasWriteAheadLog(_ path: String) -> Bool {
@@ -129,9 +117,7 @@ enum StoreFile {
     }
 
     private static func unreachable(_ path: String, _ error: Int32) -> StoreError {
-        let reason = String(cString: strerror(error))
-        return StoreError(.inaccessible, path: path, detail:
-            "cannot read the file (\(reason)); check its permissions and those of its directory, or choose another path with --store")
+        StoreError(.cannotOpen(.current(error)), path: path)
     }
 
     /// `$XDG_STATE_HOME/juice-maker/juice.db`, else `~/.local/state/juice-maker/juice.db`.

@@ -9,7 +9,7 @@ private final class RefusingDestination: DurableDestination {
 
     func deliver(_ envelope: EventEnvelope) async throws(DeliveryFailure) {
         count.withLock { $0 += 1 }
-        throw DeliveryFailure("connection refused")
+        throw DeliveryFailure(PluginMessage(untranslated: "connection refused"))
     }
 }
 

@@ -4,9 +4,12 @@ import Locking
 
 /// Collects what plugins report through `PluginHost.reportError`.
 final class ErrorRecorder: Sendable {
-    private let messages = Locked<[String]>([])
-    func report(_ message: String) { messages.withLock { $0.append(message) } }
-    var all: [String] { messages.withLock { $0 } }
+    private let messages = Locked<[PluginMessage]>([])
+    func report(_ message: PluginMessage) { messages.withLock { $0.append(message) } }
+    /// Every report in English.
+    var all: [String] { messages.withLock { $0.map(\.english) } }
+    /// Every report in Korean.
+    var korean: [String] { messages.withLock { $0.map(\.korean) } }
 }
 
 /// A `TextSink` that keeps every write.

@@ -24,13 +24,16 @@ final class RecordingSink: TextSink {
 
 /// Collects what plugins report through `PluginHost.reportError`.
 final class ErrorRecorder: Sendable {
-    private let messages = Locked<[String]>([])
+    private let messages = Locked<[PluginMessage]>([])
 
-    func report(_ message: String) {
+    func report(_ message: PluginMessage) {
         messages.withLock { $0.append(message) }
     }
 
-    var all: [String] { messages.withLock { $0 } }
+    /// Every report in English.
+    var all: [String] { messages.withLock { $0.map(\.english) } }
+    /// Every report in Korean.
+    var korean: [String] { messages.withLock { $0.map(\.korean) } }
 }
 
 /// A fresh directory under the system's temporary directory, removed on deinit.
