@@ -14,7 +14,7 @@ let package = Package(
         .library(name: "EventBus", targets: ["EventBus"]),
         .library(name: "JuiceMakerCore", targets: ["JuiceMakerCore"]),
         .library(name: "SQLiteStore", targets: ["SQLiteStore"]),
-        .executable(name: "juice", targets: ["JuiceCLI"]),
+        .executable(name: "juice", targets: ["juice"]),
         .executable(name: "juice-bench", targets: ["JuiceBench"]),
     ],
     targets: [
@@ -39,12 +39,14 @@ let package = Package(
         .target(name: "CommandPlugin", dependencies: ["JuiceMakerCore", "Locking"], path: "Plugins/Command"),
 
         // Executables
-        .executableTarget(
+        /// The CLI as a library (so tests and fuzzers import it); `juice` is its thin process.
+        .target(
             name: "JuiceCLI",
             dependencies: [
                 "Locking", "JuiceMakerCore", "SQLiteStore", "LoggerPlugin", "CLINotifierPlugin", "WebhookPlugin",
                 "CommandPlugin",
             ]),
+        .executableTarget(name: "juice", dependencies: ["JuiceCLI"]),
         .executableTarget(
             name: "JuiceBench",
             dependencies: [
@@ -59,8 +61,8 @@ let package = Package(
         .testTarget(name: "JuiceMakerCoreTests", dependencies: ["JuiceMakerCore", "Locking"]),
         .testTarget(name: "SQLiteStoreTests", dependencies: ["SQLiteStore", "Locking", "CSQLite", "JuiceStoreProbe"]),
         .testTarget(name: "PluginTests", dependencies: ["LoggerPlugin", "CLINotifierPlugin", "Locking"]),
-        .testTarget(name: "JuiceCLITests", dependencies: ["JuiceCLI"]),
-        .testTarget(name: "DeliveryTests", dependencies: ["WebhookPlugin", "CommandPlugin", "CCrypto", "JuiceCLI", "Locking"]),
+        .testTarget(name: "JuiceCLITests", dependencies: ["JuiceCLI", "juice"]),
+        .testTarget(name: "DeliveryTests", dependencies: ["WebhookPlugin", "CommandPlugin", "CCrypto", "JuiceCLI", "juice", "Locking"]),
     ],
     swiftLanguageModes: [.v6]
 )
