@@ -77,7 +77,8 @@ public final class Webhook: DurableDeliveryPlugin {
         eventKinds = try configuration.eventKinds("events")
         timeoutSeconds = try configuration.number("timeoutSeconds", in: 0.1...300) ?? Self.defaultTimeoutSeconds
         retrySchedule = try configuration.retrySchedule("retrySchedule") ?? .standard
-        endpoint = WebhookEndpoint(url: url, signature: signature, timeout: timeoutSeconds)
+        endpoint = WebhookEndpoint(
+            url: url, signature: signature, timeout: timeoutSeconds, longestRetryAfter: retrySchedule.delays.max() ?? 0)
         self.context = context
     }
 

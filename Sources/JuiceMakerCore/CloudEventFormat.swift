@@ -247,7 +247,8 @@ public enum RFC3339 {
         return Date(timeIntervalSince1970: Double(seconds * 1000 + milliseconds) / 1000)
     }
 
-    private static func daysIn(_ month: Int, of year: Int) -> Int {
+    /// Days in `month` (1-12) of `year`, proleptic Gregorian (also used by the HTTP-date parser).
+    package static func daysIn(_ month: Int, of year: Int) -> Int {
         switch month {
         case 2: (year % 4 == 0 && year % 100 != 0) || year % 400 == 0 ? 29 : 28
         case 4, 6, 9, 11: 30
@@ -268,7 +269,8 @@ public enum RFC3339 {
         return (yoe + era * 400 + (month <= 2 ? 1 : 0), month, day)
     }
 
-    private static func days(fromCivil year: Int, _ month: Int, _ day: Int) -> Int {
+    /// Days from 1970-01-01 to `year-month-day` (also used by the HTTP-date parser).
+    package static func days(fromCivil year: Int, _ month: Int, _ day: Int) -> Int {
         let y = month <= 2 ? year - 1 : year
         let era = (y >= 0 ? y : y - 399) / 400
         let yoe = y - era * 400
