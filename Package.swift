@@ -51,7 +51,7 @@ let package = Package(
             name: "JuiceBench",
             dependencies: [
                 "Locking", "EventBus", "JuiceMakerCore", "SQLiteStore", "CSQLite", "LoggerPlugin", "CLINotifierPlugin",
-                "WebhookPlugin",
+                "WebhookPlugin", "JuiceCLI",
             ]),
         /// A small process the store tests start many times at once (orders, restocks, crashes).
         .executableTarget(name: "JuiceStoreProbe", dependencies: ["Locking", "JuiceMakerCore", "SQLiteStore"]),

@@ -2,13 +2,14 @@ import Foundation
 
 /// juice-bench: every figure beside its baseline, measured in the same run.
 let usage = """
-    usage: juice-bench [bus | orders [--store memory|sqlite] [--durability full|normal] | webhook | cli | all] [--json]
+    usage: juice-bench [bus | orders [--store memory|sqlite] [--durability full|normal] | webhook | cli | json | all] [--json]
 
       bus      ns per event: direct call, closure array, EventBus sync (1 and 4) and queued,
                NotificationCenter, AsyncStream
       orders   orders/s through JuiceMaker (memory: 2 sync subscribers; sqlite: against raw C API SQL)
       webhook  deliveries/s to a loopback endpoint; orders/s with a webhook attached against none
       cli      wall time of one `juice order` process against the sqlite3 shell
+      json     seconds the config's JSON reader takes for large inputs (40,000 keys, 10^6 escapes, 10 MB)
       all      everything above (the default)
       --json   one JSON object instead of tables
     Build with -c release: swift run -c release juice-bench
@@ -36,7 +37,7 @@ func main() -> Int32 {
         return 64
     }
     let command = arguments.first ?? "all"
-    guard arguments.count <= 1, ["bus", "orders", "webhook", "cli", "all"].contains(command) else {
+    guard arguments.count <= 1, ["bus", "orders", "webhook", "cli", "json", "all"].contains(command) else {
         FileHandle.standardError.write(Data("juice-bench: unknown arguments \(arguments.joined(separator: " "))\n\(usage)\n".utf8))
         return 64
     }
@@ -67,6 +68,9 @@ func main() -> Int32 {
         }
         if command == "cli" || command == "all" {
             sections.append(("cli", try CLIBench.run(json: json).sorted { $0.key < $1.key }))
+        }
+        if command == "json" || command == "all" {
+            sections.append(("json", try JSONBench.run(json: json)))
         }
     } catch {
         FileHandle.standardError.write(Data("\(error)\n".utf8))
