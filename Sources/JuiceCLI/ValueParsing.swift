@@ -12,9 +12,14 @@ enum ValueParsing {
         do { return try Fruit.parse(text) } catch { throw CLIError(.badValue, Catalog.Errors.unknownName(error)) }
     }
 
-    /// A whole number (optionally negative); anything else is a usage error.
+    /// A whole number written as digits, optionally after a `-` (so `+2`, ` 2`, `2.0`
+    /// and `0x2` are refused, as the message "write digits" says); anything else, or a
+    /// number beyond `Int`, is a usage error.
     static func integer(_ text: String, for what: String, path: [CommandSpec]) throws(CLIError) -> Int {
-        guard let value = Int(text) else { throw .usage(Catalog.Errors.notAWholeNumber(what, text), path) }
+        let digits = text.utf8.first == UInt8(ascii: "-") ? text.utf8.dropFirst() : text.utf8[...]
+        guard !digits.isEmpty, digits.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }), let value = Int(text) else {
+            throw .usage(Catalog.Errors.notAWholeNumber(what, text), path)
+        }
         return value
     }
 

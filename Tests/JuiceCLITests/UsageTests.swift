@@ -27,6 +27,12 @@ import Testing
         (["config"], 64, "juice config <subcommand>"),
         (["events", "--type", "juiceSpilled"], 64, "juice events"),
         (["stock", "--lang", "fr"], 64, "juice stock"),
+        // Digits only, as the message says: no sign but '-'.
+        (["order", "banana", "--count", "+2"], 64, "juice order <juice>"),
+        (["stock", "set", "kiwi=+5"], 64, "juice stock set"),
+        (["stock", "set", "kiwi= 5"], 64, "juice stock set"),
+        (["order", "banana", "--count", "--json"], 64, "juice order <juice>"),
+        (["stock", "--config="], 64, "juice stock"),
     ])
     func mistakesShowTheUsageLine(arguments: [String], status: Int32, usage: String) throws {
         let sandbox = try JuiceSandbox()
