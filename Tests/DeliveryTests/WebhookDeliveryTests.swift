@@ -24,8 +24,9 @@ import WebhookPlugin
         try server.start()
         defer { server.stop() }
         let rig = Rig()
+        // The key is base64 key material (Standard Webhooks); openssl gets the same bytes as text.
         let secret = "s3cr3t-for-tests"
-        let plugin = try webhook(rig, url: server.url, secret: secret, events: ["juiceMade"])
+        let plugin = try webhook(rig, url: server.url, secret: "whsec_" + Data(secret.utf8).base64EncodedString(), events: ["juiceMade"])
         try plugin.attach(to: rig.host)
         try rig.maker.make(.mangoKiwi)
         #expect(await eventually { server.requests.count == 1 })
