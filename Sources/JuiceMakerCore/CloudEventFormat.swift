@@ -53,7 +53,13 @@ public enum CloudEventFormat {
             throw WireFormatError("unknown type \"\(type)\"")
         }
         guard let id = EventID(try fields.string("id")) else { throw WireFormatError("id is not a UUID") }
-        guard let sequence = Int64(try fields.string("sequence")) else { throw WireFormatError("sequence is not a number") }
+        // The journal position as `encode` writes it: decimal digits only. Int64() alone
+        // also took "-2" and "+2", and "-2" encodes as "00000000000000000-2", which no
+        // reader takes back (found by FuzzCloudEvent).
+        let sequenceText = try fields.string("sequence")
+        guard !sequenceText.isEmpty, sequenceText.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }), let sequence = Int64(sequenceText) else {
+            throw WireFormatError("sequence is not a zero-padded decimal number")
+        }
         guard let time = RFC3339.parse(try fields.string("time")) else { throw WireFormatError("time is not RFC 3339") }
         let data = try fields.object("data")
         guard let changeID = EventID(try data.string("changeId")) else { throw WireFormatError("data.changeId is not a UUID") }

@@ -97,6 +97,10 @@ struct CloudEventFormatTests {
             replacing("\"id\":\"", "\"id\":\"x"),
             replacing("\"sequence\":\"0000", "\"sequence\":\"abcd"),
             replacing("\"sequence\":\"00000000000000000002\"", "\"sequence\":2"),
+            // Found by FuzzCloudEvent: a signed sequence decoded, then encoded as "…000-2".
+            replacing("\"sequence\":\"00000000000000000002\"", "\"sequence\":\"-0000000000000000002\""),
+            replacing("\"sequence\":\"00000000000000000002\"", "\"sequence\":\"+0000000000000000002\""),
+            replacing("\"sequence\":\"00000000000000000002\"", "\"sequence\":\"\""),
             replacing("\"time\":\"", "\"time\":\"yesterday"),
             replacing("\"data\":{", "\"data\":[{").replacingOccurrences(of: "}}", with: "}]}"),
             replacing("\"fruit\":\"kiwi\"", "\"fruit\":\"tomato\""),
