@@ -63,6 +63,16 @@ let package = Package(
         .testTarget(name: "PluginTests", dependencies: ["LoggerPlugin", "CLINotifierPlugin", "Locking"]),
         .testTarget(name: "JuiceCLITests", dependencies: ["JuiceCLI", "juice"]),
         .testTarget(name: "DeliveryTests", dependencies: ["WebhookPlugin", "CommandPlugin", "CCrypto", "JuiceCLI", "juice", "Locking"]),
+
+        // Fuzz targets (Tests/Fuzz, run.sh): a plain build replays the corpus files given
+        // as arguments; built with -sanitize=fuzzer,address -DFUZZING, a libFuzzer target.
+        .target(name: "CFuzzerDriver", path: "Tests/Fuzz/CFuzzerDriver"),
+        .target(name: "FuzzSupport", dependencies: ["CFuzzerDriver"], path: "Tests/Fuzz/Support"),
+        .executableTarget(name: "FuzzJSONReader", dependencies: ["FuzzSupport", "JuiceCLI"], path: "Tests/Fuzz/FuzzJSONReader", exclude: ["corpus"]),
+        .executableTarget(name: "FuzzCommandLine", dependencies: ["FuzzSupport", "JuiceCLI"], path: "Tests/Fuzz/FuzzCommandLine", exclude: ["corpus"]),
+        .executableTarget(name: "FuzzCloudEvent", dependencies: ["FuzzSupport", "JuiceMakerCore"], path: "Tests/Fuzz/FuzzCloudEvent", exclude: ["corpus"]),
+        .executableTarget(name: "FuzzRFC3339", dependencies: ["FuzzSupport", "JuiceMakerCore"], path: "Tests/Fuzz/FuzzRFC3339", exclude: ["corpus"]),
+        .executableTarget(name: "FuzzRetryAfter", dependencies: ["FuzzSupport", "WebhookPlugin"], path: "Tests/Fuzz/FuzzRetryAfter", exclude: ["corpus"]),
     ],
     swiftLanguageModes: [.v6]
 )
