@@ -37,8 +37,8 @@ public enum RetryAfter {
 /// asctime-date Sun Nov  6 08:49:37 1994
 /// ```
 /// Names are case-sensitive (`%s"Sun"` in the grammar). Whether the day name matches
-/// the date is not checked: the RFC does not ask recipients to, and curl and Go's
-/// `http.ParseTime` do not either.
+/// the date is not checked: the RFC does not ask recipients to, and Go's `time.Parse`
+/// (behind `http.ParseTime`) likewise checks the day name's syntax and ignores it.
 enum HTTPDate {
     private static let shortDays = ["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"]
     private static let longDays = ["Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday"]
