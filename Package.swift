@@ -14,7 +14,7 @@ let package = Package(
         .library(name: "EventBus", targets: ["EventBus"]),
         .library(name: "JuiceMakerCore", targets: ["JuiceMakerCore"]),
         .library(name: "SQLiteStore", targets: ["SQLiteStore"]),
-        .executable(name: "juice", targets: ["JuiceCLI"]),
+        .executable(name: "juice", targets: ["juice"]),
         .executable(name: "juice-bench", targets: ["JuiceBench"]),
     ],
     targets: [
@@ -39,17 +39,19 @@ let package = Package(
         .target(name: "CommandPlugin", dependencies: ["JuiceMakerCore", "Locking"], path: "Plugins/Command"),
 
         // Executables
-        .executableTarget(
+        /// The CLI as a library (so tests and fuzzers import it); `juice` is its thin process.
+        .target(
             name: "JuiceCLI",
             dependencies: [
                 "Locking", "JuiceMakerCore", "SQLiteStore", "LoggerPlugin", "CLINotifierPlugin", "WebhookPlugin",
                 "CommandPlugin",
             ]),
+        .executableTarget(name: "juice", dependencies: ["JuiceCLI"]),
         .executableTarget(
             name: "JuiceBench",
             dependencies: [
                 "Locking", "EventBus", "JuiceMakerCore", "SQLiteStore", "CSQLite", "LoggerPlugin", "CLINotifierPlugin",
-                "WebhookPlugin",
+                "WebhookPlugin", "JuiceCLI",
             ]),
         /// A small process the store tests start many times at once (orders, restocks, crashes).
         .executableTarget(name: "JuiceStoreProbe", dependencies: ["Locking", "JuiceMakerCore", "SQLiteStore"]),
@@ -59,8 +61,18 @@ let package = Package(
         .testTarget(name: "JuiceMakerCoreTests", dependencies: ["JuiceMakerCore", "Locking"]),
         .testTarget(name: "SQLiteStoreTests", dependencies: ["SQLiteStore", "Locking", "CSQLite", "JuiceStoreProbe"]),
         .testTarget(name: "PluginTests", dependencies: ["LoggerPlugin", "CLINotifierPlugin", "Locking"]),
-        .testTarget(name: "JuiceCLITests", dependencies: ["JuiceCLI", "JuiceMakerCore", "SQLiteStore"]),
-        .testTarget(name: "DeliveryTests", dependencies: ["WebhookPlugin", "CommandPlugin", "CCrypto", "JuiceCLI", "Locking"]),
+        .testTarget(name: "JuiceCLITests", dependencies: ["JuiceCLI", "juice", "JuiceMakerCore", "SQLiteStore"]),
+        .testTarget(name: "DeliveryTests", dependencies: ["WebhookPlugin", "CommandPlugin", "CCrypto", "JuiceCLI", "juice", "Locking"]),
+
+        // Fuzz targets (Tests/Fuzz, run.sh): a plain build replays the corpus files given
+        // as arguments; built with -sanitize=fuzzer,address -DFUZZING, a libFuzzer target.
+        .target(name: "CFuzzerDriver", path: "Tests/Fuzz/CFuzzerDriver"),
+        .target(name: "FuzzSupport", dependencies: ["CFuzzerDriver"], path: "Tests/Fuzz/Support"),
+        .executableTarget(name: "FuzzJSONReader", dependencies: ["FuzzSupport", "JuiceCLI"], path: "Tests/Fuzz/FuzzJSONReader", exclude: ["corpus"]),
+        .executableTarget(name: "FuzzCommandLine", dependencies: ["FuzzSupport", "JuiceCLI"], path: "Tests/Fuzz/FuzzCommandLine", exclude: ["corpus"]),
+        .executableTarget(name: "FuzzCloudEvent", dependencies: ["FuzzSupport", "JuiceMakerCore"], path: "Tests/Fuzz/FuzzCloudEvent", exclude: ["corpus"]),
+        .executableTarget(name: "FuzzRFC3339", dependencies: ["FuzzSupport", "JuiceMakerCore"], path: "Tests/Fuzz/FuzzRFC3339", exclude: ["corpus"]),
+        .executableTarget(name: "FuzzRetryAfter", dependencies: ["FuzzSupport", "WebhookPlugin"], path: "Tests/Fuzz/FuzzRetryAfter", exclude: ["corpus"]),
     ],
     swiftLanguageModes: [.v6]
 )

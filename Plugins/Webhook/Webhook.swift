@@ -7,8 +7,9 @@ import Locking
 /// Config (`type: "webhook"`):
 /// - `url` (required): `http://` or `https://`. Plain `http://` to a host other than
 ///   this machine is allowed but warned about at start.
-/// - `secret`: signs every request (see `WebhookSignature`): `whsec_<base64>` or raw
-///   text, usually `"${JUICE_WEBHOOK_SECRET}"`. Never printed, logged or put in an error.
+/// - `secret`: signs every request (see `WebhookSignature`): Standard Webhooks key
+///   material, `whsec_<base64>` or the base64 alone, padding optional; usually
+///   `"${JUICE_WEBHOOK_SECRET}"`. Never printed, logged or put in an error.
 ///   Without it requests carry `webhook-id` and `webhook-timestamp` but no signature.
 /// - `events`: kinds to send (`["juiceMade", "orderFailed"]`); default all.
 /// - `timeoutSeconds`: how long one request may take (default 10, 0.1 to 300).
@@ -30,7 +31,7 @@ public final class Webhook: DurableDeliveryPlugin {
         description: "The endpoint each event is POSTed to (CloudEvents structured JSON). Plain http:// to another machine is warned about.")
     static let secretKey = ConfigurationKey(
         "secret", .string([.nonEmpty("secret")]),
-        description: "Signs requests (Standard Webhooks): whsec_<base64> or raw text, usually \"${JUICE_WEBHOOK_SECRET}\". Never printed.")
+        description: "Signs requests (Standard Webhooks): base64 key material, with or without whsec_, padding optional; usually \"${JUICE_WEBHOOK_SECRET}\". Never printed.")
     static let eventsKey = ConfigurationKey.events("Only these kinds of event are sent; default all.")
     static let timeoutKey = ConfigurationKey(
         "timeoutSeconds", .number(minimum: 0.1, maximum: 300, unit: "seconds"), default: .number(defaultTimeoutSeconds),
@@ -74,7 +75,8 @@ public final class Webhook: DurableDeliveryPlugin {
                 // Never echo the secret: say what is wrong with it, not what it is.
                 throw ConfigurationError(
                     path: "\(configuration.path).secret",
-                    problem: "expected a non-empty secret, either raw text or whsec_ followed by base64 (the value is not shown)")
+                    problem: "expected base64 key material, whsec_ followed by base64 (padding optional), as Standard Webhooks "
+                        + "secrets are (the value is not shown); for a new one: printf 'whsec_%s' \"$(openssl rand -base64 32)\"")
             }
             signature = parsed
         }
@@ -82,7 +84,8 @@ public final class Webhook: DurableDeliveryPlugin {
         eventKinds = try configuration.eventKinds(Self.eventsKey)
         timeoutSeconds = try configuration.number(Self.timeoutKey) ?? Self.defaultTimeoutSeconds
         retrySchedule = try configuration.retrySchedule(.retrySchedule) ?? .standard
-        endpoint = WebhookEndpoint(url: url, signature: signature, timeout: timeoutSeconds)
+        endpoint = WebhookEndpoint(
+            url: url, signature: signature, timeout: timeoutSeconds, longestRetryAfter: retrySchedule.delays.max() ?? 0)
         self.context = context
     }
 

@@ -19,13 +19,16 @@ final class WebhookEndpoint: DurableDestination {
     let displayURL: String
     private let signature: WebhookSignature?
     private let timeout: Double
+    /// The longest wait a `Retry-After` may ask for: the longest step of the retry schedule.
+    private let longestRetryAfter: Double
     private let session: URLSession
     /// Whether `close` ran; held while a request is handed to the session, so none
     /// is handed over after the session is invalidated.
     private let closed = Locked(false)
 
-    init(url: URL, signature: WebhookSignature?, timeout: Double) {
+    init(url: URL, signature: WebhookSignature?, timeout: Double, longestRetryAfter: Double) {
         self.url = url
+        self.longestRetryAfter = longestRetryAfter
         self.displayURL = URLCredentials.redacted(url.absoluteString)
         self.signature = signature
         self.timeout = timeout
@@ -71,7 +74,9 @@ final class WebhookEndpoint: DurableDestination {
                 english: "\(displayURL) answered 410 Gone: the endpoint is disabled",
                 korean: "\(displayURL)이(가) 410 Gone으로 답했습니다. 엔드포인트가 꺼졌습니다"), isPermanent: true)
         case 429, 503:
-            let retryAfter = http.value(forHTTPHeaderField: "Retry-After").flatMap { Self.retryAfterSeconds($0, now: Date()) }
+            let retryAfter = http.value(forHTTPHeaderField: "Retry-After").flatMap {
+                Self.retryAfterSeconds($0, now: Date(), longest: longestRetryAfter)
+            }
             throw DeliveryFailure(answered(status), retryAfter: retryAfter)
         default:
             throw DeliveryFailure(answered(status))
@@ -134,17 +139,12 @@ final class WebhookEndpoint: DurableDestination {
         return try result.get()
     }
 
-    /// Seconds from `now` a `Retry-After` value asks for: delta-seconds or an HTTP date
-    /// (RFC 9110, section 10.2.3). `nil` when it is neither.
-    static func retryAfterSeconds(_ value: String, now: Date) -> Double? {
-        let trimmed = value.trimmingCharacters(in: .whitespaces)
-        if let seconds = Int(trimmed), seconds >= 0 { return Double(seconds) }
-        let formatter = DateFormatter()
-        formatter.locale = Locale(identifier: "en_US_POSIX")
-        formatter.timeZone = TimeZone(identifier: "GMT")
-        formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss 'GMT'"
-        guard let date = formatter.date(from: trimmed) else { return nil }
-        return max(0, date.timeIntervalSince(now))
+    /// Seconds from `now` a `Retry-After` value asks for (`RetryAfter.seconds`), at most
+    /// `longest`: a server may ask for less than the schedule's longest step, never more,
+    /// so a huge or far-future value cannot park an event for years. `nil` when the value
+    /// is neither delay-seconds nor an HTTP date (the schedule applies).
+    static func retryAfterSeconds(_ value: String, now: Date, longest: Double) -> Double? {
+        RetryAfter.seconds(value, now: now).map { min($0, max(0, longest)) }
     }
 
     private static func describe(_ error: any Error) -> PluginMessage {

@@ -2,7 +2,7 @@ import Foundation
 
 /// juice-bench: every figure beside its baseline, measured in the same run.
 let usage = """
-    usage: juice-bench [bus | orders [--store memory|sqlite] [--durability full|normal] | webhook | cli | follow | report | all] [--json]
+    usage: juice-bench [bus | orders [--store memory|sqlite] [--durability full|normal] | webhook | cli | follow | report | json | all] [--json]
 
       bus      ns per event: direct call, closure array, EventBus sync (1 and 4) and queued,
                NotificationCenter, AsyncStream, maker.events(), MainActorMessage, AsyncMessage
@@ -13,6 +13,7 @@ let usage = """
       report   wall time of `juice report --since 30d` (and --svg) on 1,000,000 events against
                the sqlite3 shell running the same GROUP BY over the journal (not in `all`: it
                writes a large store)
+      json     seconds the config's JSON reader takes for large inputs (40,000 keys, 10^6 escapes, 10 MB)
       all      everything above (the default)
       --json   one JSON object instead of tables
     Build with -c release: swift run -c release juice-bench
@@ -40,7 +41,7 @@ func main() -> Int32 {
         return 64
     }
     let command = arguments.first ?? "all"
-    guard arguments.count <= 1, ["bus", "orders", "webhook", "cli", "follow", "report", "all"].contains(command) else {
+    guard arguments.count <= 1, ["bus", "orders", "webhook", "cli", "follow", "report", "json", "all"].contains(command) else {
         FileHandle.standardError.write(Data("juice-bench: unknown arguments \(arguments.joined(separator: " "))\n\(usage)\n".utf8))
         return 64
     }
@@ -75,6 +76,9 @@ func main() -> Int32 {
         if command == "follow" || command == "all" { sections.append(("follow", try FollowBench.run(json: json))) }
         if command == "report" {
             sections.append(("report", try ReportBench.run(json: json)))
+        }
+        if command == "json" || command == "all" {
+            sections.append(("json", try JSONBench.run(json: json)))
         }
     } catch {
         FileHandle.standardError.write(Data("\(error)\n".utf8))

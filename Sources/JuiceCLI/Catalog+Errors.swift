@@ -17,8 +17,11 @@ extension Catalog {
         static func missingValue(_ synopsis: String) -> T {
             T("missing value for '\(synopsis)'.", ko: "'\(synopsis)'의 값이 없습니다.")
         }
-        static func repeatedOption(_ option: String) -> T {
-            T("'\(option)' was given more than once; give it once.", ko: "'\(option)'을 여러 번 썼습니다. 한 번만 쓰세요.")
+        static func emptyValue(_ synopsis: String, isPath: Bool) -> T {
+            isPath
+                ? T("empty path for '\(synopsis)'; give a file path (./name for the current directory).",
+                    ko: "'\(synopsis)'의 경로가 비어 있습니다. 파일 경로를 쓰세요(현재 디렉터리는 ./이름).")
+                : T("empty value for '\(synopsis)'; give a value.", ko: "'\(synopsis)'의 값이 비어 있습니다. 값을 쓰세요.")
         }
         static func unknownCommand(_ word: String, in command: String) -> T {
             T("unknown command '\(word)' for '\(command)'.", ko: "'\(command)'에 '\(word)'라는 명령은 없습니다.")

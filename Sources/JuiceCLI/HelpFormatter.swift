@@ -49,10 +49,11 @@ struct HelpFormatter: Sendable {
     }
 
     private func section(_ heading: String, _ rows: [(String, String)]) -> String {
-        let width = max(24, (rows.map(\.0.count).max() ?? 0) + 4)
+        let width = max(24, (rows.map { TerminalText.width(of: $0.0) }.max() ?? 0) + 4)
         var text = "\n\(heading):\n"
         for (label, help) in rows {
-            let padded = label.count + 2 >= width ? "  \(label)  " : "  " + label + String(repeating: " ", count: width - label.count - 2)
+            let cells = TerminalText.width(of: label)
+            let padded = cells + 2 >= width ? "  \(label)  " : "  " + label + String(repeating: " ", count: width - cells - 2)
             text += padded + help + "\n"
         }
         return text

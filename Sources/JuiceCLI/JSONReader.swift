@@ -1,33 +1,45 @@
 import JuiceMakerCore
 
 /// JSON text that is not valid JSON: where (1-based line and column) and what was expected.
-struct JSONSyntaxError: Error, Sendable, Equatable, CustomStringConvertible {
-    let line: Int
-    let column: Int
-    let problem: String
+///
+/// A column counts Unicode scalars (code points) from the start of the line, the first
+/// being 1; a byte-order mark at the start of the file is not counted. Scalars, not
+/// grapheme clusters: they do not depend on the Unicode version, and an editor's
+/// "go to column" and most other JSON tools count them too (README, Config).
+public struct JSONSyntaxError: Error, Sendable, Equatable, CustomStringConvertible {
+    public let line: Int
+    public let column: Int
+    public let problem: String
 
-    var description: String { "malformed JSON at line \(line), column \(column): \(problem)" }
+    public var description: String { "malformed JSON at line \(line), column \(column): \(problem)" }
 }
 
 /// Reads RFC 8259 JSON into a `ConfigValue`, keeping object keys in file order.
 ///
-/// Strict: no comments, no trailing commas, no duplicate keys in one object; nesting
-/// deeper than `maximumDepth` is refused rather than risking the stack. Every error
-/// names the line and column (columns count characters, not bytes).
-struct JSONReader {
+/// Strict: no comments, no trailing commas, no duplicate keys in one object (keys are
+/// compared code point by code point, RFC 8259 section 8.3, so `"\u00e9"` and
+/// `"e\u0301"` are two keys); nesting deeper than `maximumDepth` is refused rather than
+/// risking the stack. Every error names the line and column (`JSONSyntaxError`).
+///
+/// Linear in the input: every byte is looked at a bounded number of times (a string's
+/// bytes are copied once, a key is checked against the others with one hash lookup).
+public struct JSONReader {
     static let maximumDepth = 64
 
     private let bytes: [UInt8]
     private var index = 0
+    /// Where line 1's columns start: after the byte-order mark, if any.
+    private let textStart: Int
 
     private init(_ text: String) {
         bytes = Array(text.utf8)
+        textStart = bytes.starts(with: [0xEF, 0xBB, 0xBF]) ? 3 : 0
+        index = textStart
     }
 
     /// Parses one JSON document (surrounding whitespace allowed).
-    static func parse(_ text: String) throws(JSONSyntaxError) -> ConfigValue {
+    public static func parse(_ text: String) throws(JSONSyntaxError) -> ConfigValue {
         var reader = JSONReader(text)
-        if reader.bytes.starts(with: [0xEF, 0xBB, 0xBF]) { reader.index = 3 }
         reader.skipWhitespace()
         let value = try reader.value(depth: 0)
         reader.skipWhitespace()
@@ -36,14 +48,15 @@ struct JSONReader {
     }
 
     private func error(_ problem: String, at position: Int? = nil) -> JSONSyntaxError {
-        let end = min(position ?? index, bytes.count)
+        let end = max(textStart, min(position ?? index, bytes.count))
         var line = 1
-        var lineStart = 0
-        for offset in 0..<end where bytes[offset] == 0x0A {
+        var lineStart = textStart
+        for offset in textStart..<end where bytes[offset] == 0x0A {
             line += 1
             lineStart = offset + 1
         }
-        let column = String(decoding: bytes[lineStart..<end], as: UTF8.self).count + 1
+        // Scalars: every byte that is not a UTF-8 continuation byte starts one.
+        let column = bytes[lineStart..<end].reduce(1) { $0 + ($1 & 0xC0 == 0x80 ? 0 : 1) }
         return JSONSyntaxError(line: line, column: column, problem: problem)
     }
 
@@ -84,6 +97,9 @@ struct JSONReader {
     private mutating func object(depth: Int) throws(JSONSyntaxError) -> ConfigValue {
         index += 1
         var members: [(key: String, value: ConfigValue)] = []
+        // Each key's UTF-8 bytes: equal bytes are equal code points (RFC 8259 section
+        // 8.3), unlike `String` equality, which treats canonical equivalents as equal.
+        var keys = Set<[UInt8]>()
         skipWhitespace()
         if current == UInt8(ascii: "}") {
             index += 1
@@ -93,8 +109,9 @@ struct JSONReader {
             skipWhitespace()
             guard current == UInt8(ascii: "\"") else { throw error("expected a key in double quotes, found \(found())") }
             let keyStart = index
-            let key = try string()
-            if members.contains(where: { $0.key == key }) { throw error("duplicate key \"\(key)\"", at: keyStart) }
+            let keyBytes = try stringBytes()
+            let key = String(decoding: keyBytes, as: UTF8.self)
+            guard keys.insert(keyBytes).inserted else { throw error("duplicate key \"\(TerminalText.escaped(key))\"", at: keyStart) }
             skipWhitespace()
             guard current == UInt8(ascii: ":") else { throw error("expected ':' after the key, found \(found())") }
             index += 1
@@ -130,39 +147,42 @@ struct JSONReader {
     }
 
     private mutating func string() throws(JSONSyntaxError) -> String {
+        String(decoding: try stringBytes(), as: UTF8.self)
+    }
+
+    /// The UTF-8 bytes of the string starting at `index` (a `"`), escapes decoded.
+    /// Runs without escapes are copied in one piece.
+    private mutating func stringBytes() throws(JSONSyntaxError) -> [UInt8] {
         index += 1
-        var scalars = String.UnicodeScalarView()
+        var utf8: [UInt8] = []
         var runStart = index
-        func flush(_ end: Int) {
-            scalars.append(contentsOf: String(decoding: bytes[runStart..<end], as: UTF8.self).unicodeScalars)
-        }
         while true {
             guard let byte = current else { throw error("unterminated string") }
             if byte == UInt8(ascii: "\"") {
-                flush(index)
+                utf8.append(contentsOf: bytes[runStart..<index])
                 index += 1
-                return String(scalars)
+                return utf8
             }
             if byte < 0x20 { throw error("control character in a string; write it as an escape (\\n, \\t)") }
             if byte != UInt8(ascii: "\\") {
                 index += 1
                 continue
             }
-            flush(index)
+            utf8.append(contentsOf: bytes[runStart..<index])
             index += 1
             guard let escaped = current else { throw error("unterminated string") }
             index += 1
             switch escaped {
-            case UInt8(ascii: "\""): scalars.append("\"")
-            case UInt8(ascii: "\\"): scalars.append("\\")
-            case UInt8(ascii: "/"): scalars.append("/")
-            case UInt8(ascii: "b"): scalars.append("\u{8}")
-            case UInt8(ascii: "f"): scalars.append("\u{C}")
-            case UInt8(ascii: "n"): scalars.append("\n")
-            case UInt8(ascii: "r"): scalars.append("\r")
-            case UInt8(ascii: "t"): scalars.append("\t")
-            case UInt8(ascii: "u"): scalars.append(try unicodeEscape())
-            default: throw error("unknown escape '\\\(Character(Unicode.Scalar(escaped)))'", at: index - 2)
+            case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"): utf8.append(escaped)
+            case UInt8(ascii: "b"): utf8.append(0x08)
+            case UInt8(ascii: "f"): utf8.append(0x0C)
+            case UInt8(ascii: "n"): utf8.append(0x0A)
+            case UInt8(ascii: "r"): utf8.append(0x0D)
+            case UInt8(ascii: "t"): utf8.append(0x09)
+            case UInt8(ascii: "u"):
+                let scalar = try unicodeEscape()
+                UTF8.encode(scalar) { utf8.append($0) }
+            default: throw error("unknown escape '\\\(TerminalText.escaped(String(Unicode.Scalar(escaped))))'", at: index - 2)
             }
             runStart = index
         }

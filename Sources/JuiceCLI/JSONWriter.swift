@@ -3,8 +3,8 @@ import JuiceMakerCore
 /// Writes a `ConfigValue` as JSON, keys in the value's order: compact (one line, for
 /// `--json` results) or indented (for `config show`). Whole numbers print without a
 /// fraction (`10`, not `10.0`).
-enum JSONWriter {
-    static func compact(_ value: ConfigValue) -> String {
+public enum JSONWriter {
+    public static func compact(_ value: ConfigValue) -> String {
         var text = ""
         write(value, into: &text, indent: nil)
         return text

@@ -33,7 +33,7 @@ enum OrderLine: Sendable, Equatable {
         case "quit", "q", "exit", "종료", "끝": return .quit
         default: break
         }
-        if let number = Int(word) {
+        if let number = ValueParsing.wholeNumber(word) {
             guard (1...Juice.allCases.count).contains(number) else { throw ScreenInputError(Catalog.Screens.noSuchNumber(number)) }
             return .order(Juice.allCases[number - 1])
         }

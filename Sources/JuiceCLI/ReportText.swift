@@ -141,8 +141,8 @@ enum ReportText {
         var lines = wrap(section.heading, indent: 0, width: style.width).map { style.paint($0, "1") }
         if let empty = section.empty { return lines + wrap(empty, indent: 2, width: style.width) }
         let rows = section.rows
-        let labelWidth = rows.map { TableLayout.width(of: $0.label) }.max() ?? 0
-        let textWidth = rows.map { TableLayout.width(of: $0.text) }.max() ?? 0
+        let labelWidth = rows.map { TerminalText.width(of: $0.label) }.max() ?? 0
+        let textWidth = rows.map { TerminalText.width(of: $0.text) }.max() ?? 0
         let besideCells = style.width - 2 - labelWidth - 2 - 2 - textWidth
         let textBeside = besideCells >= 4
         let cells = textBeside ? besideCells : max(1, style.width - 2 - labelWidth - 2)
@@ -150,9 +150,9 @@ enum ReportText {
         for row in rows {
             let emphasis = { (text: String) in row.highlighted ? style.paint(text, "1;31") : text }
             let bar = style.paint(style.bar(row.value, of: maximum, cells: cells), row.highlighted ? "31" : "36")
-            let label = row.label + String(repeating: " ", count: labelWidth - TableLayout.width(of: row.label))
+            let label = row.label + String(repeating: " ", count: labelWidth - TerminalText.width(of: row.label))
             if textBeside {
-                let padding = String(repeating: " ", count: cells - TableLayout.width(of: style.bar(row.value, of: maximum, cells: cells)))
+                let padding = String(repeating: " ", count: cells - TerminalText.width(of: style.bar(row.value, of: maximum, cells: cells)))
                 lines.append("  \(emphasis(label))  \(bar)\(padding)  \(emphasis(row.text))")
             } else {
                 lines.append("  \(emphasis(label))  \(bar)")
@@ -174,7 +174,7 @@ enum ReportText {
         var current = ""
         for word in text.split(separator: " ", omittingEmptySubsequences: false).map(String.init) {
             let candidate = current.isEmpty ? word : current + " " + word
-            if TableLayout.width(of: candidate) > room, !current.isEmpty {
+            if TerminalText.width(of: candidate) > room, !current.isEmpty {
                 lines.append(margin + current)
                 current = word
             } else {

@@ -17,7 +17,7 @@ struct Runner: Sendable {
     let registry: PluginRegistry
 
     func run() async -> ExitCode {
-        let parser = ArgumentParser(root: CommandTable.root, globalOptions: CommandTable.globalOptions)
+        let parser = CommandLineParser.juice
         let outcome: ParseOutcome
         do {
             outcome = try parser.parse(arguments)

@@ -63,7 +63,7 @@ enum StockLine: Sendable, Equatable {
     }
 
     private static func amount(_ word: String) throws(ScreenInputError) -> Int {
-        guard let value = Int(word) else { throw ScreenInputError(Catalog.Screens.notAnAmount(word)) }
+        guard let value = ValueParsing.wholeNumber(word) else { throw ScreenInputError(Catalog.Screens.notAnAmount(word)) }
         return value
     }
 

@@ -12,10 +12,21 @@ enum ValueParsing {
         do { return try Fruit.parse(text) } catch { throw CLIError(.badValue, Catalog.Errors.unknownName(error)) }
     }
 
-    /// A whole number (optionally negative); anything else is a usage error.
+    /// A whole number written as digits, optionally after a `-` (so `+2`, ` 2`, `2.0`
+    /// and `0x2` are refused, as the message "write digits" says); anything else, or a
+    /// number beyond `Int`, is a usage error.
     static func integer(_ text: String, for what: String, path: [CommandSpec]) throws(CLIError) -> Int {
-        guard let value = Int(text) else { throw .usage(Catalog.Errors.notAWholeNumber(what, text), path) }
+        guard let value = wholeNumber(text) else { throw .usage(Catalog.Errors.notAWholeNumber(what, text), path) }
         return value
+    }
+
+    /// The one reading of a typed number, on the command line and on the screens:
+    /// ASCII digits, optionally after `-`, within `Int`. `Int(_:)` alone also takes a
+    /// leading `+`, which every "write digits" message rules out.
+    static func wholeNumber(_ text: String) -> Int? {
+        let digits = text.utf8.first == UInt8(ascii: "-") ? text.utf8.dropFirst() : text.utf8[...]
+        guard !digits.isEmpty, digits.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }) else { return nil }
+        return Int(text)
     }
 
     /// `strawberry=20` (or `딸기=20`) as a fruit and a quantity.

@@ -53,7 +53,13 @@ public enum CloudEventFormat {
             throw WireFormatError("unknown type \"\(type)\"")
         }
         guard let id = EventID(try fields.string("id")) else { throw WireFormatError("id is not a UUID") }
-        guard let sequence = Int64(try fields.string("sequence")) else { throw WireFormatError("sequence is not a number") }
+        // The journal position as `encode` writes it: decimal digits only. Int64() alone
+        // also took "-2" and "+2", and "-2" encodes as "00000000000000000-2", which no
+        // reader takes back (found by FuzzCloudEvent).
+        let sequenceText = try fields.string("sequence")
+        guard !sequenceText.isEmpty, sequenceText.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }), let sequence = Int64(sequenceText) else {
+            throw WireFormatError("sequence is not a zero-padded decimal number")
+        }
         guard let time = RFC3339.parse(try fields.string("time")) else { throw WireFormatError("time is not RFC 3339") }
         let data = try fields.object("data")
         guard let changeID = EventID(try data.string("changeId")) else { throw WireFormatError("data.changeId is not a UUID") }
@@ -172,18 +178,27 @@ public struct WireFormatError: Error, Sendable, Equatable, CustomStringConvertib
 
 /// RFC 3339 timestamps in UTC with milliseconds (`2026-11-21T04:23:49.123Z`).
 public enum RFC3339 {
+    /// The first and last instants RFC 3339 can write: its `date-fullyear` is exactly
+    /// four digits (section 5.6), so years 0000…9999 only; a date outside is clamped.
+    static let writableMilliseconds: ClosedRange<Double> = -62_167_219_200_000 ... 253_402_300_799_999
+
     public static func format(_ date: Date) -> String {
         // To the nearest millisecond: a millisecond-precise date (every committed event
         // time) is often a hair below its value once converted to the Unix epoch.
-        let totalMilliseconds = Int64((date.timeIntervalSince1970 * 1000).rounded())
+        let exact = (date.timeIntervalSince1970 * 1000).rounded()
+        let totalMilliseconds = Int64(exact.isNaN ? 0 : min(max(exact, writableMilliseconds.lowerBound), writableMilliseconds.upperBound))
         let milliseconds = Int(((totalMilliseconds % 1000) + 1000) % 1000)
         let seconds = (totalMilliseconds - Int64(milliseconds)) / 1000
         let days = Int((seconds - ((seconds % 86_400) + 86_400) % 86_400) / 86_400)
         let secondOfDay = Int(((seconds % 86_400) + 86_400) % 86_400)
         let (year, month, day) = civil(fromDays: days)
-        func two(_ n: Int) -> String { n < 10 ? "0\(n)" : "\(n)" }
-        let millis = milliseconds < 10 ? "00\(milliseconds)" : milliseconds < 100 ? "0\(milliseconds)" : "\(milliseconds)"
-        return "\(year)-\(two(month))-\(two(day))T\(two(secondOfDay / 3600)):\(two(secondOfDay / 60 % 60)):\(two(secondOfDay % 60)).\(millis)Z"
+        func padded(_ n: Int, _ width: Int) -> String {
+            let digits = String(n)
+            return String(repeating: "0", count: max(0, width - digits.count)) + digits
+        }
+        func two(_ n: Int) -> String { padded(n, 2) }
+        let millis = padded(milliseconds, 3)
+        return "\(padded(year, 4))-\(two(month))-\(two(day))T\(two(secondOfDay / 3600)):\(two(secondOfDay / 60 % 60)):\(two(secondOfDay % 60)).\(millis)Z"
     }
 
     /// Parses `YYYY-MM-DDTHH:MM:SS[.fraction](Z|±HH:MM)`.
@@ -222,7 +237,10 @@ public enum RFC3339 {
         if bytes[index] == 90 || bytes[index] == 122 {
             index += 1
         } else if bytes[index] == 43 || bytes[index] == 45, let hours = number(index + 1..<index + 3),
-                  index + 3 < bytes.count, bytes[index + 3] == 58, let minutes = number(index + 4..<index + 6) {
+                  index + 3 < bytes.count, bytes[index + 3] == 58, let minutes = number(index + 4..<index + 6),
+                  // time-numoffset = ("+" / "-") time-hour ":" time-minute, where time-hour
+                  // is 00-23 and time-minute 00-59 (RFC 3339 section 5.6).
+                  hours < 24, minutes < 60 {
             offsetSeconds = (hours * 3600 + minutes * 60) * (bytes[index] == 45 ? -1 : 1)
             index += 6
         } else {
@@ -235,7 +253,8 @@ public enum RFC3339 {
         return Date(timeIntervalSince1970: Double(seconds * 1000 + milliseconds) / 1000)
     }
 
-    private static func daysIn(_ month: Int, of year: Int) -> Int {
+    /// Days in `month` (1-12) of `year`, proleptic Gregorian (also used by the HTTP-date parser).
+    package static func daysIn(_ month: Int, of year: Int) -> Int {
         switch month {
         case 2: (year % 4 == 0 && year % 100 != 0) || year % 400 == 0 ? 29 : 28
         case 4, 6, 9, 11: 30
@@ -256,7 +275,8 @@ public enum RFC3339 {
         return (yoe + era * 400 + (month <= 2 ? 1 : 0), month, day)
     }
 
-    private static func days(fromCivil year: Int, _ month: Int, _ day: Int) -> Int {
+    /// Days from 1970-01-01 to `year-month-day` (also used by the HTTP-date parser).
+    package static func days(fromCivil year: Int, _ month: Int, _ day: Int) -> Int {
         let y = month <= 2 ? year - 1 : year
         let era = (y >= 0 ? y : y - 399) / 400
         let yoe = y - era * 400

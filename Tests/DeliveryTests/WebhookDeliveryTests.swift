@@ -24,8 +24,9 @@ import WebhookPlugin
         try server.start()
         defer { server.stop() }
         let rig = Rig()
+        // The key is base64 key material (Standard Webhooks); openssl gets the same bytes as text.
         let secret = "s3cr3t-for-tests"
-        let plugin = try webhook(rig, url: server.url, secret: secret, events: ["juiceMade"])
+        let plugin = try webhook(rig, url: server.url, secret: "whsec_" + Data(secret.utf8).base64EncodedString(), events: ["juiceMade"])
         try plugin.attach(to: rig.host)
         try rig.maker.make(.mangoKiwi)
         #expect(await eventually { server.requests.count == 1 })
@@ -132,7 +133,8 @@ import WebhookPlugin
         try server.start()
         defer { server.stop() }
         let rig = Rig()
-        let plugin = try webhook(rig, url: server.url, events: ["juiceMade"])
+        // The schedule's longest step (2 h) bounds what Retry-After may ask for.
+        let plugin = try webhook(rig, url: server.url, events: ["juiceMade"], schedule: [0.05, 7_200])
         try plugin.attach(to: rig.host)
         let before = Date().timeIntervalSince1970
         try rig.maker.make(.banana)
@@ -142,6 +144,24 @@ import WebhookPlugin
         #expect(state.attempts == 1)
         #expect(state.nextAttemptAt >= before + 3600)
         #expect(server.requests.count == 1)
+    }
+
+    @Test func retryAfterBeyondTheLongestScheduledStepIsCappedAtIt() async throws {
+        let server = LoopbackHTTPServer { _, _ in .status(429, headers: [("Retry-After", "99999999999999999999")]) }
+        try server.start()
+        defer { server.stop() }
+        let rig = Rig()
+        let plugin = try webhook(rig, url: server.url, events: ["juiceMade"], schedule: [0.05, 600])
+        try plugin.attach(to: rig.host)
+        let before = Date().timeIntervalSince1970
+        try rig.maker.make(.banana)
+        #expect(await eventually { (try? rig.store.retryState(for: "hook")) != nil })
+        await plugin.shutdown(deadline: generousDeadline())
+        let after = Date().timeIntervalSince1970
+        let state = try #require(try rig.store.retryState(for: "hook"))
+        // Not the schedule's first step (0.05 s ± jitter): the capped Retry-After, 600 s.
+        #expect(state.nextAttemptAt >= before + 600 - 1)
+        #expect(state.nextAttemptAt <= after + 600 + 1)
     }
 
     @Test func endpointDownThenUpDeliversEverythingInJournalOrder() async throws {

@@ -27,6 +27,14 @@ import Testing
         ("", 1, 1),
         ("{} x", 1, 4),
         ("// comment\n{}", 1, 1),
+        // Columns count Unicode scalars from the line start (README, Config): a combining
+        // accent is a column of its own, an emoji one column, and a BOM none.
+        ("[\"e\u{301}\", x]", 1, 8),
+        ("[\"🍓\", x]", 1, 7),
+        ("\u{FEFF}[1 2]", 1, 4),
+        ("\u{FEFF}{\n\"a\": x}", 2, 6),
+        ("\u{FEFF}x", 1, 1),
+        ("{\"a\": 1, \"\\u0061\": 2}", 1, 10),
     ])
     func errorsNameLineAndColumn(text: String, line: Int, column: Int) {
         do {
@@ -35,6 +43,30 @@ import Testing
         } catch {
             #expect(error.line == line && error.column == column, "\(text): \(error)")
         }
+    }
+
+    @Test func keysAreComparedByCodePointNotByCanonicalEquivalence() throws {
+        // RFC 8259 section 8.3: "é" as one code point and as e + U+0301 are two keys.
+        let value = try JSONReader.parse(#"{"\u00e9": 1, "e\u0301": 2, "\u00e9\u0301": 3}"#)
+        guard case .object(let members) = value else {
+            Issue.record("not an object: \(value)")
+            return
+        }
+        #expect(members.map { Array($0.key.unicodeScalars) } == [["\u{E9}"], ["e", "\u{301}"], ["\u{E9}", "\u{301}"]])
+    }
+
+    @Test func manyKeysAndEscapesAndLongTextParseWhole() throws {
+        // The inputs that were quadratic (40,000 keys; 1,000,000 escapes); juice-bench json times them.
+        let keys = (0..<40_000).map { "\"k\($0)\": \($0)" }.joined(separator: ",")
+        guard case .object(let members) = try JSONReader.parse("{" + keys + "}") else {
+            Issue.record("not an object")
+            return
+        }
+        #expect(members.count == 40_000 && members.last?.key == "k39999" && members.last?.value == .number(39_999))
+        let escapes = try JSONReader.parse("\"" + String(repeating: "\\n", count: 1_000_000) + "x\"")
+        #expect(escapes == .string(String(repeating: "\n", count: 1_000_000) + "x"))
+        let text = String(repeating: "딸기 strawberry ", count: 100_000)
+        #expect(try JSONReader.parse("\"" + text + "\"") == .string(text))
     }
 
     @Test func refusesDeepNesting() {

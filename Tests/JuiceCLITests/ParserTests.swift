@@ -4,7 +4,7 @@ import Testing
 
 /// The argument parser against the real command table, without a process.
 @Suite struct ParserTests {
-    private let parser = ArgumentParser(root: CommandTable.root, globalOptions: CommandTable.globalOptions)
+    private let parser = CommandLineParser.juice
 
     private func invocation(_ words: [String]) throws -> Invocation {
         guard case .run(let invocation) = try parser.parse(words) else {
@@ -37,7 +37,44 @@ import Testing
     @Test func repeatableOptionsKeepEveryValue() throws {
         let parsed = try invocation(["events", "--type", "juiceMade", "--type", "orderFailed"])
         #expect(parsed.allValues("type") == ["juiceMade", "orderFailed"])
-        #expect(throws: CLIError.self) { try parser.parse(["order", "x", "--count", "1", "--count", "2"]) }
+    }
+
+    @Test func aSingleValueOptionGivenTwiceKeepsTheLastValue() throws {
+        // swift-argument-parser's default for a single-value option.
+        #expect(try invocation(["stock", "--lang", "ko", "--lang", "en"]).value("lang") == "en")
+        #expect(try invocation(["order", "x", "--count", "1", "--count=2"]).allValues("count") == ["2"])
+    }
+
+    @Test func shortFlagsBundle() throws {
+        // POSIX utility syntax guideline 5: -qh is -q -h.
+        guard case .help(let path) = try parser.parse(["stock", "-qh"]) else {
+            Issue.record("expected help")
+            return
+        }
+        #expect(path.map(\.name) == ["juice", "stock"])
+        guard case .help = try parser.parse(["-hq"]) else {
+            Issue.record("expected help")
+            return
+        }
+        #expect(try invocation(["stock", "-qq"]).has("quiet"))
+        #expect(throws: CLIError.self) { try parser.parse(["stock", "-qx"]) }
+    }
+
+    @Test(arguments: [
+        (["order", "x", "--count", "--json"], "missing value for '--count <n>'"),
+        (["order", "x", "--count"], "missing value for '--count <n>'"),
+        (["stock", "--config="], "empty path for '--config <path>'"),
+        (["stock", "--config", ""], "empty path for '--config <path>'"),
+        (["stock", "--lang="], "empty value for '--lang <ko|en>'"),
+    ])
+    func missingAndEmptyValuesSaySo(words: [String], message: String) {
+        do {
+            _ = try parser.parse(words)
+            Issue.record("\(words) parsed")
+        } catch {
+            #expect(error.code == .usage)
+            #expect(error.message.english.hasPrefix(message), "\(words): \(error.message.english)")
+        }
     }
 
     @Test func mistakesAreUsageErrors() {

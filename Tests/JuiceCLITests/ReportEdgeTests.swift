@@ -1,4 +1,5 @@
 import Foundation
+import JuiceMakerCore
 import Testing
 @testable import JuiceCLI
 
@@ -103,7 +104,7 @@ import Testing
             let lines = run.stdout.split(separator: "\n")
             #expect(run.stdout.contains("Sales per juice") || run.stdout.contains("쥬스별 판매"), "a window with sales")
             for line in lines {
-                #expect(TableLayout.width(of: String(line)) <= Int(columns) ?? 0, "\(arguments) at \(columns): \(line)")
+                #expect(TerminalText.width(of: String(line)) <= Int(columns) ?? 0, "\(arguments) at \(columns): \(line)")
             }
             if arguments.contains("--ascii") {
                 #expect(!run.stdout.contains("█") && run.stdout.contains("#"))

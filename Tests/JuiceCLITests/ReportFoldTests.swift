@@ -30,7 +30,7 @@ import Testing
 
     @Test func unknownEventsAreAFootnoteAndUnusedFruitsLastTheWindow() throws {
         let invocation = try #require({
-            if case .run(let invocation) = try ArgumentParser(root: CommandTable.root, globalOptions: CommandTable.globalOptions)
+            if case .run(let invocation) = try CommandLineParser.juice
                 .parse(["report", "--since", "24h", "--at", "2026-11-21T06:00:00Z"]) { return invocation }
             return nil
         }())

@@ -19,6 +19,10 @@ import Testing
         #expect(throws: ScreenInputError.self) { try OrderLine.parse("8") }
         #expect(throws: ScreenInputError.self) { try OrderLine.parse("0") }
         #expect(throws: ScreenInputError.self) { try OrderLine.parse("lemonade") }
+        // Digits only, as on the command line: "+7" is not juice number 7.
+        #expect(throws: ScreenInputError.self) { try OrderLine.parse("+7") }
+        #expect(throws: ScreenInputError.self) { try StockLine.parse("kiwi +5") }
+        #expect(throws: ScreenInputError.self) { try StockLine.parse("+ kiwi +5") }
     }
 
     @Test func stockLines() throws {

@@ -56,6 +56,25 @@ import Testing
         #expect(!refused.stderr.contains("tok-4711"), "\(refused.stderr)")
     }
 
+    @Test("config check takes Standard Webhooks secrets with or without padding and prefix", arguments: [
+        "whsec_YWJjZA", "whsec_YWJjZA==", "YWJjZA", "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw",
+    ])
+    func acceptsStandardWebhooksSecrets(secret: String) throws {
+        let config = #"{"subscribers": [{"type": "webhook", "url": "http://127.0.0.1:9/x", "secret": "\#(secret)"}]}"#
+        let check = try run(config, ["config", "check"])
+        #expect(check.status == 0, "\(check.stderr)")
+    }
+
+    @Test("a secret that is not base64 is refused without being shown")
+    func refusesTextSecretsWithoutShowingThem() throws {
+        let config = #"{"subscribers": [{"type": "webhook", "url": "http://127.0.0.1:9/x", "secret": "pass phrase-4711"}]}"#
+        let check = try run(config, ["config", "check"])
+        #expect(check.status == 78)
+        #expect(check.stderr.contains("subscribers[0].secret") && check.stderr.contains("base64"), "\(check.stderr)")
+        #expect(!check.stderr.contains("4711"))
+        #expect(check.stderr.split(separator: "\n").count == 1)
+    }
+
     @Test("config show refuses what only the plugin's own check finds, like config check")
     func showRunsThePluginChecks() throws {
         let config = #"{"subscribers": [{"type": "webhook", "url": "http://127.0.0.1:9/x", "secret": "whsec_not-base64!"}]}"#

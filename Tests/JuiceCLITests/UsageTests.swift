@@ -4,6 +4,16 @@ import Testing
 /// Command-line mistakes exit 64 (or 65 for a well-formed but refused value) with the
 /// error and the usage line on stderr; `--help` works at every level.
 @Suite struct UsageTests {
+    @Test(arguments: [["order", "kiwi\u{1B}[2J"], ["order", "banana", "--count", "1\n2"], ["stock", "set", "\u{9B}31m=1"]])
+    func echoedWordsHaveTheirControlCharactersEscaped(arguments: [String]) throws {
+        let result = try JuiceSandbox().run(arguments)
+        #expect(result.status != 0)
+        #expect(result.stderr.hasPrefix("Error: "), "\(result.stderr)")
+        #expect(!result.stderr.unicodeScalars.contains { $0.value < 0x20 && $0 != "\n" || (0x7F...0x9F).contains($0.value) }, "\(result.stderr)")
+        // One error line; whatever follows is the usage footer.
+        #expect(result.stderr.split(separator: "\n").dropFirst().allSatisfy { $0.hasPrefix("Usage: ") || $0.hasPrefix("  ") }, "\(result.stderr)")
+    }
+
     @Test(arguments: [
         (["blend"], Int32(64), "juice <subcommand>"),
         (["order"], 64, "juice order <juice>"),
@@ -17,6 +27,12 @@ import Testing
         (["config"], 64, "juice config <subcommand>"),
         (["events", "--type", "juiceSpilled"], 64, "juice events"),
         (["stock", "--lang", "fr"], 64, "juice stock"),
+        // Digits only, as the message says: no sign but '-'.
+        (["order", "banana", "--count", "+2"], 64, "juice order <juice>"),
+        (["stock", "set", "kiwi=+5"], 64, "juice stock set"),
+        (["stock", "set", "kiwi= 5"], 64, "juice stock set"),
+        (["order", "banana", "--count", "--json"], 64, "juice order <juice>"),
+        (["stock", "--config="], 64, "juice stock"),
     ])
     func mistakesShowTheUsageLine(arguments: [String], status: Int32, usage: String) throws {
         let sandbox = try JuiceSandbox()

@@ -97,6 +97,10 @@ struct CloudEventFormatTests {
             replacing("\"id\":\"", "\"id\":\"x"),
             replacing("\"sequence\":\"0000", "\"sequence\":\"abcd"),
             replacing("\"sequence\":\"00000000000000000002\"", "\"sequence\":2"),
+            // Found by FuzzCloudEvent: a signed sequence decoded, then encoded as "…000-2".
+            replacing("\"sequence\":\"00000000000000000002\"", "\"sequence\":\"-0000000000000000002\""),
+            replacing("\"sequence\":\"00000000000000000002\"", "\"sequence\":\"+0000000000000000002\""),
+            replacing("\"sequence\":\"00000000000000000002\"", "\"sequence\":\"\""),
             replacing("\"time\":\"", "\"time\":\"yesterday"),
             replacing("\"data\":{", "\"data\":[{").replacingOccurrences(of: "}}", with: "}]}"),
             replacing("\"fruit\":\"kiwi\"", "\"fruit\":\"tomato\""),
@@ -131,6 +135,11 @@ struct RFC3339Tests {
         (-310_498_200, "1960-02-29T06:30:00.000Z"),
         (-2_203_891_200, "1900-03-01T00:00:00.000Z"),
         (-11_670_998_400, "1600-02-29T00:00:00.000Z"),
+        // date-fullyear is always four digits (RFC 3339 section 5.6).
+        (-62_167_219_200, "0000-01-01T00:00:00.000Z"),
+        (-61_851_600_000, "0010-01-01T00:00:00.000Z"),
+        (-59_011_459_200, "0100-01-01T00:00:00.000Z"),
+        (253_402_300_799.999, "9999-12-31T23:59:59.999Z"),
     ])
     func knownInstants(seconds: Double, text: String) throws {
         let date = Date(timeIntervalSince1970: seconds)
@@ -164,11 +173,29 @@ struct RFC3339Tests {
         #expect(RFC3339.parse("2000-02-29T00:00:00Z") != nil)
     }
 
+    @Test("the extreme offsets that are valid parse", arguments: [
+        ("2024-01-01T23:59:00+23:59", "2024-01-01T00:00:00Z"), ("2024-01-01T00:00:00-23:59", "2024-01-01T23:59:00Z"),
+    ])
+    func extremeOffsets(text: String, utc: String) {
+        #expect(RFC3339.parse(text) != nil)
+        #expect(RFC3339.parse(text) == RFC3339.parse(utc))
+    }
+
+    @Test("dates RFC 3339 cannot write are clamped to its first and last instants")
+    func clamped() {
+        #expect(RFC3339.format(Date(timeIntervalSince1970: -70_000_000_000)) == "0000-01-01T00:00:00.000Z")
+        #expect(RFC3339.format(.distantFuture) == "4001-01-01T00:00:00.000Z")
+        #expect(RFC3339.format(Date(timeIntervalSince1970: 300_000_000_000)) == "9999-12-31T23:59:59.999Z")
+    }
+
     @Test("malformed timestamps are refused", arguments: [
         "", "2024-02-29", "2024-02-29T12:34:56", "2024-02-29 12:34:56Z", "2024-13-01T00:00:00Z",
         "2024-00-01T00:00:00Z", "2024-01-32T00:00:00Z", "2024-01-01T24:00:00Z", "2024-01-01T00:60:00Z",
         "2024-01-01T00:00:00.Z", "2024-01-01T00:00:00Zjunk", "2024-01-01T00:00:00+0900", "24-01-01T00:00:00Z",
         "2024-02-30T00:00:00Z", "2023-02-29T00:00:00Z", "1900-02-29T00:00:00Z", "2024-04-31T00:00:00Z",
+        // time-hour 00-23, time-minute 00-59 in the offset too (RFC 3339 section 5.6).
+        "2024-01-01T00:00:00+24:00", "2024-01-01T00:00:00+09:60", "2024-01-01T00:00:00+99:99",
+        "2024-01-01T00:00:00-24:00",
     ])
     func malformed(text: String) {
         #expect(RFC3339.parse(text) == nil)

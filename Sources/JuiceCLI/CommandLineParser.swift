@@ -27,16 +27,33 @@ enum ParseOutcome: Sendable {
 /// Reads a command line against a `CommandSpec` tree, the way swift-argument-parser
 /// does: subcommands by name, `--name value` and `--name=value`, `-h`/`--help` at
 /// every level, global options anywhere, `--` ending options. A word that looks like
-/// a negative number (`-3`) is a value, not an option.
+/// a negative number (`-3`) is a value, not an option. Short flags may be bundled
+/// (`-qh` is `-q -h`; POSIX utility syntax guideline 5). A single-value option given
+/// twice keeps the last value (swift-argument-parser's `.last`); a repeatable one
+/// keeps every value. A value-taking option followed by another option or by nothing
+/// is "missing value"; an empty value (`--config=`) is refused.
 ///
 /// Every mistake throws a usage `CLIError` naming the command whose usage applies.
-struct ArgumentParser: Sendable {
+public struct CommandLineParser: Sendable {
     let root: CommandSpec
     let globalOptions: [OptionSpec]
 
+    /// The parser for `juice`'s own command table.
+    public static let juice = CommandLineParser(root: CommandTable.root, globalOptions: CommandTable.globalOptions)
+
+    init(root: CommandSpec, globalOptions: [OptionSpec]) {
+        self.root = root
+        self.globalOptions = globalOptions
+    }
+
+    /// Parses `words`; the result is only whether it parsed (for fuzzing and scripts).
+    public func accepts(_ words: [String]) -> Bool {
+        (try? parse(words)) != nil
+    }
+
     func parse(_ words: [String]) throws(CLIError) -> ParseOutcome {
         let optionWords = words.prefix { $0 != "--" }
-        if optionWords.contains("--help") || optionWords.contains("-h") {
+        if optionWords.contains(where: { $0 == "--help" || shortLetters($0)?.contains("h") == true }) {
             return .help(commandPath(of: words))
         }
         if words.first == "help" {
@@ -65,25 +82,28 @@ struct ArgumentParser: Sendable {
                 optionsEnded = true
                 continue
             }
-            let (spec, inline) = try option(for: word, in: path)
-            if !spec.takesValue {
-                guard inline == nil else { throw .usage(Catalog.Errors.flagTakesNoValue("--\(spec.name)"), path) }
-                flags.insert(spec.name)
-                continue
+            for (spec, inline) in try options(for: word, in: path) {
+                if !spec.takesValue {
+                    guard inline == nil else { throw .usage(Catalog.Errors.flagTakesNoValue("--\(spec.name)"), path) }
+                    flags.insert(spec.name)
+                    continue
+                }
+                let value: String
+                if let inline {
+                    value = inline
+                } else if index < words.count, words[index] != "--", !isOption(words[index]) {
+                    value = words[index]
+                    index += 1
+                } else {
+                    throw .usage(Catalog.Errors.missingValue(spec.synopsis), path)
+                }
+                guard !value.isEmpty else { throw .usage(Catalog.Errors.emptyValue(spec.synopsis, isPath: spec.valueName == "path"), path) }
+                if spec.isRepeatable {
+                    values[spec.name, default: []].append(value)
+                } else {
+                    values[spec.name] = [value]
+                }
             }
-            let value: String
-            if let inline {
-                value = inline
-            } else if index < words.count, words[index] != "--" {
-                value = words[index]
-                index += 1
-            } else {
-                throw .usage(Catalog.Errors.missingValue(spec.synopsis), path)
-            }
-            if !spec.isRepeatable, values[spec.name] != nil {
-                throw .usage(Catalog.Errors.repeatedOption("--\(spec.name)"), path)
-            }
-            values[spec.name, default: []].append(value)
         }
         try check(arguments, against: path)
         return .run(Invocation(path: path, arguments: arguments, values: values, flags: flags))
@@ -96,17 +116,37 @@ struct ArgumentParser: Sendable {
         return !(rest.first?.isNumber ?? false)
     }
 
-    private func option(for word: String, in path: [CommandSpec]) throws(CLIError) -> (OptionSpec, String?) {
+    /// The letters of a short-option word (`-qh` → `q`, `h`), or nil for any other word.
+    private func shortLetters(_ word: String) -> [Character]? {
+        guard isOption(word), !word.hasPrefix("--") else { return nil }
+        return Array(word.dropFirst())
+    }
+
+    /// The options `word` names, each with its `=value` or attached value, if any.
+    /// In a bundle of short options, one that takes a value takes the rest of the word
+    /// (`-ofile`), or the next word when it is last (POSIX guideline 5).
+    private func options(for word: String, in path: [CommandSpec]) throws(CLIError) -> [(OptionSpec, String?)] {
         let known = path[path.count - 1].options + globalOptions
         if word.hasPrefix("--") {
             let body = word.dropFirst(2)
             let name = body.split(separator: "=", maxSplits: 1).first.map(String.init) ?? ""
             let inline = body.contains("=") ? String(body.drop { $0 != "=" }.dropFirst()) : nil
-            if let spec = known.first(where: { $0.name == name }) { return (spec, inline) }
-        } else if word.count == 2, let letter = word.last, let spec = known.first(where: { $0.short == letter }) {
-            return (spec, nil)
+            if let spec = known.first(where: { $0.name == name }) { return [(spec, inline)] }
+            throw .usage(Catalog.Errors.unknownOption(word.split(separator: "=").first.map(String.init) ?? word), path)
         }
-        throw .usage(Catalog.Errors.unknownOption(word.split(separator: "=").first.map(String.init) ?? word), path)
+        var found: [(OptionSpec, String?)] = []
+        var letters = word.dropFirst()
+        while let letter = letters.popFirst() {
+            guard let spec = known.first(where: { $0.short == letter }) else {
+                throw .usage(Catalog.Errors.unknownOption("-\(letter)"), path)
+            }
+            if spec.takesValue, !letters.isEmpty {
+                found.append((spec, String(letters)))
+                break
+            }
+            found.append((spec, nil))
+        }
+        return found
     }
 
     private func check(_ arguments: [String], against path: [CommandSpec]) throws(CLIError) {

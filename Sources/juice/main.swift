@@ -1,0 +1,9 @@
+import Foundation
+import JuiceCLI
+
+// The composition root lives in the JuiceCLI library; this is only the process.
+let code = await JuiceProcess.run(
+    arguments: Array(CommandLine.arguments.dropFirst()),
+    environment: ProcessInfo.processInfo.environment,
+    workingDirectory: FileManager.default.currentDirectoryPath)
+exit(code)

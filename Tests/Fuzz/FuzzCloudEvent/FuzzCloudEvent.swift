@@ -1,0 +1,13 @@
+import FuzzSupport
+import JuiceMakerCore
+
+/// The CloudEvents decoder on any text: an envelope or WireFormatError, never a trap;
+/// an envelope it returns encodes and decodes back to itself.
+func fuzz(_ bytes: [UInt8]) {
+    guard let envelope = try? CloudEventFormat.decode(String(decoding: bytes, as: UTF8.self)) else { return }
+    precondition((try? CloudEventFormat.decode(CloudEventFormat.encode(envelope))) == envelope, "round trip changed the event")
+}
+
+@_cdecl("LLVMFuzzerTestOneInput") public func fuzzOne(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt { FuzzInput.run(data, size, fuzz) }
+
+@main enum Main { static func main() { FuzzInput.main(fuzzOne) } }
