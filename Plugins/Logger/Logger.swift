@@ -160,13 +160,18 @@ public final class Logger: JuiceMakerPlugin {
         if let subscription {
             // Every event the mailbox accepted is handled or waiting: wait, on the
             // handler's own signal, until the handler has finished with all of them.
-            if let accepted = subscription.statistics.map({ $0.delivered + $0.failed + $0.queued }) {
-                _ = await handledWaiters.wait(
-                    until: deadline, current: { handled.withLock { $0 >= accepted } }, for: { $0 >= accepted })
-            }
+            // What did not make it is what the mailbox discarded plus what it accepted
+            // and the handler had not finished by the deadline. (The mailbox's own
+            // `queued` still counts a batch the handler has just finished until its
+            // drain comes back for the next one: not a loss.)
+            let before = subscription.statistics
+            let accepted = before.map { $0.delivered + $0.failed + $0.queued } ?? 0
+            _ = await handledWaiters.wait(
+                until: deadline, current: { handled.withLock { $0 >= accepted } }, for: { $0 >= accepted })
+            let finished = handled.withLock { $0 }
             let statistics = subscription.statistics
             subscription.cancel()
-            dropped = (statistics?.dropped ?? 0) + (statistics?.queued ?? 0)
+            dropped = (statistics?.dropped ?? before?.dropped ?? 0) + max(0, accepted - finished)
         }
         let closed = await writer?.close(before: deadline) ?? true
         guard let host, dropped > 0 || !closed else { return }

@@ -46,7 +46,7 @@ struct LoggerFailureTests {
     @Test(.enabled(if: FileManager.default.isWritableFile(atPath: "/dev/full")))
     func aFullDiskIsOneErrorAndOrdersGoOn() async throws {
         let errors = try await run(path: "/dev/full", stateDirectory: "/")
-        #expect(errors.count == 1)
+        #expect(errors.count == 1, "\(errors)")
         #expect(errors.first?.contains("/dev/full") == true)
     }
 
