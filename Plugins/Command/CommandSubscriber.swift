@@ -28,14 +28,18 @@ public final class CommandSubscriber: DurableDeliveryPlugin {
     public static let type = "command"
     static let commandKey = ConfigurationKey(
         "command", .list(.string([.noNUL]), minimumCount: 1), required: true,
-        expected: "the program and its arguments, e.g. [\"/usr/bin/python3\", \"hook.py\"]",
+        expected: PluginMessage(
+            english: "the program and its arguments, e.g. [\"/usr/bin/python3\", \"hook.py\"]",
+            korean: "프로그램과 그 인자(예: [\"/usr/bin/python3\", \"hook.py\"])"),
         description: "The program and its arguments; it reads one CloudEvents JSON line per event on stdin.")
     static let environmentKey = ConfigurationKey(
         "environment", .dictionary(names: [.nonEmpty("variable name"), .noEquals, .noNUL], values: .string([.noNUL])),
         description: "Variables added to (or replacing) those juice runs with.")
     static let workingDirectoryKey = ConfigurationKey(
         "workingDirectory", .string([.nonEmpty("path"), .noNUL]),
-        expected: "a directory path (leave workingDirectory out for the store's directory)",
+        expected: PluginMessage(
+            english: "a directory path (leave workingDirectory out for the store's directory)",
+            korean: "디렉터리 경로(저장소의 디렉터리를 쓰려면 workingDirectory를 빼세요)"),
         description: "Where the program runs. Default: the store's directory.")
     static let eventsKey = ConfigurationKey.events("Only these kinds of event are sent; default all.")
     static let timeoutKey = ConfigurationKey(
@@ -74,7 +78,7 @@ public final class CommandSubscriber: DurableDeliveryPlugin {
     public init(configuration: PluginConfiguration, context: PluginContext) throws(ConfigurationError) {
         let path = configuration.path
         guard let command = try configuration.strings(Self.commandKey), let program = command.first, !program.isEmpty else {
-            throw ConfigurationError(path: "\(path).command[0]", problem: "empty program; expected \(Self.commandKey.expectation)")
+            throw ConfigurationError(path: "\(path).command[0]", reason: .empty(noun: "program", expected: Self.commandKey.expectation))
         }
         var environment = context.environment
         for (name, value) in try configuration.stringPairs(Self.environmentKey) ?? [] {
@@ -83,7 +87,11 @@ public final class CommandSubscriber: DurableDeliveryPlugin {
         let directory = try configuration.string(Self.workingDirectoryKey) ?? context.stateDirectory
         workingDirectory = directory
         guard let resolved = Self.resolve(program, in: directory, path: environment["PATH"]) else {
-            throw ConfigurationError(path: "\(path).command[0]", problem: "no executable program \(ConfigurationKey.quoted(program)) (looked in PATH and \(ConfigurationKey.quoted(directory)))")
+            let program = ConfigurationKey.quoted(program)
+            let directory = ConfigurationKey.quoted(directory)
+            throw ConfigurationError(path: "\(path).command[0]", plugin: PluginMessage(
+                english: "no executable program \(program) (looked in PATH and \(directory))",
+                korean: "실행할 수 있는 프로그램 \(program)이(가) 없습니다(PATH와 \(directory)에서 찾음)"))
         }
         self.command = [resolved] + command.dropFirst()
         self.environment = environment

@@ -32,7 +32,7 @@ public final class Logger: JuiceMakerPlugin {
         description: "text, or json: CloudEvents JSON Lines.")
     static let pathKey = ConfigurationKey(
         "path", .string([.nonEmpty("path"), .noNUL]), default: .string("stderr"),
-        expected: "\"stderr\" or a file path",
+        expected: PluginMessage(english: "\"stderr\" or a file path", korean: "\"stderr\" 또는 파일 경로"),
         description: "\"stderr\" or a file (appended, created with mode 0600); relative to the store's directory.")
     static let eventsKey = ConfigurationKey.events("Only these kinds of event are logged; default all.")
     /// The keys the logger reads.

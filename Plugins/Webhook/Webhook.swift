@@ -73,10 +73,12 @@ public final class Webhook: DurableDeliveryPlugin {
         if let secret = try configuration.string(Self.secretKey) {
             guard let parsed = WebhookSignature(secret: secret) else {
                 // Never echo the secret: say what is wrong with it, not what it is.
-                throw ConfigurationError(
-                    path: "\(configuration.path).secret",
-                    problem: "expected base64 key material, whsec_ followed by base64 (padding optional), as Standard Webhooks "
-                        + "secrets are (the value is not shown); for a new one: printf 'whsec_%s' \"$(openssl rand -base64 32)\"")
+                let command = "printf 'whsec_%s' \"$(openssl rand -base64 32)\""
+                throw ConfigurationError(path: "\(configuration.path).secret", plugin: PluginMessage(
+                    english: "expected base64 key material, whsec_ followed by base64 (padding optional), as Standard Webhooks "
+                        + "secrets are (the value is not shown); for a new one: \(command)",
+                    korean: "base64 키 값이어야 합니다. Standard Webhooks 비밀 값처럼 whsec_ 뒤에 base64를 씁니다(패딩은 "
+                        + "생략 가능, 값은 보여 주지 않음). 새로 만들려면: \(command)"))
             }
             signature = parsed
         }

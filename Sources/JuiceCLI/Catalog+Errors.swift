@@ -99,8 +99,9 @@ extension Catalog {
             StoreErrors.line(error)
         }
         static func config(_ error: ConfigurationError) -> T {
-            T("config \(error.description). Fix it, then run 'juice config check'.",
-              ko: "설정 오류: \(error.description). 고친 뒤 'juice config check'로 확인하세요.")
+            let what = ConfigErrors.located(error)
+            return T("config \(what.english). Fix it, then run 'juice config check'.",
+                     ko: "설정 오류: \(what.korean). 고친 뒤 'juice config check'로 확인하세요.")
         }
 
         // Reported while running, not fatal

@@ -64,8 +64,9 @@ extension Catalog {
         }
 
         static func configWarning(_ warning: ConfigurationError) -> T {
-            T("warning: \(warning.description). The subscriber is disabled, so nothing needs it now; set it before enabling the subscriber.",
-              ko: "경고: \(warning.description). 구독자가 꺼져 있어 지금은 필요하지 않습니다. 구독자를 켜기 전에 설정하세요.")
+            let what = ConfigErrors.located(warning)
+            return T("warning: \(what.english). The subscriber is disabled, so nothing needs it now; set it before enabling the subscriber.",
+                     ko: "경고: \(what.korean). 구독자가 꺼져 있어 지금은 필요하지 않습니다. 구독자를 켜기 전에 설정하세요.")
         }
 
         static func configValid(_ source: String, subscribers: [String]) -> T {

@@ -91,7 +91,7 @@ extension Catalog {
         }
 
         /// The system's reason in Korean for the usual `errno`s; else its own text.
-        private static func system(_ failure: SystemFailure) -> String {
+        static func system(_ failure: SystemFailure) -> String {
             switch failure.code {
             case ENOENT: "파일이나 디렉터리가 없습니다"
             case EACCES, EPERM: "권한이 없습니다"

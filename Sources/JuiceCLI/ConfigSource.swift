@@ -41,7 +41,7 @@ struct ConfigLocator: Sendable {
     /// The source and its text.
     func locate(option: String?) throws(ConfigurationError) -> (source: ConfigSource, text: String) {
         if option?.isEmpty == true {
-            throw ConfigurationError(path: "", problem: "--config: empty path; give the config file's path, or leave --config out")
+            throw ConfigurationError(path: "", reason: .emptyConfigPath)
         }
         for candidate in candidates(option: option) {
             guard candidate.explicit || FileManager.default.fileExists(atPath: candidate.path) else { continue }
@@ -58,11 +58,17 @@ struct ConfigLocator: Sendable {
         return (workingDirectory as NSString).appendingPathComponent(path)
     }
 
+    /// The error for a file `read` or `open` refused (`errno` says why).
+    private static func cannotRead(_ path: String) -> ConfigurationError {
+        let code = errno
+        return ConfigurationError(file: path, path: "", reason: .cannotRead(SystemFailure(code: code, message: String(cString: strerror(code)))))
+    }
+
     /// The whole file as UTF-8 text; the error says why it cannot be read.
     static func readText(_ path: String) throws(ConfigurationError) -> String {
         let descriptor = open(path, O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else {
-            throw ConfigurationError(file: path, path: "", problem: "cannot read the file: \(String(cString: strerror(errno)))")
+            throw Self.cannotRead(path)
         }
         defer { close(descriptor) }
         var bytes: [UInt8] = []
@@ -71,13 +77,13 @@ struct ConfigLocator: Sendable {
             let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
             if count < 0, errno == EINTR { continue }
             guard count >= 0 else {
-                throw ConfigurationError(file: path, path: "", problem: "cannot read the file: \(String(cString: strerror(errno)))")
+                throw Self.cannotRead(path)
             }
             if count == 0 { break }
             bytes += buffer[0..<count]
         }
         guard let text = String(validating: bytes, as: UTF8.self) else {
-            throw ConfigurationError(file: path, path: "", problem: "the file is not UTF-8 text")
+            throw ConfigurationError(file: path, path: "", reason: .notUTF8)
         }
         return text
     }

@@ -22,7 +22,7 @@ struct ConfigValidator: Sendable {
         do {
             document = try JSONReader.parse(text)
         } catch {
-            throw ConfigurationError(file: source.file, path: "", problem: error.description)
+            throw ConfigurationError(file: source.file, path: "", reason: .malformedJSON(line: error.line, column: error.column, error.problem))
         }
         let substitution = try EnvironmentSubstitution(environment: environment, file: source.file)
             .apply(document, lenientUnder: Self.disabledSubscriberPaths(in: document))
@@ -49,7 +49,7 @@ struct ConfigValidator: Sendable {
     private func validate(_ substitution: EnvironmentSubstitution.Result) throws(ConfigurationError) -> JuiceConfig {
         let document = substitution.value
         guard case .object(let members) = document else {
-            throw ConfigurationError(path: "", problem: "expected an object, found \(document.typeDescription)")
+            throw ConfigurationError(path: "", reason: .wrongType(expected: .anyObject, found: document.kind))
         }
         try ConfigurationKey.check(members, against: ConfigKeys.topLevel(registry), at: "", skipping: ["subscribers"])
         func member(_ key: ConfigurationKey) -> ConfigValue? {
@@ -80,21 +80,22 @@ struct ConfigValidator: Sendable {
 
     private func validateSubscribers(_ value: ConfigValue, unresolved: Set<String>) throws(ConfigurationError) -> [SubscriberEntry] {
         guard case .array(let items) = value else {
-            throw ConfigurationError(path: "subscribers", problem: "expected an array of subscriber objects, found \(value.typeDescription)")
+            throw ConfigurationError(path: "subscribers", reason: .wrongType(expected: .subscriberList, found: value.kind))
         }
         let common = ConfigKeys.commonSubscriber(registry)
         var entries: [SubscriberEntry] = []
         for (index, item) in items.enumerated() {
             let path = "subscribers[\(index)]"
             guard case .object(let members) = item else {
-                throw ConfigurationError(path: path, problem: "expected an object, found \(item.typeDescription)")
+                throw ConfigurationError(path: path, reason: .wrongType(expected: .anyObject, found: item.kind))
             }
             // `type` first: it says which keys the rest may have.
             let typeKey = common[0]
             guard let typeValue = members.first(where: { $0.key == typeKey.name })?.value else { throw typeKey.missing(in: path) }
             try typeKey.check(typeValue, at: "\(path).type")
             guard case .string(let type) = typeValue, let plugin = registry.plugin(named: type) else {
-                throw ConfigurationError(path: "\(path).type", problem: "expected \(typeKey.expectation)")
+                throw ConfigurationError(
+                    path: "\(path).type", reason: .notAllowed(value: ConfigurationType.echo(typeValue), expected: typeKey.expectation))
             }
             try ConfigurationKey.check(members, against: common + plugin.configuration, at: path, skipping: unresolved)
             // The first subscriber of a type is named after it, later ones get their
@@ -104,8 +105,7 @@ struct ConfigValidator: Sendable {
             if case .string(let written)? = members.first(where: { $0.key == "name" })?.value { name = written }
             if let clash = entries.first(where: { $0.name == name }) {
                 throw ConfigurationError(
-                    path: "\(path).name",
-                    problem: "the name \(ConfigurationKey.quoted(name)) is already used by \(clash.path); names must be unique")
+                    path: "\(path).name", reason: .nameInUse(ConfigurationKey.quoted(name), usedBy: clash.path))
             }
             let enabled = members.first(where: { $0.key == "enabled" })?.value != .bool(false)
             let own = members.filter { member in !common.contains { $0.name == member.key } }

@@ -94,19 +94,16 @@ struct EnvironmentSubstitution: Sendable {
             result += rest[..<start.lowerBound]
             let afterOpen = rest[start.upperBound...]
             guard let close = afterOpen.firstIndex(of: "}") else {
-                throw ExpansionFailure(error: ConfigurationError(file: file, path: path, problem: "unterminated \"${\"; write ${NAME}"))
+                throw ExpansionFailure(error: ConfigurationError(file: file, path: path, reason: .unterminatedVariable))
             }
             let name = String(afterOpen[..<close])
             guard Self.isVariableName(name) else {
                 throw ExpansionFailure(error: ConfigurationError(
-                    file: file, path: path,
-                    problem: "\(ConfigurationKey.quoted("${\(name)}")) is not a variable name; use letters, digits and _"))
+                    file: file, path: path, reason: .notAVariableName(ConfigurationKey.quoted("${\(name)}"))))
             }
             guard let value = environment[name] else {
                 throw ExpansionFailure(
-                    error: ConfigurationError(
-                        file: file, path: path,
-                        problem: "the environment variable \(name) is not set; export \(name) or remove ${\(name)}"),
+                    error: ConfigurationError(file: file, path: path, reason: .missingVariable(name)),
                     isMissingVariable: true)
             }
             result += value

@@ -9,7 +9,7 @@ import JuiceMakerCore
 public struct JSONSyntaxError: Error, Sendable, Equatable, CustomStringConvertible {
     public let line: Int
     public let column: Int
-    public let problem: String
+    public let problem: JSONProblem
 
     public var description: String { "malformed JSON at line \(line), column \(column): \(problem)" }
 }
@@ -43,11 +43,11 @@ public struct JSONReader {
         reader.skipWhitespace()
         let value = try reader.value(depth: 0)
         reader.skipWhitespace()
-        guard reader.index == reader.bytes.count else { throw reader.error("unexpected text after the JSON value") }
+        guard reader.index == reader.bytes.count else { throw reader.error(.textAfterValue) }
         return value
     }
 
-    private func error(_ problem: String, at position: Int? = nil) -> JSONSyntaxError {
+    private func error(_ problem: JSONProblem, at position: Int? = nil) -> JSONSyntaxError {
         let end = max(textStart, min(position ?? index, bytes.count))
         var line = 1
         var lineStart = textStart
@@ -66,14 +66,14 @@ public struct JSONReader {
         while let byte = current, byte == 0x20 || byte == 0x0A || byte == 0x0D || byte == 0x09 { index += 1 }
     }
 
-    private func found() -> String {
-        guard let byte = current else { return "the end of the file" }
-        if byte >= 0x21, byte < 0x7F { return "'\(Character(Unicode.Scalar(byte)))'" }
-        return "an unexpected character"
+    private func found() -> JSONProblem.Found {
+        guard let byte = current else { return .endOfFile }
+        if byte >= 0x21, byte < 0x7F { return .character(Character(Unicode.Scalar(byte))) }
+        return .unexpectedCharacter
     }
 
     private mutating func value(depth: Int) throws(JSONSyntaxError) -> ConfigValue {
-        guard depth < Self.maximumDepth else { throw error("nested deeper than \(Self.maximumDepth) levels") }
+        guard depth < Self.maximumDepth else { throw error(.nestedTooDeep(Self.maximumDepth)) }
         switch current {
         case UInt8(ascii: "{"): return try object(depth: depth)
         case UInt8(ascii: "["): return try array(depth: depth)
@@ -82,14 +82,14 @@ public struct JSONReader {
         case UInt8(ascii: "f"): try literal("false"); return .bool(false)
         case UInt8(ascii: "n"): try literal("null"); return .null
         case let byte? where byte == UInt8(ascii: "-") || (byte >= 0x30 && byte <= 0x39): return try number()
-        default: throw error("expected a value, found \(found())")
+        default: throw error(.expectedValue(found()))
         }
     }
 
     private mutating func literal(_ word: String) throws(JSONSyntaxError) {
         let expected = Array(word.utf8)
         guard bytes.count - index >= expected.count, Array(bytes[index..<index + expected.count]) == expected else {
-            throw error("expected a value, found \(found())")
+            throw error(.expectedValue(found()))
         }
         index += expected.count
     }
@@ -107,13 +107,13 @@ public struct JSONReader {
         }
         while true {
             skipWhitespace()
-            guard current == UInt8(ascii: "\"") else { throw error("expected a key in double quotes, found \(found())") }
+            guard current == UInt8(ascii: "\"") else { throw error(.expectedKey(found())) }
             let keyStart = index
             let keyBytes = try stringBytes()
             let key = String(decoding: keyBytes, as: UTF8.self)
-            guard keys.insert(keyBytes).inserted else { throw error("duplicate key \"\(TerminalText.escaped(key))\"", at: keyStart) }
+            guard keys.insert(keyBytes).inserted else { throw error(.duplicateKey(TerminalText.escaped(key)), at: keyStart) }
             skipWhitespace()
-            guard current == UInt8(ascii: ":") else { throw error("expected ':' after the key, found \(found())") }
+            guard current == UInt8(ascii: ":") else { throw error(.expectedColon(found())) }
             index += 1
             skipWhitespace()
             members.append((key, try value(depth: depth + 1)))
@@ -121,7 +121,7 @@ public struct JSONReader {
             switch current {
             case UInt8(ascii: ","): index += 1
             case UInt8(ascii: "}"): index += 1; return .object(members)
-            default: throw error("expected ',' or '}', found \(found())")
+            default: throw error(.expectedCommaOrBrace(found()))
             }
         }
     }
@@ -141,7 +141,7 @@ public struct JSONReader {
             switch current {
             case UInt8(ascii: ","): index += 1
             case UInt8(ascii: "]"): index += 1; return .array(items)
-            default: throw error("expected ',' or ']', found \(found())")
+            default: throw error(.expectedCommaOrBracket(found()))
             }
         }
     }
@@ -157,20 +157,20 @@ public struct JSONReader {
         var utf8: [UInt8] = []
         var runStart = index
         while true {
-            guard let byte = current else { throw error("unterminated string") }
+            guard let byte = current else { throw error(.unterminatedString) }
             if byte == UInt8(ascii: "\"") {
                 utf8.append(contentsOf: bytes[runStart..<index])
                 index += 1
                 return utf8
             }
-            if byte < 0x20 { throw error("control character in a string; write it as an escape (\\n, \\t)") }
+            if byte < 0x20 { throw error(.controlCharacter) }
             if byte != UInt8(ascii: "\\") {
                 index += 1
                 continue
             }
             utf8.append(contentsOf: bytes[runStart..<index])
             index += 1
-            guard let escaped = current else { throw error("unterminated string") }
+            guard let escaped = current else { throw error(.unterminatedString) }
             index += 1
             switch escaped {
             case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"): utf8.append(escaped)
@@ -182,14 +182,14 @@ public struct JSONReader {
             case UInt8(ascii: "u"):
                 let scalar = try unicodeEscape()
                 UTF8.encode(scalar) { utf8.append($0) }
-            default: throw error("unknown escape '\\\(TerminalText.escaped(String(Unicode.Scalar(escaped))))'", at: index - 2)
+            default: throw error(.unknownEscape(TerminalText.escaped(String(Unicode.Scalar(escaped)))), at: index - 2)
             }
             runStart = index
         }
     }
 
     private mutating func hex4() throws(JSONSyntaxError) -> UInt32 {
-        guard bytes.count - index >= 4 else { throw error("expected four hex digits after \\u") }
+        guard bytes.count - index >= 4 else { throw error(.expectedHexDigits) }
         var value: UInt32 = 0
         for _ in 0..<4 {
             let byte = bytes[index]
@@ -198,7 +198,7 @@ public struct JSONReader {
             case 0x30...0x39: digit = UInt32(byte - 0x30)
             case 0x41...0x46: digit = UInt32(byte - 0x41 + 10)
             case 0x61...0x66: digit = UInt32(byte - 0x61 + 10)
-            default: throw error("expected four hex digits after \\u")
+            default: throw error(.expectedHexDigits)
             }
             value = value << 4 | digit
             index += 1
@@ -211,16 +211,16 @@ public struct JSONReader {
         let first = try hex4()
         if (0xD800...0xDBFF).contains(first) {
             guard bytes.count - index >= 2, bytes[index] == UInt8(ascii: "\\"), bytes[index + 1] == UInt8(ascii: "u") else {
-                throw error("lone surrogate in \\u escape", at: start)
+                throw error(.loneSurrogate, at: start)
             }
             index += 2
             let second = try hex4()
             guard (0xDC00...0xDFFF).contains(second),
                   let scalar = Unicode.Scalar(0x10000 + ((first - 0xD800) << 10) + (second - 0xDC00))
-            else { throw error("invalid surrogate pair in \\u escape", at: start) }
+            else { throw error(.invalidSurrogatePair, at: start) }
             return scalar
         }
-        guard let scalar = Unicode.Scalar(first) else { throw error("lone surrogate in \\u escape", at: start) }
+        guard let scalar = Unicode.Scalar(first) else { throw error(.loneSurrogate, at: start) }
         return scalar
     }
 
@@ -234,19 +234,19 @@ public struct JSONReader {
         if current == UInt8(ascii: "-") { index += 1 }
         let leadingZero = current == UInt8(ascii: "0")
         let integerDigits = digits()
-        guard integerDigits > 0 else { throw error("expected digits in a number", at: index) }
-        guard !(leadingZero && integerDigits > 1) else { throw error("a number cannot start with 0", at: start) }
+        guard integerDigits > 0 else { throw error(.expectedDigits, at: index) }
+        guard !(leadingZero && integerDigits > 1) else { throw error(.leadingZero, at: start) }
         if current == UInt8(ascii: ".") {
             index += 1
-            guard digits() > 0 else { throw error("expected digits after the decimal point") }
+            guard digits() > 0 else { throw error(.expectedFractionDigits) }
         }
         if current == UInt8(ascii: "e") || current == UInt8(ascii: "E") {
             index += 1
             if current == UInt8(ascii: "+") || current == UInt8(ascii: "-") { index += 1 }
-            guard digits() > 0 else { throw error("expected digits in the exponent") }
+            guard digits() > 0 else { throw error(.expectedExponentDigits) }
         }
         let text = String(decoding: bytes[start..<index], as: UTF8.self)
-        guard let value = Double(text), value.isFinite else { throw error("number out of range", at: start) }
+        guard let value = Double(text), value.isFinite else { throw error(.numberOutOfRange, at: start) }
         return .number(value, literal: text)
     }
 }

@@ -109,6 +109,6 @@ struct Redaction: Sendable {
 
     /// `error` with its problem redacted.
     func apply(to error: ConfigurationError) -> ConfigurationError {
-        ConfigurationError(file: error.file, path: error.path, problem: apply(to: error.problem))
+        error.mapText { apply(to: $0) }
     }
 }

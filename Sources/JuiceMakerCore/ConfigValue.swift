@@ -27,39 +27,20 @@ public indirect enum ConfigValue: Sendable, Equatable {
         return self
     }
 
-    /// The JSON type name, for error messages ("a string", "an array").
-    public var typeDescription: String {
+    /// The JSON type, for error messages.
+    public var kind: ConfigValueKind {
         switch self {
-        case .null: "null"
-        case .bool: "a boolean"
-        case .number: "a number"
-        case .string: "a string"
-        case .array: "an array"
-        case .object: "an object"
+        case .null: .null
+        case .bool: .boolean
+        case .number: .number
+        case .string: .string
+        case .array: .array
+        case .object: .object
         }
     }
-}
 
-/// A config value that is wrong. The message names the file, the JSON path
-/// (`subscribers[1].level`) and what was expected.
-public struct ConfigurationError: Error, Sendable, Equatable, CustomStringConvertible {
-    /// The config file, when known.
-    public var file: String?
-    /// The JSON path of the offending value (`subscribers[1].level`).
-    public let path: String
-    /// What was expected and what was found.
-    public let problem: String
-
-    public init(file: String? = nil, path: String, problem: String) {
-        self.file = file
-        self.path = path
-        self.problem = problem
-    }
-
-    public var description: String {
-        let location = [file, path.isEmpty ? nil : path].compactMap { $0 }.joined(separator: ": ")
-        return location.isEmpty ? problem : "\(location): \(problem)"
-    }
+    /// The JSON type name, for error messages ("a string", "an array").
+    public var typeDescription: String { kind.description }
 }
 
 /// One plugin's section of the config, read through the plugin's declarations.
@@ -101,7 +82,7 @@ public struct PluginConfiguration: Sendable {
 
     private func mismatch(_ key: ConfigurationKey, _ value: ConfigValue) -> ConfigurationError {
         ConfigurationError(
-            path: ConfigurationKey.path(path, key.name), problem: "expected \(key.expectation), found \(value.typeDescription)")
+            path: ConfigurationKey.path(path, key.name), reason: .wrongType(expected: key.expectation, found: value.kind))
     }
 
     public func string(_ key: ConfigurationKey) throws(ConfigurationError) -> String? {

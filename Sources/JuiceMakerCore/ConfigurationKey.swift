@@ -16,12 +16,13 @@ public struct ConfigurationKey: Sendable {
     public let description: String
     public let isRequired: Bool
     /// What an error says was expected, when the type's own words are not enough
-    /// (`the program and its arguments, e.g. ["/usr/bin/python3", "hook.py"]`).
-    public let expected: String?
+    /// (`the program and its arguments, e.g. ["/usr/bin/python3", "hook.py"]`), in
+    /// both languages.
+    public let expected: PluginMessage?
 
     public init(
         _ name: String, _ type: ConfigurationType, default defaultValue: ConfigValue? = nil, required: Bool = false,
-        expected: String? = nil, description: String
+        expected: PluginMessage? = nil, description: String
     ) {
         self.name = name
         self.type = type
@@ -32,7 +33,7 @@ public struct ConfigurationKey: Sendable {
     }
 
     /// What a value of this key must be, for error messages.
-    public var expectation: String { expected ?? type.expectation }
+    public var expectation: ConfigurationExpectation { expected.map { .described($0) } ?? type.expectation }
 
     /// Checks `value`, found at `path`, against the declaration.
     public func check(_ value: ConfigValue, at path: String) throws(ConfigurationError) {
@@ -41,7 +42,7 @@ public struct ConfigurationKey: Sendable {
 
     /// The error for a required key that is absent from the object at `parent`.
     public func missing(in parent: String) -> ConfigurationError {
-        ConfigurationError(path: ConfigurationKey.path(parent, name), problem: "missing; expected \(expectation)")
+        ConfigurationError(path: ConfigurationKey.path(parent, name), reason: .missingKey(expected: expectation))
     }
 
     /// The JSON path of `key` inside the object at `parent`: `parent.key` for a plain
@@ -71,8 +72,7 @@ public struct ConfigurationKey: Sendable {
     ) throws(ConfigurationError) {
         for member in members where !keys.contains(where: { $0.name == member.key }) {
             throw ConfigurationError(
-                path: path(parent, member.key),
-                problem: "unknown key \(quoted(member.key)); expected one of \(keys.map(\.name).joined(separator: ", "))")
+                path: path(parent, member.key), reason: .unknownKey(quoted(member.key), allowed: keys.map(\.name)))
         }
         for key in keys {
             let child = path(parent, key.name)
@@ -118,27 +118,20 @@ public indirect enum ConfigurationType: Sendable {
     public static let string = ConfigurationType.string([])
 
     /// What a value must be, for error messages.
-    public var expectation: String {
+    public var expectation: ConfigurationExpectation {
         switch self {
         case .string(let rules):
-            if rules.contains(.httpURL) { return "an http:// or https:// URL with a host" }
-            for case .nonEmpty(let noun) in rules { return "a non-empty \(noun)" }
-            return "a string"
-        case .oneOf(let allowed): return "one of \(allowed.joined(separator: ", "))"
-        case .boolean: return "true or false"
+            if rules.contains(.httpURL) { return .httpURL }
+            for case .nonEmpty(let noun) in rules { return .nonEmpty(noun) }
+            return .string
+        case .oneOf(let allowed): return .oneOf(allowed)
+        case .boolean: return .boolean
         case let .number(minimum, exclusive, maximum, unit):
-            let what = unit.map { "a number of \($0)" } ?? "a number"
-            let low = Self.format(minimum)
-            let high = Self.format(maximum)
-            return exclusive ? "\(what) above \(low) and at most \(high)" : "\(what) from \(low) to \(high)"
-        case .integer(let range): return "a whole number from \(range.lowerBound) to \(range.upperBound)"
-        case let .list(item, minimumCount, unique):
-            var text = "an array"
-            if minimumCount > 0 { text += " of at least \(minimumCount) item\(minimumCount == 1 ? "" : "s")" }
-            text += ", each \(item.expectation)"
-            return unique ? text + ", each listed once" : text
-        case .dictionary(_, let values): return "an object whose values are each \(values.expectation)"
-        case .object(let keys): return "an object with the keys \(keys.map(\.name).joined(separator: ", "))"
+            return .number(minimum: Self.format(minimum), exclusiveMinimum: exclusive, maximum: Self.format(maximum), unit: unit)
+        case .integer(let range): return .integer(range)
+        case let .list(item, minimumCount, unique): return .list(item.expectation, minimumCount: minimumCount, unique: unique)
+        case .dictionary(_, let values): return .dictionary(values: values.expectation)
+        case .object(let keys): return .object(keys: keys.map(\.name))
         }
     }
 
@@ -159,53 +152,52 @@ public indirect enum ConfigurationType: Sendable {
     }
 
     /// Checks `value` at `path`; the error names the path and `expected`.
-    public func check(_ value: ConfigValue, at path: String, expected: String? = nil) throws(ConfigurationError) {
+    public func check(_ value: ConfigValue, at path: String, expected: ConfigurationExpectation? = nil) throws(ConfigurationError) {
         let expected = expected ?? expectation
-        func fail(_ problem: String) -> ConfigurationError { ConfigurationError(path: path, problem: problem) }
-        func wrongType() -> ConfigurationError { fail("expected \(expected), found \(value.typeDescription)") }
+        func fail(_ reason: ConfigurationError.Reason) -> ConfigurationError { ConfigurationError(path: path, reason: reason) }
+        func wrongType() -> ConfigurationError { fail(.wrongType(expected: expected, found: value.kind)) }
         switch self {
         case .string(let rules):
             guard case .string(let text) = value else { throw wrongType() }
             try Self.check(text, rules, at: path, expected: expected)
         case .oneOf(let allowed):
             guard case .string(let text) = value else { throw wrongType() }
-            guard allowed.contains(text) else { throw fail("expected \(expected), found \(Self.echo(value))") }
+            guard allowed.contains(text) else { throw fail(.notAllowed(value: Self.echo(value), expected: expected)) }
         case .boolean:
             guard case .bool = value else { throw wrongType() }
         case let .number(minimum, exclusive, maximum, _):
             guard case .number(let number, _) = value else { throw wrongType() }
             if exclusive ? number <= minimum : number < minimum {
-                throw fail("\(Self.echo(value)) is \(exclusive ? "not above" : "below") \(Self.format(minimum)); expected \(expected)")
+                throw fail(.belowMinimum(value: Self.echo(value), minimum: Self.format(minimum), exclusive: exclusive, expected: expected))
             }
-            if number > maximum { throw fail("\(Self.echo(value)) is above \(Self.format(maximum)); expected \(expected)") }
+            if number > maximum { throw fail(.aboveMaximum(value: Self.echo(value), maximum: Self.format(maximum), expected: expected)) }
         case .integer(let range):
             guard case .number(let number, _) = value else { throw wrongType() }
-            guard number.rounded() == number else { throw fail("\(Self.echo(value)) is not a whole number; expected \(expected)") }
+            guard number.rounded() == number else { throw fail(.notWholeNumber(value: Self.echo(value), expected: expected)) }
             if number < Double(range.lowerBound) {
-                throw fail("\(Self.echo(value)) is below \(range.lowerBound); expected \(expected)")
+                throw fail(.belowMinimum(value: Self.echo(value), minimum: String(range.lowerBound), exclusive: false, expected: expected))
             }
             if number > Double(range.upperBound) {
-                throw fail("\(Self.echo(value)) is above \(range.upperBound); expected \(expected)")
+                throw fail(.aboveMaximum(value: Self.echo(value), maximum: String(range.upperBound), expected: expected))
             }
         case let .list(item, minimumCount, unique):
             guard case .array(let items) = value else { throw wrongType() }
             guard items.count >= minimumCount else {
-                throw fail("expected \(expected), found \(items.isEmpty ? "an empty array" : "\(items.count) item(s)")")
+                throw fail(.tooFewItems(found: items.count, expected: expected))
             }
             for (index, element) in items.enumerated() {
                 let elementPath = "\(path)[\(index)]"
                 try item.check(element, at: elementPath)
                 if unique, let first = items[..<index].firstIndex(of: element) {
                     throw ConfigurationError(
-                        path: elementPath,
-                        problem: "\(Self.echo(element)) is listed twice (also at \(path)[\(first)]); list each once")
+                        path: elementPath, reason: .duplicate(value: Self.echo(element), firstAt: "\(path)[\(first)]"))
                 }
             }
         case let .dictionary(names, values):
             guard case .object(let members) = value else { throw wrongType() }
             for member in members {
                 let memberPath = ConfigurationKey.path(path, member.key)
-                try Self.check(member.key, names, at: memberPath, expected: "a name such as \"LOG_LEVEL\"", what: "name")
+                try Self.check(member.key, names, at: memberPath, expected: .variableName, what: .name)
                 try values.check(member.value, at: memberPath)
             }
         case .object(let keys):
@@ -215,25 +207,26 @@ public indirect enum ConfigurationType: Sendable {
     }
 
     private static func check(
-        _ text: String, _ rules: [StringRule], at path: String, expected: String, what: String = "value"
+        _ text: String, _ rules: [StringRule], at path: String, expected: ConfigurationExpectation,
+        what: ConfigurationError.StringPart = .value
     ) throws(ConfigurationError) {
-        func fail(_ problem: String) -> ConfigurationError { ConfigurationError(path: path, problem: problem) }
+        func fail(_ reason: ConfigurationError.Reason) -> ConfigurationError { ConfigurationError(path: path, reason: reason) }
         for rule in rules {
             switch rule {
             case .nonEmpty(let noun):
-                guard !text.isEmpty else { throw fail("empty \(noun); expected \(expected)") }
+                guard !text.isEmpty else { throw fail(.empty(noun: noun, expected: expected)) }
             case .noNUL:
                 guard !text.unicodeScalars.contains("\0") else {
-                    throw fail("the \(what) \(quoted(text)) contains a NUL character (\\u0000); remove it")
+                    throw fail(.containsNUL(what, value: quoted(text)))
                 }
             case .noEquals:
                 guard !text.contains("=") else {
-                    throw fail("the \(what) \(quoted(text)) contains \"=\"; write the name alone as the key and the value on the right")
+                    throw fail(.containsEquals(what, value: quoted(text)))
                 }
             case .httpURL:
                 guard let url = URL(string: text), let scheme = url.scheme?.lowercased(), ["http", "https"].contains(scheme),
                       let host = url.host, !host.isEmpty
-                else { throw fail("expected \(expected), found \(quoted(URLCredentials.redacted(text)))") }
+                else { throw fail(.notAllowed(value: quoted(URLCredentials.redacted(text)), expected: expected)) }
             }
         }
     }

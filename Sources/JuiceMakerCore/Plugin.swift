@@ -5,7 +5,8 @@
 ///    section, already checked against `configuration` (unknown keys, types,
 ///    ranges, required keys); read values through the same declarations
 ///    (`configuration.string(Self.level)`), which return the declared default.
-///    Throw `ConfigurationError` (naming the field) to refuse it; nothing runs then.
+///    Throw `ConfigurationError(path:plugin:)` (naming the field, its `PluginMessage`
+///    in both languages) to refuse it; nothing runs then.
 /// 2. `attach(to:)` is called once, before the first command runs. Subscribe there
 ///    (`host.maker.subscribe(context.name, …)`). Durable plugins also read
 ///    `host.journal` and keep a cursor named after `context.name`.

@@ -16,9 +16,9 @@ import Testing
         "would", "be", "above", "maximum", "use", "smaller", "amount", "such", "or", "no",
     ]
 
-    /// Whether `line` has Hangul and no English message word once `data` (paths),
-    /// `--flags` and snake-case identifiers are taken out.
-    static func readsAsKorean(_ line: String, data: [String] = []) -> Bool {
+    /// Whether `line` has Hangul and none of `words` once `data` (paths), `--flags`
+    /// and snake-case identifiers are taken out.
+    static func readsAsKorean(_ line: String, data: [String] = [], words englishWords: Set<String> = englishWords) -> Bool {
         var rest = line
         for item in data { rest = rest.replacingOccurrences(of: item, with: " ") }
         // Options and identifiers (JUICE_MAKER_STORE, application_id) are data.
