@@ -44,9 +44,6 @@ public final class JuiceMaker: Sendable {
     public let source: String
     /// Serialises changes in this process, so events reach the bus in journal order.
     private let changes = ChangeLock()
-    /// The id generator, copied out at the start of a change and written back after
-    /// it: a synchronous handler may make a change of its own inside `publish`.
-    private let ids = Locked(EventIDGenerator())
 
     /// A maker over `store`, with a bus of its own.
     ///
@@ -247,7 +244,7 @@ public final class JuiceMaker: Sendable {
             // The generator is taken out for the change and put back before `publish`,
             // where a synchronous handler may make a change of its own.
             var generator = EventIDGenerator()
-            ids.withLock { swap(&$0, &generator) }
+            changes.exchangeIDs(&generator)
             let committed: StoreChange
             do {
                 committed = try store.commit { current, position in
@@ -260,19 +257,22 @@ public final class JuiceMaker: Sendable {
                     let changeID = generator.next(unixMilliseconds: milliseconds, after: position.lastEventID)
                     var events = ChangeEvents(
                         nextSequence: position.nextSequence, changeID: changeID,
-                        time: time, milliseconds: milliseconds, source: source, ids: generator,
+                        time: time, milliseconds: milliseconds, source: source, ids: EventIDGenerator(),
                         envelopes: [])
+                    // Moved, not copied: a copy would share the pool of random words
+                    // and the first id would copy all 4 KiB of it.
+                    swap(&events.ids, &generator)
                     // An order writes at most 1 + 5 events, an edit at most 5.
                     events.envelopes.reserveCapacity(Fruit.allCases.count + 1)
                     let stock = try decide(current, &events)
-                    generator = events.ids
+                    swap(&events.ids, &generator)
                     return StoreChange(stock: stock, events: events.envelopes)
                 }
             } catch {
-                ids.withLock { swap(&$0, &generator) }
+                changes.exchangeIDs(&generator)
                 return .failure(error)
             }
-            ids.withLock { swap(&$0, &generator) }
+            changes.exchangeIDs(&generator)
             bus.publish(contentsOf: committed.events)
             return .success(committed.stock)
         }
