@@ -4,8 +4,8 @@ import PackageDescription
 // No package dependencies: the toolchain (Foundation, Dispatch, Synchronization,
 // Swift Testing) and system C libraries are the whole toolbox.
 //
-// Import rules (DESIGN.md section 2): EventBus knows nothing of juice; plugins import
-// JuiceMakerCore only; JuiceCLI is the one place that knows every plugin.
+// Import rules (README, Architecture): EventBus knows nothing of juice; plugins import
+// JuiceMakerCore and Locking only; JuiceCLI is the one place that knows every plugin.
 let package = Package(
     name: "JuiceMaker",
     platforms: [.macOS(.v15)],

@@ -30,7 +30,7 @@ enum MemoryOrdersBench {
         return []
     }
 
-    /// DESIGN.md's figure: the shipped logger (queued, text) and notifier (synchronous),
+    /// The design's 1,000,000 orders/s figure, with the shipped logger (queued, text) and notifier (synchronous),
     /// both writing to /dev/null.
     static func attachPlugins(_ maker: JuiceMaker) throws -> [any JuiceMakerPlugin] {
         let sink = try FileSink(appendingTo: "/dev/null", onFailure: { _ in })

@@ -2,7 +2,7 @@ import JuiceMakerCore
 
 /// The order screen (the seed's 주문 화면): the stock, the seven juices numbered,
 /// and a prompt. After an order the notifier's alert appears, then only the fruits
-/// that changed (the seed-003 idea). A failed order shows what is short and offers
+/// that changed. A failed order shows what is short and offers
 /// the stock screen; coming back shows the stock again.
 struct OrderScreen {
     let io: ScreenIO

@@ -37,7 +37,7 @@ final class ChangeLock: @unchecked Sendable {
     /// Swaps the held generator with `other`; the caller holds the lock. Swapping, not
     /// copying, keeps the generator's pool of random words uniquely referenced.
     func exchangeIDs(_ other: inout EventIDGenerator) {
-        precondition(holder.load(ordering: .relaxed) == currentThreadIdentity(), "the change lock is not held")
+        assert(holder.load(ordering: .relaxed) == currentThreadIdentity(), "the change lock is not held")
         swap(&generator.pointee, &other)
     }
 

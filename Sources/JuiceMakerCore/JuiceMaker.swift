@@ -186,7 +186,7 @@ public final class JuiceMaker: Sendable {
     ///
     /// When `currentStock` is given it is called once, before this returns, with the
     /// stock as of the last change this maker published; every change after it
-    /// reaches `handler`. No change falls between the two (the seed-002 race).
+    /// reaches `handler`. No change falls between the two (the initial-value race).
     public func subscribe(
         _ name: String,
         delivery: Delivery = .synchronous,

@@ -37,7 +37,7 @@ public final class RecordingSubscriber: Sendable {
     ///
     /// - Parameters:
     ///   - receivingCurrentStock: when `true`, the stock at subscription is kept in
-    ///     `initialStock` (the seed-002 guarantee: no change falls between it and the
+    ///     `initialStock` (no change falls between it and the
     ///     first recorded event).
     ///   - kinds: only these kinds are recorded; all when `nil`.
     public init(

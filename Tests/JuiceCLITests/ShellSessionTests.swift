@@ -14,7 +14,7 @@ import Testing
         #expect(out.contains("7  mango-kiwi juice"))
         #expect(occurrences(of: "Here's your mango-kiwi juice! Enjoy!", in: out) == 1, "\(out)")
         #expect(out.contains("🥝 kiwi 10 → 9\n🥭 mango 10 → 8\n"))
-        // seed-003: only the changed fruits, no second stock listing after the order.
+        // Only the changed fruits, no second stock listing after the order.
         #expect(occurrences(of: "Stock:", in: out) == 1)
         #expect(!out.contains("strawberry 10 →") && !out.contains("banana 10 →"))
         // Piped input: no prompts in the output.

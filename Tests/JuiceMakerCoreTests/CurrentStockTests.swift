@@ -2,7 +2,7 @@ import Testing
 import Locking
 @testable import JuiceMakerCore
 
-@Suite("The current stock on subscription (the seed-002 race)")
+@Suite("The current stock on subscription (the initial-value race)")
 struct CurrentStockTests {
     @Test("a late subscriber gets the current stock first, then every later event")
     func lateSubscriber() throws {
