@@ -141,7 +141,7 @@ final class Mailbox<Event: Sendable>: Sendable {
     /// Batches smaller than this make the drain wait `gatherDelay` before the next.
     @usableFromInline static var smallBatch: Int { 64 }
     /// How long a drain that just handled a small batch lets the next one gather.
-    @usableFromInline static var gatherDelay: DispatchTimeInterval { .microseconds(250) }
+    @usableFromInline static var gatherDelay: DispatchTimeInterval { .milliseconds(1) }
 
     /// Discards what is waiting; the drain stops after the event in hand.
     func cancel() {
