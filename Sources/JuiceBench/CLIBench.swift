@@ -115,10 +115,9 @@ enum CLIBench {
             guard errno == EINTR else { throw BenchError.unavailable("\(executable) (waitpid failed with error \(errno))") }
         }
         let elapsed = ContinuousClock.now - start
-        let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
         // Exited normally: its exit code; killed by a signal: 128 + the signal, as a shell says.
         let code = status & 0x7F == 0 ? (status >> 8) & 0xFF : 128 + (status & 0x7F)
-        return (code, seconds)
+        return (code, Measure.seconds(elapsed))
     }
 
     @discardableResult

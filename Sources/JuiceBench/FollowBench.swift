@@ -92,7 +92,7 @@ enum FollowBench {
             guard seen.wait(until: .now + .seconds(10), for: { $0.sequence > last }) else {
                 throw BenchError.unavailable("follow bench: commit \(round) of the sqlite3 shell was not seen within 10 s")
             }
-            latencies.append(seconds(seen.withLock { $0.at } - started))
+            latencies.append(Measure.seconds(seen.withLock { $0.at } - started))
         }
         return latencies
     }
@@ -116,7 +116,7 @@ enum FollowBench {
             thread.start()
         }
         for _ in 0..<waiters { done.wait() }
-        let wall = seconds(ContinuousClock.now - started)
+        let wall = Measure.seconds(ContinuousClock.now - started)
         let cpu = waiters == 1 ? used.withLock { $0 } : cpuSeconds(Self.processUsage) - processBefore
         return cpu / wall * 100
     }
@@ -132,10 +132,6 @@ enum FollowBench {
         let user = Double(usage.ru_utime.tv_sec) + Double(usage.ru_utime.tv_usec) / 1e6
         let system = Double(usage.ru_stime.tv_sec) + Double(usage.ru_stime.tv_usec) / 1e6
         return user + system
-    }
-
-    private static func seconds(_ duration: Duration) -> Double {
-        Double(TimeSpan(duration).totalNanoseconds) / 1e9
     }
 
     private static func percentile(_ values: [Double], _ fraction: Double) -> Double {

@@ -16,6 +16,12 @@ enum Measure {
         return median(samples)
     }
 
+    /// A duration (never negative here: an elapsed time) in seconds.
+    static func seconds(_ duration: Duration) -> Double {
+        let (seconds, attoseconds) = duration.components
+        return Double(seconds) + Double(attoseconds) / 1e18
+    }
+
     static func median(_ values: [Double]) -> Double {
         let sorted = values.sorted()
         guard !sorted.isEmpty else { return .nan }

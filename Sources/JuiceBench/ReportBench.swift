@@ -27,7 +27,7 @@ enum ReportBench {
         let now = Int64(Date().timeIntervalSince1970 * 1000)
         let generated = ContinuousClock.now
         let written = try generate(at: store, from: now - 60 * day, to: now)
-        let generation = seconds(ContinuousClock.now - generated)
+        let generation = Measure.seconds(ContinuousClock.now - generated)
         let environment = [
             "HOME": directory, "XDG_STATE_HOME": directory + "/state", "XDG_CONFIG_HOME": directory + "/config",
             "PATH": "/usr/bin:/bin", "LANG": "en_US.UTF-8", "COLUMNS": "100",
@@ -160,9 +160,5 @@ enum ReportBench {
             written += change.events.count
         }
         return written
-    }
-
-    private static func seconds(_ duration: Duration) -> Double {
-        Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
     }
 }

@@ -50,9 +50,7 @@ final class JournalView: EventJournal {
     func setRetryState(_ state: DeliveryRetryState?, for subscriber: String) throws(StoreError) {
         try journal.setRetryState(state, for: subscriber)
     }
-}
 
-extension JournalView {
     func takeDeliveryLease(for subscriber: String) throws(StoreError) -> DeliveryLease? {
         try journal.takeDeliveryLease(for: subscriber)
     }

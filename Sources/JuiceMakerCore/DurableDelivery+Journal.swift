@@ -1,0 +1,52 @@
+import Foundation
+import Locking
+import Synchronization
+
+/// The runner's bookkeeping in the journal (cursor writes, closed after shutdown,
+/// store failures reported once) and the threads it runs its blocking work on.
+extension DurableDelivery {
+    /// Runs `body` unless shutdown has closed the journal to this runner; a store
+    /// failure is reported. Returns whether it ran and succeeded.
+    func write(_ body: () throws(StoreError) -> Void) -> Bool {
+        guard !state.withLock({ $0.writesClosed }) else { return false }
+        do throws(StoreError) {
+            try body()
+            return true
+        } catch {
+            reportStoreFailure(error)
+            return false
+        }
+    }
+
+    func persistCursor() {
+        let (target, needed) = state.withLock { ($0.handledUpTo, $0.handledUpTo > $0.persistedUpTo) }
+        guard needed else { return }
+        if write({ () throws(StoreError) in try journal.setCursor(named: name, to: target) }) {
+            update { $0.persistedUpTo = max($0.persistedUpTo, target) }
+        }
+    }
+
+    func reportStoreFailure(_ error: StoreError) {
+        if update({ state in defer { state.storeFailureReported = true }; return !state.storeFailureReported }) {
+            let store = describeStoreError(error)
+            reportError(PluginMessage(
+                english: "cannot read or update its place in the journal: store \(error.path): \(store.english); delivery resumes when the store answers",
+                korean: "저널에서 전달 위치를 읽거나 고칠 수 없습니다. 저장소 \(error.path): \(store.korean). 저장소가 응답하면 전달을 다시 시작합니다"))
+        }
+    }
+
+    /// Runs `body` on a thread of its own, named for debuggers.
+    static func spawn(_ label: String, _ body: @escaping @Sendable () -> Void) {
+        let thread = Thread { body() }
+        thread.name = label
+        thread.start()
+    }
+
+    /// Runs blocking `body` on a thread of its own and awaits its result, so the
+    /// cooperative pool never waits on the store.
+    static func offPool<T: Sendable>(_ body: @escaping @Sendable () -> T) async -> T {
+        await withCheckedContinuation { continuation in
+            spawn("juice.delivery.call") { continuation.resume(returning: body()) }
+        }
+    }
+}
