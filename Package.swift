@@ -4,8 +4,11 @@ import PackageDescription
 // No package dependencies: the toolchain (Foundation, Dispatch, Synchronization,
 // Swift Testing) and system C libraries are the whole toolbox.
 //
-// Import rules (README, Architecture): EventBus knows nothing of juice; plugins import
-// JuiceMakerCore and Locking only; JuiceCLI is the one place that knows every plugin.
+// Import rules (README, Architecture): EventBus knows nothing of juice; JuiceMakerCore
+// knows nothing of plugins; plugins import JuiceMakerPluginKit, JuiceMakerCore, EventBus
+// (the subscription token and delivery modes) and Locking only; JuiceMakerTesting is for
+// tests; JuiceCLI is the one place that knows every plugin. No module re-exports another
+// (no `@_exported import`): each file imports what it uses.
 let package = Package(
     name: "JuiceMaker",
     platforms: [.macOS(.v15)],
@@ -13,6 +16,8 @@ let package = Package(
         .library(name: "Locking", targets: ["Locking"]),
         .library(name: "EventBus", targets: ["EventBus"]),
         .library(name: "JuiceMakerCore", targets: ["JuiceMakerCore"]),
+        .library(name: "JuiceMakerPluginKit", targets: ["JuiceMakerPluginKit"]),
+        .library(name: "JuiceMakerTesting", targets: ["JuiceMakerTesting"]),
         .library(name: "SQLiteStore", targets: ["SQLiteStore"]),
         .executable(name: "juice", targets: ["juice"]),
         .executable(name: "juice-bench", targets: ["JuiceBench"]),
@@ -23,7 +28,14 @@ let package = Package(
         /// condition every in-process wait uses, and the thread identity.
         .target(name: "Locking"),
         .target(name: "EventBus", dependencies: ["Locking"]),
+        /// The domain (fruits, juices, `JuiceMaker`), its events, the store ports with the
+        /// in-memory adapter, and the wire format.
         .target(name: "JuiceMakerCore", dependencies: ["EventBus", "Locking"]),
+        /// What a plugin author needs: the plugin contract and host, configuration
+        /// declarations and errors, text output, durable delivery.
+        .target(name: "JuiceMakerPluginKit", dependencies: ["JuiceMakerCore", "EventBus", "Locking"]),
+        /// Test doubles for code that listens to a `JuiceMaker` (`RecordingSubscriber`).
+        .target(name: "JuiceMakerTesting", dependencies: ["JuiceMakerCore", "EventBus", "Locking"]),
         .systemLibrary(
             name: "CSQLite", path: "Sources/CSQLite", pkgConfig: "sqlite3",
             providers: [.apt(["libsqlite3-dev"]), .brew(["sqlite"])]),
@@ -32,37 +44,51 @@ let package = Package(
             name: "CCrypto", path: "Sources/CCrypto", pkgConfig: "libcrypto",
             providers: [.apt(["libssl-dev"]), .brew(["openssl"])]),
 
-        // Plugins: one front-end module each, importing JuiceMakerCore only.
-        .target(name: "LoggerPlugin", dependencies: ["JuiceMakerCore", "Locking"], path: "Plugins/Logger"),
-        .target(name: "CLINotifierPlugin", dependencies: ["JuiceMakerCore", "Locking"], path: "Plugins/CLINotifier"),
-        .target(name: "WebhookPlugin", dependencies: ["JuiceMakerCore", "Locking", "CCrypto"], path: "Plugins/Webhook"),
-        .target(name: "CommandPlugin", dependencies: ["JuiceMakerCore", "Locking"], path: "Plugins/Command"),
+        // Plugins: one front-end module each, importing the plugin kit, the core, the bus and
+        // Locking only.
+        .target(
+            name: "LoggerPlugin", dependencies: ["JuiceMakerPluginKit", "JuiceMakerCore", "EventBus", "Locking"],
+            path: "Plugins/Logger"),
+        .target(
+            name: "CLINotifierPlugin", dependencies: ["JuiceMakerPluginKit", "JuiceMakerCore", "EventBus", "Locking"],
+            path: "Plugins/CLINotifier"),
+        .target(
+            name: "WebhookPlugin",
+            dependencies: ["JuiceMakerPluginKit", "JuiceMakerCore", "EventBus", "Locking", "CCrypto"],
+            path: "Plugins/Webhook"),
+        .target(
+            name: "CommandPlugin", dependencies: ["JuiceMakerPluginKit", "JuiceMakerCore", "EventBus", "Locking"],
+            path: "Plugins/Command"),
 
         // Executables
         /// The CLI as a library (so tests and fuzzers import it); `juice` is its thin process.
         .target(
             name: "JuiceCLI",
             dependencies: [
-                "Locking", "JuiceMakerCore", "SQLiteStore", "LoggerPlugin", "CLINotifierPlugin", "WebhookPlugin",
-                "CommandPlugin",
+                "Locking", "JuiceMakerCore", "JuiceMakerPluginKit", "SQLiteStore", "LoggerPlugin", "CLINotifierPlugin",
+                "WebhookPlugin", "CommandPlugin",
             ]),
         .executableTarget(name: "juice", dependencies: ["JuiceCLI"]),
         .executableTarget(
             name: "JuiceBench",
             dependencies: [
-                "Locking", "EventBus", "JuiceMakerCore", "SQLiteStore", "CSQLite", "LoggerPlugin", "CLINotifierPlugin",
-                "WebhookPlugin", "JuiceCLI",
+                "Locking", "EventBus", "JuiceMakerCore", "JuiceMakerPluginKit", "SQLiteStore", "CSQLite", "LoggerPlugin",
+                "CLINotifierPlugin", "WebhookPlugin", "JuiceCLI",
             ]),
         /// A small process the store tests start many times at once (orders, restocks, crashes).
         .executableTarget(name: "JuiceStoreProbe", dependencies: ["Locking", "JuiceMakerCore", "SQLiteStore"]),
 
         // Tests
         .testTarget(name: "EventBusTests", dependencies: ["EventBus", "Locking"]),
-        .testTarget(name: "JuiceMakerCoreTests", dependencies: ["JuiceMakerCore", "Locking"]),
+        .testTarget(
+            name: "JuiceMakerCoreTests",
+            dependencies: ["JuiceMakerCore", "JuiceMakerPluginKit", "JuiceMakerTesting", "EventBus", "Locking"]),
         .testTarget(name: "SQLiteStoreTests", dependencies: ["SQLiteStore", "Locking", "CSQLite", "JuiceStoreProbe"]),
-        .testTarget(name: "PluginTests", dependencies: ["LoggerPlugin", "CLINotifierPlugin", "Locking"]),
-        .testTarget(name: "JuiceCLITests", dependencies: ["JuiceCLI", "juice", "JuiceMakerCore", "SQLiteStore"]),
-        .testTarget(name: "DeliveryTests", dependencies: ["WebhookPlugin", "CommandPlugin", "CCrypto", "JuiceCLI", "juice", "Locking"]),
+        .testTarget(name: "PluginTests", dependencies: ["LoggerPlugin", "CLINotifierPlugin", "JuiceMakerPluginKit", "Locking"]),
+        .testTarget(name: "JuiceCLITests", dependencies: ["JuiceCLI", "juice", "JuiceMakerCore", "JuiceMakerPluginKit", "SQLiteStore"]),
+        .testTarget(
+            name: "DeliveryTests",
+            dependencies: ["WebhookPlugin", "CommandPlugin", "JuiceMakerPluginKit", "CCrypto", "JuiceCLI", "juice", "Locking"]),
 
         // Fuzz targets (Tests/Fuzz, run.sh): a plain build replays the corpus files given
         // as arguments; built with -sanitize=fuzzer,address -DFUZZING, a libFuzzer target.

@@ -1,4 +1,6 @@
+import EventBus
 import JuiceMakerCore
+import JuiceMakerPluginKit
 import Locking
 
 /// Shows events to the person at the terminal, in their language, on standard output.

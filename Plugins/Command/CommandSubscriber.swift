@@ -1,5 +1,7 @@
+import EventBus
 import Foundation
 import JuiceMakerCore
+import JuiceMakerPluginKit
 import Locking
 
 /// Feeds events to any program, one CloudEvents JSON line each on its stdin, at

@@ -1,5 +1,5 @@
 import Foundation
-import JuiceMakerCore
+import JuiceMakerPluginKit
 import Locking
 
 /// The parent's end of a program's standard input: a pipe shrunk to one page, so

@@ -1,5 +1,6 @@
 import Foundation
 import JuiceMakerCore
+import JuiceMakerPluginKit
 import Locking
 
 /// A long-running program fed one CloudEvents JSON line per event on its stdin: the

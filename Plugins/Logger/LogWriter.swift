@@ -1,5 +1,5 @@
 import Dispatch
-import JuiceMakerCore
+import JuiceMakerPluginKit
 import Locking
 
 /// Collects log lines and writes them to a sink in batches, in the order they came.

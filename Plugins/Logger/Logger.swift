@@ -1,4 +1,6 @@
+import EventBus
 import JuiceMakerCore
+import JuiceMakerPluginKit
 import Locking
 
 /// Writes the events it hears, one line each, as text or CloudEvents JSON, to

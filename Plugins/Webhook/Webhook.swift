@@ -1,5 +1,7 @@
+import EventBus
 import Foundation
 import JuiceMakerCore
+import JuiceMakerPluginKit
 import Locking
 
 /// POSTs each event to an HTTP endpoint, signed, at least once, in journal order.

@@ -3,6 +3,7 @@ import Foundation
 import FoundationNetworking
 #endif
 import JuiceMakerCore
+import JuiceMakerPluginKit
 import Locking
 
 /// One webhook endpoint as a durable destination: POSTs each event as a CloudEvents

@@ -1,6 +1,7 @@
 import CLINotifierPlugin
 import Foundation
 import JuiceMakerCore
+import JuiceMakerPluginKit
 import LoggerPlugin
 
 /// `juice-bench orders --store memory`: orders per second through `JuiceMaker` with

@@ -1,5 +1,6 @@
 import Foundation
 import JuiceMakerCore
+import JuiceMakerPluginKit
 import Synchronization
 import WebhookPlugin
 

@@ -1,4 +1,4 @@
-import JuiceMakerCore
+import JuiceMakerPluginKit
 
 /// Config errors: the library's reason in both languages. The file, the JSON path,
 /// keys, values and numbers are data and stay as written.

@@ -1,4 +1,5 @@
 import JuiceMakerCore
+import JuiceMakerPluginKit
 
 /// Error lines: each says what was wrong and how to fix it.
 extension Catalog {

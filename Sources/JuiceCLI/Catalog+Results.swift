@@ -1,4 +1,5 @@
 import JuiceMakerCore
+import JuiceMakerPluginKit
 
 /// What the person reads when a command worked: confirmations, table headings,
 /// one-line event summaries.

@@ -1,4 +1,4 @@
-import JuiceMakerCore
+import JuiceMakerPluginKit
 
 /// `juice config check`: the config was read and checked before any command runs, and
 /// every enabled subscriber was built from it; reaching `run` means it is valid.

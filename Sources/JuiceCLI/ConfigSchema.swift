@@ -1,4 +1,4 @@
-import JuiceMakerCore
+import JuiceMakerPluginKit
 
 /// The config's JSON Schema (draft 2020-12), generated from the declarations the
 /// validator checks with (`ConfigKeys`, each plugin's `configuration`), so the schema

@@ -1,5 +1,6 @@
 import Foundation
 import JuiceMakerCore
+import JuiceMakerPluginKit
 
 /// Where the effective config came from.
 enum ConfigSource: Sendable, Equatable {

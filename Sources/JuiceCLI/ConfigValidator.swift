@@ -1,5 +1,6 @@
 import Foundation
 import JuiceMakerCore
+import JuiceMakerPluginKit
 import SQLiteStore
 
 /// Checks a parsed config document strictly and turns it into a `JuiceConfig`.

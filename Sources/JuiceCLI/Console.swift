@@ -1,4 +1,5 @@
 import JuiceMakerCore
+import JuiceMakerPluginKit
 
 /// A sink that drops everything (for `--quiet`).
 struct NullSink: TextSink {

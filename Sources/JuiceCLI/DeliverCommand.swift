@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import JuiceMakerCore
+import JuiceMakerPluginKit
 import Locking
 
 /// `juice deliver [--follow]`: runs every enabled durable subscriber (webhook,

@@ -1,4 +1,4 @@
-import JuiceMakerCore
+import JuiceMakerPluginKit
 
 /// Replaces `${NAME}` in every string value of a config document with the value of
 /// the environment variable `NAME`. A variable that is not set is an error naming it

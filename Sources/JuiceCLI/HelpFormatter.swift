@@ -1,4 +1,5 @@
 import JuiceMakerCore
+import JuiceMakerPluginKit
 
 /// Turns a `CommandSpec` into the usage line and the `--help` page, in the style of
 /// swift-argument-parser: overview, usage, arguments, options, subcommands, one line each.

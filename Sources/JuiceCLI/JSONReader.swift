@@ -1,4 +1,4 @@
-import JuiceMakerCore
+import JuiceMakerPluginKit
 
 /// JSON text that is not valid JSON: where (1-based line and column) and what was expected.
 ///

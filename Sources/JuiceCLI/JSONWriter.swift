@@ -1,4 +1,5 @@
 import JuiceMakerCore
+import JuiceMakerPluginKit
 
 /// Writes a `ConfigValue` as JSON, keys in the value's order: compact (one line, for
 /// `--json` results) or indented (for `config show`). Whole numbers print without a

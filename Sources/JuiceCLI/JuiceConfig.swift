@@ -1,5 +1,6 @@
 import Foundation
 import JuiceMakerCore
+import JuiceMakerPluginKit
 import SQLiteStore
 
 /// One entry of `subscribers`, checked: a known type, keys the plugin declared.

@@ -1,4 +1,5 @@
 import JuiceMakerCore
+import JuiceMakerPluginKit
 
 /// `juice menu`: each juice, its recipe and how many the stock can make now.
 /// `--json`: an array of `{"juice","name","recipe","available"}`.

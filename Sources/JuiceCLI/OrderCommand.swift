@@ -1,4 +1,5 @@
 import JuiceMakerCore
+import JuiceMakerPluginKit
 
 /// `juice order <juice> [--count N]`: makes the juice or, if the fruit is not enough,
 /// nothing (exit 1). The notifier shows the outcome; the command prints it only when

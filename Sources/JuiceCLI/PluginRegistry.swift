@@ -1,6 +1,7 @@
 import CLINotifierPlugin
 import CommandPlugin
 import JuiceMakerCore
+import JuiceMakerPluginKit
 import LoggerPlugin
 import WebhookPlugin
 

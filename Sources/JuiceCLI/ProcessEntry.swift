@@ -1,4 +1,4 @@
-import JuiceMakerCore
+import JuiceMakerPluginKit
 
 /// The `juice` process as the thin executable (`Sources/juice/main.swift`) starts it:
 /// the one public door into the CLI library.

@@ -1,5 +1,6 @@
 import Foundation
 import JuiceMakerCore
+import JuiceMakerPluginKit
 
 /// `juice report --json` and `juice report picklist --json`: the same figures as the
 /// text, as one object (its shape is documented in the README's "Report" section).

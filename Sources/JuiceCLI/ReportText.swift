@@ -1,5 +1,6 @@
 import Foundation
 import JuiceMakerCore
+import JuiceMakerPluginKit
 
 /// How a report is drawn on a terminal: its width, bar characters and colour.
 struct ReportStyle: Sendable {

@@ -1,4 +1,4 @@
-import JuiceMakerCore
+import JuiceMakerPluginKit
 
 /// What a command needs set up before it runs.
 enum CommandNeeds: Sendable {

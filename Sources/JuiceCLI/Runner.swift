@@ -1,4 +1,5 @@
 import JuiceMakerCore
+import JuiceMakerPluginKit
 
 /// One run of `juice`, start to exit, in this order:
 /// parse the command line → read and check the config → check the command's values →

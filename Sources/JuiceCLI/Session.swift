@@ -1,4 +1,5 @@
 import JuiceMakerCore
+import JuiceMakerPluginKit
 
 /// Everything one command may use, decided before it runs.
 struct CommandContext: Sendable {

@@ -1,5 +1,6 @@
 import Foundation
 import JuiceMakerCore
+import JuiceMakerPluginKit
 
 /// `juice subscribers`: each configured subscriber, its type, whether it is enabled,
 /// and, for durable ones (webhook, command), its cursor, how many events it is

@@ -1,4 +1,4 @@
-import JuiceMakerCore
+import JuiceMakerPluginKit
 
 /// `juice subscribers retry <name> [--dead-letters]`: re-enables a durable subscriber
 /// stopped by its destination (410 Gone), gives its oldest failed event a fresh retry

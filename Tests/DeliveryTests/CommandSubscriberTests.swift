@@ -1,6 +1,7 @@
 import CommandPlugin
 import Foundation
 import JuiceMakerCore
+import JuiceMakerPluginKit
 import Testing
 
 /// The command subscriber with real programs (`/bin/sh` scripts) over an in-memory store.

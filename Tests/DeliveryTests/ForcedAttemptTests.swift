@@ -1,4 +1,5 @@
 import JuiceMakerCore
+import JuiceMakerPluginKit
 import Testing
 import Locking
 

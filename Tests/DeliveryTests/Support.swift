@@ -1,5 +1,6 @@
 import Foundation
 import JuiceMakerCore
+import JuiceMakerPluginKit
 import Locking
 
 /// Collects what plugins report through `PluginHost.reportError`.

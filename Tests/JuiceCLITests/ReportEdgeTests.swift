@@ -1,5 +1,5 @@
 import Foundation
-import JuiceMakerCore
+import JuiceMakerPluginKit
 import Testing
 @testable import JuiceCLI
 

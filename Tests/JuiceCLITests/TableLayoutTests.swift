@@ -1,4 +1,4 @@
-import JuiceMakerCore
+import JuiceMakerPluginKit
 import Testing
 @testable import JuiceCLI
 

@@ -1,3 +1,4 @@
+import JuiceMakerTesting
 import Testing
 @testable import JuiceMakerCore
 

@@ -1,3 +1,5 @@
+import EventBus
+import JuiceMakerTesting
 import Testing
 import Locking
 @testable import JuiceMakerCore

@@ -1,3 +1,4 @@
+import EventBus
 import Testing
 @testable import JuiceMakerCore
 

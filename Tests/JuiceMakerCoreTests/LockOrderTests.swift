@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import JuiceMakerPluginKit
 import Locking
 import Synchronization
 import Testing

@@ -1,3 +1,4 @@
+import JuiceMakerTesting
 import Testing
 import Locking
 @testable import JuiceMakerCore

@@ -1,4 +1,4 @@
-import JuiceMakerCore
+import JuiceMakerPluginKit
 import Testing
 
 /// Display width by Unicode East Asian Width (UAX #11) and emoji presentation, and

@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import JuiceMakerTesting
 import Testing
 @testable import JuiceMakerCore
 

@@ -1,5 +1,6 @@
 import CLINotifierPlugin
 import JuiceMakerCore
+import JuiceMakerPluginKit
 import Testing
 
 @Suite("CLI notifier")

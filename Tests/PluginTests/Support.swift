@@ -1,5 +1,6 @@
 import Foundation
 import JuiceMakerCore
+import JuiceMakerPluginKit
 import Locking
 
 /// A `TextSink` that keeps every write, in order.

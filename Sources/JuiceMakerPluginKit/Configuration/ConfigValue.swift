@@ -1,3 +1,5 @@
+import JuiceMakerCore
+
 /// A JSON value read from a config file, keys kept in file order.
 public indirect enum ConfigValue: Sendable, Equatable {
     case null

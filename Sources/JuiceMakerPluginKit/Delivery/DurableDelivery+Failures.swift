@@ -1,4 +1,5 @@
 import Foundation
+import JuiceMakerCore
 
 /// What the runner does when a destination refuses an event (see `DurableDelivery`).
 extension DurableDelivery {

@@ -1,3 +1,5 @@
+import EventBus
+import JuiceMakerCore
 import Locking
 
 /// A subscriber that keeps every envelope it hears, in arrival order: the test double

@@ -1,4 +1,5 @@
 import Foundation
+import JuiceMakerCore
 import Locking
 import Synchronization
 

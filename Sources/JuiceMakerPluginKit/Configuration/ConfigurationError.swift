@@ -1,3 +1,5 @@
+import JuiceMakerCore
+
 /// A config value that is wrong: the file, the JSON path (`subscribers[1].level`) and
 /// why, as a `Reason` a front end renders in its person's language. `description` is
 /// the English line (logs, tests).

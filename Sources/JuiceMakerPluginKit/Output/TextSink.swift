@@ -1,4 +1,5 @@
 import Foundation
+import JuiceMakerCore
 import Locking
 
 /// Somewhere text goes: a terminal, a file, a pipe. Writes are whole and ordered.

@@ -1,3 +1,5 @@
+import JuiceMakerCore
+
 /// A front-end module that hears the juice maker's events: the extension point.
 ///
 /// The host (the `juice` CLI's registry) guarantees, in this order:

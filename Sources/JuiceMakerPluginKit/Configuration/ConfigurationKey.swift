@@ -1,4 +1,5 @@
 import Foundation
+import JuiceMakerCore
 
 /// One config key, declared once: its name, type (with its range or allowed values),
 /// default, description and whether it is required.

@@ -1,3 +1,5 @@
+import JuiceMakerCore
+
 /// What a durable subscriber's runner is doing now.
 public enum DeliveryPhase: Sendable, Equatable {
     /// Not started, or starting its first pass over the journal.

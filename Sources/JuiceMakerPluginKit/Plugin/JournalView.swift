@@ -1,3 +1,5 @@
+import JuiceMakerCore
+
 /// The journal as a plugin sees it: every `EventJournal` method, and nothing else.
 ///
 /// The stores implement the journal and the writer (`StockStore`) on one object, so

@@ -1,3 +1,6 @@
+import EventBus
+import JuiceMakerCore
+
 /// A plugin that must not lose events: it delivers through a `DurableDelivery`
 /// runner with its own cursor in the journal (the webhook poster, the command
 /// subscriber).

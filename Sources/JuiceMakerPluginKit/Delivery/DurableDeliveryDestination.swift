@@ -1,3 +1,5 @@
+import JuiceMakerCore
+
 /// Where a durable subscriber sends events: an HTTP endpoint, a program's stdin.
 ///
 /// The runner (`DurableDelivery`) calls `deliver` for one event at a time, in journal

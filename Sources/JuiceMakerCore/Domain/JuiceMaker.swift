@@ -1,3 +1,4 @@
+import EventBus
 import Foundation
 import Locking
 
