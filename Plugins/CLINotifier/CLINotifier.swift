@@ -50,11 +50,11 @@ public final class CLINotifier: JuiceMakerPlugin {
     }
 
     /// Subscribes synchronously to the kinds it shows.
-    public func attach(to host: PluginHost) throws(JuiceMakerError) {
+    public func attach(to host: PluginHost) throws(PluginError) {
         guard !shownKinds.isEmpty, subscription.withLock({ $0 == nil }) else { return }
         let renderer = renderer
         let output = context.standardOutput
-        let token = try host.maker.subscribe(context.name, delivery: .synchronous, kinds: shownKinds) { envelope in
+        let token = try host.subscribe(context.name, delivery: .synchronous, kinds: shownKinds) { envelope in
             output.write(renderer.lines(for: envelope).joined(separator: "\n") + "\n")
         }
         subscription.withLock { $0 = token }

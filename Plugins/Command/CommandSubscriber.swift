@@ -121,7 +121,7 @@ public final class CommandSubscriber: DurableDeliveryPlugin {
     public var delivery: DurableDelivery? { state.withLock { $0.delivery } }
 
     /// Starts the runner (pending events go out at once) and subscribes a wake-up.
-    public func attach(to host: PluginHost) throws(JuiceMakerError) {
+    public func attach(to host: PluginHost) throws(PluginError) {
         let isFirst = state.withLock { state -> Bool in
             defer { state.attached = true }
             return !state.attached

@@ -98,7 +98,7 @@ public final class Logger: JuiceMakerPlugin {
 
     /// Opens the log and subscribes. Never throws for the log itself: an unopenable
     /// path is reported once and the logger stays detached.
-    public func attach(to host: PluginHost) throws(JuiceMakerError) {
+    public func attach(to host: PluginHost) throws(PluginError) {
         let isFirst = state.withLock { state -> Bool in
             defer { state.attached = true }
             return !state.attached
@@ -133,7 +133,7 @@ public final class Logger: JuiceMakerPlugin {
         let kinds = loggedKinds
         guard !kinds.isEmpty else { return }
         let format = format
-        let subscription = try host.maker.subscribe(
+        let subscription = try host.subscribe(
             name, delivery: .queued(capacity: Self.mailboxCapacity, whenFull: .dropNewest), kinds: kinds
         ) { [handled, handledWaiters] envelope in
             writer.append(format.line(for: envelope))

@@ -105,7 +105,7 @@ public final class Webhook: DurableDeliveryPlugin {
     }
 
     /// Starts the runner (pending events go out at once) and subscribes a wake-up.
-    public func attach(to host: PluginHost) throws(JuiceMakerError) {
+    public func attach(to host: PluginHost) throws(PluginError) {
         let isFirst = state.withLock { state -> Bool in
             defer { state.attached = true }
             return !state.attached

@@ -55,10 +55,13 @@ final class Session {
                 let host = PluginHost(maker: maker, journal: store, reportError: { detail in
                     stderr.write("juice: \(Catalog.Errors.subscriberReport(name, detail)(language))\n")
                 }, describeStoreError: Catalog.Errors.storeForPlugin)
-                do {
+                do throws(PluginError) {
                     try built.plugin.attach(to: host)
                 } catch {
-                    throw ValueParsing.cliError(error, path: context.invocation.path)
+                    switch error {
+                    case let .store(failure): throw CLIError(.storeIO, Catalog.Errors.store(failure))
+                    case let .failed(message): throw CLIError(.config, Catalog.Errors.subscriberReport(name, message))
+                    }
                 }
             }
         }

@@ -16,8 +16,8 @@ public final class Tally: JuiceMakerPlugin {
         kinds = try configuration.eventKinds(Self.events)  // errors name subscribers[i].events
     }
 
-    public func attach(to host: PluginHost) throws(JuiceMakerError) {
-        _ = try host.maker.subscribe(context.name, delivery: .queued(), kinds: kinds) { envelope in
+    public func attach(to host: PluginHost) throws(PluginError) {
+        _ = try host.subscribe(context.name, delivery: .queued(), kinds: kinds) { envelope in
             self.context.standardError.write("\(envelope.sequence) \(envelope.event.kind)\n")
         }
     }

@@ -129,7 +129,7 @@ public final class DurableDelivery: Sendable {
 
     /// Also watches the journal for events committed by other processes (for a
     /// long-running `juice deliver --follow`), on a thread of its own.
-    public func follow() {
+    package func follow() {
         start()
         let begins = update { state -> Bool in
             guard !state.following, !state.stopping else { return false }
@@ -145,7 +145,7 @@ public final class DurableDelivery: Sendable {
     /// disabled, when another runner holds the lease, or when a failed event's next
     /// attempt is further away than `patience` (nearer ones are awaited).
     @discardableResult
-    public func deliverPending(waitingAtMost patience: Duration = .zero) async -> DeliveryPhase {
+    package func deliverPending(waitingAtMost patience: Duration = .zero) async -> DeliveryPhase {
         let target = update { state -> UInt64 in
             state.forceAttempt = true
             state.requests &+= 1
@@ -170,7 +170,7 @@ public final class DurableDelivery: Sendable {
     /// a full schedule again), optionally resends every dead letter once (removing
     /// those that succeed), then delivers what is pending as `deliverPending` does.
     @discardableResult
-    public func retry(deadLetters: Bool, waitingAtMost patience: Duration = .zero) async -> DeliveryPhase {
+    package func retry(deadLetters: Bool, waitingAtMost patience: Duration = .zero) async -> DeliveryPhase {
         let journal = journal
         let name = name
         _ = await Self.offPool { [self] in write { () throws(StoreError) in try journal.setRetryState(nil, for: name) } }

@@ -21,11 +21,11 @@ extension DurableDelivery {
     public static func attach(
         name: String, kinds: Set<EventKind>?, schedule: RetrySchedule, destination: any DurableDestination,
         to host: PluginHost
-    ) throws(JuiceMakerError) -> (delivery: DurableDelivery, wakeUps: Subscription) {
+    ) throws(PluginError) -> (delivery: DurableDelivery, wakeUps: Subscription) {
         let delivery = DurableDelivery(
             name: name, journal: host.journal, kinds: kinds, schedule: schedule,
             destination: destination, reportError: host.reportError, describeStoreError: host.describeStoreError)
-        let wakeUps = try host.maker.subscribe(name, delivery: .synchronous, kinds: kinds) { _ in delivery.wake() }
+        let wakeUps = try host.subscribe(name, delivery: .synchronous, kinds: kinds) { _ in delivery.wake() }
         delivery.start()
         return (delivery, wakeUps)
     }

@@ -40,19 +40,19 @@ public struct DeliveryStatistics: Sendable, Equatable {
 
 /// A durable subscriber's standing in the journal, read without running it
 /// (what `juice subscribers` shows).
-public struct DurableSubscriberStatus: Sendable, Equatable {
+package struct DurableSubscriberStatus: Sendable, Equatable {
     /// The subscriber's name.
-    public let name: String
+    package let name: String
     /// The last journal sequence it has handled.
-    public let cursor: Int64
+    package let cursor: Int64
     /// Journal events after the cursor (some may be outside its `events` filter).
-    public let lag: Int64
+    package let lag: Int64
     /// The oldest undelivered event's attempts and next attempt, if it failed.
-    public let retry: DeliveryRetryState?
+    package let retry: DeliveryRetryState?
     /// Dead letters waiting for `juice subscribers retry <name> --dead-letters`.
-    public let deadLetters: Int
+    package let deadLetters: Int
 
-    public init(name: String, cursor: Int64, lag: Int64, retry: DeliveryRetryState?, deadLetters: Int) {
+    package init(name: String, cursor: Int64, lag: Int64, retry: DeliveryRetryState?, deadLetters: Int) {
         self.name = name
         self.cursor = cursor
         self.lag = lag
@@ -61,7 +61,7 @@ public struct DurableSubscriberStatus: Sendable, Equatable {
     }
 
     /// Reads `name`'s standing from `journal`.
-    public static func read(_ name: String, from journal: any EventJournal) throws(StoreError) -> DurableSubscriberStatus {
+    package static func read(_ name: String, from journal: any EventJournal) throws(StoreError) -> DurableSubscriberStatus {
         let cursor = try journal.cursor(named: name)
         let last = try journal.lastSequence()
         var retry = try journal.retryState(for: name)

@@ -1,3 +1,4 @@
+import EventBus
 import JuiceMakerCore
 
 /// A front-end module that hears the juice maker's events: the extension point.
@@ -10,8 +11,9 @@ import JuiceMakerCore
 ///    Throw `ConfigurationError(path:plugin:)` (naming the field, its `PluginMessage`
 ///    in both languages) to refuse it; nothing runs then.
 /// 2. `attach(to:)` is called once, before the first command runs. Subscribe there
-///    (`host.maker.subscribe(context.name, …)`). Durable plugins also read
-///    `host.journal` and keep a cursor named after `context.name`.
+///    (`host.subscribe(context.name, …)`). Durable plugins also read
+///    `host.journal` and keep a cursor named after `context.name`. Throw a
+///    `PluginError` to refuse to start; the command stops then.
 /// 3. Handlers run as the plugin asked: synchronous handlers on the committing
 ///    thread, inside the order (keep them cheap); queued ones on the plugin's own
 ///    serial context, in journal order. A throw is reported with the plugin's name
@@ -31,7 +33,7 @@ public protocol JuiceMakerPlugin: AnyObject, Sendable {
     init(configuration: PluginConfiguration, context: PluginContext) throws(ConfigurationError)
 
     /// Starts listening.
-    func attach(to host: PluginHost) throws(JuiceMakerError)
+    func attach(to host: PluginHost) throws(PluginError)
 
     /// Flushes and stops by `deadline`.
     func shutdown(deadline: ContinuousClock.Instant) async
@@ -100,6 +102,22 @@ public struct PluginHost: Sendable {
         self.journal = JournalView(journal)
         self.reportError = reportError
         self.describeStoreError = describeStoreError
+    }
+
+    /// Subscribes to the maker's events: `maker.subscribe`, with a failure as the
+    /// plugin contract throws it.
+    public func subscribe(
+        _ name: String,
+        delivery: Delivery = .synchronous,
+        kinds: Set<EventKind>? = nil,
+        currentStock: (@Sendable (Stock) -> Void)? = nil,
+        handler: @escaping @Sendable (EventEnvelope) throws -> Void
+    ) throws(PluginError) -> Subscription {
+        do throws(JuiceMakerError) {
+            return try maker.subscribe(name, delivery: delivery, kinds: kinds, currentStock: currentStock, handler: handler)
+        } catch {
+            throw PluginError(error)
+        }
     }
 }
 
