@@ -9,6 +9,12 @@ import PackageDescription
 // (the subscription token and delivery modes) and Locking only; JuiceMakerTesting is for
 // tests; JuiceCLI is the one place that knows every plugin. No module re-exports another
 // (no `@_exported import`): each file imports what it uses.
+
+/// The compiler holds the core, the kit, the doubles and the plugins to that: a member
+/// of another module's type (`withLock`, `range(of:)`) needs that module imported in
+/// the file that uses it, not just somewhere in the target (SE-0444).
+let importsWhatItUses: [SwiftSetting] = [.enableUpcomingFeature("MemberImportVisibility")]
+
 let package = Package(
     name: "JuiceMaker",
     platforms: [.macOS(.v15)],
@@ -30,12 +36,12 @@ let package = Package(
         .target(name: "EventBus", dependencies: ["Locking"]),
         /// The domain (fruits, juices, `JuiceMaker`), its events, the store ports with the
         /// in-memory adapter, and the wire format.
-        .target(name: "JuiceMakerCore", dependencies: ["EventBus", "Locking"]),
+        .target(name: "JuiceMakerCore", dependencies: ["EventBus", "Locking"], swiftSettings: importsWhatItUses),
         /// What a plugin author needs: the plugin contract and host, configuration
         /// declarations and errors, text output, durable delivery.
-        .target(name: "JuiceMakerPluginKit", dependencies: ["JuiceMakerCore", "EventBus", "Locking"]),
+        .target(name: "JuiceMakerPluginKit", dependencies: ["JuiceMakerCore", "EventBus", "Locking"], swiftSettings: importsWhatItUses),
         /// Test doubles for code that listens to a `JuiceMaker` (`RecordingSubscriber`).
-        .target(name: "JuiceMakerTesting", dependencies: ["JuiceMakerCore", "EventBus", "Locking"]),
+        .target(name: "JuiceMakerTesting", dependencies: ["JuiceMakerCore", "EventBus", "Locking"], swiftSettings: importsWhatItUses),
         .systemLibrary(
             name: "CSQLite", path: "Sources/CSQLite", pkgConfig: "sqlite3",
             providers: [.apt(["libsqlite3-dev"]), .brew(["sqlite"])]),
@@ -48,17 +54,17 @@ let package = Package(
         // Locking only.
         .target(
             name: "LoggerPlugin", dependencies: ["JuiceMakerPluginKit", "JuiceMakerCore", "EventBus", "Locking"],
-            path: "Plugins/Logger"),
+            path: "Plugins/Logger", swiftSettings: importsWhatItUses),
         .target(
             name: "CLINotifierPlugin", dependencies: ["JuiceMakerPluginKit", "JuiceMakerCore", "EventBus", "Locking"],
-            path: "Plugins/CLINotifier"),
+            path: "Plugins/CLINotifier", swiftSettings: importsWhatItUses),
         .target(
             name: "WebhookPlugin",
             dependencies: ["JuiceMakerPluginKit", "JuiceMakerCore", "EventBus", "Locking", "CCrypto"],
-            path: "Plugins/Webhook"),
+            path: "Plugins/Webhook", swiftSettings: importsWhatItUses),
         .target(
             name: "CommandPlugin", dependencies: ["JuiceMakerPluginKit", "JuiceMakerCore", "EventBus", "Locking"],
-            path: "Plugins/Command"),
+            path: "Plugins/Command", swiftSettings: importsWhatItUses),
 
         // Executables
         /// The CLI as a library (so tests and fuzzers import it); `juice` is its thin process.

@@ -1,3 +1,5 @@
+import Foundation
+
 /// URLs in messages and `config show` never carry a password or a query value.
 public enum URLCredentials {
     /// `text` with a URL's `user:password@` replaced by `***@` and every query value by

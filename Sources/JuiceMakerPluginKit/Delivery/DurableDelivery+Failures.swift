@@ -1,5 +1,6 @@
 import Foundation
 import JuiceMakerCore
+import Locking
 
 /// What the runner does when a destination refuses an event (see `DurableDelivery`).
 extension DurableDelivery {
