@@ -1,5 +1,12 @@
 import JuiceMakerCore
 
+/// Anything with a place in `juice`'s command tree, declared once in `configuration`:
+/// a command that runs (`JuiceCommand`), or a group that only holds subcommands
+/// (`juice config`) and is a usage error on its own.
+protocol CommandDeclaration: SendableMetatype {
+    static var configuration: CommandConfiguration { get }
+}
+
 /// What a command needs set up before it runs.
 enum CommandNeeds: Sendable {
     /// The plugins built from the config, never attached (`config check`,
@@ -12,39 +19,23 @@ enum CommandNeeds: Sendable {
 /// A command in two steps. `init` reads and checks the command line without touching
 /// anything, so a bad argument exits 64 or 65 with nothing changed and no file
 /// created. `run` does the work and says how the process should exit.
-protocol RunnableCommand {
+///
+/// Adding a command is one type conforming to this (its file) and one line in its
+/// parent's `subcommands` (`JuiceRoot`, or a group's declaration).
+protocol JuiceCommand: CommandDeclaration {
+    /// `.store` unless declared otherwise.
     static var needs: CommandNeeds { get }
     init(_ invocation: Invocation) throws(CLIError)
     /// Commands that wait on plugins (`deliver`) are async; the others satisfy this synchronously.
     func run(_ session: Session) async throws(CLIError) -> ExitCode
 }
 
-/// A command that reads no config and opens nothing (`config schema`): the runner
-/// runs it before the config is read.
-protocol ConfigFreeCommand {
-    func run(_ output: any TextSink, registry: PluginRegistry) -> ExitCode
+extension JuiceCommand {
+    static var needs: CommandNeeds { .store }
 }
 
-extension CommandAction {
-    /// The command this action runs, its arguments checked.
-    func command(_ invocation: Invocation) throws(CLIError) -> any RunnableCommand {
-        switch self {
-        case .menu: try MenuCommand(invocation)
-        case .order: try OrderCommand(invocation)
-        case .stock: try StockQuery(invocation)
-        case .stockAdd, .stockRemove, .stockSet: try StockEdit(invocation)
-        case .events: try EventsCommand(invocation)
-        case .subscribers: try SubscribersCommand(invocation)
-        case .configCheck: try ConfigCheckCommand(invocation)
-        case .configShow: try ConfigShowCommand(invocation)
-        case .configSchema: try ConfigSchemaCommand(invocation)
-        case .shell: try ShellCommand(invocation)
-        case .stockEdit: try StockScreenCommand(invocation)
-        case .watch: try WatchCommand(invocation)
-        case .deliver: try DeliverCommand(invocation)
-        case .subscribersRetry: try SubscribersRetryCommand(invocation)
-        case .report: try ReportCommand(invocation)
-        case .reportPicklist: try PicklistCommand(invocation)
-        }
-    }
+/// A command that reads no config and opens nothing (`config schema`): the runner
+/// runs it before the config is read, so its `needs` is never looked at.
+protocol ConfigFreeCommand {
+    func run(_ output: any TextSink, registry: PluginRegistry) -> ExitCode
 }

@@ -44,8 +44,8 @@ struct Runner: Sendable {
 
     private func execute(_ invocation: Invocation) async throws(CLIError) -> ExitCode {
         let settings = try GlobalSettings(invocation, environment: environment)
-        guard let action = invocation.command.action else { return .usage }
-        let command = try action.command(invocation)
+        guard let type = invocation.command.runnable else { return .usage }
+        let command = try type.init(invocation)
         if let standalone = command as? any ConfigFreeCommand {
             return standalone.run(standardOutput, registry: registry)
         }
