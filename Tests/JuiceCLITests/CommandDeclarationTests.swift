@@ -1,3 +1,4 @@
+import Foundation
 import JuiceMakerCore
 import Testing
 @testable import JuiceCLI
@@ -119,6 +120,21 @@ import Testing
         } else {
             #expect(throws: CLIError.self) { try parser.parse(base) }
         }
+    }
+
+    @Test func aCommandThatNeedsNoStoreLeavesNoStoreDirectory() throws {
+        let needsPlugins = Self.declared.filter { ($0.declaration as? any JuiceCommand.Type)?.needs == .plugins }
+        #expect(needsPlugins.map(\.words).contains(["config", "check"]))
+        let sandbox = try JuiceSandbox()
+        let directory = (sandbox.storePath as NSString).deletingLastPathComponent
+        for command in needsPlugins {
+            let words = command.words + command.declaration.configuration.arguments.map { _ in "x" }
+            let result = try sandbox.run(words)
+            #expect(result.status == 0, "\(words): \(result.stderr)")
+            #expect(!FileManager.default.fileExists(atPath: directory), "\(words) created \(directory)")
+        }
+        #expect(try sandbox.run(["stock"]).status == 0)
+        #expect(FileManager.default.fileExists(atPath: sandbox.storePath))
     }
 
     /// The rows of one section of a help page: each row's label and its text.

@@ -7,12 +7,14 @@ protocol CommandDeclaration: SendableMetatype {
     static var configuration: CommandConfiguration { get }
 }
 
-/// What a command needs set up before it runs.
+/// What a command needs set up before it runs. The runner reads it.
 enum CommandNeeds: Sendable {
-    /// The plugins built from the config, never attached (`config check`,
-    /// `config show`): building runs each plugin's own checks.
+    /// The plugins built from the config, never attached, and no store (`config
+    /// check`, `config show`): building runs each plugin's own checks. The store's
+    /// directory is not created and the session refuses to open the store.
     case plugins
-    /// Plugins and the store (every other command); the store opens on first use.
+    /// Plugins and the store (every other command); the store's directory is created
+    /// before the plugins are built, the store opens on first use.
     case store
 }
 

@@ -1,7 +1,8 @@
 import JuiceMakerCore
 
 /// One run of `juice`, start to exit, in this order:
-/// parse the command line → read and check the config → check the command's values →
+/// parse the command line → check the command's values → read and check the config →
+/// create the store's directory (only for a command that needs the store, `CommandNeeds`) →
 /// build the plugins → run the command (the store opens on first use, plugins attach
 /// before the first change) → drain the bus → shut plugins down in reverse → exit code.
 ///
@@ -57,10 +58,13 @@ struct Runner: Sendable {
         let context = CommandContext(
             invocation: invocation, settings: settings, config: config, console: console,
             registry: registry, environment: environment, location: location)
-        do {
-            try location.prepareDirectory()
-        } catch {
-            throw CLIError(.storeIO, Catalog.Errors.store(error))
+        let needsStore = type.needs == .store
+        if needsStore {
+            do {
+                try location.prepareDirectory()
+            } catch {
+                throw CLIError(.storeIO, Catalog.Errors.store(error))
+            }
         }
         let plugins: [BuiltPlugin]
         do {
@@ -69,7 +73,7 @@ struct Runner: Sendable {
         } catch {
             throw CLIError(.config, Catalog.Errors.config(error))
         }
-        let session = Session(context: context, plugins: plugins)
+        let session = Session(context: context, plugins: plugins, opensStore: needsStore)
         let result: Result<ExitCode, CLIError>
         do {
             result = .success(try await command.run(session))
