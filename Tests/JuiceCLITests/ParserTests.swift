@@ -16,7 +16,7 @@ import Testing
 
     @Test func optionsAnywhereAndBothSpellings() throws {
         let parsed = try invocation(["--json", "order", "--count=3", "mango-kiwi", "--lang", "ko"])
-        #expect(parsed.command.action == .order)
+        #expect(parsed.command.runnable == OrderCommand.self)
         #expect(parsed.arguments == ["mango-kiwi"])
         #expect(parsed.value("count") == "3")
         #expect(parsed.value("lang") == "ko")
@@ -25,7 +25,7 @@ import Testing
 
     @Test func negativeNumbersAreValues() throws {
         let parsed = try invocation(["stock", "add", "kiwi", "-3"])
-        #expect(parsed.command.action == .stockAdd)
+        #expect(parsed.command.runnable == StockAddCommand.self)
         #expect(parsed.arguments == ["kiwi", "-3"])
     }
 

@@ -4,8 +4,21 @@ import JuiceMakerPluginKit
 /// stopped by its destination (410 Gone), gives its oldest failed event a fresh retry
 /// schedule and delivers what is pending now, as `juice deliver` does; with
 /// `--dead-letters` it first sends each of its dead letters once more.
-struct SubscribersRetryCommand: RunnableCommand {
-    static let needs = CommandNeeds.store
+struct SubscribersRetryCommand: JuiceCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "retry",
+        abstract: LocalizedText(
+            "Re-enable a durable subscriber and deliver its pending events now.",
+            ko: "내구성 구독자를 다시 켜고 밀린 이벤트를 지금 전달합니다."),
+        arguments: [
+            ArgumentSpec("name", help: LocalizedText(
+                "The subscriber's name, as `juice subscribers` lists it.", ko: "`juice subscribers`에 나오는 구독자 이름.")),
+        ],
+        options: [
+            OptionSpec("dead-letters", help: LocalizedText(
+                "Also send each dead letter once more (those delivered are removed).",
+                ko: "데드 레터도 한 번씩 다시 보냅니다 (전달된 것은 지웁니다).")),
+        ])
 
     let name: String
     let deadLetters: Bool

@@ -8,8 +8,18 @@ import JuiceMakerCore
 /// Starts after the newest event, or with `--since N` replays the events after N
 /// first. Each event is written with one `write(2)` as it is read, so a pipe reader
 /// sees it at once. Ctrl-C stops it between two events; exit status 0.
-struct WatchCommand: RunnableCommand {
-    static let needs = CommandNeeds.store
+struct WatchCommand: JuiceCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "watch",
+        abstract: LocalizedText(
+            "Show events as they happen, also those of other juice processes (Ctrl-C stops).",
+            ko: "일어나는 이벤트를 바로 보여 줍니다. 다른 juice 프로세스의 것도 (Ctrl-C로 멈춤)."),
+        options: [
+            OptionSpec("since", value: "sequence", help: LocalizedText(
+                "First replay the events after this sequence number, then follow.",
+                ko: "이 순번 다음의 이벤트를 먼저 다시 보여 준 뒤 따라갑니다.")),
+            EventsCommand.typeOption,
+        ])
     /// How long one wait for new events may last before Ctrl-C is looked at again
     /// (the interrupt also ends a wait through the store's own short slices).
     private static let waitSlice = Duration.milliseconds(200)

@@ -4,8 +4,12 @@
 /// Exit status: 0 after `quit` or the end of input; 130 after Ctrl-C, once the
 /// command that was running has finished and the bus and plugins have shut down
 /// (never in the middle of an order or an apply); 74 if the store fails.
-struct ShellCommand: RunnableCommand {
-    static let needs = CommandNeeds.store
+struct ShellCommand: JuiceCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "shell",
+        abstract: LocalizedText(
+            "Open the order screen: order by number or name, edit the stock, see what changed.",
+            ko: "주문 화면을 엽니다: 번호나 이름으로 주문하고, 재고를 수정하고, 바뀐 것을 봅니다."))
 
     init(_ invocation: Invocation) throws(CLIError) {}
 
@@ -17,8 +21,12 @@ struct ShellCommand: RunnableCommand {
 /// `juice stock edit`: the stock screen on its own. Exit status: 0 after `apply` or
 /// `cancel` (the end of input cancels); 130 after Ctrl-C (the draft is dropped,
 /// nothing stored); 74 if the store fails.
-struct StockScreenCommand: RunnableCommand {
-    static let needs = CommandNeeds.store
+struct StockEditCommand: JuiceCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "edit",
+        abstract: LocalizedText(
+            "Open the stock screen: edit a draft, then apply it as one change or cancel it.",
+            ko: "재고 수정 화면을 엽니다: 초안을 고친 뒤 한 번에 적용하거나 취소합니다."))
 
     init(_ invocation: Invocation) throws(CLIError) {}
 

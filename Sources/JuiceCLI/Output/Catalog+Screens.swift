@@ -1,24 +1,10 @@
 import JuiceMakerCore
 
 /// What the two screens (`juice shell`, `juice stock edit`) and `juice watch` say:
-/// their help lines, prompts, questions and refusals.
+/// their prompts, questions and refusals (their help is in their declarations).
 extension Catalog {
     enum Screens {
         typealias T = LocalizedText
-
-        // Help (command table)
-        static let shell = T(
-            "Open the order screen: order by number or name, edit the stock, see what changed.",
-            ko: "주문 화면을 엽니다: 번호나 이름으로 주문하고, 재고를 수정하고, 바뀐 것을 봅니다.")
-        static let stockEdit = T(
-            "Open the stock screen: edit a draft, then apply it as one change or cancel it.",
-            ko: "재고 수정 화면을 엽니다: 초안을 고친 뒤 한 번에 적용하거나 취소합니다.")
-        static let watch = T(
-            "Show events as they happen, also those of other juice processes (Ctrl-C stops).",
-            ko: "일어나는 이벤트를 바로 보여 줍니다. 다른 juice 프로세스의 것도 (Ctrl-C로 멈춤).")
-        static let watchSince = T(
-            "First replay the events after this sequence number, then follow.",
-            ko: "이 순번 다음의 이벤트를 먼저 다시 보여 준 뒤 따라갑니다.")
 
         // Shared
         static let yesNo = T("(y/N)", ko: "(y/N)")

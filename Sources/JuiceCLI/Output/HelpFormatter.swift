@@ -12,7 +12,7 @@ struct HelpFormatter: Sendable {
         let command = path[path.count - 1]
         var parts = [path.map(\.name).joined(separator: " ")]
         if !command.subcommands.isEmpty {
-            parts.append(command.action == nil ? "<subcommand>" : "[<subcommand>]")
+            parts.append(command.runnable == nil ? "<subcommand>" : "[<subcommand>]")
         }
         parts += command.arguments.map(\.synopsis)
         parts += command.options.map { "[\($0.synopsis)]" }

@@ -4,8 +4,18 @@ import JuiceMakerPluginKit
 /// `juice order <juice> [--count N]`: makes the juice or, if the fruit is not enough,
 /// nothing (exit 1). The notifier shows the outcome; the command prints it only when
 /// no notifier does (and not with `--quiet`). `--json` prints the typed result.
-struct OrderCommand: RunnableCommand {
-    static let needs = CommandNeeds.store
+struct OrderCommand: JuiceCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "order",
+        abstract: LocalizedText("Make a juice (exit 1 when the fruit is not enough).", ko: "쥬스를 만듭니다 (과일이 모자라면 종료 코드 1)."),
+        arguments: [
+            ArgumentSpec("juice", help: LocalizedText(
+                "The juice: an id (mango-kiwi), English or Korean name.", ko: "쥬스: id (mango-kiwi), 영어 또는 한국어 이름.")),
+        ],
+        options: [
+            OptionSpec("count", value: "n", help: LocalizedText("How many juices to make (default: 1).", ko: "만들 잔 수 (기본값: 1).")),
+        ])
+
     let juice: Juice
     let count: Int
 

@@ -151,7 +151,7 @@ public struct CommandLineParser: Sendable {
 
     private func check(_ arguments: [String], against path: [CommandSpec]) throws(CLIError) {
         let command = path[path.count - 1]
-        guard command.action != nil else {
+        guard command.runnable != nil else {
             if let first = arguments.first {
                 throw .usage(Catalog.Errors.unknownCommand(first, in: commandName(path)), path)
             }

@@ -3,8 +3,24 @@ import JuiceMakerCore
 /// `juice events [--since N] [--type T]… [--limit N]`: the journal, oldest first.
 /// Without `--since`, `--limit` keeps the newest; with it, the first after N.
 /// `--json` prints CloudEvents JSON Lines (`CloudEventFormat`).
-struct EventsCommand: RunnableCommand {
-    static let needs = CommandNeeds.store
+struct EventsCommand: JuiceCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "events",
+        abstract: LocalizedText(
+            "List the journal's events (CloudEvents JSON Lines with --json).",
+            ko: "기록된 이벤트를 보여 줍니다 (--json이면 CloudEvents JSON Lines)."),
+        options: [
+            OptionSpec("since", value: "sequence", help: LocalizedText("Only events after this sequence number.", ko: "이 순번 다음의 이벤트만.")),
+            typeOption,
+            OptionSpec("limit", value: "n", help: LocalizedText(
+                "At most this many events (the newest, or the first after --since).", ko: "최대 이벤트 수 (최신 것, 또는 --since 다음부터).")),
+        ])
+    /// `--type`, also `juice watch`'s.
+    static let typeOption = OptionSpec(
+        "type", value: "type", repeatable: true,
+        help: LocalizedText(
+            "Only events of this type: stockChanged, juiceMade, orderFailed (repeatable).",
+            ko: "이 종류의 이벤트만: stockChanged, juiceMade, orderFailed (여러 번 가능)."))
 
     let since: Int64
     let kinds: Set<EventKind>?

@@ -5,8 +5,12 @@ import JuiceMakerPluginKit
 /// `juice subscribers`: each configured subscriber, its type, whether it is enabled,
 /// and, for durable ones (webhook, command), its cursor, how many events it is
 /// behind, when its failing event is tried next, and how many it gave up on.
-struct SubscribersCommand: RunnableCommand {
-    static let needs = CommandNeeds.store
+struct SubscribersCommand: JuiceCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "subscribers",
+        abstract: LocalizedText(
+            "List the configured subscribers, their state and cursor lag.", ko: "설정된 구독자와 상태, 커서 지연을 보여 줍니다."),
+        subcommands: [SubscribersRetryCommand.self])
 
     init(_ invocation: Invocation) throws(CLIError) {}
 

@@ -2,7 +2,8 @@ import JuiceMakerCore
 import JuiceMakerPluginKit
 
 /// One run of `juice`, start to exit, in this order:
-/// parse the command line → read and check the config → check the command's values →
+/// parse the command line → check the command's values → read and check the config →
+/// create the store's directory (only for a command that needs the store, `CommandNeeds`) →
 /// build the plugins → run the command (the store opens on first use, plugins attach
 /// before the first change) → drain the bus → shut plugins down in reverse → exit code.
 ///
@@ -45,8 +46,8 @@ struct Runner: Sendable {
 
     private func execute(_ invocation: Invocation) async throws(CLIError) -> ExitCode {
         let settings = try GlobalSettings(invocation, environment: environment)
-        guard let action = invocation.command.action else { return .usage }
-        let command = try action.command(invocation)
+        guard let type = invocation.command.runnable else { return .usage }
+        let command = try type.init(invocation)
         if let standalone = command as? any ConfigFreeCommand {
             return standalone.run(standardOutput, registry: registry)
         }
@@ -58,10 +59,13 @@ struct Runner: Sendable {
         let context = CommandContext(
             invocation: invocation, settings: settings, config: config, console: console,
             registry: registry, environment: environment, location: location)
-        do {
-            try location.prepareDirectory()
-        } catch {
-            throw CLIError(.storeIO, Catalog.Errors.store(error))
+        let needsStore = type.needs == .store
+        if needsStore {
+            do {
+                try location.prepareDirectory()
+            } catch {
+                throw CLIError(.storeIO, Catalog.Errors.store(error))
+            }
         }
         let plugins: [BuiltPlugin]
         do {
@@ -70,7 +74,7 @@ struct Runner: Sendable {
         } catch {
             throw CLIError(.config, Catalog.Errors.config(error))
         }
-        let session = Session(context: context, plugins: plugins)
+        let session = Session(context: context, plugins: plugins, opensStore: needsStore)
         let result: Result<ExitCode, CLIError>
         do {
             result = .success(try await command.run(session))

@@ -3,8 +3,11 @@ import JuiceMakerPluginKit
 
 /// `juice menu`: each juice, its recipe and how many the stock can make now.
 /// `--json`: an array of `{"juice","name","recipe","available"}`.
-struct MenuCommand: RunnableCommand {
-    static let needs = CommandNeeds.store
+struct MenuCommand: JuiceCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "menu",
+        abstract: LocalizedText(
+            "Show each juice, its recipe and how many can be made now.", ko: "쥬스마다 레시피와 지금 만들 수 있는 잔 수를 보여 줍니다."))
 
     init(_ invocation: Invocation) throws(CLIError) {}
 

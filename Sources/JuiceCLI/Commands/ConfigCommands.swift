@@ -1,8 +1,20 @@
 import JuiceMakerPluginKit
 
+/// `juice config`: a group only; on its own a usage error that lists its subcommands.
+enum ConfigGroup: CommandDeclaration {
+    static let configuration = CommandConfiguration(
+        commandName: "config",
+        abstract: LocalizedText(
+            "Check or show the config, or print its JSON Schema.", ko: "설정을 검사하거나 보여 주거나, 그 JSON Schema를 출력합니다."),
+        subcommands: [ConfigCheckCommand.self, ConfigShowCommand.self, ConfigSchemaCommand.self])
+}
+
 /// `juice config check`: the config was read and checked before any command runs, and
 /// every enabled subscriber was built from it; reaching `run` means it is valid.
-struct ConfigCheckCommand: RunnableCommand {
+struct ConfigCheckCommand: JuiceCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "check",
+        abstract: LocalizedText("Check the config and the subscribers it builds.", ko: "설정과 그것으로 만드는 구독자를 검사합니다."))
     static let needs = CommandNeeds.plugins
 
     init(_ invocation: Invocation) throws(CLIError) {}
@@ -33,8 +45,12 @@ struct ConfigCheckCommand: RunnableCommand {
 
 /// `juice config schema`: the config's JSON Schema, generated from the declarations
 /// (`ConfigSchema`). It needs no config: it runs even when the config is broken.
-struct ConfigSchemaCommand: RunnableCommand, ConfigFreeCommand {
-    static let needs = CommandNeeds.plugins
+struct ConfigSchemaCommand: JuiceCommand, ConfigFreeCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "schema",
+        abstract: LocalizedText(
+            "Print the config's JSON Schema (draft 2020-12), made from the keys juice checks.",
+            ko: "설정의 JSON Schema(draft 2020-12)를 출력합니다. juice가 검사하는 키로 만듭니다."))
 
     init(_ invocation: Invocation) throws(CLIError) {}
 
@@ -52,7 +68,12 @@ struct ConfigSchemaCommand: RunnableCommand, ConfigFreeCommand {
 /// would be used) and the file it came from, once it passed every check `config
 /// check` makes (exit 78 otherwise). Secrets never appear: values taken from
 /// `${NAME}`, values of secret-like keys and a URL's `user:password@` print as `***`.
-struct ConfigShowCommand: RunnableCommand {
+struct ConfigShowCommand: JuiceCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "show",
+        abstract: LocalizedText(
+            "Show the effective config and the file it came from (secrets as ***).",
+            ko: "적용된 설정과 그 파일을 보여 줍니다 (비밀 값은 ***)."))
     static let needs = CommandNeeds.plugins
     static let mask = ConfigValue.string("***")
 

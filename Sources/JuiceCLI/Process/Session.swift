@@ -22,12 +22,15 @@ struct CommandContext: Sendable {
 final class Session {
     let context: CommandContext
     private let plugins: [BuiltPlugin]
+    /// Whether the command declared it needs the store (`CommandNeeds.store`).
+    private let opensStore: Bool
     private var opened: (store: any StockStore & EventJournal, maker: JuiceMaker)?
     private var attached = false
 
-    init(context: CommandContext, plugins: [BuiltPlugin]) {
+    init(context: CommandContext, plugins: [BuiltPlugin], opensStore: Bool) {
         self.context = context
         self.plugins = plugins
+        self.opensStore = opensStore
     }
 
     var builtPlugins: [BuiltPlugin] { plugins }
@@ -70,6 +73,7 @@ final class Session {
 
     private func open() throws(CLIError) -> (store: any StockStore & EventJournal, maker: JuiceMaker) {
         if let opened { return opened }
+        assert(opensStore, "\(context.invocation.command.name) declares CommandNeeds.plugins but opens the store")
         let store: any StockStore & EventJournal
         do {
             store = try context.location.open(

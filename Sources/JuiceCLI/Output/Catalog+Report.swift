@@ -1,39 +1,10 @@
 import JuiceMakerCore
 
-/// What `juice report` and `juice report picklist` say: help, headings, the lines of
-/// the report, and its errors.
+/// What `juice report` and `juice report picklist` say: headings, the lines of
+/// the report, and its errors (their help is in their declarations).
 extension Catalog {
     enum Report {
         typealias T = LocalizedText
-
-        // Help
-        static let command = T(
-            "Show sales, lost sales, fruit consumed and how long the stock lasts.",
-            ko: "판매, 놓친 판매, 쓴 과일과 재고가 얼마나 갈지 보여 줍니다.")
-        static let picklist = T(
-            "List how much of each fruit to bring from the storeroom.",
-            ko: "창고에서 가져올 과일과 개수를 보여 줍니다.")
-        static let sinceOption = T(
-            "The window: 24h, 7d, 30d (hours, days, weeks: 2w) or a date 2026-11-01 (UTC); default 7d.",
-            ko: "기간: 24h, 7d, 30d (시간, 일, 주: 2w) 또는 날짜 2026-11-01 (UTC). 기본값 7d.")
-        static let byOption = T(
-            "Bucket the fruit consumed by hour, day or week (default: by the window's length).",
-            ko: "쓴 과일을 시간, 일, 주 단위로 묶습니다 (기본값: 기간 길이에 따라).")
-        static let atOption = T(
-            "Report as of the end of this hour (2026-11-21T09:00:00Z or a date) instead of now.",
-            ko: "지금 대신 이 시각이 속한 시간의 끝을 기준으로 봅니다 (2026-11-21T09:00:00Z 또는 날짜).")
-        static let svgOption = T(
-            "Also write the charts as one standalone SVG file.",
-            ko: "차트를 독립된 SVG 파일 하나로도 씁니다.")
-        static let asciiOption = T(
-            "Draw bars with ASCII (#) instead of Unicode blocks.",
-            ko: "막대를 유니코드 블록 대신 ASCII(#)로 그립니다.")
-        static let coverOption = T(
-            "Bring enough for this long at the recent rate: 12h, 2d, 1w (default 1d).",
-            ko: "최근 속도로 이 기간 동안 쓸 만큼 가져옵니다: 12h, 2d, 1w (기본값 1d).")
-        static let targetOption = T(
-            "Bring enough to reach this many of each fruit instead.",
-            ko: "대신 과일마다 이 개수가 되도록 가져옵니다.")
 
         // Headings
         static func title(_ from: String, _ until: String, _ window: String, _ by: Bucket) -> T {

@@ -14,8 +14,17 @@ import Locking
 /// journal). With `--follow` it keeps delivering, also events committed by other
 /// `juice` processes, until Ctrl-C or SIGTERM; then it stops like any command, by
 /// the flush deadline.
-struct DeliverCommand: RunnableCommand {
-    static let needs = CommandNeeds.store
+struct DeliverCommand: JuiceCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "deliver",
+        abstract: LocalizedText(
+            "Deliver the events durable subscribers (webhook, command) have not received yet.",
+            ko: "내구성 구독자(webhook, command)가 아직 받지 못한 이벤트를 전달합니다."),
+        options: [
+            OptionSpec("follow", help: LocalizedText(
+                "Keep running and deliver new events as they are committed, by any process (Ctrl-C stops).",
+                ko: "계속 실행하며 어느 프로세스가 커밋한 새 이벤트든 전달합니다 (Ctrl-C로 멈춤).")),
+        ])
     /// Retries due within this are awaited by `juice deliver`.
     static let patience = Duration.seconds(10)
 

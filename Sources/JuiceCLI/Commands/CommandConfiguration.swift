@@ -1,9 +1,25 @@
-/// What a command does when it runs. The dispatcher maps each case to its code.
-enum CommandAction: Sendable {
-    case menu, order, stock, stockAdd, stockRemove, stockSet, events, subscribers, configCheck, configShow, configSchema
-    case shell, stockEdit, watch
-    case deliver, subscribersRetry
-    case report, reportPicklist
+/// What a command declares about itself, once, in the manner of swift-argument-parser's
+/// `CommandConfiguration`: its name, its one line of help in both languages, its
+/// arguments and options, and its subcommands as types. The parser's grammar, the
+/// usage line and `--help` are all derived from these declarations (`CommandSpec`).
+struct CommandConfiguration: Sendable {
+    let commandName: String
+    let abstract: LocalizedText
+    let arguments: [ArgumentSpec]
+    let options: [OptionSpec]
+    /// The commands under this one, in the order `--help` lists them.
+    let subcommands: [any CommandDeclaration.Type]
+
+    init(
+        commandName: String, abstract: LocalizedText,
+        arguments: [ArgumentSpec] = [], options: [OptionSpec] = [], subcommands: [any CommandDeclaration.Type] = []
+    ) {
+        self.commandName = commandName
+        self.abstract = abstract
+        self.arguments = arguments
+        self.options = options
+        self.subcommands = subcommands
+    }
 }
 
 /// One option, described once: parsing, the usage line and help all read it.
@@ -55,27 +71,27 @@ struct ArgumentSpec: Sendable {
     var synopsis: String { isRepeating ? "<\(name)> ..." : "<\(name)>" }
 }
 
-/// A command as described once. The parser, the usage line and `--help` all come from
-/// this value, so they cannot disagree.
+/// A node of the command tree as the parser, the usage line and `--help` read it,
+/// derived from a declaration and its subcommands' declarations, so they cannot
+/// disagree with it or with each other.
 struct CommandSpec: Sendable {
     let name: String
     let abstract: LocalizedText
     /// What runs; `nil` for a group that needs a subcommand (`juice config`).
-    let action: CommandAction?
+    let runnable: (any JuiceCommand.Type)?
     let arguments: [ArgumentSpec]
     let options: [OptionSpec]
     let subcommands: [CommandSpec]
 
-    init(
-        _ name: String, abstract: LocalizedText, action: CommandAction?,
-        arguments: [ArgumentSpec] = [], options: [OptionSpec] = [], subcommands: [CommandSpec] = []
-    ) {
-        self.name = name
-        self.abstract = abstract
-        self.action = action
-        self.arguments = arguments
-        self.options = options
-        self.subcommands = subcommands
+    /// The tree under `declaration`.
+    init(_ declaration: any CommandDeclaration.Type) {
+        let configuration = declaration.configuration
+        name = configuration.commandName
+        abstract = configuration.abstract
+        runnable = declaration as? any JuiceCommand.Type
+        arguments = configuration.arguments
+        options = configuration.options
+        subcommands = configuration.subcommands.map(CommandSpec.init)
     }
 
     func subcommand(named name: String) -> CommandSpec? {

@@ -7,20 +7,6 @@ extension Catalog {
     enum Delivery {
         typealias T = LocalizedText
 
-        static let deliver = T(
-            "Deliver the events durable subscribers (webhook, command) have not received yet.",
-            ko: "내구성 구독자(webhook, command)가 아직 받지 못한 이벤트를 전달합니다.")
-        static let follow = T(
-            "Keep running and deliver new events as they are committed, by any process (Ctrl-C stops).",
-            ko: "계속 실행하며 어느 프로세스가 커밋한 새 이벤트든 전달합니다 (Ctrl-C로 멈춤).")
-        static let retry = T(
-            "Re-enable a durable subscriber and deliver its pending events now.",
-            ko: "내구성 구독자를 다시 켜고 밀린 이벤트를 지금 전달합니다.")
-        static let nameArgument = T("The subscriber's name, as `juice subscribers` lists it.", ko: "`juice subscribers`에 나오는 구독자 이름.")
-        static let deadLettersOption = T(
-            "Also send each dead letter once more (those delivered are removed).",
-            ko: "데드 레터도 한 번씩 다시 보냅니다 (전달된 것은 지웁니다).")
-
         static let noDurableSubscribers = T(
             "No durable subscribers (webhook, command) are enabled in the config.",
             ko: "설정에 켜진 내구성 구독자(webhook, command)가 없습니다.")

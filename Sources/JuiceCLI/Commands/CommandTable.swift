@@ -1,0 +1,47 @@
+/// `juice` itself: the top-level commands, in the order `--help` lists them. Adding a
+/// top-level command is one line here (and its file); a subcommand is one line in its
+/// group's `subcommands`.
+enum JuiceRoot: CommandDeclaration {
+    static let configuration = CommandConfiguration(
+        commandName: "juice",
+        abstract: LocalizedText(
+            "Make juice from fruit in stock, and hear what happened.", ko: "재고의 과일로 쥬스를 만들고, 일어난 일을 알려 줍니다."),
+        subcommands: [
+            MenuCommand.self,
+            OrderCommand.self,
+            StockCommand.self,
+            ShellCommand.self,
+            WatchCommand.self,
+            EventsCommand.self,
+            ReportCommand.self,
+            SubscribersCommand.self,
+            DeliverCommand.self,
+            ConfigGroup.self,
+        ])
+}
+
+/// The command tree derived from `JuiceRoot`'s declarations, and the options every
+/// command shares.
+enum CommandTable {
+    /// The version `--version` prints.
+    static let version = "0.1.0"
+
+    /// Options every command accepts, before or after its name.
+    static let globalOptions: [OptionSpec] = [
+        OptionSpec("config", value: "path", help: Catalog.Help.config),
+        OptionSpec("store", value: "path", help: Catalog.Help.store),
+        OptionSpec("in-memory", help: Catalog.Help.inMemory),
+        OptionSpec("lang", value: "ko|en", help: Catalog.Help.lang),
+        OptionSpec("json", help: Catalog.Help.json),
+        OptionSpec("quiet", short: "q", help: Catalog.Help.quiet),
+        OptionSpec("no-color", help: Catalog.Help.noColor),
+    ]
+
+    /// `-h, --help`, shown at every level.
+    static let helpOption = OptionSpec("help", short: "h", help: Catalog.Help.help)
+    /// `--version`, shown on the root.
+    static let versionOption = OptionSpec("version", help: Catalog.Help.version)
+
+    /// Every command, from the declarations.
+    static let root = CommandSpec(JuiceRoot.self)
+}

@@ -1,0 +1,43 @@
+import JuiceMakerPluginKit
+
+/// Anything with a place in `juice`'s command tree, declared once in `configuration`:
+/// a command that runs (`JuiceCommand`), or a group that only holds subcommands
+/// (`juice config`) and is a usage error on its own.
+protocol CommandDeclaration: SendableMetatype {
+    static var configuration: CommandConfiguration { get }
+}
+
+/// What a command needs set up before it runs. The runner reads it.
+enum CommandNeeds: Sendable {
+    /// The plugins built from the config, never attached, and no store (`config
+    /// check`, `config show`): building runs each plugin's own checks. The store's
+    /// directory is not created and the session refuses to open the store.
+    case plugins
+    /// Plugins and the store (every other command); the store's directory is created
+    /// before the plugins are built, the store opens on first use.
+    case store
+}
+
+/// A command in two steps. `init` reads and checks the command line without touching
+/// anything, so a bad argument exits 64 or 65 with nothing changed and no file
+/// created. `run` does the work and says how the process should exit.
+///
+/// Adding a command is one type conforming to this (its file) and one line in its
+/// parent's `subcommands` (`JuiceRoot`, or a group's declaration).
+protocol JuiceCommand: CommandDeclaration {
+    /// `.store` unless declared otherwise.
+    static var needs: CommandNeeds { get }
+    init(_ invocation: Invocation) throws(CLIError)
+    /// Commands that wait on plugins (`deliver`) are async; the others satisfy this synchronously.
+    func run(_ session: Session) async throws(CLIError) -> ExitCode
+}
+
+extension JuiceCommand {
+    static var needs: CommandNeeds { .store }
+}
+
+/// A command that reads no config and opens nothing (`config schema`): the runner
+/// runs it before the config is read, so its `needs` is never looked at.
+protocol ConfigFreeCommand {
+    func run(_ output: any TextSink, registry: PluginRegistry) -> ExitCode
+}
