@@ -31,11 +31,14 @@ let package = Package(
         .systemLibrary(
             name: "CCrypto", path: "Sources/CCrypto", pkgConfig: "libcrypto",
             providers: [.apt(["libssl-dev"]), .brew(["openssl"])]),
+        .systemLibrary(
+            name: "CTLS", path: "Sources/CTLS", pkgConfig: "openssl",
+            providers: [.apt(["libssl-dev"]), .brew(["openssl"])]),
 
         // Plugins: one front-end module each, importing JuiceMakerCore only.
         .target(name: "LoggerPlugin", dependencies: ["JuiceMakerCore", "Locking"], path: "Plugins/Logger"),
         .target(name: "CLINotifierPlugin", dependencies: ["JuiceMakerCore", "Locking"], path: "Plugins/CLINotifier"),
-        .target(name: "WebhookPlugin", dependencies: ["JuiceMakerCore", "Locking", "CCrypto"], path: "Plugins/Webhook"),
+        .target(name: "WebhookPlugin", dependencies: ["JuiceMakerCore", "Locking", "CCrypto", "CTLS"], path: "Plugins/Webhook"),
         .target(name: "CommandPlugin", dependencies: ["JuiceMakerCore", "Locking"], path: "Plugins/Command"),
 
         // Executables
@@ -62,7 +65,7 @@ let package = Package(
         .testTarget(name: "SQLiteStoreTests", dependencies: ["SQLiteStore", "Locking", "CSQLite", "JuiceStoreProbe"]),
         .testTarget(name: "PluginTests", dependencies: ["LoggerPlugin", "CLINotifierPlugin", "Locking"]),
         .testTarget(name: "JuiceCLITests", dependencies: ["JuiceCLI", "juice", "JuiceMakerCore", "SQLiteStore"]),
-        .testTarget(name: "DeliveryTests", dependencies: ["WebhookPlugin", "CommandPlugin", "CCrypto", "JuiceCLI", "juice", "Locking"]),
+        .testTarget(name: "DeliveryTests", dependencies: ["WebhookPlugin", "CommandPlugin", "CCrypto", "CTLS", "JuiceCLI", "juice", "Locking"]),
 
         // Fuzz targets (Tests/Fuzz, run.sh): a plain build replays the corpus files given
         // as arguments; built with -sanitize=fuzzer,address -DFUZZING, a libFuzzer target.
