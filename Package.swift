@@ -76,6 +76,7 @@ let package = Package(
         .executableTarget(name: "FuzzCloudEvent", dependencies: ["FuzzSupport", "JuiceMakerCore"], path: "Tests/Fuzz/FuzzCloudEvent", exclude: ["corpus"]),
         .executableTarget(name: "FuzzRFC3339", dependencies: ["FuzzSupport", "JuiceMakerCore"], path: "Tests/Fuzz/FuzzRFC3339", exclude: ["corpus"]),
         .executableTarget(name: "FuzzRetryAfter", dependencies: ["FuzzSupport", "WebhookPlugin"], path: "Tests/Fuzz/FuzzRetryAfter", exclude: ["corpus"]),
+        .executableTarget(name: "FuzzHTTPResponse", dependencies: ["FuzzSupport", "WebhookPlugin"], path: "Tests/Fuzz/FuzzHTTPResponse", exclude: ["corpus"]),
     ],
     swiftLanguageModes: [.v6]
 )
