@@ -61,6 +61,18 @@ import WebhookPlugin
         #expect(reason == "POST \(server.url) failed: connection refused")
     }
 
+    /// URLSession followed a redirect and re-sent the POST as a GET without its body,
+    /// then counted the event delivered; a redirect is now a failure like any non-2xx.
+    @Test func aRedirectIsAFailureNotFollowed() async throws {
+        let server = LoopbackHTTPServer { _, _ in .status(302, headers: [("Location", "/elsewhere")]) }
+        try server.start()
+        defer { server.stop() }
+        let rig = Rig()
+        let reason = try await firstFailure(rig, try webhook(rig, url: server.url))
+        #expect(reason == "\(server.url) answered HTTP 302")
+        #expect(server.requests.map(\.method) == ["POST"])
+    }
+
     @Test func aURLTheClientCannotUseIsAConfigurationErrorOnURL() throws {
         let rig = Rig()
         do {
