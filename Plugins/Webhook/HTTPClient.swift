@@ -1,19 +1,5 @@
 import Foundation
 
-/// A request as the client sends it: `method` to the target with these header fields
-/// and this body. `Host`, `Content-Length` and (from the URL) `Authorization` are added.
-package struct HTTPRequest: Sendable {
-    package var method: String
-    package var fields: [(name: String, value: String)]
-    package var body: [UInt8]
-
-    package init(method: String = "POST", fields: [(name: String, value: String)], body: [UInt8]) {
-        self.method = method
-        self.fields = fields
-        self.body = body
-    }
-}
-
 /// A small HTTP/1.1 client for one endpoint, over POSIX sockets and `poll(2)`, with
 /// TLS from the system's OpenSSL (`TLSSession`). Blocking: it runs on the caller's
 /// thread, which must not be one of Swift's cooperative pool. Not thread-safe: one
@@ -64,7 +50,7 @@ package final class HTTPClient {
     ) throws(HTTPClientError) -> HTTPResponseHead {
         let wait = HTTPWait(deadline: deadline, cancellation: cancellation, request: number)
         try wait.check()
-        let message = try Self.serialize(request, for: target)
+        let message = try request.serialized(for: target)
         if let kept = takeIdleConnection() {
             do {
                 return try exchange(message, on: kept, wait: wait)
@@ -200,83 +186,5 @@ package final class HTTPClient {
                 else { return false }
             }
         }
-    }
-
-    /// The request's bytes: request line, header section, body. A field that could
-    /// break the header section (a line break in a value, a bad name) is refused.
-    static func serialize(_ request: HTTPRequest, for target: HTTPTarget) throws(HTTPClientError) -> [UInt8] {
-        var head = "\(request.method) \(target.requestTarget) HTTP/1.1\r\nHost: \(target.hostHeader)\r\n"
-        if let authorization = target.authorization { head += "Authorization: \(authorization)\r\n" }
-        for (name, value) in request.fields {
-            guard !name.isEmpty, name.utf8.allSatisfy(HTTPResponseHead.isTokenByte),
-                  value.utf8.allSatisfy(HTTPResponseHead.isFieldValueByte)
-            else { throw .system("the header field \(name) cannot be sent: it holds a line break or control character") }
-            head += "\(name): \(value)\r\n"
-        }
-        head += "Content-Length: \(request.body.count)\r\n\r\n"
-        var bytes = Array(head.utf8)
-        bytes += request.body
-        return bytes
-    }
-}
-
-/// One connection to the endpoint: a socket, TLS over it for https, and the bytes
-/// read but not yet parsed. Closed once, by `close` or when released.
-final class HTTPConnection {
-    let descriptor: Int32
-    private var tls: TLSSession?
-    /// Read, not yet consumed.
-    var inbox: [UInt8] = []
-    /// Bytes read since the current exchange began.
-    var receivedInExchange = 0
-    var idleSince = ContinuousClock.now
-    private var closed = false
-    private var scratch = [UInt8](repeating: 0, count: 16_384)
-
-    init(descriptor: Int32) {
-        self.descriptor = descriptor
-    }
-
-    deinit { close() }
-
-    func startTLS(context: TLSContext, host: String, hostIsAddress: Bool, wait: HTTPWait) throws(HTTPClientError) {
-        let session = try TLSSession(context: context, descriptor: descriptor, host: host, hostIsAddress: hostIsAddress)
-        tls = session
-        try session.handshake(wait)
-    }
-
-    func write(_ bytes: [UInt8], wait: HTTPWait) throws(HTTPClientError) {
-        let outcome = bytes.withUnsafeBytes { buffer in
-            Result { () throws(HTTPClientError) in
-                if let tls {
-                    try tls.send(buffer, wait: wait)
-                } else {
-                    try HTTPSocket.send(descriptor, buffer, wait: wait)
-                }
-            }
-        }
-        try outcome.get()
-    }
-
-    /// Waits for bytes and appends them to `inbox`: how many, 0 at the end of the stream.
-    func fill(wait: HTTPWait) throws(HTTPClientError) -> Int {
-        let tls = tls
-        let descriptor = descriptor
-        let count = try scratch.withUnsafeMutableBytes { buffer in
-            Result { () throws(HTTPClientError) in
-                if let tls { return try tls.receive(into: buffer, wait: wait) }
-                return try HTTPSocket.receive(descriptor, into: buffer, wait: wait)
-            }
-        }.get()
-        inbox.append(contentsOf: scratch[..<count])
-        receivedInExchange += count
-        return count
-    }
-
-    func close() {
-        guard !closed else { return }
-        closed = true
-        tls?.close()
-        Foundation.close(descriptor)
     }
 }

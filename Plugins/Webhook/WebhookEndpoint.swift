@@ -31,16 +31,13 @@ final class WebhookEndpoint: DurableDestination {
     /// Whether `close` ran: later deliveries are not sent.
     private let closed = Locked(false)
 
-    init(
-        url: URL, target: HTTPTarget, signature: WebhookSignature?, timeout: Double, longestRetryAfter: Double,
-        trustedCertificatesFile: String? = nil
-    ) {
+    init(url: URL, target: HTTPTarget, signature: WebhookSignature?, timeout: Double, longestRetryAfter: Double) {
         self.url = url
         self.longestRetryAfter = longestRetryAfter
         self.displayURL = URLCredentials.redacted(url.absoluteString)
         self.signature = signature
         self.timeout = timeout
-        client = Locked(HTTPClient(target: target, trustedCertificatesFile: trustedCertificatesFile))
+        client = Locked(HTTPClient(target: target))
     }
 
     /// The request for `envelope`, signed at `timestamp` (Unix seconds).
