@@ -49,6 +49,9 @@ let package = Package(
         .systemLibrary(
             name: "CCrypto", path: "Sources/CCrypto", pkgConfig: "libcrypto",
             providers: [.apt(["libssl-dev"]), .brew(["openssl"])]),
+        .systemLibrary(
+            name: "CTLS", path: "Sources/CTLS", pkgConfig: "openssl",
+            providers: [.apt(["libssl-dev"]), .brew(["openssl"])]),
 
         // Plugins: one front-end module each, importing the plugin kit, the core, the bus and
         // Locking only.
@@ -60,7 +63,7 @@ let package = Package(
             path: "Plugins/CLINotifier", swiftSettings: importsWhatItUses),
         .target(
             name: "WebhookPlugin",
-            dependencies: ["JuiceMakerPluginKit", "JuiceMakerCore", "EventBus", "Locking", "CCrypto"],
+            dependencies: ["JuiceMakerPluginKit", "JuiceMakerCore", "EventBus", "Locking", "CCrypto", "CTLS"],
             path: "Plugins/Webhook", swiftSettings: importsWhatItUses),
         .target(
             name: "CommandPlugin", dependencies: ["JuiceMakerPluginKit", "JuiceMakerCore", "EventBus", "Locking"],
@@ -94,7 +97,7 @@ let package = Package(
         .testTarget(name: "JuiceCLITests", dependencies: ["JuiceCLI", "juice", "JuiceMakerCore", "JuiceMakerPluginKit", "SQLiteStore"]),
         .testTarget(
             name: "DeliveryTests",
-            dependencies: ["WebhookPlugin", "CommandPlugin", "JuiceMakerPluginKit", "CCrypto", "JuiceCLI", "juice", "Locking"]),
+            dependencies: ["WebhookPlugin", "CommandPlugin", "JuiceMakerPluginKit", "CCrypto", "CTLS", "JuiceCLI", "juice", "Locking"]),
 
         // Fuzz targets (Tests/Fuzz, run.sh): a plain build replays the corpus files given
         // as arguments; built with -sanitize=fuzzer,address -DFUZZING, a libFuzzer target.
@@ -105,6 +108,7 @@ let package = Package(
         .executableTarget(name: "FuzzCloudEvent", dependencies: ["FuzzSupport", "JuiceMakerCore"], path: "Tests/Fuzz/FuzzCloudEvent", exclude: ["corpus"]),
         .executableTarget(name: "FuzzRFC3339", dependencies: ["FuzzSupport", "JuiceMakerCore"], path: "Tests/Fuzz/FuzzRFC3339", exclude: ["corpus"]),
         .executableTarget(name: "FuzzRetryAfter", dependencies: ["FuzzSupport", "WebhookPlugin"], path: "Tests/Fuzz/FuzzRetryAfter", exclude: ["corpus"]),
+        .executableTarget(name: "FuzzHTTPResponse", dependencies: ["FuzzSupport", "WebhookPlugin"], path: "Tests/Fuzz/FuzzHTTPResponse", exclude: ["corpus"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -71,6 +71,12 @@ public final class Webhook: DurableDeliveryPlugin {
             throw Self.urlKey.missing(in: configuration.path)
         }
         self.url = url
+        let target: HTTPTarget
+        do {
+            target = try HTTPTarget(url: url)
+        } catch {
+            throw ConfigurationError(path: "\(configuration.path).url", plugin: PluginMessage(english: error.english, korean: error.korean))
+        }
         var signature: WebhookSignature?
         if let secret = try configuration.string(Self.secretKey) {
             guard let parsed = WebhookSignature(secret: secret) else {
@@ -89,7 +95,8 @@ public final class Webhook: DurableDeliveryPlugin {
         timeoutSeconds = try configuration.number(Self.timeoutKey) ?? Self.defaultTimeoutSeconds
         retrySchedule = try configuration.retrySchedule(.retrySchedule) ?? .standard
         endpoint = WebhookEndpoint(
-            url: url, signature: signature, timeout: timeoutSeconds, longestRetryAfter: retrySchedule.delays.max() ?? 0)
+            url: url, target: target, signature: signature, timeout: timeoutSeconds,
+            longestRetryAfter: retrySchedule.delays.max() ?? 0)
         self.context = context
     }
 

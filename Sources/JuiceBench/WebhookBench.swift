@@ -1,31 +1,77 @@
 import Foundation
 import JuiceMakerCore
 import JuiceMakerPluginKit
+import Locking
 import Synchronization
 import WebhookPlugin
 
 /// `juice-bench webhook`: deliveries per second to a loopback endpoint that answers
 /// 200 at once, and orders per second with a webhook subscriber attached against
-/// none (the order path must not pay for delivery: target ≥ 90%).
+/// none (the order path must not pay for delivery: target ≥ 90%), and the CPU the
+/// process uses while a delivery waits on an endpoint that accepted the connection
+/// and never answers (target < 1% of a core).
 ///
 /// Figures: `webhook_deliveries_per_s`, `webhook_orders_none_per_s`,
-/// `webhook_orders_attached_per_s`, `webhook_orders_ratio`.
+/// `webhook_orders_attached_per_s`, `webhook_orders_ratio`, `webhook_hung_cpu_percent`.
 enum WebhookBench {
     static func run(json: Bool) throws -> [(String, Double)] {
         let endpoint = try BenchEndpoint()
         defer { endpoint.stop() }
         let deliveries = try deliveriesPerSecond(url: endpoint.url)
         let (none, attached, ratio) = try pairedOrdersPerSecond(url: endpoint.url)
+        let hungCPU = try hungEndpointCPUPercent()
         if !json {
             print("webhook: loopback endpoint answering 200 at once (orders: \(pairedRounds) paired rounds, medians)")
             print("  \("deliveries, one subscriber".padding(toLength: 38, withPad: " ", startingAt: 0))\(Measure.format(deliveries, decimals: 0).leftPadded(to: 9)) events/s")
             print("  \("orders, no webhook".padding(toLength: 38, withPad: " ", startingAt: 0))\(Measure.format(none, decimals: 0).leftPadded(to: 9)) orders/s")
             print("  \("orders, webhook attached".padding(toLength: 38, withPad: " ", startingAt: 0))\(Measure.format(attached, decimals: 0).leftPadded(to: 9)) orders/s   \(Measure.format(ratio * 100))% of none (median of paired rounds), target ≥ 90%")
+            print("  \("CPU while waiting on a hung endpoint".padding(toLength: 38, withPad: " ", startingAt: 0))\(Measure.format(hungCPU, decimals: 2).leftPadded(to: 9))% of a core (user+sys / wall over \(Measure.format(Measure.seconds(hungWindow))) s), target < 1%")
         }
         return [
             ("webhook_deliveries_per_s", deliveries), ("webhook_orders_none_per_s", none),
             ("webhook_orders_attached_per_s", attached), ("webhook_orders_ratio", ratio),
+            ("webhook_hung_cpu_percent", hungCPU),
         ]
+    }
+
+    static let hungWindow = Duration.milliseconds(2_500)
+
+    /// User + system time of the whole process (`getrusage(RUSAGE_SELF)`) over
+    /// `hungWindow` of wall time while one delivery waits on an endpoint that accepted
+    /// the connection, read the request and never answers (`timeoutSeconds` 30, so the
+    /// wait is not cut short), in percent of one core.
+    static func hungEndpointCPUPercent() throws -> Double {
+        let endpoint = try BenchEndpoint(answers: false)
+        defer { endpoint.stop() }
+        let store = InMemoryStore(initialStock: Stock(repeating: Stock.maximumQuantity))
+        let maker = JuiceMaker(store: store)
+        let plugin = try Webhook(
+            configuration: PluginConfiguration(path: "bench", values: [
+                ("url", .string(endpoint.url)), ("timeoutSeconds", .number(30)), ("retrySchedule", .array([.number(60)])),
+            ]),
+            context: context("bench-hung"))
+        try plugin.attach(to: PluginHost(maker: maker, journal: store, reportError: { _ in }))
+        defer { Measure.blocking { await plugin.shutdown(deadline: .now + .seconds(2)) } }
+        try maker.make(.banana)
+        let arrived = ContinuousClock.now + .seconds(10)
+        while endpoint.bytesReceived == 0 {
+            guard ContinuousClock.now < arrived else { throw BenchError.unavailable("webhook bench: the request never reached the hung endpoint") }
+            usleep(1_000)
+        }
+        usleep(200_000)  // the request is written; what follows is the wait alone
+        let before = cpuSeconds()
+        let started = ContinuousClock.now
+        usleep(UInt32(TimeSpan(hungWindow).totalNanoseconds / 1_000))
+        let wall = Measure.seconds(ContinuousClock.now - started)
+        return (cpuSeconds() - before) / wall * 100
+    }
+
+    /// User + system seconds of the whole process so far.
+    private static func cpuSeconds() -> Double {
+        var usage = rusage()
+        getrusage(RUSAGE_SELF.rawValue, &usage)
+        return Double(usage.ru_utime.tv_sec) + Double(usage.ru_utime.tv_usec) / 1e6
+            + Double(usage.ru_stime.tv_sec) + Double(usage.ru_stime.tv_usec) / 1e6
     }
 
     private static func context(_ name: String) -> PluginContext {
@@ -102,15 +148,23 @@ enum WebhookBench {
 }
 
 /// An HTTP/1.1 endpoint on 127.0.0.1 that answers every request `200` at once
-/// (keep-alive, `Content-Length` bodies), one thread per connection.
+/// (keep-alive, `Content-Length` bodies), one thread per connection; or, with
+/// `answers: false`, one that reads requests and never answers.
 private final class BenchEndpoint: Sendable {
     private let listener: Int32
     private let port: UInt16
+    private let answers: Bool
     private let running = Atomic<Bool>(true)
+    private let received = Atomic<Int>(0)
+    private let connections = Locked<[Int32]>([])
+
+    /// Bytes read from every connection so far.
+    var bytesReceived: Int { received.load(ordering: .relaxed) }
 
     var url: String { "http://127.0.0.1:\(port)/bench" }
 
-    init() throws {
+    init(answers: Bool = true) throws {
+        self.answers = answers
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
@@ -134,18 +188,41 @@ private final class BenchEndpoint: Sendable {
         running.store(false, ordering: .relaxed)
         shutdown(listener, Int32(SHUT_RDWR))
         close(listener)
+        // Ends the blocked reads; each serving thread closes its own descriptor after
+        // taking it out of the list, under the same lock, so none is shut down once reused.
+        connections.withLock { connections in
+            for connection in connections { shutdown(connection, Int32(SHUT_RDWR)) }
+        }
     }
 
     private func acceptLoop() {
         while running.load(ordering: .relaxed) {
             let connection = accept(listener, nil, nil)
             guard connection >= 0 else { return }
-            Thread { [self] in serve(connection) }.start()
+            connections.withLock { $0.append(connection) }
+            Thread { [self] in answers ? serve(connection) : swallow(connection) }.start()
+        }
+    }
+
+    /// Reads and discards until the peer or `stop` closes the connection; never writes.
+    private func swallow(_ fd: Int32) {
+        defer {
+            connections.withLock { $0.removeAll { $0 == fd } }
+            close(fd)
+        }
+        var chunk = [UInt8](repeating: 0, count: 65_536)
+        while running.load(ordering: .relaxed) {
+            let count = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+            guard count > 0 else { return }
+            received.add(count, ordering: .relaxed)
         }
     }
 
     private func serve(_ fd: Int32) {
-        defer { close(fd) }
+        defer {
+            connections.withLock { $0.removeAll { $0 == fd } }
+            close(fd)
+        }
         let answer = Array("HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n".utf8)
         var buffer: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 65_536)

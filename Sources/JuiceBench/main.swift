@@ -7,7 +7,8 @@ let usage = """
       bus      ns per event: direct call, closure array, EventBus sync (1 and 4) and queued,
                NotificationCenter, AsyncStream, maker.events(), MainActorMessage, AsyncMessage
       orders   orders/s through JuiceMaker (memory: 2 sync subscribers; sqlite: against raw C API SQL)
-      webhook  deliveries/s to a loopback endpoint; orders/s with a webhook attached against none
+      webhook  deliveries/s to a loopback endpoint; orders/s with a webhook attached against none;
+               CPU while a delivery waits on an endpoint that never answers
       cli      wall time of one `juice order` process against the sqlite3 shell
       follow   another process's commit → a waiting reader sees it (p50/p99); CPU of idle waiters
       report   wall time of `juice report --since 30d` (and --svg) on 1,000,000 events against

@@ -1,0 +1,184 @@
+import CTLS
+import Foundation
+
+/// The TLS settings an endpoint's connections share (an `SSL_CTX` of the system's
+/// OpenSSL): TLS 1.2 or later, the server's certificate verified against the system's
+/// trust store. There is no way to turn verification off.
+///
+/// `trustedCertificatesFile` replaces the system's trust store with one PEM file; it
+/// is for tests (a CA made on the spot) and cannot be reached from the config.
+final class TLSContext {
+    let context: OpaquePointer
+
+    init(trustedCertificatesFile: String?) throws(HTTPClientError) {
+        guard let context = SSL_CTX_new(TLS_client_method()) else { throw .tlsFailed("cannot create a TLS context: \(TLSSession.lastError())") }
+        self.context = context
+        guard ctls_set_minimum_tls12(context) == 1 else { throw .tlsFailed("cannot require TLS 1.2: \(TLSSession.lastError())") }
+        SSL_CTX_set_verify(context, SSL_VERIFY_PEER, nil)
+        let loaded = if let trustedCertificatesFile {
+            SSL_CTX_load_verify_locations(context, trustedCertificatesFile, nil)
+        } else {
+            SSL_CTX_set_default_verify_paths(context)
+        }
+        guard loaded == 1 else { throw .tlsFailed("cannot load the trusted certificates: \(TLSSession.lastError())") }
+    }
+
+    deinit { SSL_CTX_free(context) }
+}
+
+/// One TLS connection's state over a socket the caller owns. OpenSSL only encrypts
+/// and decrypts, between two memory buffers; this type moves the bytes between them
+/// and the socket itself (`HTTPSocket`), so every wait is the request's `poll` (its
+/// deadline, its cancellation) and no write raises SIGPIPE.
+///
+/// The certificate must chain to a trusted root and name the host (`SSL_set1_host`,
+/// no partial wildcards) or, for an address, hold it (`X509_VERIFY_PARAM_set1_ip_asc`).
+/// SNI carries the host name (never an address).
+final class TLSSession {
+    private let ssl: OpaquePointer
+    /// Bytes from the network for OpenSSL, and OpenSSL's bytes for the network. Owned by `ssl`.
+    private let incoming: OpaquePointer
+    private let outgoing: OpaquePointer
+    private let descriptor: Int32
+    private var inputEnded = false
+    private var scratch = [UInt8](repeating: 0, count: 16_384 + 512)
+
+    init(context: TLSContext, descriptor: Int32, host: String, hostIsAddress: Bool) throws(HTTPClientError) {
+        guard let ssl = SSL_new(context.context) else { throw .tlsFailed("cannot create a TLS session: \(Self.lastError())") }
+        guard let incoming = BIO_new(BIO_s_mem()), let outgoing = BIO_new(BIO_s_mem()) else {
+            SSL_free(ssl)
+            throw .tlsFailed("cannot create TLS buffers")
+        }
+        SSL_set_bio(ssl, incoming, outgoing)
+        self.ssl = ssl
+        self.incoming = incoming
+        self.outgoing = outgoing
+        self.descriptor = descriptor
+        // A trailing dot (an absolute name) is neither sent as SNI nor matched.
+        let name = host.hasSuffix(".") ? String(host.dropLast()) : host
+        if hostIsAddress {
+            guard X509_VERIFY_PARAM_set1_ip_asc(SSL_get0_param(ssl), name) == 1 else { throw .tlsFailed("cannot check the address \(name)") }
+        } else {
+            SSL_set_hostflags(ssl, UInt32(X509_CHECK_FLAG_NO_PARTIAL_WILDCARDS))
+            guard ctls_set_server_name(ssl, name) == 1, SSL_set1_host(ssl, name) == 1 else {
+                throw .tlsFailed("cannot check the host name \(name)")
+            }
+        }
+        SSL_set_connect_state(ssl)
+    }
+
+    deinit { SSL_free(ssl) }
+
+    /// The TLS handshake. A certificate that fails verification is
+    /// `certificateNotTrusted` with OpenSSL's reason ("self-signed certificate",
+    /// "hostname mismatch", …).
+    func handshake(_ wait: HTTPWait) throws(HTTPClientError) {
+        while true {
+            ERR_clear_error()
+            let result = SSL_do_handshake(ssl)
+            try flush(wait)
+            if result == 1 { return }
+            let error = SSL_get_error(ssl, result)
+            if error == SSL_ERROR_WANT_READ, !inputEnded {
+                try fill(wait)
+                continue
+            }
+            let verification = SSL_get_verify_result(ssl)
+            if verification != Int(X509_V_OK) {
+                throw .certificateNotTrusted(String(cString: X509_verify_cert_error_string(verification)))
+            }
+            if inputEnded { throw .tlsFailed("the server closed the connection during the handshake") }
+            throw .tlsFailed(Self.lastError())
+        }
+    }
+
+    /// Encrypts and sends all of `bytes`.
+    func send(_ bytes: UnsafeRawBufferPointer, wait: HTTPWait) throws(HTTPClientError) {
+        var offset = 0
+        while offset < bytes.count {
+            ERR_clear_error()
+            let count = Int32(clamping: bytes.count - offset)
+            let written = SSL_write(ssl, bytes.baseAddress! + offset, count)
+            try flush(wait)
+            if written > 0 {
+                offset += Int(written)
+                continue
+            }
+            let error = SSL_get_error(ssl, written)
+            if error == SSL_ERROR_WANT_READ, !inputEnded {
+                try fill(wait)
+                continue
+            }
+            throw inputEnded || error == SSL_ERROR_ZERO_RETURN ? .connectionLost : .tlsFailed(Self.lastError())
+        }
+    }
+
+    /// Waits for and decrypts some application data into `buffer`: the byte count,
+    /// 0 once the server ended the stream (close_notify or a plain close).
+    func receive(into buffer: UnsafeMutableRawBufferPointer, wait: HTTPWait) throws(HTTPClientError) -> Int {
+        while true {
+            ERR_clear_error()
+            let count = SSL_read(ssl, buffer.baseAddress, Int32(clamping: buffer.count))
+            // A read may have produced records to send (a key update's answer).
+            try flush(wait)
+            if count > 0 { return Int(count) }
+            let error = SSL_get_error(ssl, count)
+            if error == SSL_ERROR_ZERO_RETURN { return 0 }
+            if error == SSL_ERROR_WANT_READ, !inputEnded {
+                try fill(wait)
+                continue
+            }
+            // The socket ended without close_notify: the end of the stream all the same
+            // (the body is discarded; a head cut short is caught by the parser).
+            if inputEnded { return 0 }
+            throw .tlsFailed(Self.lastError())
+        }
+    }
+
+    /// Sends close_notify if the socket takes it at once; never waits.
+    func close() {
+        ERR_clear_error()
+        guard SSL_shutdown(ssl) >= 0 else { return }
+        let pending = BIO_ctrl_pending(outgoing)
+        guard pending > 0, pending <= scratch.count else { return }
+        let count = scratch.withUnsafeMutableBytes { BIO_read(outgoing, $0.baseAddress, Int32(pending)) }
+        guard count > 0 else { return }
+        _ = scratch.withUnsafeBytes { Foundation.send(descriptor, $0.baseAddress, Int(count), HTTPSocket.noSignal) }
+    }
+
+    /// Sends whatever OpenSSL has written.
+    private func flush(_ wait: HTTPWait) throws(HTTPClientError) {
+        while BIO_ctrl_pending(outgoing) > 0 {
+            let count = scratch.withUnsafeMutableBytes { BIO_read(outgoing, $0.baseAddress, Int32($0.count)) }
+            guard count > 0 else { return }
+            let descriptor = descriptor
+            try scratch.withUnsafeBytes { bytes in
+                Result { () throws(HTTPClientError) in
+                    try HTTPSocket.send(descriptor, UnsafeRawBufferPointer(rebasing: bytes.prefix(Int(count))), wait: wait)
+                }
+            }.get()
+        }
+    }
+
+    /// Reads what the socket has for OpenSSL; at the end of the stream, tells OpenSSL so.
+    private func fill(_ wait: HTTPWait) throws(HTTPClientError) {
+        let descriptor = descriptor
+        let count = try scratch.withUnsafeMutableBytes { bytes in
+            Result { () throws(HTTPClientError) in try HTTPSocket.receive(descriptor, into: bytes, wait: wait) }
+        }.get()
+        if count == 0 {
+            inputEnded = true
+            ctls_set_end_of_input(incoming)
+            return
+        }
+        _ = scratch.withUnsafeBytes { BIO_write(incoming, $0.baseAddress, Int32(count)) }
+    }
+
+    /// OpenSSL's reason for the last failure on this thread.
+    static func lastError() -> String {
+        let code = ERR_get_error()
+        guard code != 0 else { return "unknown error" }
+        if let reason = ERR_reason_error_string(code) { return String(cString: reason) }
+        return "error \(code)"
+    }
+}
