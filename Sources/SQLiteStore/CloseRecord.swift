@@ -77,11 +77,12 @@ final class CloseRecord: Sendable {
         return count > 0 ? String(decoding: bytes.prefix(count), as: UTF8.self) : ""
     }
 
-    /// `file: …; wal: …`: identity, size and modification time of the file and its log.
+    /// `file: …; wal: …`: identity, size and modification time of the file and its
+    /// log (an empty log, which a reader may leave behind, counts as none).
     static func fingerprintLine(_ store: String) -> String {
-        func describe(_ path: String) -> String {
+        func describe(_ path: String, emptyIsNone: Bool) -> String {
             var info = stat()
-            guard stat(path, &info) == 0 else { return "none" }
+            guard stat(path, &info) == 0, !(emptyIsNone && info.st_size == 0) else { return "none" }
             #if canImport(Darwin)
             let modified = info.st_mtimespec
             #else
@@ -89,7 +90,7 @@ final class CloseRecord: Sendable {
             #endif
             return "dev \(info.st_dev) ino \(info.st_ino) size \(info.st_size) mtime \(modified.tv_sec).\(modified.tv_nsec)"
         }
-        return "file: \(describe(store)); wal: \(describe(store + "-wal"))"
+        return "file: \(describe(store, emptyIsNone: false)); wal: \(describe(store + "-wal", emptyIsNone: true))"
     }
 
     /// `flock`, retried when a signal interrupts a blocking wait.

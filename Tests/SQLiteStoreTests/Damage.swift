@@ -49,6 +49,13 @@ enum Damage {
         }
     }
 
+    /// The size of the file at `path`, or nil when there is none.
+    static func size(of path: String) -> Int64? {
+        var info = stat()
+        guard stat(path, &info) == 0 else { return nil }
+        return Int64(info.st_size)
+    }
+
     /// The permission bits of `path`, or nil when there is no file.
     static func mode(of path: String) -> mode_t? {
         var info = stat()

@@ -69,13 +69,11 @@ import Testing
         let path = directory.file("juice.db")
         try Damage.makeHistory(at: path)
         let process = try Probe.start(["loop", "--store", path, "--seed", "7"], in: directory, name: "loop")
-        // Wait until the loop has committed something, then kill it mid-flight.
-        let start = try SQLiteStore(path: path).lastSequence()
-        var waited = 0
-        while try SQLiteStore(path: path).lastSequence() < start + 30, waited < 400 {
-            usleep(10_000)
-            waited += 1
-        }
+        // Wait until the loop has committed (its write-ahead log grows), then kill it
+        // mid-flight. Watched from outside: opening the store would queue for its lock.
+        let deadline = ContinuousClock.now + .seconds(30)
+        while (Damage.size(of: path + "-wal") ?? 0) == 0, ContinuousClock.now < deadline { usleep(5_000) }
+        usleep(50_000)
         kill(process.processIdentifier, SIGKILL)
         process.waitUntilExit()
         try Damage.flip(path, page: Damage.firstJournalLeaf(of: path), keepingTime: true)
