@@ -4,6 +4,7 @@ enum CommandAction: Sendable {
     case shell, stockEdit, watch
     case deliver, subscribersRetry
     case report, reportPicklist
+    case storeCheck, storeBackup, storeRecover
 }
 
 /// One option, described once: parsing, the usage line and help all read it.

@@ -91,6 +91,7 @@ enum CommandTable {
             CommandSpec(
                 "deliver", abstract: Catalog.Delivery.deliver, action: .deliver,
                 options: [OptionSpec("follow", help: Catalog.Delivery.follow)]),
+            StoreCommandSupport.spec,
             CommandSpec(
                 "config", abstract: Catalog.Help.configGroup, action: nil,
                 subcommands: [

@@ -45,6 +45,9 @@ extension CommandAction {
         case .subscribersRetry: try SubscribersRetryCommand(invocation)
         case .report: try ReportCommand(invocation)
         case .reportPicklist: try PicklistCommand(invocation)
+        case .storeCheck: try StoreCheckCommand(invocation)
+        case .storeBackup: try StoreBackupCommand(invocation)
+        case .storeRecover: try StoreRecoverCommand(invocation)
         }
     }
 }

@@ -41,7 +41,8 @@ public final class SQLiteStore: StockStore, EventJournal {
         /// Whether missing directories above the file are created (user-only); when
         /// not, a missing directory is refused with `directoryMissing`.
         public var createsDirectories: Bool
-        /// Journal events between two background integrity checks (0: never).
+        /// Journal events between two background integrity checks while the journal
+        /// is small (it grows with the journal beyond; see `PeriodicCheck`); 0: never.
         public var checkEvery: Int64
 
         public init(access: Access = .readWrite, createsDirectories: Bool = true, checkEvery: Int64 = 10_000) {

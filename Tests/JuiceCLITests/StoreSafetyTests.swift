@@ -139,4 +139,48 @@ import Testing
         try expectQueriesWorkAndChangesAreRefused(sandbox, store: store)
         #expect(!FileManager.default.fileExists(atPath: store + "-wal"))
     }
+
+    @Test func checkBackupAndRecoverThenMoveIntoPlace() throws {
+        let sandbox = try JuiceSandbox()
+        try history(sandbox)
+        let check = try sandbox.run(["store", "check"])
+        #expect(check.status == 0, "\(check.stderr)")
+        #expect(check.stdout.contains("ok"), "\(check.stdout)")
+
+        let backup = sandbox.root + "/work/copy.db"
+        #expect(try sandbox.run(["store", "backup", "copy.db"]).status == 0)
+        var info = stat()
+        #expect(stat(backup, &info) == 0 && info.st_mode & 0o777 == 0o600)
+        let again = try sandbox.run(["store", "backup", "copy.db"])
+        #expect(again.status == 74)
+        #expect(again.stderr.contains("already exists"), "\(again.stderr)")
+
+        try damage(sandbox.storePath)
+        let damaged = try sandbox.run(["store", "check"])
+        #expect(damaged.status == 74)
+        #expect(damaged.stderr.split(separator: "\n").count == 1, "\(damaged.stderr)")
+        #expect(damaged.stderr.contains("juice store recover --to"), "\(damaged.stderr)")
+
+        let recovered = try sandbox.run(["store", "recover", "--to", "new.db", "--json"])
+        #expect(recovered.status == 0, "\(recovered.stderr)")
+        let report = try #require(try recovered.json() as? [String: Any])
+        let saved = try #require(report["events"] as? Int)
+        let skipped = try #require(report["skippedEvents"] as? Int)
+        #expect(saved > 0 && skipped > 0 && saved + skipped == report["lastSequence"] as? Int, "\(report)")
+        #expect(try sandbox.run(["order", "banana"]).status == 74, "still the damaged file in place")
+
+        #expect(rename(sandbox.root + "/work/new.db", sandbox.storePath) == 0)
+        let order = try sandbox.run(["order", "banana"])
+        #expect(order.status == 0, "\(order.stderr)")
+        let events = try sandbox.run(["events", "--json", "--limit", "1000"])
+        #expect(events.stdout.split(separator: "\n").count == saved + 2)
+    }
+
+    @Test func storeCommandsNeedAStoreFile() throws {
+        let sandbox = try JuiceSandbox()
+        let result = try sandbox.run(["--in-memory", "store", "check"])
+        #expect(result.status == 64, "\(result.stderr)")
+        let missing = try sandbox.run(["store", "recover"])
+        #expect(missing.status == 64, "\(missing.stderr)")
+    }
 }

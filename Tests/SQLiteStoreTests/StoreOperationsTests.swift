@@ -123,10 +123,11 @@ import Testing
         let page = Damage.firstJournalLeaf(of: path)
         let store = try SQLiteStore(path: path, options: .init(checkEvery: 20))
         try Damage.flip(path, page: page)
-        // Two events an order: 12 orders cross a multiple of 20 at least once (the
-        // later ones may already be refused).
+        // Two events an order: 40 orders cross a multiple of the interval (20, or half
+        // the journal's size rounded down to a power of two: 64 here) at least once;
+        // the later ones may already be refused.
         var taken = 0
-        for _ in 0..<12 where order(store) { taken += 1 }
+        for _ in 0..<40 where order(store) { taken += 1 }
         #expect(taken >= 1, "the first order was refused before any check ran")
         let deadline = ContinuousClock.now + .seconds(30)
         while !store.isMarkedDamaged, ContinuousClock.now < deadline { usleep(10_000) }
