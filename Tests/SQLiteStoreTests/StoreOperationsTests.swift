@@ -94,6 +94,33 @@ import Testing
         #expect(try recovered.lastSequence() > report.lastSequence)
     }
 
+    /// The stock table's page is damaged: each fruit's quantity comes from the last
+    /// `stockChanged` saved from the journal, and a fruit that never changed is 0
+    /// and said to be missing.
+    @Test func aDamagedStockTableIsRebuiltFromTheJournal() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let path = directory.file("juice.db")
+        try Damage.makeHistory(at: path)
+        let stock = try SQLiteStore(path: path).stock()
+        let raw = try RawDatabase(path, readOnly: true)
+        let page = try #require(Int(try raw.value("SELECT rootpage FROM sqlite_schema WHERE name = 'stock'")))
+        try Damage.flip(path, page: page)
+
+        let report = try SQLiteStore.recover(from: path, to: directory.file("recovered.db"))
+        #expect(report.incompleteTables == ["stock"])
+        #expect(report.skippedEvents == 0)
+        for entry in report.stock {
+            switch entry.fruit {
+            case .banana, .kiwi, .mango:
+                guard case .journal = entry.source else { Issue.record("\(entry)"); continue }
+                #expect(entry.quantity == stock[entry.fruit], "\(entry)")
+            case .strawberry, .pineapple:
+                #expect(entry.source == .missing && entry.quantity == 0, "\(entry)")
+            }
+        }
+    }
+
     @Test func movingTheRecoveredFileIntoPlaceClearsTheMark() throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
