@@ -8,17 +8,21 @@ import SQLiteStore
 /// through the C API (the raw baseline), measured in the same run, rounds interleaved.
 enum SQLiteOrdersBench {
     /// Returns the JSON members for `"orders"` (e.g. `"sqlite_full_per_s":…`) after printing the table.
-    static func run(durabilities: [String], json: Bool) throws -> [String: Double] {
+    static func run(durabilities: [String], checkEvery: Int64, json: Bool) throws -> [String: Double] {
         let directory = NSTemporaryDirectory() + "juice-bench-sqlite-\(getpid())"
         defer { try? FileManager.default.removeItem(atPath: directory) }
         var figures: [String: Double] = [:]
-        if !json { print("orders: SQLite store vs the same SQL through the C API (\(rounds) paired rounds, medians)") }
+        if !json {
+            let check = checkEvery > 0 ? "background integrity check every \(checkEvery) events or more" : "no background integrity check"
+            print("orders: SQLite store vs the same SQL through the C API (\(rounds) paired rounds, medians; \(check))")
+        }
         for name in durabilities {
             guard let durability = Durability(rawValue: name) else {
                 throw BenchError.usage("unknown durability \(name); use full or normal")
             }
             let maker = JuiceMaker(store: try SQLiteStore(
-                path: "\(directory)/maker-\(name).db", durability: durability, initialStock: full))
+                path: "\(directory)/maker-\(name).db", durability: durability, initialStock: full,
+                options: .init(checkEvery: checkEvery)))
             let raw = try RawOrders(path: "\(directory)/raw-\(name).db", durability: durability)
             let (makerRate, rawRate, ratio) = try measure(maker: maker, raw: raw)
             figures["sqlite_\(name)_per_s"] = Measure.median(makerRate.perSecond)

@@ -1,12 +1,15 @@
 import Foundation
+import SQLiteStore
 
 /// juice-bench: every figure beside its baseline, measured in the same run.
 let usage = """
-    usage: juice-bench [bus | orders [--store memory|sqlite] [--durability full|normal] | webhook | cli | follow | report | json | all] [--json]
+    usage: juice-bench [bus | orders [--store memory|sqlite] [--durability full|normal] [--check-every N] | webhook | cli | follow | report | json | all] [--json]
 
       bus      ns per event: direct call, closure array, EventBus sync (1 and 4) and queued,
                NotificationCenter, AsyncStream, maker.events(), MainActorMessage, AsyncMessage
-      orders   orders/s through JuiceMaker (memory: 2 sync subscribers; sqlite: against raw C API SQL)
+      orders   orders/s through JuiceMaker (memory: 2 sync subscribers; sqlite: against raw C API SQL;
+               --check-every N: the store's background integrity check interval, 0 for none; CPU/order
+               counts the whole process, so it includes that check's thread)
       webhook  deliveries/s to a loopback endpoint; orders/s with a webhook attached against none;
                CPU while a delivery waits on an endpoint that never answers
       cli      wall time of one `juice order` process against the sqlite3 shell
@@ -37,8 +40,9 @@ func main() -> Int32 {
     }
     let store = option("--store")
     let durability = option("--durability")
-    if store == [] || durability == [] {
-        FileHandle.standardError.write(Data("juice-bench: --store and --durability need a value\n\(usage)\n".utf8))
+    let checkEvery = option("--check-every")
+    if store == [] || durability == [] || checkEvery == [] || checkEvery.map({ Int64($0[0]) == nil }) == true {
+        FileHandle.standardError.write(Data("juice-bench: --store, --durability and --check-every need a value\n\(usage)\n".utf8))
         return 64
     }
     let command = arguments.first ?? "all"
@@ -62,7 +66,8 @@ func main() -> Int32 {
                 case "memory": orders += try MemoryOrdersBench.run(json: json)
                 case "sqlite":
                     let modes = durability ?? ["full", "normal"]
-                    orders += try SQLiteOrdersBench.run(durabilities: modes, json: json).sorted { $0.key < $1.key }
+                    let every = checkEvery.flatMap { Int64($0[0]) } ?? SQLiteStore.Options().checkEvery
+                    orders += try SQLiteOrdersBench.run(durabilities: modes, checkEvery: every, json: json).sorted { $0.key < $1.key }
                 default: throw BenchError.usage("unknown store \(kind); use memory or sqlite")
                 }
             }

@@ -16,11 +16,37 @@ final class Connection {
     /// How many busy timeouts in a row `beginImmediate` accepts before giving up.
     private static let beginAttempts = 6
 
-    /// Opens (creating if absent) the file at `path`, read-write.
-    init(path: String) throws(StoreError) {
+    /// How a connection opens its file.
+    enum Mode {
+        /// Read-write, creating the file if absent.
+        case readWrite
+        /// `SQLITE_OPEN_READONLY`: SQLite still uses (and, in a writable directory,
+        /// creates) the -shm file to read the write-ahead log.
+        case readOnly
+        /// Read-only with `immutable=1`: no locks, no -shm; for a read-only
+        /// directory without a write-ahead log, where no writer can be at work.
+        case immutable
+    }
+
+    /// Called with every failure SQLite reports as damage (`SQLITE_CORRUPT`,
+    /// `SQLITE_NOTADB`), whatever the operation: the store marks itself damaged.
+    var onDamage: (@Sendable (StoreError) -> Void)?
+    private var isClosed = false
+
+    /// Opens the file at `path`: read-write (creating it if absent) or read-only.
+    init(path: String, mode: Mode = .readWrite) throws(StoreError) {
         var handle: OpaquePointer?
-        let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_EXRESCODE
-        let code = sqlite3_open_v2(path, &handle, flags, nil)
+        let code: Int32
+        switch mode {
+        case .readWrite:
+            let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_EXRESCODE
+            code = sqlite3_open_v2(path, &handle, flags, nil)
+        case .readOnly:
+            code = sqlite3_open_v2(path, &handle, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_EXRESCODE, nil)
+        case .immutable:
+            let flags = SQLITE_OPEN_READONLY | SQLITE_OPEN_URI | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_EXRESCODE
+            code = sqlite3_open_v2(Self.uri(path) + "?immutable=1", &handle, flags, nil)
+        }
         guard let handle else {
             throw StoreError(.connectionUnavailable(code: code), path: path)
         }
@@ -28,15 +54,41 @@ final class Connection {
         self.path = path
         // Past this point every property is set, so a throw runs deinit, which closes.
         guard code == SQLITE_OK else { throw failure(code, doing: .opening) }
-        if sqlite3_db_readonly(handle, "main") == 1 {
+        if mode == .readWrite, sqlite3_db_readonly(handle, "main") == 1 {
             throw StoreError(.fileReadOnly, path: path)
         }
         sqlite3_busy_timeout(handle, Self.busyTimeoutMilliseconds)
     }
 
-    deinit {
+    /// `file:` and the path, with the bytes a URI gives meaning to (`?`, `#`, `%`) escaped.
+    private static func uri(_ path: String) -> String {
+        var bytes = Array("file:".utf8)
+        for byte in path.utf8 {
+            if byte == UInt8(ascii: "?") || byte == UInt8(ascii: "#") || byte == UInt8(ascii: "%") {
+                bytes += Array(String(format: "%%%02X", byte).utf8)
+            } else {
+                bytes.append(byte)
+            }
+        }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    deinit { close() }
+
+    /// Closes the connection (the last one to the file checkpoints it and removes
+    /// the write-ahead log, unless `keepWriteAheadLogOnClose` was called). Idempotent.
+    func close() {
+        guard !isClosed else { return }
+        isClosed = true
         statements.removeAll()
         sqlite3_close_v2(handle)
+    }
+
+    /// Closing will not checkpoint the write-ahead log into the file: the file of a
+    /// store marked damaged is never written, not even by a checkpoint.
+    func keepWriteAheadLogOnClose() {
+        guard !isClosed else { return }
+        _ = juice_sqlite3_no_checkpoint_on_close(handle)
     }
 
     // MARK: Statements
@@ -150,6 +202,8 @@ final class Connection {
         default:
             .engineFailure(operation, code: code, engineMessage: message)
         }
-        return StoreError(reason, path: path)
+        let error = StoreError(reason, path: path)
+        if case .damaged = reason { onDamage?(error) }
+        return error
     }
 }

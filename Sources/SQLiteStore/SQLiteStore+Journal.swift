@@ -89,7 +89,7 @@ extension SQLiteStore {
     /// promise needs) without waiting for `fsync`; a power loss may take the last
     /// cursor moves back, which only resends events (the journal itself stays `FULL`).
     public func setCursor(named name: String, to sequence: Int64) throws(StoreError) {
-        try writer.withLock { connection throws(StoreError) in
+        try writable().withLock { connection throws(StoreError) in
             let relaxed = durability != .normal
             if relaxed { try connection.execute(Durability.normal.pragma) }
             defer { if relaxed { try? connection.execute(durability.pragma) } }
@@ -117,7 +117,7 @@ extension SQLiteStore {
     }
 
     public func recordDeadLetter(_ letter: DeadLetter) throws(StoreError) {
-        try writer.withLock { connection throws(StoreError) in
+        try writable().withLock { connection throws(StoreError) in
             try connection.writeTransaction { () throws(StoreError) in
                 try connection.run("""
                     INSERT OR REPLACE INTO dead_letters (subscriber, sequence, event_id, attempts, last_error, recorded_at)
@@ -156,7 +156,7 @@ extension SQLiteStore {
 
     public func removeDeadLetters(for subscriber: String, sequences: [Int64]) throws(StoreError) {
         guard !sequences.isEmpty else { return }
-        try writer.withLock { connection throws(StoreError) in
+        try writable().withLock { connection throws(StoreError) in
             try connection.writeTransaction { () throws(StoreError) in
                 for sequence in sequences {
                     try connection.run("DELETE FROM dead_letters WHERE subscriber = ?1 AND sequence = ?2") { statement in

@@ -64,8 +64,16 @@ public struct ReportSnapshot: Sendable, Equatable {
 extension SQLiteStore {
     /// The hourly sums of hours `firstHour...lastHour` (hours since the Unix epoch),
     /// after folding every new journal row into the projection, and the stock now.
+    ///
+    /// A store that may not be written (read-only, or marked damaged) folds the new
+    /// rows in memory instead, for this answer only: the same figures, nothing stored.
     public func report(firstHour: Int64, lastHour: Int64) throws(StoreError) -> ReportSnapshot {
-        try writer.withLock { connection throws(StoreError) in
+        guard let writer, !mark.isMarked() else {
+            return try reader.withLock { connection throws(StoreError) in
+                try ReportProjection.readWithoutFolding(connection, firstHour: firstHour, lastHour: lastHour)
+            }
+        }
+        return try writer.withLock { connection throws(StoreError) in
             try connection.writeTransaction { () throws(StoreError) -> ReportSnapshot in
                 let last = try connection.lastSequence()
                 try ReportProjection.catchUp(connection, through: last)
@@ -93,12 +101,12 @@ enum ReportProjection {
 
     /// Migration 3 → 4: the projection's tables (empty; the first report fills them).
     static let tables = """
-        CREATE TABLE report_state (
+        CREATE TABLE IF NOT EXISTS report_state (
             id INTEGER PRIMARY KEY CHECK (id = 1),
             folded INTEGER NOT NULL,
             version INTEGER NOT NULL
         );
-        CREATE TABLE report_hourly (
+        CREATE TABLE IF NOT EXISTS report_hourly (
             hour INTEGER NOT NULL,
             kind INTEGER NOT NULL,
             item TEXT NOT NULL,
@@ -122,44 +130,95 @@ enum ReportProjection {
     private static let failed = EventKind.orderFailed.cloudEventType
     private static let known = EventKind.allCases.map { "'\($0.cloudEventType)'" }.joined(separator: ", ")
 
-    /// One statement per kind of sum, each over journal rows `?1 < sequence <= ?2`. A
-    /// sale or lost sale without a juice is summed under `?`, which the report counts
-    /// as skipped. The unknown types are found through the `(type, sequence)` index,
-    /// which holds every column that filter reads (a quarter faster than the table).
-    private static let folds = [
+    /// One query per kind of sum, each over journal rows `?1 < sequence <= ?2`, giving
+    /// `hour, kind, item, fruit, events, amount`. A sale or lost sale without a juice
+    /// is summed under `?`, which the report counts as skipped. The unknown types are
+    /// found through the `(type, sequence)` index, which holds every column that
+    /// filter reads (a quarter faster than the table).
+    private static let sums = [
         """
-        INSERT INTO report_hourly (hour, kind, item, fruit, events, amount)
         SELECT time / 3600000, 1, coalesce(event ->> '$.data.juice', '?'), '', count(*), coalesce(sum(event ->> '$.data.count'), 0)
         FROM journal WHERE type = '\(made)' AND sequence > ?1 AND sequence <= ?2
-        GROUP BY 1, 3 \(upsert)
+        GROUP BY 1, 3
         """,
         """
-        INSERT INTO report_hourly (hour, kind, item, fruit, events, amount)
         SELECT time / 3600000, 2, coalesce(event ->> '$.data.juice', '?'), '', count(*), coalesce(sum(event ->> '$.data.count'), 0)
         FROM journal WHERE type = '\(failed)' AND sequence > ?1 AND sequence <= ?2
-        GROUP BY 1, 3 \(upsert)
+        GROUP BY 1, 3
         """,
         """
-        INSERT INTO report_hourly (hour, kind, item, fruit, events, amount)
         SELECT journal.time / 3600000, 3, coalesce(journal.event ->> '$.data.juice', '?'), short.key, count(*), sum(short.value)
         FROM journal, json_each(journal.event, '$.data.shortages') AS short
         WHERE journal.type = '\(failed)' AND journal.sequence > ?1 AND journal.sequence <= ?2 AND short.value > 0
-        GROUP BY 1, 3, 4 \(upsert)
+        GROUP BY 1, 3, 4
         """,
         """
-        INSERT INTO report_hourly (hour, kind, item, fruit, events, amount)
         SELECT journal.time / 3600000, 4, used.key, '', count(*), sum(used.value)
         FROM journal, json_each(journal.event, '$.data.consumed') AS used
         WHERE journal.type = '\(made)' AND journal.sequence > ?1 AND journal.sequence <= ?2 AND used.value > 0
-        GROUP BY 1, 3 \(upsert)
+        GROUP BY 1, 3
         """,
         """
-        INSERT INTO report_hourly (hour, kind, item, fruit, events, amount)
         SELECT time / 3600000, 5, type, '', count(*), 0
         FROM journal INDEXED BY journal_by_type WHERE sequence > ?1 AND sequence <= ?2 AND type NOT IN (\(known))
-        GROUP BY 1, 3 \(upsert)
+        GROUP BY 1, 3
         """,
     ]
+
+    /// Each sum added into the projection.
+    private static let folds = sums.map { "INSERT INTO report_hourly (hour, kind, item, fruit, events, amount)\n\($0) \(upsert)" }
+
+    /// The report of a store that may not be written: the stored sums of the hours
+    /// asked for plus the rows not folded yet, summed here, in one read transaction.
+    static func readWithoutFolding(_ connection: Connection, firstHour: Int64, lastHour: Int64) throws(StoreError) -> ReportSnapshot {
+        try connection.run("BEGIN")
+        do {
+            let last = try connection.lastSequence()
+            var folded: Int64 = 0
+            var storedVersion: Int64?
+            try connection.forEachRow("SELECT folded, version FROM report_state WHERE id = 1") { row in
+                folded = row.int64(0)
+                storedVersion = row.int64(1)
+            }
+            struct Key: Hashable {
+                var hour: Int64, kind: ReportSnapshot.Row.Kind, item: String, fruit: String
+            }
+            var sums: [Key: (events: Int, amount: Int)] = [:]
+            func add(_ row: Statement) {
+                guard let kind = ReportSnapshot.Row.Kind(rawValue: Int(row.int64(1))) else { return }
+                let hour = row.int64(0)
+                guard hour >= firstHour, hour <= lastHour else { return }
+                let key = Key(hour: hour, kind: kind, item: row.text(2), fruit: row.text(3))
+                let sum = sums[key] ?? (0, 0)
+                sums[key] = (sum.events + Int(row.int64(4)), sum.amount + Int(row.int64(5)))
+            }
+            if storedVersion == version {
+                try connection.forEachRow(select) { statement in
+                    statement.bind(1, firstHour)
+                    statement.bind(2, lastHour)
+                } row: { add($0) }
+            } else {
+                folded = 0
+            }
+            if last > folded {
+                for sql in Self.sums {
+                    try connection.forEachRow(sql) { statement in
+                        statement.bind(1, folded)
+                        statement.bind(2, last)
+                    } row: { add($0) }
+                }
+            }
+            let rows = sums.map { key, sum in
+                ReportSnapshot.Row(hour: key.hour, kind: key.kind, item: key.item, fruit: key.fruit, events: sum.events, amount: sum.amount)
+            }
+            let snapshot = ReportSnapshot(rows: rows, stock: try connection.readStock(), throughSequence: last, journalIsEmpty: last == 0)
+            try connection.run("COMMIT")
+            return snapshot
+        } catch {
+            connection.rollback()
+            throw error
+        }
+    }
 
     /// Folds journal rows after the projection's cursor up to `last`, inside the open
     /// write transaction. A projection of another fold version starts over.

@@ -4,7 +4,7 @@ extension SQLiteStore {
     /// Migration 2 → 3: one row per durable subscriber whose oldest undelivered event
     /// failed; the row goes when that event is delivered or given up on.
     static let retryStatesTable = """
-        CREATE TABLE retry_states (
+        CREATE TABLE IF NOT EXISTS retry_states (
             subscriber TEXT PRIMARY KEY,
             sequence INTEGER NOT NULL,
             attempts INTEGER NOT NULL,
@@ -31,7 +31,7 @@ extension SQLiteStore {
     }
 
     public func setRetryState(_ state: DeliveryRetryState?, for subscriber: String) throws(StoreError) {
-        try writer.withLock { connection throws(StoreError) in
+        try writable().withLock { connection throws(StoreError) in
             try connection.writeTransaction { () throws(StoreError) in
                 guard let state else {
                     try connection.run("DELETE FROM retry_states WHERE subscriber = ?1") { $0.bind(1, subscriber) }

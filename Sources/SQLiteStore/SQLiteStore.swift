@@ -14,15 +14,52 @@ import Locking
 /// - A file that is not a JuiceMaker store (another database, random bytes, a
 ///   damaged or newer store) is refused with a `StoreError` and never written. An
 ///   empty file is taken as a new store.
+/// - A damaged file is never written: damage is looked for when the store opens
+///   after anything but a clean close (`CloseRecord`), every `checkEvery` journal
+///   events (`PeriodicCheck`), on `check()`, and seen whenever SQLite reports it from
+///   any operation. Once seen, it is marked beside the file (`DamageMark`) and every
+///   change, in every process, is refused with `markedDamaged`; queries still run.
+/// - A store the user may only read is opened read-only (with `Access.automatic`):
+///   queries work, changes are refused with `storeReadOnly`, nothing is migrated.
+/// - The file, its -wal and -shm, and every file kept beside it are created 0600.
 /// - Safe to use from any thread.
 public final class SQLiteStore: StockStore, EventJournal {
+    /// How a store may be opened.
+    public struct Options: Sendable, Equatable {
+        /// Whether a store that cannot be written may be opened for reading.
+        public enum Access: Sendable, Equatable {
+            /// Read-write, or refused (`inaccessible`) when the file or its directory
+            /// cannot be written.
+            case readWrite
+            /// Read-write when the file and its directory allow it, else read-only.
+            case automatic
+            /// Read-only: nothing is created, migrated or written.
+            case readOnly
+        }
+
+        public var access: Access
+        /// Whether missing directories above the file are created (user-only); when
+        /// not, a missing directory is refused with `directoryMissing`.
+        public var createsDirectories: Bool
+        /// Journal events between two background integrity checks while the journal
+        /// is small (it grows with the journal beyond; see `PeriodicCheck`); 0: never.
+        public var checkEvery: Int64
+
+        public init(access: Access = .readWrite, createsDirectories: Bool = true, checkEvery: Int64 = 10_000) {
+            self.access = access
+            self.createsDirectories = createsDirectories
+            self.checkEvery = checkEvery
+        }
+    }
+
     /// The store's file.
     public let path: String
 
     // Two connections, each behind its own lock and never held together: the writer
     // commits while readers (`events(after:)`, `waitForEvents`) keep reading the last
     // committed state through the write-ahead log, neither waiting for the other.
-    let writer: Locked<Connection>
+    // A read-only store has no writer.
+    let writer: Locked<Connection>?
     let reader: Locked<Connection>
     /// What this process's `waitForEvents` callers wait on: local commits, and the
     /// one of them that looks for other processes' commits (see `Arrivals`).
@@ -30,6 +67,13 @@ public final class SQLiteStore: StockStore, EventJournal {
     let waiters = Atomic<Int>(0)
     /// How commits are made durable; cursor writes use `.normal` (see `setCursor`).
     let durability: Durability
+    /// Why the store is read-only, or nil when it is not.
+    public let readOnlyCause: StoreError.ReadOnlyCause?
+    /// How connections of its own (checks, backups, recovery) open the file.
+    let connectionMode: Connection.Mode
+    let mark: DamageMark
+    let periodicCheck: PeriodicCheck
+    private let record: CloseRecord?
 
     /// Opens the store at `path`, creating it (and its directories, user-only) with
     /// `initialStock` if there is no file yet, and migrating an older one.
@@ -41,29 +85,137 @@ public final class SQLiteStore: StockStore, EventJournal {
     public init(
         path: String,
         durability: Durability = .full,
-        initialStock: Stock = Stock(repeating: Stock.defaultInitialQuantity)
+        initialStock: Stock = Stock(repeating: Stock.defaultInitialQuantity),
+        options: Options = Options()
     ) throws(StoreError) {
         self.path = path
         self.durability = durability
+        let mark = DamageMark(store: path)
+        self.mark = mark
+        periodicCheck = PeriodicCheck(interval: options.checkEvery, path: path, mark: mark)
         if let fruit = Fruit.allCases.first(where: { initialStock[$0] < 0 }) {
             throw StoreError(.negativeInitialStock(fruit), path: path)
         }
-        try StoreFile.createParentDirectories(of: path)
-        try StoreFile.inspect(path, latestVersion: Schema.latestVersion)
-        let writer = try Connection(path: path)
-        try Schema.prepare(writer, initialStock: initialStock)
-        try writer.execute(durability.pragma)
-        let reader = try Connection(path: path)
-        try reader.execute("PRAGMA query_only = ON")
-        self.writer = Locked(writer)
-        self.reader = Locked(reader)
+        if options.createsDirectories, options.access != .readOnly { try StoreFile.createParentDirectories(of: path) }
+        let inspection = try StoreFile.inspect(path, latestVersion: Schema.latestVersion, allowReadOnly: options.access != .readWrite)
+        let readOnlyCause: StoreError.ReadOnlyCause? = switch inspection {
+        case let .openReadOnly(cause): cause
+        case .open, .create: options.access == .readOnly ? .requested : nil
+        }
+        if let readOnlyCause {
+            guard inspection != .create else { throw StoreError(.cannotOpen(.current(ENOENT)), path: path) }
+            let reader = try Self.openReadOnly(path, mark: mark)
+            self.readOnlyCause = readOnlyCause
+            connectionMode = reader.mode
+            self.reader = Locked(reader.connection)
+            writer = nil
+            record = nil
+            return
+        }
+        if inspection == .create { try StoreFile.createEmpty(path) }
+        let (record, alone, needsCheck) = CloseRecord.begin(store: path)
+        do throws(StoreError) {
+            let identity = FileIdentity(of: path)
+            if alone {
+                mark.setAsideIfStale(current: identity)
+            } else if mark.namesAnotherFile(than: identity) {
+                // A recovered file was moved into place while processes still use the
+                // damaged one (and its write-ahead log): no changes until they are gone.
+                mark.assumeMarked()
+            }
+            let writer = try Connection(path: path)
+            mark.opened(identity)
+            writer.onDamage = { error in mark.record(error) }
+            // A store being created has nothing to look at; one that may have been
+            // touched since its last clean close is checked before anyone writes.
+            if needsCheck, inspection == .open, !mark.isMarked(),
+               let problem = try Integrity.problems(writer, thorough: false, limit: 10).first {
+                mark.record(problem)
+            }
+            record?.opened()
+            if mark.isMarked() {
+                do throws(StoreError) {
+                    try Schema.requireLatest(writer)
+                } catch where error.kind != .newerVersion && error.kind != .foreign {
+                    throw mark.refusal()
+                }
+                writer.keepWriteAheadLogOnClose()
+            } else {
+                try Schema.prepare(writer, initialStock: initialStock)
+                try writer.execute(durability.pragma)
+            }
+            let reader = try Connection(path: path)
+            reader.onDamage = { error in mark.record(error) }
+            try reader.execute("PRAGMA query_only = ON")
+            if mark.isMarked() { reader.keepWriteAheadLogOnClose() }
+            self.writer = Locked(writer)
+            self.reader = Locked(reader)
+        } catch {
+            // The connections are closed by now (they were locals); nothing was
+            // damaged by a refusal, so the record says so when this was the last user.
+            record?.end(store: path, clean: !mark.isMarked())
+            throw error
+        }
+        self.record = record
+        self.readOnlyCause = nil
+        connectionMode = .readOnly
     }
+
+    /// A read-only connection that has read the schema: `SQLITE_OPEN_READONLY`, or
+    /// `immutable=1` in a read-only directory without a write-ahead log (where
+    /// SQLite cannot create the -shm file it would otherwise need).
+    private static func openReadOnly(_ path: String, mark: DamageMark) throws(StoreError) -> (connection: Connection, mode: Connection.Mode) {
+        mark.opened(FileIdentity(of: path))
+        var mode = Connection.Mode.readOnly
+        while true {
+            let connection = try Connection(path: path, mode: mode)
+            connection.onDamage = { error in mark.record(error) }
+            do throws(StoreError) {
+                try Schema.requireLatest(connection)
+                try connection.execute("PRAGMA query_only = ON")
+                return (connection, mode)
+            } catch where error.kind == .inaccessible && mode == .readOnly && !StoreFile.hasWriteAheadLog(path) {
+                mode = .immutable
+            }
+        }
+    }
+
+    deinit {
+        periodicCheck.waitUntilIdle()
+        let damaged = mark.isMarked()
+        writer?.withLock { connection in
+            if damaged { connection.keepWriteAheadLogOnClose() }
+            connection.close()
+        }
+        reader.withLock { connection in
+            if damaged { connection.keepWriteAheadLogOnClose() }
+            connection.close()
+        }
+        record?.end(store: path, clean: !damaged)
+    }
+
+    /// The writer, when changes are allowed: not for a read-only store, and not
+    /// once the file is marked damaged (by this process or another).
+    func writable() throws(StoreError) -> Locked<Connection> {
+        guard let writer else { throw StoreError(.storeReadOnly(readOnlyCause ?? .requested), path: path) }
+        if mark.isMarked() { throw mark.refusal() }
+        return writer
+    }
+
+    /// Whether the store was opened read-only (`readOnlyCause` says why).
+    public var isReadOnly: Bool { writer == nil }
 
     /// Creates `directory` and its missing parents, user-only (0700), as `init` does
     /// for the store's own directory. For hosts that put other files (a log) in the
     /// state directory before, or without, opening a store.
     public static func createDirectory(_ directory: String) throws(StoreError) {
         try StoreFile.createDirectories(directory, reportingAs: directory)
+    }
+
+    /// Throws `directoryMissing` unless the directory that would hold `path` exists.
+    public static func requireDirectory(of path: String) throws(StoreError) {
+        let directory = (path as NSString).deletingLastPathComponent
+        try StoreFile.requireDirectory(directory.isEmpty ? "." : directory, store: path)
     }
 
     /// `$XDG_STATE_HOME/juice-maker/juice.db`, else `~/.local/state/juice-maker/juice.db`
@@ -82,7 +234,7 @@ public final class SQLiteStore: StockStore, EventJournal {
     public func commit(_ decide: (Stock, JournalPosition) throws -> StoreChange) throws -> StoreChange {
         // Only values cross between `decide` and the connection (no closure holds
         // both), which keeps the connection inside the lock's isolation region.
-        let change = try writer.withLock { connection throws -> StoreChange in
+        let change = try writable().withLock { connection throws -> StoreChange in
             try connection.beginImmediate()
             do {
                 let current = try connection.readStock()
@@ -96,7 +248,10 @@ public final class SQLiteStore: StockStore, EventJournal {
                 throw error
             }
         }
-        if !change.events.isEmpty { wakeWaiters() }
+        if let first = change.events.first, let last = change.events.last {
+            wakeWaiters()
+            periodicCheck.committed(from: first.sequence - 1, to: last.sequence)
+        }
         return change
     }
 

@@ -1,3 +1,4 @@
+import CSQLite
 import JuiceMakerCore
 
 /// The store's tables, by version, and the steps from each version to the next.
@@ -5,6 +6,11 @@ import JuiceMakerCore
 /// The version lives in `PRAGMA user_version`. Versions only go forward: a file is
 /// migrated one step at a time, in one transaction, and a file newer than
 /// `latestVersion` is refused untouched.
+///
+/// Each step creates only what is missing (`IF NOT EXISTS`), so a file whose
+/// `user_version` lags the tables it already holds still moves forward; after the
+/// steps, every table and index is compared with what this version creates, and a
+/// file that differs is refused with what differs (`migrationFailed`), rolled back.
 enum Schema {
     /// Version 1: the tables. Kept as it first shipped so migrations start from it.
     static let version1 = """
@@ -38,7 +44,7 @@ enum Schema {
     /// `migrations[n - 1]` takes a file from version n to n + 1.
     static let migrations: [String] = [
         // 1 → 2: `juice events --type` reads one kind of event without a full scan.
-        "CREATE INDEX journal_by_type ON journal (type, sequence);",
+        "CREATE INDEX IF NOT EXISTS journal_by_type ON journal (type, sequence);",
         // 2 → 3: durable subscribers' retry state (see SQLiteStore+RetryState.swift).
         SQLiteStore.retryStatesTable,
         // 3 → 4: the report's hourly projection, filled by the first `juice report`
@@ -71,14 +77,105 @@ enum Schema {
             guard version >= 1 else {
                 throw StoreError(.noSchemaVersion, path: path)
             }
-            for step in Int(version)..<Int(latestVersion) {
-                try connection.execute(migrations[step - 1])
+            guard version < latestVersion else { return }
+            do throws(StoreError) {
+                for step in Int(version)..<Int(latestVersion) {
+                    try connection.execute(migrations[step - 1])
+                }
+                if let difference = try difference(connection) {
+                    throw StoreError(.migrationFailed(from: version, to: latestVersion, problem: difference), path: path)
+                }
+            } catch {
+                switch error.reason {
+                case let .engineFailure(_, _, message):
+                    throw StoreError(.migrationFailed(from: version, to: latestVersion, problem: message), path: path)
+                default:
+                    throw error
+                }
             }
-            if version < latestVersion {
-                try connection.execute("PRAGMA user_version = \(latestVersion)")
-            }
+            try connection.execute("PRAGMA user_version = \(latestVersion)")
         }
         try enableWriteAheadLog(connection)
+    }
+
+    /// Checks, without writing, that the file is a JuiceMaker store of exactly this
+    /// schema version: what a read-only store, or one marked damaged, needs before use.
+    static func requireLatest(_ connection: Connection) throws(StoreError) {
+        let path = connection.path
+        let applicationID = Int32(truncatingIfNeeded: try connection.integer("PRAGMA application_id") ?? 0)
+        let version = Int32(truncatingIfNeeded: try connection.integer("PRAGMA user_version") ?? 0)
+        guard applicationID == StoreFile.applicationID else {
+            throw StoreError(.foreignDatabase(applicationID: nil), path: path)
+        }
+        guard version <= latestVersion else { throw StoreFile.newer(version, latest: latestVersion, path: path) }
+        guard version >= 1 else { throw StoreError(.noSchemaVersion, path: path) }
+        guard version == latestVersion else {
+            throw StoreError(.migrationNeedsWriting(found: version, supported: latestVersion), path: path)
+        }
+    }
+
+    /// Tables and indexes as this version creates them: each table's columns (name,
+    /// declared type, NOT NULL, primary-key position) and each index's columns.
+    private static let expectedShape: [String: String]? = {
+        var handle: OpaquePointer?
+        guard sqlite3_open_v2(":memory:", &handle, SQLITE_OPEN_READWRITE, nil) == SQLITE_OK, let handle else { return nil }
+        defer { sqlite3_close_v2(handle) }
+        guard sqlite3_exec(handle, ([version1] + migrations).joined(separator: "\n"), nil, nil, nil) == SQLITE_OK else { return nil }
+        return try? shape(handle)
+    }()
+
+    /// What differs between the file's tables and indexes and `expectedShape`, or nil.
+    private static func difference(_ connection: Connection) throws(StoreError) -> String? {
+        guard let expected = expectedShape else { return nil }
+        let found: [String: String]
+        do {
+            found = try shape(connection.handle)
+        } catch {
+            return "\(error)"
+        }
+        for name in expected.keys.sorted() {
+            guard let actual = found[name] else { return "\(name) is missing" }
+            if actual != expected[name] {
+                return "\(name) has \(actual) where this version has \(expected[name] ?? "")"
+            }
+        }
+        return nil
+    }
+
+    private struct ShapeFailure: Error, CustomStringConvertible {
+        let description: String
+    }
+
+    /// Every table's and index's columns in `handle`'s main schema, by name.
+    private static func shape(_ handle: OpaquePointer) throws -> [String: String] {
+        func rows(_ sql: String) throws -> [[String]] {
+            var statement: OpaquePointer?
+            guard sqlite3_prepare_v2(handle, sql, -1, &statement, nil) == SQLITE_OK, let statement else {
+                throw ShapeFailure(description: String(cString: sqlite3_errmsg(handle)))
+            }
+            defer { sqlite3_finalize(statement) }
+            var result: [[String]] = []
+            var code = sqlite3_step(statement)
+            while code == SQLITE_ROW {
+                result.append((0..<sqlite3_column_count(statement)).map { column in
+                    sqlite3_column_text(statement, column).map { String(cString: $0) } ?? ""
+                })
+                code = sqlite3_step(statement)
+            }
+            guard code == SQLITE_DONE else { throw ShapeFailure(description: String(cString: sqlite3_errmsg(handle))) }
+            return result
+        }
+        var shape: [String: String] = [:]
+        let objects = try rows("SELECT type, name FROM sqlite_schema WHERE name NOT LIKE 'sqlite_%' AND type IN ('table', 'index')")
+        for object in objects {
+            let (type, name) = (object[0], object[1])
+            let quoted = "'" + name.replacingOccurrences(of: "'", with: "''") + "'"
+            let columns = type == "table"
+                ? try rows("SELECT name, type, \"notnull\", pk FROM pragma_table_info(\(quoted))").map { $0.joined(separator: " ") }
+                : try rows("SELECT name FROM pragma_index_info(\(quoted))").map { $0[0] }
+            shape["\(type) \(name)"] = "(" + columns.joined(separator: ", ") + ")"
+        }
+        return shape
     }
 
     private static func create(_ connection: Connection, initialStock: Stock) throws(StoreError) {

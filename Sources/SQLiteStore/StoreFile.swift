@@ -29,34 +29,98 @@ enum StoreFile {
         }
     }
 
+    /// What `inspect` found at a store's path.
+    enum Inspection: Equatable {
+        /// No store yet (no file, an empty one, or one whose creation was
+        /// interrupted): one is created there.
+        case create
+        /// A JuiceMaker store this user may read and write.
+        case open
+        /// A JuiceMaker store this user may only read.
+        case openReadOnly(StoreError.ReadOnlyCause)
+    }
+
     /// Checks, without changing it, that the file at `path` is a JuiceMaker store
     /// SQLite may open, or that there is none yet (no file, an empty one, or one whose
-    /// creation was interrupted) and one can be created there.
-    static func inspect(_ path: String, latestVersion: Int32) throws(StoreError) {
+    /// creation was interrupted) and one can be created there. A store that can be
+    /// read but not written is `openReadOnly` when `allowReadOnly`, else refused.
+    static func inspect(_ path: String, latestVersion: Int32, allowReadOnly: Bool = false) throws(StoreError) -> Inspection {
         let directory = (path as NSString).deletingLastPathComponent
         let directoryShown = directory.isEmpty ? "." : directory
         var info = stat()
         guard stat(path, &info) == 0 else {
             let error = errno
-            guard error == ENOENT else { throw unreachable(path, error) }
+            guard error == ENOENT || error == ENOTDIR else { throw unreachable(path, error) }
+            try requireDirectory(directoryShown, store: path)
             guard access(directoryShown, W_OK | X_OK) == 0 else {
                 throw StoreError(.directoryNotWritable(directory: directoryShown, fileExists: false), path: path)
             }
-            return
+            return .create
         }
         guard info.st_mode & S_IFMT == S_IFREG else {
             throw StoreError(.notARegularFile, path: path)
         }
-        guard access(path, R_OK | W_OK) == 0 else {
-            throw StoreError(.fileNotReadableWritable, path: path)
-        }
-        guard access(directoryShown, W_OK | X_OK) == 0 else {
-            throw StoreError(.directoryNotWritable(directory: directoryShown, fileExists: true), path: path)
+        var readOnly: StoreError.ReadOnlyCause?
+        if access(path, R_OK | W_OK) != 0 {
+            let error = errno
+            guard access(path, R_OK) == 0, allowReadOnly else { throw StoreError(.fileNotReadableWritable, path: path) }
+            readOnly = error == EROFS ? .fileSystemReadOnly : .fileNotWritable
+        } else if access(directoryShown, W_OK | X_OK) != 0 {
+            let error = errno
+            guard allowReadOnly else {
+                throw StoreError(.directoryNotWritable(directory: directoryShown, fileExists: true), path: path)
+            }
+            readOnly = error == EROFS ? .fileSystemReadOnly : .directoryNotWritable(directoryShown)
         }
         let size = Int64(info.st_size)
-        if size == 0 || interruptedWhileEmpty(path) { return }
+        if size == 0 || interruptedWhileEmpty(path) {
+            // Nothing to read, and nothing can be created where this user may not write.
+            guard let readOnly else { return .create }
+            if case .directoryNotWritable = readOnly {
+                throw StoreError(.directoryNotWritable(directory: directoryShown, fileExists: true), path: path)
+            }
+            throw StoreError(.fileNotReadableWritable, path: path)
+        }
         let header = try readHeader(path, length: 100)
         try check(header, size: size, path: path, latestVersion: latestVersion)
+        return readOnly.map { .openReadOnly($0) } ?? .open
+    }
+
+    /// Throws `directoryMissing` unless `directory` exists and is a directory.
+    static func requireDirectory(_ directory: String, store: String) throws(StoreError) {
+        var info = stat()
+        if stat(directory, &info) != 0 {
+            let error = errno
+            guard error == ENOENT || error == ENOTDIR else { return }
+            // The nearest ancestor that exists says whether a file is in the way.
+            var ancestor = (directory as NSString).deletingLastPathComponent
+            var isFile = error == ENOTDIR
+            while !isFile, !ancestor.isEmpty, ancestor != "/" {
+                var above = stat()
+                if stat(ancestor, &above) == 0 {
+                    isFile = above.st_mode & S_IFMT != S_IFDIR
+                    break
+                }
+                ancestor = (ancestor as NSString).deletingLastPathComponent
+            }
+            throw StoreError(.directoryMissing(directory: directory, isFile: isFile), path: store)
+        }
+        guard info.st_mode & S_IFMT == S_IFDIR else {
+            throw StoreError(.directoryMissing(directory: directory, isFile: true), path: store)
+        }
+    }
+
+    /// Creates the empty file a new store is written into, readable and writable by
+    /// the user only (SQLite gives its -wal, -shm and -journal files the same mode).
+    /// A file someone else created meanwhile is left as it is.
+    static func createEmpty(_ path: String) throws(StoreError) {
+        let descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+        if descriptor >= 0 {
+            close(descriptor)
+            return
+        }
+        let error = errno
+        guard error == EEXIST else { throw unreachable(path, error) }
     }
 
     /// Whether a process died while writing to a file that was empty before: its
@@ -107,7 +171,7 @@ enum StoreFile {
         StoreError(.newerSchema(found: version, supported: latest), path: path)
     }
 
-    private static func hasWriteAheadLog(_ path: String) -> Bool {
+    static func hasWriteAheadLog(_ path: String) -> Bool {
         var info = stat()
         return stat(path + "-wal", &info) == 0 && info.st_size > 0
     }

@@ -115,6 +115,12 @@ import Testing
             .connectionUnavailable(code: 7), .writeAheadLogRefused(journalMode: "delete"),
             .negativeInitialStock(.kiwi), .negativeQuantity(.kiwi), .sequenceRefused(found: 3, expected: 2),
             .idRefused(EventID(high: 1, low: 2), previous: EventID(high: 1, low: 3)), .unexpected("boom"),
+            .markedDamaged(marker: "/s/juice.db.damaged", foundAt: "2026-11-24T01:51:37Z", detail: "Page 12: btreeInitPage() returns error code 11"),
+            .migrationFailed(from: 2, to: 4, problem: "table retry_states has (subscriber TEXT 0 1)"),
+            .storeReadOnly(.fileNotWritable), .storeReadOnly(.directoryNotWritable("/d")), .storeReadOnly(.fileSystemReadOnly),
+            .storeReadOnly(.requested), .migrationNeedsWriting(found: 3, supported: 4),
+            .directoryMissing(directory: "/d/nope", isFile: false), .directoryMissing(directory: "/d/file", isFile: true),
+            .targetExists("/d/copy.db"),
         ]
         for reason in reasons {
             switch reason {
@@ -122,7 +128,8 @@ import Testing
                  .journalRowNotAnEvent, .deadLetterWithoutEventID, .damaged, .notARegularFile, .fileNotReadableWritable,
                  .fileReadOnly, .directoryNotWritable, .cannotCreateDirectory, .cannotOpen, .permissionDenied,
                  .leaseUnavailable, .busy, .diskFull, .engineFailure, .connectionUnavailable, .writeAheadLogRefused,
-                 .negativeInitialStock, .negativeQuantity, .sequenceRefused, .idRefused, .unexpected:
+                 .negativeInitialStock, .negativeQuantity, .sequenceRefused, .idRefused, .unexpected, .markedDamaged,
+                 .migrationFailed, .storeReadOnly, .migrationNeedsWriting, .directoryMissing, .targetExists:
                 break
             }
         }

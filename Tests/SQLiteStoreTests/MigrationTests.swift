@@ -80,4 +80,94 @@ import Testing
         #expect(try store.stock() == Stock(repeating: 7))
         #expect(try RawDatabase(path).value("PRAGMA user_version") == "4")
     }
+
+    /// Builds a store as version `version` (1, 2 or 3) wrote it: version 1's tables
+    /// and the steps up to `version`, in the DDL those versions shipped.
+    private func buildVersion(_ version: Int, at path: String) throws -> EventEnvelope {
+        let restock = try buildVersion1(at: path)
+        let database = try RawDatabase(path)
+        if version >= 2 { try database.execute("CREATE INDEX journal_by_type ON journal (type, sequence); PRAGMA user_version = 2;") }
+        if version >= 3 {
+            try database.execute("""
+                CREATE TABLE retry_states (subscriber TEXT PRIMARY KEY, sequence INTEGER NOT NULL, attempts INTEGER NOT NULL,
+                    next_attempt_at REAL NOT NULL, last_error TEXT NOT NULL, disabled INTEGER NOT NULL DEFAULT 0) WITHOUT ROWID;
+                INSERT INTO retry_states VALUES ('webhook', 1, 2, 1700000300.5, 'HTTP 500', 0);
+                PRAGMA user_version = 3;
+                """)
+        }
+        return restock
+    }
+
+    @Test(arguments: [1, 2, 3])
+    func everyOlderVersionMigratesWithItsData(version: Int) throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let path = directory.file("juice.db")
+        let restock = try buildVersion(version, at: path)
+        #expect(try RawDatabase(path).value("PRAGMA user_version") == "\(version)")
+
+        let store = try SQLiteStore(path: path)
+        #expect(try store.stock() == Stock(repeating: 7))
+        #expect(try store.events(after: 0, limit: 10) == [restock])
+        #expect(try store.events(after: 0, kinds: [.stockChanged], limit: 10, newest: false) == [restock])
+        #expect(try store.cursor(named: "webhook") == 1)
+        if version >= 3 {
+            #expect(try store.retryState(for: "webhook")?.lastError == "HTTP 500")
+        }
+        try JuiceMaker(store: store).make(.mangoKiwi)
+        #expect(try store.report(firstHour: 0, lastHour: 1 << 40).throughSequence == 4)
+        #expect(try RawDatabase(path).value("PRAGMA user_version") == "4")
+    }
+
+    /// A file whose `user_version` lags the tables it holds (restored from a copy of
+    /// its header, or set back by hand) moves forward instead of failing on
+    /// `CREATE INDEX … already exists`.
+    @Test(arguments: [1, 2, 3])
+    func aVersionThatLagsItsTablesStillMigrates(version: Int) throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let path = directory.file("juice.db")
+        try JuiceMaker(store: SQLiteStore(path: path)).make(.mangoKiwi)
+        try RawDatabase(path).execute("PRAGMA user_version = \(version)")
+
+        let store = try SQLiteStore(path: path)
+        #expect(try store.lastSequence() == 3)
+        try JuiceMaker(store: store).make(.banana)
+        #expect(try RawDatabase(path).value("PRAGMA user_version") == "4")
+    }
+
+    /// A table of the right name and the wrong shape cannot be migrated over: the
+    /// store says which version could not be moved and why, and the file keeps its
+    /// version.
+    @Test func aTableOfTheWrongShapeIsRefusedWithTheReason() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let path = directory.file("juice.db")
+        _ = try buildVersion(2, at: path)
+        try RawDatabase(path).execute("CREATE TABLE retry_states (subscriber TEXT PRIMARY KEY, note TEXT)")
+        do {
+            _ = try SQLiteStore(path: path)
+            Issue.record("opened a store whose retry_states table has the wrong columns")
+        } catch {
+            #expect(error.kind == .corrupt, "\(error)")
+            #expect(error.description.contains("from version 2 to 4"), "\(error)")
+            #expect(error.description.contains("retry_states"), "\(error)")
+        }
+        #expect(try RawDatabase(path).value("PRAGMA user_version") == "2")
+    }
+
+    @Test func aNewerVersionIsRefusedSayingWhichVersions() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let path = directory.file("juice.db")
+        _ = try SQLiteStore(path: path)
+        try RawDatabase(path).execute("PRAGMA user_version = 5")
+        do {
+            _ = try SQLiteStore(path: path)
+            Issue.record("opened a store of a newer schema")
+        } catch {
+            #expect(error.kind == .newerVersion)
+            #expect(error.description.contains("schema version 5; this one knows up to 4"), "\(error)")
+        }
+    }
 }

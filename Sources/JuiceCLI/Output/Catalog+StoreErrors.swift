@@ -9,7 +9,7 @@ extension Catalog {
         /// The whole line: which store, what went wrong, how to fix it here.
         static func line(_ error: StoreError) -> T {
             let why = reason(error.reason)
-            let fix = fix(error.reason)
+            let fix = fix(error.reason, store: error.path)
             return T("store \(error.path): \(why.english); \(fix.english)",
                      ko: "저장소 \(error.path): \(why.korean). \(fix.korean).")
         }
@@ -41,12 +41,27 @@ extension Catalog {
                 return "\(subscriber)의 배달 못 한 이벤트에 올바른 이벤트 id가 없습니다"
             case let .damaged(operation, message):
                 return "\(korean(operation)) 중 파일이 손상되었거나 데이터베이스가 아님을 알았습니다(\(message))"
+            case let .markedDamaged(marker, foundAt, detail):
+                return "\(foundAt)에 저장소가 손상된 것을 발견해 \(marker)에 기록해 두었습니다(\(detail)). 변경은 거부됩니다"
+            case let .migrationFailed(from, to, problem):
+                return "저장소 스키마를 버전 \(from)에서 \(to)(으)로 옮길 수 없습니다(\(problem)). 파일은 이전 상태 그대로입니다"
             case .notARegularFile:
                 return "일반 파일이 아닙니다(디렉터리인가요?)"
             case .fileNotReadableWritable:
                 return "파일을 읽고 쓸 권한이 없습니다"
             case .fileReadOnly:
                 return "파일이 읽기 전용입니다"
+            case let .storeReadOnly(cause):
+                return "저장소가 읽기 전용입니다: \(korean(cause))"
+            case let .migrationNeedsWriting(found, supported):
+                return "저장소의 스키마 버전이 \(found)이라 쓰기 전에 \(supported)(으)로 옮겨야 하는데, 읽기 전용으로 열었습니다. \(untouched)"
+            case let .directoryMissing(_, isFile):
+                // The directory is the store path's; the line already shows that path.
+                return isFile
+                    ? "저장소 경로의 디렉터리가 없습니다(그 이름의 파일이 있습니다)"
+                    : "저장소 경로의 디렉터리가 없습니다"
+            case let .targetExists(target):
+                return "\(target)이(가) 이미 있습니다. 그대로 두었습니다"
             case let .directoryNotWritable(directory, fileExists):
                 return fileExists
                     ? "디렉터리 \(directory)에 쓸 수 없는데, SQLite는 저장소 옆에 -wal, -shm 파일을 둡니다"
@@ -82,6 +97,16 @@ extension Catalog {
             }
         }
 
+        private static func korean(_ cause: StoreError.ReadOnlyCause) -> String {
+            switch cause {
+            case .fileNotWritable: "파일에 쓸 권한이 없습니다"
+            case let .directoryNotWritable(directory):
+                "디렉터리 \(directory)에 쓸 수 없는데, SQLite는 저장소 옆에 -wal, -shm 파일을 둡니다"
+            case .fileSystemReadOnly: "파일 시스템이 읽기 전용으로 마운트되어 있습니다"
+            case .requested: "읽기 전용으로 열었습니다"
+            }
+        }
+
         private static func korean(_ operation: StoreError.Operation) -> String {
             switch operation {
             case .opening: "파일을 여는"
@@ -105,11 +130,32 @@ extension Catalog {
             }
         }
 
-        /// How to fix it with this CLI.
-        static func fix(_ reason: StoreError.Reason) -> T {
+        /// How to fix it with this CLI; `store` is the store's path.
+        static func fix(_ reason: StoreError.Reason, store: String) -> T {
             let another = "choose another path with --store"
             let anotherKorean = "--store로 다른 경로를 고르세요"
             switch reason {
+            case .damaged:
+                return T("save what is readable with 'juice store recover --to NEW.db' and move NEW.db into place, or \(another)",
+                         ko: "'juice store recover --to NEW.db'로 읽을 수 있는 것을 살려 NEW.db를 제자리로 옮기거나 \(anotherKorean)")
+            case .markedDamaged:
+                return T(
+                    "save what is readable with 'juice store recover --to NEW.db', then, with no juice running, mv NEW.db \(store) (the mark applies to the damaged file only, so moving the new file into place clears it)",
+                    ko: "'juice store recover --to NEW.db'로 읽을 수 있는 것을 살린 뒤, juice가 하나도 실행되지 않을 때 mv NEW.db \(store) 하세요(표시는 손상된 파일에만 해당하므로 새 파일을 제자리로 옮기면 사라집니다)")
+            case .migrationFailed:
+                return T("restore a backup, or \(another)", ko: "백업을 복원하거나 \(anotherKorean)")
+            case .storeReadOnly:
+                return T("only queries work on it; for changes make the file and its directory writable, or \(another)",
+                         ko: "조회만 할 수 있습니다. 바꾸려면 파일과 디렉터리에 쓰기 권한을 주거나 \(anotherKorean)")
+            case .migrationNeedsWriting:
+                return T("open it once with write access (an order or 'juice stock add') to move it forward, or \(another)",
+                         ko: "쓰기 권한으로 한 번 열어(주문이나 'juice stock add') 옮기거나 \(anotherKorean)")
+            case let .directoryMissing(directory, _):
+                return T("create it (mkdir -p \(directory)) or correct the path given to --store",
+                         ko: "디렉터리를 직접 만들거나 --store에 준 경로를 고치세요")
+            case .targetExists:
+                return T("choose a file that does not exist yet; existing files are never overwritten",
+                         ko: "아직 없는 파일을 고르세요. 있는 파일은 덮어쓰지 않습니다")
             case .notADatabase:
                 return T("move it aside or \(another)", ko: "파일을 옮기거나 \(anotherKorean)")
             case .cutShort:
@@ -118,7 +164,7 @@ extension Catalog {
                 return T("choose another path with --store or JUICE_MAKER_STORE", ko: "--store나 JUICE_MAKER_STORE로 다른 경로를 고르세요")
             case .newerSchema:
                 return T("upgrade juice, or \(another)", ko: "juice를 업그레이드하거나 \(anotherKorean)")
-            case .noSchemaVersion, .damaged:
+            case .noSchemaVersion:
                 return T("move it aside and restore a backup, or \(another)", ko: "파일을 옮기고 백업을 복원하거나 \(anotherKorean)")
             case .stockRowsMissing, .journalRowNotAnEvent, .deadLetterWithoutEventID:
                 return T("restore a backup or \(another)", ko: "백업을 복원하거나 \(anotherKorean)")

@@ -7,11 +7,16 @@ import SQLiteStore
 /// Precedence: `--in-memory` > `--store` > `JUICE_MAKER_STORE` > config `store.path` >
 /// the default under `$XDG_STATE_HOME/juice-maker/` (or `~/.local/state/juice-maker/`).
 /// Resolving has no side effect; only `open` touches the file system.
+///
+/// Missing directories are created only for the default location (the state
+/// directory, also when `JUICE_MAKER_STORE`, `--store` or the config name a file in
+/// it): a path someone typed whose directory does not exist is a typo until proven
+/// otherwise, and is refused with `directoryMissing` instead of created.
 enum StoreLocation: Sendable, Equatable {
     /// A store that lives for this run only; relative plugin paths still resolve
     /// against `stateDirectory`.
     case inMemory(stateDirectory: String)
-    case file(String)
+    case file(String, createsDirectory: Bool)
 
     static func resolve(settings: GlobalSettings, config: JuiceConfig, environment: [String: String], workingDirectory: String) -> StoreLocation {
         let chosen = settings.storePath ?? environment["JUICE_MAKER_STORE"].flatMap { $0.isEmpty ? nil : $0 }
@@ -20,8 +25,14 @@ enum StoreLocation: Sendable, Equatable {
             let path = chosen.map { absolute($0, workingDirectory: workingDirectory) } ?? fallback
             return .inMemory(stateDirectory: (path as NSString).deletingLastPathComponent)
         }
-        if let chosen { return .file(absolute(chosen, workingDirectory: workingDirectory)) }
-        return .file(config.storePath ?? defaultPath(environment: environment))
+        let path = chosen.map { absolute($0, workingDirectory: workingDirectory) } ?? config.storePath ?? defaultPath(environment: environment)
+        return .file(path, createsDirectory: isInStateDirectory(path, environment: environment))
+    }
+
+    /// Whether `path` is a file directly in the default state directory.
+    private static func isInStateDirectory(_ path: String, environment: [String: String]) -> Bool {
+        func directory(_ file: String) -> String { ((file as NSString).deletingLastPathComponent as NSString).standardizingPath }
+        return directory(path) == directory(defaultPath(environment: environment))
     }
 
     private static func absolute(_ path: String, workingDirectory: String) -> String {
@@ -37,7 +48,7 @@ enum StoreLocation: Sendable, Equatable {
     var stateDirectory: String {
         switch self {
         case .inMemory(let directory): directory
-        case .file(let path): (path as NSString).deletingLastPathComponent
+        case .file(let path, _): (path as NSString).deletingLastPathComponent
         }
     }
 
@@ -45,13 +56,18 @@ enum StoreLocation: Sendable, Equatable {
     var displayPath: String {
         switch self {
         case .inMemory: ":memory:"
-        case .file(let path): path
+        case .file(let path, _): path
         }
     }
 
-    /// Creates the state directory if it is missing, user-only, as the store does.
+    /// Creates the state directory if it is missing, user-only, as the store does;
+    /// for a file elsewhere, checks that its directory exists (`directoryMissing`).
     func prepareDirectory() throws(StoreError) {
-        try SQLiteStore.createDirectory(stateDirectory)
+        if case let .file(path, createsDirectory: false) = self {
+            try SQLiteStore.requireDirectory(of: path)
+        } else {
+            try SQLiteStore.createDirectory(stateDirectory)
+        }
     }
 
     /// Opens (or creates) the store.
@@ -59,8 +75,11 @@ enum StoreLocation: Sendable, Equatable {
         switch self {
         case .inMemory:
             return InMemoryStore(initialStock: initialStock)
-        case .file(let path):
-            return try SQLiteStore(path: path, durability: durability, initialStock: initialStock)
+        case let .file(path, createsDirectory):
+            // Read-only when the file or its directory cannot be written: queries
+            // work, changes are refused with the reason.
+            let options = SQLiteStore.Options(access: .automatic, createsDirectories: createsDirectory)
+            return try SQLiteStore(path: path, durability: durability, initialStock: initialStock, options: options)
         }
     }
 }

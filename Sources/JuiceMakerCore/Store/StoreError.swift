@@ -22,6 +22,18 @@ public struct StoreError: Error, Sendable, Equatable, CustomStringConvertible {
         case io
     }
 
+    /// Why a store is read-only.
+    public enum ReadOnlyCause: Sendable, Equatable {
+        /// The file is not writable by this user (or is immutable).
+        case fileNotWritable
+        /// The directory is not writable, so SQLite cannot keep its -wal and -shm files.
+        case directoryNotWritable(String)
+        /// The file system is mounted read-only.
+        case fileSystemReadOnly
+        /// The caller asked for read-only access.
+        case requested
+    }
+
     /// What the store was doing when SQLite failed.
     public enum Operation: Sendable, Equatable {
         case opening
@@ -51,6 +63,13 @@ public struct StoreError: Error, Sendable, Equatable, CustomStringConvertible {
         case deadLetterWithoutEventID(subscriber: String)
         /// SQLite found the file damaged or not a database.
         case damaged(Operation, engineMessage: String)
+        /// Damage was seen earlier and marked beside the file (`marker`, found at
+        /// `foundAt`, RFC 3339, because of `detail`): writes are refused until the
+        /// store is recovered to a new file that is moved into place.
+        case markedDamaged(marker: String, foundAt: String, detail: String)
+        /// Moving the schema from version `from` to `to` failed (`problem`: SQLite's
+        /// words or what is missing); the migration was rolled back.
+        case migrationFailed(from: Int32, to: Int32, problem: String)
 
         // The file or its directory cannot be used.
         /// The path names a directory or other non-regular file.
@@ -59,6 +78,16 @@ public struct StoreError: Error, Sendable, Equatable, CustomStringConvertible {
         case fileNotReadableWritable
         /// SQLite opened the file read-only.
         case fileReadOnly
+        /// The store was opened read-only (`cause`): queries work, changes are refused.
+        case storeReadOnly(ReadOnlyCause)
+        /// An older schema (`found`) must be moved to `supported` before use, which
+        /// needs write access the store was opened without.
+        case migrationNeedsWriting(found: Int32, supported: Int32)
+        /// The store's directory does not exist (`isFile`: a file has its name), and
+        /// directories are created only for the default location.
+        case directoryMissing(directory: String, isFile: Bool)
+        /// A backup or recovery target that already exists; it was not touched.
+        case targetExists(String)
         /// The directory cannot be written: the store cannot be created there
         /// (`fileExists` false) or SQLite cannot keep its -wal and -shm files there.
         case directoryNotWritable(directory: String, fileExists: Bool)
@@ -142,16 +171,29 @@ extension StoreError.Operation: CustomStringConvertible {
     }
 }
 
+extension StoreError.ReadOnlyCause: CustomStringConvertible {
+    public var description: String {
+        switch self {
+        case .fileNotWritable: "the file is not writable by you"
+        case let .directoryNotWritable(directory):
+            "the directory \(directory) is not writable, and SQLite keeps its -wal and -shm files beside the store"
+        case .fileSystemReadOnly: "its file system is mounted read-only"
+        case .requested: "it was opened for reading only"
+        }
+    }
+}
+
 extension StoreError.Reason: CustomStringConvertible {
     var kind: StoreError.Kind {
         switch self {
         case .notADatabase, .cutShort, .noSchemaVersion, .stockRowsMissing, .journalRowNotAnEvent,
-             .deadLetterWithoutEventID, .damaged:
+             .deadLetterWithoutEventID, .damaged, .markedDamaged, .migrationFailed:
             .corrupt
         case .foreignDatabase: .foreign
         case .newerSchema: .newerVersion
         case .notARegularFile, .fileNotReadableWritable, .fileReadOnly, .directoryNotWritable,
-             .cannotCreateDirectory, .cannotOpen, .permissionDenied, .connectionUnavailable:
+             .cannotCreateDirectory, .cannotOpen, .permissionDenied, .connectionUnavailable, .storeReadOnly,
+             .migrationNeedsWriting, .directoryMissing, .targetExists:
             .inaccessible
         case .busy: .busy
         case .leaseUnavailable, .diskFull, .engineFailure, .writeAheadLogRefused, .negativeInitialStock,
@@ -183,12 +225,26 @@ extension StoreError.Reason: CustomStringConvertible {
             return "a dead letter of \(subscriber) has no valid event id"
         case let .damaged(operation, message):
             return "the file is damaged or not a database (\(message)) while \(operation)"
+        case let .markedDamaged(marker, foundAt, detail):
+            return "the store was found damaged at \(foundAt) (\(detail)), as \(marker) records; changes are refused"
+        case let .migrationFailed(from, to, problem):
+            return "the store's schema cannot be moved from version \(from) to \(to) (\(problem)); it was left as it was"
         case .notARegularFile:
             return "this is not a regular file (a directory?)"
         case .fileNotReadableWritable:
             return "the file is not readable and writable by you"
         case .fileReadOnly:
             return "the file is read-only"
+        case let .storeReadOnly(cause):
+            return "the store is read-only: \(cause)"
+        case let .migrationNeedsWriting(found, supported):
+            return "the store has schema version \(found), which must be moved to \(supported) before use, and it is opened read-only; it was left untouched"
+        case let .directoryMissing(directory, isFile):
+            return isFile
+                ? "the directory \(directory) does not exist (a file has that name)"
+                : "the directory \(directory) does not exist"
+        case let .targetExists(target):
+            return "\(target) already exists; it was left untouched"
         case let .directoryNotWritable(directory, fileExists):
             return fileExists
                 ? "the directory \(directory) is not writable, and SQLite keeps its -wal and -shm files beside the store"

@@ -1,0 +1,244 @@
+import Foundation
+import JuiceMakerCore
+import JuiceMakerPluginKit
+import SQLiteStore
+
+// `juice store check | backup FILE | recover --to FILE`: the store file's own
+// operations. Each command is declared here; their longer words are in `Catalog.StoreCommands`.
+
+/// `juice store`: a group that needs a subcommand.
+enum StoreGroup: CommandDeclaration {
+    static let configuration = CommandConfiguration(
+        commandName: "store",
+        abstract: LocalizedText("Check, back up or recover the store file.", ko: "저장소 파일을 검사하거나 백업하거나 복구합니다."),
+        subcommands: [StoreCheckCommand.self, StoreBackupCommand.self, StoreRecoverCommand.self])
+}
+
+/// `juice store check`: SQLite's integrity check over the store. Exit 0 when it finds
+/// nothing; otherwise the problems on stdout, one line on stderr naming the way out,
+/// and exit 74 (the store is marked damaged, so changes are refused from then on).
+struct StoreCheckCommand: JuiceCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "check",
+        abstract: LocalizedText(
+            "Run SQLite's integrity check over the store; exit 74 when it finds damage.",
+            ko: "저장소에 SQLite 무결성 검사를 실행합니다. 손상을 찾으면 74로 끝납니다."))
+    static let limit = 20
+
+    init(_ invocation: Invocation) throws(CLIError) {}
+
+    func run(_ session: Session) throws(CLIError) -> ExitCode {
+        let context = session.context
+        let store = try StoreCommandSupport.store(session)
+        let result: StoreCheckResult
+        do {
+            result = try store.check(limit: Self.limit)
+        } catch {
+            throw CLIError(.storeIO, Catalog.Errors.store(error))
+        }
+        let problems: [String]
+        let more: Bool
+        switch result {
+        case .ok: (problems, more) = ([], false)
+        case let .damaged(found, moreFound): (problems, more) = (found, moreFound)
+        }
+        if context.settings.json {
+            context.console.print(JSONWriter.compact(.object([
+                ("store", .string(store.path)),
+                ("ok", .bool(problems.isEmpty)),
+                ("problems", .array(problems.map(ConfigValue.string))),
+                ("more", .bool(more)),
+            ])))
+        } else if problems.isEmpty {
+            if !context.settings.quiet { context.console.print(Catalog.StoreCommands.checkOK(store.path)) }
+        } else {
+            for problem in problems { context.console.print(problem) }
+        }
+        guard problems.isEmpty else {
+            throw CLIError(.storeIO, Catalog.StoreCommands.checkDamaged(store.path, problems: problems.count, more: more))
+        }
+        return .success
+    }
+}
+
+/// `juice store backup FILE`: the store as it is at one moment, copied to a new file
+/// (0600) with SQLite's online backup API while other processes go on; never
+/// overwrites a file.
+struct StoreBackupCommand: JuiceCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "backup",
+        abstract: LocalizedText(
+            "Copy the store, as it is at one moment, to a new file; safe while other processes write.",
+            ko: "저장소를 한 시점의 모습 그대로 새 파일에 복사합니다. 다른 프로세스가 쓰는 중에도 안전합니다."),
+        arguments: [ArgumentSpec("file", help: LocalizedText("the new file (it must not exist yet)", ko: "새 파일(아직 없는 파일이어야 합니다)"))])
+    let target: String
+
+    init(_ invocation: Invocation) throws(CLIError) {
+        target = try StoreCommandSupport.target(invocation.arguments.first, option: "<file>", path: invocation.path)
+    }
+
+    func run(_ session: Session) throws(CLIError) -> ExitCode {
+        let context = session.context
+        let store = try StoreCommandSupport.store(session)
+        let result: BackupResult
+        do {
+            result = try store.backup(to: target)
+        } catch {
+            throw CLIError(.storeIO, Catalog.Errors.store(error))
+        }
+        if context.settings.json {
+            context.console.print(JSONWriter.compact(.object([
+                ("store", .string(store.path)), ("backup", .string(result.path)),
+                ("pages", .integer(result.pages)), ("restarts", .integer(result.restarts)),
+            ])))
+        } else if !context.settings.quiet {
+            context.console.print(Catalog.StoreCommands.backedUp(store.path, to: result.path, pages: result.pages))
+        }
+        return .success
+    }
+}
+
+/// `juice store recover --to FILE`: every readable row of the store (however
+/// damaged; it is only read) saved into a new store file, then what was saved,
+/// what was skipped, and how to put the new file in place. The store is not opened
+/// as usual, so a file too damaged to open is recovered as far as it can be read.
+struct StoreRecoverCommand: JuiceCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "recover",
+        abstract: LocalizedText(
+            "Save every readable row of a damaged store into a new store file.",
+            ko: "손상된 저장소에서 읽을 수 있는 모든 행을 새 저장소 파일에 살립니다."),
+        options: [
+            OptionSpec(
+                "to", value: "file",
+                help: LocalizedText("the new store file (it must not exist yet)", ko: "새 저장소 파일(아직 없는 파일이어야 합니다)"))
+        ])
+    static let needs = CommandNeeds.plugins
+    let target: String
+
+    init(_ invocation: Invocation) throws(CLIError) {
+        target = try StoreCommandSupport.target(invocation.value("to"), option: "--to <file>", path: invocation.path)
+    }
+
+    func run(_ session: Session) throws(CLIError) -> ExitCode {
+        let context = session.context
+        guard case let .file(path, _) = context.location else {
+            throw CLIError.usage(Catalog.StoreCommands.needsAFile, context.invocation.path)
+        }
+        let report: RecoveryReport
+        do {
+            report = try SQLiteStore.recover(from: path, to: target)
+        } catch {
+            throw CLIError(.storeIO, Catalog.Errors.store(error))
+        }
+        if context.settings.json {
+            context.console.print(JSONWriter.compact(StoreCommandSupport.json(report, from: path)))
+        } else if !context.settings.quiet {
+            for line in Catalog.StoreCommands.recovered(report, from: path) { context.console.print(line) }
+        }
+        return .success
+    }
+}
+
+enum StoreCommandSupport {
+    /// The session's store as the SQLite store these commands work on.
+    static func store(_ session: Session) throws(CLIError) -> SQLiteStore {
+        guard let store = try session.journal() as? SQLiteStore else {
+            throw CLIError.usage(Catalog.StoreCommands.needsAFile, session.context.invocation.path)
+        }
+        return store
+    }
+
+    /// A target file named on the command line: present and not empty.
+    static func target(_ value: String?, option: String, path: [CommandSpec]) throws(CLIError) -> String {
+        guard let value else { throw CLIError.usage(Catalog.Errors.missingArgument(option), path) }
+        guard !value.isEmpty else { throw CLIError.usage(Catalog.Errors.emptyValue(option, isPath: true), path) }
+        return value
+    }
+
+    static func json(_ report: RecoveryReport, from store: String) -> ConfigValue {
+        .object([
+            ("store", .string(store)), ("recovered", .string(report.path)),
+            ("events", .integer(report.events)), ("lastSequence", .number(Double(report.lastSequence))),
+            ("skippedEvents", .integer(report.skippedEvents)),
+            ("skippedSequences", .array(report.skippedSequences.map { range in
+                .array([.number(Double(range.lowerBound)), .number(Double(range.upperBound))])
+            })),
+            ("stock", .object(report.stock.map { entry in
+                let source: ConfigValue = switch entry.source {
+                case .stockTable: .string("stock")
+                case let .journal(sequence): .number(Double(sequence))
+                case .missing: .null
+                }
+                return (entry.fruit.id, .object([("quantity", .integer(entry.quantity)), ("from", source)]))
+            })),
+            ("cursors", .integer(report.cursors)), ("deadLetters", .integer(report.deadLetters)),
+            ("retryStates", .integer(report.retryStates)),
+            ("incompleteTables", .array(report.incompleteTables.map(ConfigValue.string))),
+        ])
+    }
+}
+
+extension Catalog {
+    /// The words of `juice store …`.
+    enum StoreCommands {
+        typealias T = LocalizedText
+
+        static let needsAFile = T(
+            "'juice store' works on a store file; --in-memory has none.",
+            ko: "'juice store'는 저장소 파일에 씁니다. --in-memory에는 파일이 없습니다.")
+
+        static func checkOK(_ path: String) -> T {
+            T("store \(path): ok (SQLite's integrity check found nothing wrong)",
+              ko: "저장소 \(path): 이상 없음(SQLite 무결성 검사에서 아무 문제도 찾지 못했습니다)")
+        }
+
+        static func checkDamaged(_ path: String, problems: Int, more: Bool) -> T {
+            let count = "\(problems)\(more ? "+" : "")"
+            return T(
+                "store \(path) is damaged: SQLite's integrity check found \(count) problem\(problems == 1 && !more ? "" : "s") (listed above), and changes are refused from now on; save what is readable with 'juice store recover --to NEW.db', then, with no juice running, mv NEW.db \(path)",
+                ko: "저장소 \(path)이(가) 손상되었습니다. SQLite 무결성 검사에서 문제 \(count)개를 찾았고(위 목록), 이제부터 변경은 거부됩니다. 'juice store recover --to NEW.db'로 읽을 수 있는 것을 살린 뒤, juice가 하나도 실행되지 않을 때 mv NEW.db \(path) 하세요")
+        }
+
+        static func backedUp(_ path: String, to target: String, pages: Int) -> T {
+            T("store \(path) backed up to \(target) (\(pages) pages, as it was at one moment)",
+              ko: "저장소 \(path)을(를) \(target)에 백업했습니다(\(pages)페이지, 한 시점의 모습 그대로)")
+        }
+
+        /// What a recovery saved and skipped, and how to put the new file in place.
+        static func recovered(_ report: RecoveryReport, from path: String) -> [T] {
+            var lines: [T] = []
+            let ranges = report.skippedSequences.map { $0.count == 1 ? "\($0.lowerBound)" : "\($0.lowerBound)–\($0.upperBound)" }
+                .joined(separator: ", ") + (report.skippedSequences.map(\.count).reduce(0, +) < report.skippedEvents ? ", …" : "")
+            lines.append(report.skippedEvents == 0
+                ? T("recovered \(path) into \(report.path): all \(report.events) events saved (through sequence \(report.lastSequence))",
+                    ko: "\(path)을(를) \(report.path)(으)로 복구했습니다: 이벤트 \(report.events)개를 모두 살렸습니다(순번 \(report.lastSequence)까지)")
+                : T("recovered \(path) into \(report.path): \(report.events) events saved, \(report.skippedEvents) could not be read (sequences \(ranges)) of \(report.lastSequence)",
+                    ko: "\(path)을(를) \(report.path)(으)로 복구했습니다: 이벤트 \(report.lastSequence)개 중 \(report.events)개를 살렸고 \(report.skippedEvents)개는 읽지 못했습니다(순번 \(ranges))"))
+            let english = report.stock.map { entry -> String in
+                switch entry.source {
+                case .stockTable: "\(entry.fruit.id) \(entry.quantity)"
+                case let .journal(sequence): "\(entry.fruit.id) \(entry.quantity) (its row was unreadable: from event \(sequence))"
+                case .missing: "\(entry.fruit.id) 0 (not found: restock it)"
+                }
+            }
+            let korean = report.stock.map { entry -> String in
+                switch entry.source {
+                case .stockTable: "\(entry.fruit.koreanName) \(entry.quantity)"
+                case let .journal(sequence): "\(entry.fruit.koreanName) \(entry.quantity)(행을 읽지 못해 이벤트 \(sequence)에서 가져옴)"
+                case .missing: "\(entry.fruit.koreanName) 0(찾지 못함: 다시 채우세요)"
+                }
+            }
+            lines.append(T("stock: " + english.joined(separator: ", "), ko: "재고: " + korean.joined(separator: ", ")))
+            lines.append(T(
+                "delivery: \(report.cursors) cursors, \(report.deadLetters) dead letters, \(report.retryStates) retry states saved"
+                    + (report.incompleteTables.isEmpty ? "" : "; some rows of \(report.incompleteTables.joined(separator: ", ")) could not be read"),
+                ko: "전달: 커서 \(report.cursors)개, 배달 못 한 이벤트 \(report.deadLetters)개, 재시도 상태 \(report.retryStates)개를 살렸습니다"
+                    + (report.incompleteTables.isEmpty ? "" : ". \(report.incompleteTables.joined(separator: ", "))의 일부 행은 읽지 못했습니다")))
+            lines.append(T(
+                "to use it: stop every juice, then mv \(report.path) \(path) (the damage mark applies to the old file only)",
+                ko: "사용하려면: juice를 모두 멈춘 뒤 mv \(report.path) \(path) 하세요(손상 표시는 옛 파일에만 해당합니다)"))
+            return lines
+        }
+    }
+}

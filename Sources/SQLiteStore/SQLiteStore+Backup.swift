@@ -1,0 +1,99 @@
+import CSQLite
+import Foundation
+import JuiceMakerCore
+
+/// What `SQLiteStore.backup(to:)` wrote.
+public struct BackupResult: Sendable, Equatable {
+    /// The new file.
+    public let path: String
+    /// Its size in database pages.
+    public let pages: Int
+    /// How many times another process's commit made the copy start over.
+    public let restarts: Int
+}
+
+extension SQLiteStore {
+    /// Pages copied per step; between steps the source is not locked.
+    static let backupPagesPerStep: Int32 = 256
+    /// Restarts (another process committed between two steps) before the copy is
+    /// made in one step, from one snapshot: with the write-ahead log, that blocks no
+    /// writer either, it only holds the log from being checkpointed meanwhile.
+    static let backupRestartsBeforeOneStep = 3
+
+    /// Copies the store, as it is at one moment, to a new file at `target` (mode
+    /// 0600) with SQLite's online backup API, while this and other processes go on
+    /// reading and writing. Never overwrites: an existing `target` is refused with
+    /// `targetExists`. On failure the partial copy is removed.
+    public func backup(to target: String) throws(StoreError) -> BackupResult {
+        try StoreFile.createNew(target, store: path)
+        do throws(StoreError) {
+            let source = try Connection(path: path, mode: connectionMode)
+            source.onDamage = { [mark] error in mark.record(error) }
+            let destination = try Connection(path: target)
+            let result = try Self.copy(from: source, to: destination, target: target, store: path)
+            destination.close()
+            return result
+        } catch {
+            StoreFile.removeNew(target)
+            throw error
+        }
+    }
+
+    private static func copy(from source: Connection, to destination: Connection, target: String, store: String) throws(StoreError) -> BackupResult {
+        guard let backup = sqlite3_backup_init(destination.handle, "main", source.handle, "main") else {
+            throw destination.failure(sqlite3_errcode(destination.handle), doing: .running(sql: "sqlite3_backup_init"))
+        }
+        var finished = false
+        defer { if !finished { sqlite3_backup_finish(backup) } }
+        var restarts = 0
+        var lastRemaining: Int32 = .max
+        var busyWaits = 0
+        while true {
+            let pages = restarts >= backupRestartsBeforeOneStep ? -1 : backupPagesPerStep
+            let code = sqlite3_backup_step(backup, pages)
+            let remaining = sqlite3_backup_remaining(backup)
+            if code == SQLITE_DONE { break }
+            switch code & 0xFF {
+            case SQLITE_OK:
+                // More left than before: a commit elsewhere made SQLite start over.
+                if remaining > lastRemaining { restarts += 1 }
+                lastRemaining = remaining
+                busyWaits = 0
+            case SQLITE_BUSY, SQLITE_LOCKED:
+                busyWaits += 1
+                guard busyWaits * 10 < Int(Connection.busyTimeoutMilliseconds) else {
+                    throw source.failure(code, doing: .running(sql: "sqlite3_backup_step"))
+                }
+                usleep(10_000)
+            default:
+                // The error is the source's (damage, I/O) or the destination's (disk full).
+                let failing = sqlite3_errcode(source.handle) & 0xFF == code & 0xFF ? source : destination
+                throw failing.failure(code, doing: .running(sql: "sqlite3_backup_step"))
+            }
+        }
+        let pages = Int(sqlite3_backup_pagecount(backup))
+        finished = true
+        let code = sqlite3_backup_finish(backup)
+        guard code == SQLITE_OK else { throw destination.failure(code, doing: .running(sql: "sqlite3_backup_finish")) }
+        return BackupResult(path: target, pages: pages, restarts: restarts)
+    }
+}
+
+extension StoreFile {
+    /// Creates an empty file at `target` for a copy, user-only, refusing one that
+    /// exists (`targetExists`, in the words of the store at `store`).
+    static func createNew(_ target: String, store: String) throws(StoreError) {
+        let descriptor = open(target, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+        guard descriptor >= 0 else {
+            let error = errno
+            if error == EEXIST { throw StoreError(.targetExists(target), path: store) }
+            throw StoreError(.cannotOpen(.current(error)), path: target)
+        }
+        close(descriptor)
+    }
+
+    /// Removes a copy that failed half-way, with what SQLite kept beside it.
+    static func removeNew(_ target: String) {
+        for suffix in ["", "-journal", "-wal", "-shm", ".clean"] { unlink(target + suffix) }
+    }
+}

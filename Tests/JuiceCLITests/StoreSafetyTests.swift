@@ -1,0 +1,186 @@
+import Foundation
+import JuiceMakerCore
+import SQLiteStore
+import Testing
+
+/// The store's file as `juice` meets it: damaged, mistyped, read-only.
+@Suite struct StoreSafetyTests {
+    /// A store with a few dozen orders in the sandbox, written in this process and closed.
+    private func history(_ sandbox: JuiceSandbox, at path: String? = nil) throws {
+        let maker = try JuiceMaker(store: SQLiteStore(path: path ?? sandbox.storePath, durability: .normal))
+        for step in 0..<40 {
+            if step % 4 == 3 { try maker.add(8, of: .banana) } else { try maker.make(.banana) }
+        }
+    }
+
+    /// XOR of 12 bytes at offset 11 × 4096, the issue's repro: a journal page.
+    private func damage(_ path: String) throws {
+        let handle = try FileHandle(forUpdating: URL(fileURLWithPath: path))
+        try handle.seek(toOffset: 11 * 4096)
+        let bytes = try handle.read(upToCount: 12) ?? Data()
+        try handle.seek(toOffset: 11 * 4096)
+        try handle.write(contentsOf: Data(bytes.map { $0 ^ 0xFF }))
+        try handle.close()
+    }
+
+    @Test func aDamagedStoreRefusesChangesWithTheWayOutAndStillAnswersQueries() throws {
+        let sandbox = try JuiceSandbox()
+        try history(sandbox)
+        try damage(sandbox.storePath)
+        let damaged = sandbox.storeBytes()
+
+        for arguments in [["stock", "add", "kiwi", "1"], ["order", "banana"]] {
+            let result = try sandbox.run(arguments)
+            #expect(result.status == 74, "\(arguments): \(result.stdout) \(result.stderr)")
+            #expect(result.stderr.split(separator: "\n").count == 1, "\(result.stderr)")
+            #expect(result.stderr.contains("juice store recover --to"), "\(result.stderr)")
+            #expect(result.stderr.contains(sandbox.storePath + ".damaged"), "\(result.stderr)")
+        }
+        #expect(sandbox.storeBytes() == damaged, "the damaged file was written")
+        let stock = try sandbox.run(["stock"])
+        #expect(stock.status == 0, "\(stock.stderr)")
+    }
+
+    @Test func aMistypedStoreDirectoryIsNotCreated() throws {
+        let sandbox = try JuiceSandbox()
+        let result = try sandbox.run(["--store", "./nope/deeper/x.db", "stock"])
+        #expect(result.status == 74, "\(result.stdout)")
+        #expect(result.stderr.split(separator: "\n").count == 1, "\(result.stderr)")
+        #expect(result.stderr.contains("the directory \(sandbox.root)/work/nope/deeper does not exist"), "\(result.stderr)")
+        #expect(result.stderr.contains("--store"), "\(result.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: sandbox.root + "/work/nope"))
+        // The same from the environment.
+        let fromEnvironment = try sandbox.run(["stock"], environment: ["JUICE_MAKER_STORE": sandbox.root + "/typo/x.db"])
+        #expect(fromEnvironment.status == 74, "\(fromEnvironment.stdout)")
+        #expect(!FileManager.default.fileExists(atPath: sandbox.root + "/typo"))
+    }
+
+    @Test func theDefaultLocationStillCreatesItsDirectories() throws {
+        let sandbox = try JuiceSandbox()
+        var environment = sandbox.environment
+        environment.removeValue(forKey: "JUICE_MAKER_STORE")
+        sandbox.environment = environment
+        #expect(try sandbox.run(["order", "banana"]).status == 0)
+        #expect(FileManager.default.fileExists(atPath: sandbox.root + "/state/juice-maker/juice.db"))
+    }
+
+    @Test func anEmptyStorePathAndADeviceAreRefusedByName() throws {
+        let sandbox = try JuiceSandbox()
+        let empty = try sandbox.run(["--store", "", "stock"])
+        #expect(empty.stderr.contains("empty path"), "\(empty.stderr)")
+        #expect(empty.status != 0)
+        let device = try sandbox.run(["--store", "/dev/null", "stock"])
+        #expect(device.status == 74)
+        #expect(device.stderr.contains("not a regular file"), "\(device.stderr)")
+    }
+
+    /// Makes `path` unwritable for this user, root included: the immutable flag for
+    /// root (who ignores permission bits), the permission bits otherwise. Returns the
+    /// undo.
+    private func makeReadOnly(_ path: String, directory: Bool) throws -> () -> Void {
+        if getuid() == 0 {
+            let set = Process()
+            set.executableURL = URL(fileURLWithPath: "/usr/bin/chattr")
+            set.arguments = ["+i", path]
+            try set.run()
+            set.waitUntilExit()
+            try #require(set.terminationStatus == 0, "chattr +i \(path) failed")
+            return {
+                let clear = Process()
+                clear.executableURL = URL(fileURLWithPath: "/usr/bin/chattr")
+                clear.arguments = ["-i", path]
+                try? clear.run()
+                clear.waitUntilExit()
+            }
+        }
+        chmod(path, directory ? 0o555 : 0o444)
+        return { chmod(path, directory ? 0o700 : 0o600) }
+    }
+
+    /// With no subscribers: the default logger would say, on its own line, that it
+    /// cannot create its log in a read-only state directory.
+    private func expectQueriesWorkAndChangesAreRefused(_ sandbox: JuiceSandbox, store: String) throws {
+        let config = try sandbox.write(#"{"subscribers": []}"#, to: "quiet.json")
+        let options = ["--config", config, "--store", store]
+        for arguments in [["stock"], ["menu"], ["events"], ["report"], ["report", "--json"]] {
+            let result = try sandbox.run(options + arguments)
+            #expect(result.status == 0, "\(arguments): \(result.stderr)")
+        }
+        let events = try sandbox.run(options + ["events", "--json"])
+        #expect(events.stdout.split(separator: "\n").count >= 40, "\(events.stdout)")
+        let change = try sandbox.run(options + ["stock", "add", "kiwi", "1"])
+        #expect(change.status == 74)
+        #expect(change.stderr.contains("the store is read-only: "), "\(change.stderr)")
+        #expect(change.stderr.split(separator: "\n").count == 1, "\(change.stderr)")
+    }
+
+    @Test(.enabled(if: getuid() != 0 || FileManager.default.isExecutableFile(atPath: "/usr/bin/chattr")))
+    func aReadOnlyStoreFileServesQueries() throws {
+        let sandbox = try JuiceSandbox()
+        let store = sandbox.root + "/shared/juice.db"
+        try FileManager.default.createDirectory(atPath: sandbox.root + "/shared", withIntermediateDirectories: true)
+        try history(sandbox, at: store)
+        let before = FileManager.default.contents(atPath: store)
+        let undo = try makeReadOnly(store, directory: false)
+        defer { undo() }
+        try expectQueriesWorkAndChangesAreRefused(sandbox, store: store)
+        #expect(FileManager.default.contents(atPath: store) == before)
+    }
+
+    @Test(.enabled(if: getuid() != 0 || FileManager.default.isExecutableFile(atPath: "/usr/bin/chattr")))
+    func aStoreInAReadOnlyDirectoryServesQueries() throws {
+        let sandbox = try JuiceSandbox()
+        let directory = sandbox.root + "/shared"
+        let store = directory + "/juice.db"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        try history(sandbox, at: store)
+        let undo = try makeReadOnly(directory, directory: true)
+        defer { undo() }
+        try expectQueriesWorkAndChangesAreRefused(sandbox, store: store)
+        #expect(!FileManager.default.fileExists(atPath: store + "-wal"))
+    }
+
+    @Test func checkBackupAndRecoverThenMoveIntoPlace() throws {
+        let sandbox = try JuiceSandbox()
+        try history(sandbox)
+        let check = try sandbox.run(["store", "check"])
+        #expect(check.status == 0, "\(check.stderr)")
+        #expect(check.stdout.contains("ok"), "\(check.stdout)")
+
+        let backup = sandbox.root + "/work/copy.db"
+        #expect(try sandbox.run(["store", "backup", "copy.db"]).status == 0)
+        var info = stat()
+        #expect(stat(backup, &info) == 0 && info.st_mode & 0o777 == 0o600)
+        let again = try sandbox.run(["store", "backup", "copy.db"])
+        #expect(again.status == 74)
+        #expect(again.stderr.contains("already exists"), "\(again.stderr)")
+
+        try damage(sandbox.storePath)
+        let damaged = try sandbox.run(["store", "check"])
+        #expect(damaged.status == 74)
+        #expect(damaged.stderr.split(separator: "\n").count == 1, "\(damaged.stderr)")
+        #expect(damaged.stderr.contains("juice store recover --to"), "\(damaged.stderr)")
+
+        let recovered = try sandbox.run(["store", "recover", "--to", "new.db", "--json"])
+        #expect(recovered.status == 0, "\(recovered.stderr)")
+        let report = try #require(try recovered.json() as? [String: Any])
+        let saved = try #require(report["events"] as? Int)
+        let skipped = try #require(report["skippedEvents"] as? Int)
+        #expect(saved > 0 && skipped > 0 && saved + skipped == report["lastSequence"] as? Int, "\(report)")
+        #expect(try sandbox.run(["order", "banana"]).status == 74, "still the damaged file in place")
+
+        #expect(rename(sandbox.root + "/work/new.db", sandbox.storePath) == 0)
+        let order = try sandbox.run(["order", "banana"])
+        #expect(order.status == 0, "\(order.stderr)")
+        let events = try sandbox.run(["events", "--json", "--limit", "1000"])
+        #expect(events.stdout.split(separator: "\n").count == saved + 2)
+    }
+
+    @Test func storeCommandsNeedAStoreFile() throws {
+        let sandbox = try JuiceSandbox()
+        let result = try sandbox.run(["--in-memory", "store", "check"])
+        #expect(result.status == 64, "\(result.stderr)")
+        let missing = try sandbox.run(["store", "recover"])
+        #expect(missing.status == 64, "\(missing.stderr)")
+    }
+}

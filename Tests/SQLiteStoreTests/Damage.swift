@@ -1,0 +1,65 @@
+import Foundation
+import JuiceMakerCore
+import SQLiteStore
+
+/// Damaged stores for the tests: real files, bytes flipped on disk.
+enum Damage {
+    static let pageSize = 4096
+
+    /// A store at `path` with `changes` orders and restocks (about three journal rows
+    /// each), closed.
+    static func makeHistory(at path: String, changes: Int = 40) throws {
+        let maker = try JuiceMaker(store: SQLiteStore(path: path, durability: .normal))
+        for step in 0..<changes {
+            if step % 4 == 3 {
+                try maker.add(8, of: .banana)
+            } else {
+                try maker.make(step % 2 == 0 ? .banana : .mangoKiwi)
+            }
+            if step % 10 == 9 { try maker.add(10, of: .kiwi); try maker.add(10, of: .mango) }
+        }
+    }
+
+    /// The first leaf page of the journal table (oldest rows; not the last leaf, which
+    /// new rows go to), found behind the store's back with `dbstat`; page 12 (the
+    /// issue's offset 11 × 4096) when this SQLite has no `dbstat`.
+    static func firstJournalLeaf(of path: String) -> Int {
+        let raw = try? RawDatabase(path, readOnly: true)
+        let found = try? raw?.value("SELECT pageno FROM dbstat WHERE name = 'journal' AND pagetype = 'leaf' ORDER BY pageno LIMIT 1")
+        return found.flatMap { Int($0) } ?? 12
+    }
+
+    /// Flips (XOR 0xFF) `count` bytes at the start of page `page` (1-based), as the
+    /// issue's repro does; with `keepingTime`, the file's modification time is put
+    /// back, so only the bytes tell.
+    static func flip(_ path: String, page: Int, count: Int = 12, keepingTime: Bool = false) throws {
+        var before = stat()
+        stat(path, &before)
+        let handle = try FileHandle(forUpdating: URL(fileURLWithPath: path))
+        let offset = UInt64((page - 1) * pageSize)
+        try handle.seek(toOffset: offset)
+        let bytes = try handle.read(upToCount: count) ?? Data()
+        try handle.seek(toOffset: offset)
+        try handle.write(contentsOf: Data(bytes.map { $0 ^ 0xFF }))
+        try handle.synchronize()
+        try handle.close()
+        if keepingTime {
+            var times = [before.st_atim, before.st_mtim]
+            _ = utimensat(AT_FDCWD, path, &times, 0)
+        }
+    }
+
+    /// The size of the file at `path`, or nil when there is none.
+    static func size(of path: String) -> Int64? {
+        var info = stat()
+        guard stat(path, &info) == 0 else { return nil }
+        return Int64(info.st_size)
+    }
+
+    /// The permission bits of `path`, or nil when there is no file.
+    static func mode(of path: String) -> mode_t? {
+        var info = stat()
+        guard stat(path, &info) == 0 else { return nil }
+        return info.st_mode & 0o7777
+    }
+}
