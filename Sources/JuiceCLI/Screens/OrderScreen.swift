@@ -7,13 +7,13 @@ import JuiceMakerCore
 struct OrderScreen {
     let io: ScreenIO
 
-    /// Runs until `quit`, the end of input (success) or Ctrl-C (`interrupted`).
+    /// Runs until `quit`, the end of input (success) or a stop signal (`interrupted`).
     /// Only store failures throw.
     func run() throws(CLIError) -> ExitCode {
         try showScreen()
         while true {
             let text: String
-            switch io.prompt(Catalog.Screens.orderPrompt) {
+            switch io.prompt(Catalog.Screens.orderPrompt, history: .orders) {
             case .end: return .success
             case .interrupted: return .interrupted
             case .line(let line): text = line

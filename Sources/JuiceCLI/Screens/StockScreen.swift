@@ -22,7 +22,7 @@ struct StockScreen {
         io.show(Catalog.Screens.stockHint)
         while true {
             let text: String
-            switch io.prompt(Catalog.Screens.stockPrompt) {
+            switch io.prompt(Catalog.Screens.stockPrompt, history: .stock) {
             case .interrupted: return .interrupted
             case .end:
                 io.show(Catalog.Screens.cancelled)
