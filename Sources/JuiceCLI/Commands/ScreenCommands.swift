@@ -4,7 +4,8 @@
 /// Exit status: 0 after `quit` or the end of input; 130 after Ctrl-C (143 after
 /// SIGTERM, 129 after SIGHUP), once the command that was running has finished and the
 /// bus and plugins have shut down (never in the middle of an order or an apply); 74
-/// if the store fails.
+/// if the store fails (an order the store's lock held up is refused, and the prompt
+/// comes back).
 struct ShellCommand: JuiceCommand {
     static let configuration = CommandConfiguration(
         commandName: "shell",

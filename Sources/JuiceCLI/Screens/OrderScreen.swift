@@ -37,11 +37,19 @@ struct OrderScreen {
         }
     }
 
-    /// Makes one juice. On a shortage, asks whether to open the stock screen.
+    /// Makes one juice. On a shortage, asks whether to open the stock screen. A store
+    /// another process kept locked past the busy timeout refuses this order only: its
+    /// error line, nothing made, and the prompt again.
     private func order(_ juice: Juice) throws(CLIError) -> StockScreen.Outcome? {
         let maker = io.maker
-        let result = try ValueParsing.perform(io.session.context.invocation.path) { () throws(JuiceMakerError) in
-            try io.perform { () throws(JuiceMakerError) in try maker.make(juice) }
+        let result: OrderResult
+        do {
+            result = try io.perform { () throws(JuiceMakerError) in try maker.make(juice) }
+        } catch .store(let failure) where failure.kind == .busy {
+            io.refuse(Catalog.Errors.store(failure))
+            return nil
+        } catch {
+            throw ValueParsing.cliError(error, path: io.session.context.invocation.path)
         }
         guard case .insufficient = result else { return nil }
         // The alert (`재료가 모자라요. 재고를 수정할까요?`) and the shortages were just

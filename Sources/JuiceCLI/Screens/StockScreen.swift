@@ -86,6 +86,10 @@ struct StockScreen {
             io.refuse(Catalog.Screens.conflict(fruits))
             showDraft(draft)
             return nil
+        } catch .store(let failure) where failure.kind == .busy {
+            // Another process kept the store locked: nothing stored, the draft kept.
+            io.refuse(Catalog.Errors.store(failure))
+            return nil
         } catch {
             throw ValueParsing.cliError(error, path: io.session.context.invocation.path)
         }
