@@ -125,6 +125,20 @@ import Testing
         let audit = (try subscribers.json() as? [[String: Any]])?.first { $0["name"] as? String == "audit" }
         #expect((audit?["cursor"] as? NSNumber)?.intValue == 0, "nothing delivered: \(subscribers.stdout)")
     }
+
+    /// A signal `juice` was started ignoring stays ignored: under `nohup`, SIGHUP
+    /// does not stop `watch`; the SIGTERM after it does (were SIGHUP caught, it
+    /// would have been first: 129).
+    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/nohup")))
+    func aSignalIgnoredAtStartStaysIgnored() throws {
+        let sandbox = try JuiceSandbox()
+        #expect(try sandbox.run(["order", "banana"]).status == 0)
+        let watch = try sandbox.start([JuiceSandbox.binary, "watch", "--since", "0", "--json"], executable: "/usr/bin/nohup")
+        #expect(watch.wait(until: { lines($0) == 2 }), "\(watch.stderr)")
+        kill(watch.process.processIdentifier, SIGHUP)
+        let exit = watch.stop(with: SIGTERM)
+        #expect(exit.reason == .exit && exit.status == 143, "\(exit) \(watch.stderr)")
+    }
 }
 
 extension JuiceSandbox {

@@ -14,8 +14,9 @@ import Synchronization
 /// (`ExitCode.init(stoppedBy:)`).
 ///
 /// The session starts one per run, for the commands that change the stock or follow
-/// (`Session.stopSignals`), and it lives until the process exits: later signals
-/// (a second Ctrl-C during the bounded shutdown) are noticed and ignored.
+/// (`Session.stopSignals`), and it lives until the run has shut down: later signals
+/// (a second Ctrl-C during the bounded shutdown) are noticed and ignored, and once its
+/// sources are cancelled libdispatch's handler keeps them blocked until the exit.
 ///
 /// How: one Dispatch signal source per signal. On Linux, libdispatch installs its
 /// own `sigaction` handler, which only blocks the signal and hands it to a
