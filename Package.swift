@@ -52,6 +52,13 @@ let package = Package(
         .systemLibrary(
             name: "CTLS", path: "Sources/CTLS", pkgConfig: "openssl",
             providers: [.apt(["libssl-dev"]), .brew(["openssl"])]),
+        /// GNU readline, for line editing and history in the screens on a terminal
+        /// (GPL-3: README, "Line editing and the GPL"). No `pkgConfig`: readline.pc
+        /// pulls in ncurses' `-D_XOPEN_SOURCE=600`, which SwiftPM drops with a warning;
+        /// the headers and library are on the default paths (libreadline-dev).
+        .systemLibrary(
+            name: "CReadline", path: "Sources/CReadline",
+            providers: [.apt(["libreadline-dev"]), .brew(["readline"])]),
 
         // Plugins: one front-end module each, importing the plugin kit, the core, the bus and
         // Locking only.
@@ -75,7 +82,7 @@ let package = Package(
             name: "JuiceCLI",
             dependencies: [
                 "Locking", "JuiceMakerCore", "JuiceMakerPluginKit", "SQLiteStore", "LoggerPlugin", "CLINotifierPlugin",
-                "WebhookPlugin", "CommandPlugin",
+                "WebhookPlugin", "CommandPlugin", "CReadline",
             ]),
         .executableTarget(name: "juice", dependencies: ["JuiceCLI"]),
         .executableTarget(

@@ -128,9 +128,13 @@ import Testing
         let sandbox = try JuiceSandbox()
         let directory = (sandbox.storePath as NSString).deletingLastPathComponent
         for command in needsPlugins {
-            let words = command.words + command.declaration.configuration.arguments.map { _ in "x" }
+            let configuration = command.declaration.configuration
+            let words = command.words + configuration.arguments.map { _ in "x" }
+                + configuration.options.flatMap { $0.takesValue ? ["--\($0.name)", "x"] : [] }
             let result = try sandbox.run(words)
-            #expect(result.status == 0, "\(words): \(result.stderr)")
+            // `config …` succeeds; `store recover` finds no store to recover (74). Either
+            // way the command line was understood and nothing was created.
+            #expect(command.words.first == "config" ? result.status == 0 : result.status != 64, "\(words): \(result.stderr)")
             #expect(!FileManager.default.fileExists(atPath: directory), "\(words) created \(directory)")
         }
         #expect(try sandbox.run(["stock"]).status == 0)

@@ -15,7 +15,7 @@ import Testing
         }
         let made = "Here's your mango-kiwi juice! Enjoy!"
         #expect(watch.wait(until: { occurrences(of: made, in: $0) == 3 }), "\(watch.stdout)")
-        #expect(watch.interrupt() == 0)
+        #expect(watch.interrupt() == 130)
         let out = watch.stdout
         #expect(occurrences(of: made, in: out) == 3)
         #expect(out.contains("🥝 kiwi 10 → 9\n🥭 mango 10 → 8\n"))
@@ -30,7 +30,7 @@ import Testing
         try sandbox.run(["order", "kiwi"])  // events 5, 6
         let watch = try sandbox.start(["watch", "--since", "3", "--json"])
         #expect(watch.wait(until: { $0.split(separator: "\n").count >= 3 }))
-        #expect(watch.interrupt() == 0)
+        #expect(watch.interrupt() == 130)
         let lines = watch.stdout.split(separator: "\n")
         let objects = lines.compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
         #expect(objects.count == lines.count, "every line is one JSON object")
@@ -48,7 +48,7 @@ import Testing
         try sandbox.run(["order", "kiwi"])
         let watch = try sandbox.start(["watch", "--since", "0", "--type", "juiceMade", "--type", "orderFailed"])
         #expect(watch.wait(until: { $0.contains("키위쥬스 나왔습니다!") && $0.contains("망고키위쥬스 나왔습니다!") }))
-        #expect(watch.interrupt() == 0)
+        #expect(watch.interrupt() == 130)
         #expect(watch.stdout.contains("재료가 모자라요. 재고를 수정할까요?\n  🍓 딸기 6개 부족\n"))
         #expect(!watch.stdout.contains("→"), "no stockChanged lines: \(watch.stdout)")
     }
@@ -87,7 +87,7 @@ import Testing
         try sandbox.run(["order", "pineapple"])
         // The pineapple juice's stockChanged is the last event of that change.
         #expect(watch.wait(until: { $0.contains("\"type\":\"juicemaker.stock.changed\",\"subject\":\"pineapple\"") }))
-        #expect(watch.interrupt() == 0)
+        #expect(watch.interrupt() == 130)
         let sequences = watch.stdout.split(separator: "\n").compactMap { line -> Int? in
             let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]
             return (object?["sequence"] as? String).flatMap { Int($0) }

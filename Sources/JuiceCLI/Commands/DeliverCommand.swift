@@ -1,8 +1,6 @@
-import Dispatch
 import Foundation
 import JuiceMakerCore
 import JuiceMakerPluginKit
-import Locking
 
 /// `juice deliver [--follow]`: runs every enabled durable subscriber (webhook,
 /// command) now.
@@ -12,8 +10,9 @@ import Locking
 /// than `patience`; the oldest failed event is tried at once, whatever its schedule
 /// said. Exit 0 when all caught up, 75 when some events must wait (they stay in the
 /// journal). With `--follow` it keeps delivering, also events committed by other
-/// `juice` processes, until Ctrl-C or SIGTERM; then it stops like any command, by
-/// the flush deadline.
+/// `juice` processes, until Ctrl-C, SIGTERM or SIGHUP; then it stops like any command,
+/// by the flush deadline, and exits 128 + the signal (130, 143, 129). A signal also
+/// stops `juice deliver` without `--follow` by the flush deadline.
 struct DeliverCommand: JuiceCommand {
     static let configuration = CommandConfiguration(
         commandName: "deliver",
@@ -42,16 +41,16 @@ struct DeliverCommand: JuiceCommand {
             if !context.settings.quiet { context.console.print(Catalog.Delivery.noDurableSubscribers) }
             return .success
         }
+        let stop = session.stopSignals()
         if follow {
-            let stop = StopSignals()
             for runner in runners { runner.delivery.follow() }
             if !context.settings.quiet {
                 context.console.standardError.write(Catalog.Delivery.following(runners.map(\.name))(context.language) + "\n")
             }
             await stop.requested()
-            return .success
+            return .success  // the runner makes it 128 + the signal
         }
-        let outcomes = await Self.deliverAll(runners) { delivery in
+        let outcomes = await Self.deliverAll(runners, stop: stop, flushDeadline: context.config.flushDeadlineSeconds) { delivery in
             await delivery.deliverPending(waitingAtMost: Self.patience)
         }
         return Self.report(outcomes, context: context)
@@ -65,18 +64,35 @@ struct DeliverCommand: JuiceCommand {
         }
     }
 
-    /// Runs `body` for every runner at once; outcomes in the runners' order.
+    /// Runs `body` for every runner at once; outcomes in the runners' order. A stop
+    /// signal meanwhile shuts the runners down by `flushDeadline` seconds, so `body`
+    /// returns then (what was not delivered stays in the journal).
     static func deliverAll(
         _ runners: [(name: String, delivery: DurableDelivery)],
+        stop: StopSignals,
+        flushDeadline: Double,
         _ body: @escaping @Sendable (DurableDelivery) async -> DeliveryPhase
     ) async -> [(name: String, phase: DeliveryPhase, statistics: DeliveryStatistics)] {
         var phases: [Int: DeliveryPhase] = [:]
-        await withTaskGroup(of: (Int, DeliveryPhase).self) { group in
+        await withTaskGroup(of: (index: Int, phase: DeliveryPhase)?.self) { group in
             for (index, runner) in runners.enumerated() {
                 let delivery = runner.delivery
                 group.addTask { (index, await body(delivery)) }
             }
-            for await (index, phase) in group { phases[index] = phase }
+            group.addTask {
+                await stop.requested()  // cancelled below once every runner answered
+                guard stop.isRequested else { return nil }
+                let deadline = ContinuousClock.now + .milliseconds(Int(flushDeadline * 1000))
+                for runner in runners { await runner.delivery.shutdown(deadline: deadline) }
+                return nil
+            }
+            var answered = 0
+            while answered < runners.count, let next = await group.next() {
+                guard let answer = next else { continue }
+                phases[answer.index] = answer.phase
+                answered += 1
+            }
+            group.cancelAll()
         }
         return runners.enumerated().map { index, runner in
             (runner.name, phases[index] ?? .stopped, runner.delivery.statistics)
@@ -123,56 +139,5 @@ struct DeliverCommand: JuiceCommand {
         }
         if context.settings.json { context.console.print(JSONWriter.compact(.array(items))) }
         return allCaughtUp ? .success : .tryLater
-    }
-}
-
-/// SIGINT and SIGTERM as a request to stop a long-running command cleanly: while one
-/// of these lives they only raise a flag, and `requested()` returns at the first.
-//
-// @unchecked Sendable: `sources` is written once in `init` and only read again in
-// `deinit` (to cancel them); Dispatch sources are themselves safe from any thread.
-// The rest is behind a lock.
-final class StopSignals: @unchecked Sendable {
-    private struct State {
-        var requested = false
-        var waiter: CheckedContinuation<Void, Never>?
-    }
-
-    private let state = Locked(State())
-    private let sources: [any DispatchSourceSignal]
-
-    init() {
-        let queue = DispatchQueue(label: "juice.stop")
-        sources = [SIGINT, SIGTERM].map { number in
-            signal(number, SIG_IGN)
-            return DispatchSource.makeSignalSource(signal: number, queue: queue)
-        }
-        for source in sources {
-            source.setEventHandler { [weak self] in self?.request() }
-            source.resume()
-        }
-    }
-
-    deinit {
-        for source in sources { source.cancel() }
-    }
-
-    /// Returns once SIGINT or SIGTERM has arrived (at once if one already has).
-    func requested() async {
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let now = state.withLock { state -> Bool in
-                if state.requested { return true }
-                state.waiter = continuation
-                return false
-            }
-            if now { continuation.resume() }
-        }
-    }
-
-    private func request() {
-        state.withLock { state -> CheckedContinuation<Void, Never>? in
-            state.requested = true
-            return state.waiter.take()
-        }?.resume()
     }
 }

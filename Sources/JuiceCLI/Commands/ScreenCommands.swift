@@ -1,9 +1,11 @@
 /// `juice shell`: the order screen, on a terminal or over piped input
 /// (`printf '7\nq\n' | juice shell` makes one mango-kiwi juice).
 ///
-/// Exit status: 0 after `quit` or the end of input; 130 after Ctrl-C, once the
-/// command that was running has finished and the bus and plugins have shut down
-/// (never in the middle of an order or an apply); 74 if the store fails.
+/// Exit status: 0 after `quit` or the end of input; 130 after Ctrl-C (143 after
+/// SIGTERM, 129 after SIGHUP), once the command that was running has finished and the
+/// bus and plugins have shut down (never in the middle of an order or an apply); 74
+/// if the store fails (an order the store's lock held up is refused, and the prompt
+/// comes back).
 struct ShellCommand: JuiceCommand {
     static let configuration = CommandConfiguration(
         commandName: "shell",
@@ -19,8 +21,8 @@ struct ShellCommand: JuiceCommand {
 }
 
 /// `juice stock edit`: the stock screen on its own. Exit status: 0 after `apply` or
-/// `cancel` (the end of input cancels); 130 after Ctrl-C (the draft is dropped,
-/// nothing stored); 74 if the store fails.
+/// `cancel` (the end of input cancels); 130 after Ctrl-C, 143 after SIGTERM, 129
+/// after SIGHUP (the draft is dropped, nothing stored); 74 if the store fails.
 struct StockEditCommand: JuiceCommand {
     static let configuration = CommandConfiguration(
         commandName: "edit",
@@ -37,12 +39,12 @@ struct StockEditCommand: JuiceCommand {
 }
 
 /// Opens a screen on the terminal or piped input: the maker with its plugins, and
-/// line input that Ctrl-C interrupts (the signal handler lives while the screen runs).
+/// line input that a stop signal (Ctrl-C, SIGTERM, SIGHUP) ends; the runner turns
+/// `.interrupted` into 128 + that signal.
 private func showScreen<Outcome>(
     in session: Session, _ screen: (ScreenIO) throws(CLIError) -> Outcome
 ) throws(CLIError) -> Outcome {
     let maker = try session.maker(attachingPlugins: true)
-    let interrupt = InterruptSignal()
-    let io = ScreenIO(session: session, maker: maker, input: LineInput(interrupt: interrupt))
-    return try withExtendedLifetime(interrupt) { () throws(CLIError) in try screen(io) }
+    let input = LineInput(stop: session.stopSignals(), output: session.context.console.standardOutput)
+    return try screen(ScreenIO(session: session, maker: maker, input: input))
 }

@@ -38,7 +38,9 @@ struct SubscribersRetryCommand: JuiceCommand {
         _ = try session.maker(attachingPlugins: true)
         let runners = DeliverCommand.runners(session).filter { $0.name == name }
         let deadLetters = deadLetters
-        let outcomes = await DeliverCommand.deliverAll(runners) { delivery in
+        let outcomes = await DeliverCommand.deliverAll(
+            runners, stop: session.stopSignals(), flushDeadline: session.context.config.flushDeadlineSeconds
+        ) { delivery in
             await delivery.retry(deadLetters: deadLetters, waitingAtMost: DeliverCommand.patience)
         }
         return DeliverCommand.report(outcomes, context: session.context)

@@ -7,7 +7,8 @@ import JuiceMakerCore
 ///
 /// Starts after the newest event, or with `--since N` replays the events after N
 /// first. Each event is written with one `write(2)` as it is read, so a pipe reader
-/// sees it at once. Ctrl-C stops it between two events; exit status 0.
+/// sees it at once. Ctrl-C, SIGTERM or SIGHUP stops it between two events; the exit
+/// status is 128 + the signal (130, 143, 129), as for every command a signal stops.
 struct WatchCommand: JuiceCommand {
     static let configuration = CommandConfiguration(
         commandName: "watch",
@@ -20,8 +21,8 @@ struct WatchCommand: JuiceCommand {
                 ko: "이 순번 다음의 이벤트를 먼저 다시 보여 준 뒤 따라갑니다.")),
             EventsCommand.typeOption,
         ])
-    /// How long one wait for new events may last before Ctrl-C is looked at again
-    /// (the interrupt also ends a wait through the store's own short slices).
+    /// How long one wait for new events may last before a stop signal is looked at
+    /// again (the store's wait ends on its own short slices too).
     private static let waitSlice = Duration.milliseconds(200)
     private static let pageSize = 500
 
@@ -36,7 +37,7 @@ struct WatchCommand: JuiceCommand {
     func run(_ session: Session) throws(CLIError) -> ExitCode {
         let context = session.context
         let journal = try session.journal()
-        let interrupt = InterruptSignal()
+        let stop = session.stopSignals()
         let output = context.console.standardOutput
         let json = context.settings.json
         let renderer = NotificationRenderer(language: context.language, color: context.settings.colorAllowed && output.isTerminal)
@@ -46,7 +47,7 @@ struct WatchCommand: JuiceCommand {
         do {
             var cursor: Int64
             if let since { cursor = since } else { cursor = try journal.lastSequence() }
-            while !interrupt.isRequested {
+            while !stop.isRequested {
                 let page = try journal.events(after: cursor, limit: Self.pageSize)
                 for envelope in page {
                     cursor = envelope.sequence
@@ -64,6 +65,6 @@ struct WatchCommand: JuiceCommand {
         }
         // The terminal echoed `^C` on the last line; end it.
         if output.isTerminal { output.write("\n") }
-        return .success
+        return .success  // the runner makes it 128 + the signal
     }
 }

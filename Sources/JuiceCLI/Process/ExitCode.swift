@@ -1,3 +1,5 @@
+import Foundation
+
 /// The exit statuses of `juice` (the sysexits.h values where one fits).
 /// Scripts may rely on them; they never change meaning.
 enum ExitCode: Int32, Sendable {
@@ -16,7 +18,21 @@ enum ExitCode: Int32, Sendable {
     /// `juice deliver`: some events could not be delivered yet (a retry is scheduled
     /// or the destination is stopped); they wait in the journal (EX_TEMPFAIL).
     case tryLater = 75
-    /// `juice shell` or `juice stock edit` was left with Ctrl-C (128 + SIGINT), after
-    /// the running command finished and plugins shut down. Nothing was left half done.
+    /// Stopped by SIGHUP (128 + 1): the terminal went away.
+    case hangUp = 129
+    /// Stopped by Ctrl-C, SIGINT (128 + 2).
     case interrupted = 130
+    /// Stopped by SIGTERM (128 + 15).
+    case terminated = 143
+
+    /// 128 + `signal` for a stop signal (`StopSignals.caught`): the command that was
+    /// running finished, the bus and plugins shut down, and nothing was left half done.
+    init?(stoppedBy signal: Int32) {
+        switch signal {
+        case SIGHUP: self = .hangUp
+        case SIGINT: self = .interrupted
+        case SIGTERM: self = .terminated
+        default: return nil
+        }
+    }
 }

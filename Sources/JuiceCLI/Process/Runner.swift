@@ -5,7 +5,8 @@ import JuiceMakerPluginKit
 /// parse the command line → check the command's values → read and check the config →
 /// create the store's directory (only for a command that needs the store, `CommandNeeds`) →
 /// build the plugins → run the command (the store opens on first use, plugins attach
-/// before the first change) → drain the bus → shut plugins down in reverse → exit code.
+/// before the first change) → drain the bus → shut plugins down in reverse → exit code
+/// (128 + the signal when SIGINT, SIGTERM or SIGHUP stopped the command: `StopSignals`).
 ///
 /// A failure before the command runs changes nothing: usage (64) and value (65)
 /// errors are found before any file is touched, config errors (78) before the store
@@ -82,6 +83,11 @@ struct Runner: Sendable {
             result = .failure(error)
         }
         await session.close()
+        // A command stopped by a signal finished what it was doing and shut down
+        // cleanly; its status says which signal (a failure keeps its own code).
+        if case .success = result, let signal = session.stoppedBy, let stopped = ExitCode(stoppedBy: signal) {
+            return stopped
+        }
         return try result.get()
     }
 

@@ -26,6 +26,7 @@ final class Session {
     private let opensStore: Bool
     private var opened: (store: any StockStore & EventJournal, maker: JuiceMaker)?
     private var attached = false
+    private var stop: StopSignals?
 
     init(context: CommandContext, plugins: [BuiltPlugin], opensStore: Bool) {
         self.context = context
@@ -46,11 +47,28 @@ final class Session {
         try open().store
     }
 
-    /// The maker; with `attachingPlugins`, every plugin is attached first (once).
+    /// SIGINT, SIGTERM and SIGHUP as a request to stop, caught from the first call
+    /// until the process exits. Every command that changes the stock (it attaches the
+    /// plugins) or follows (`watch`) catches them, so a signal never cuts a change
+    /// short nor keeps plugins from shutting down; the runner then exits with 128 +
+    /// the signal (`stoppedBy`).
+    func stopSignals() -> StopSignals {
+        if let stop { return stop }
+        let started = StopSignals()
+        stop = started
+        return started
+    }
+
+    /// The stop signal that arrived during the run, if any.
+    var stoppedBy: Int32? { stop?.received }
+
+    /// The maker; with `attachingPlugins`, every plugin is attached first (once), and
+    /// stop signals are caught from then on.
     func maker(attachingPlugins: Bool) throws(CLIError) -> JuiceMaker {
         let (store, maker) = try open()
         if attachingPlugins, !attached {
             attached = true
+            _ = stopSignals()
             let stderr = context.console.standardError
             let language = context.language
             for built in plugins {

@@ -1,4 +1,5 @@
 import Foundation
+import JuiceMakerPluginKit
 
 /// What reading one line from the person gave.
 enum InputLine: Sendable, Equatable {
@@ -6,43 +7,85 @@ enum InputLine: Sendable, Equatable {
     case line(String)
     /// End of input: Ctrl-D on a terminal, the end of a pipe or file.
     case end
-    /// Ctrl-C was pressed; nothing more is read.
+    /// A stop signal arrived (Ctrl-C, SIGTERM, SIGHUP); nothing more is read.
     case interrupted
 }
 
-/// Reads lines from a descriptor (standard input): a terminal in its usual line
-/// mode, a pipe or a file, the same way. It waits in `poll(2)` on the input and on
-/// the interrupt's wake-up descriptor, so Ctrl-C ends a wait at once, and once
-/// interrupted it reads nothing more. Bytes are decoded as UTF-8; a last line
-/// without a newline still counts.
+/// Which earlier lines ↑ recalls at a prompt: each screen keeps its own, so the
+/// order prompt offers orders and the stock prompt stock edits. Answers to a
+/// `(y/N)` question are kept in none.
+enum LineHistory: Sendable, Hashable {
+    case orders, stock
+}
+
+/// Reads lines from a descriptor (standard input), the person's way:
+///
+/// - On a terminal (standard input and output both), with line editing and history
+///   (`LineEditor`, GNU readline): arrows, Home/End, Ctrl-A/E/U/W, ↑ for earlier lines.
+/// - Otherwise (a pipe, a file, or output that is not a terminal) plainly: the bytes
+///   as they come, decoded as UTF-8; a last line without a newline still counts.
+///
+/// Either way it waits in `poll(2)` on the input and on the stop signals' wake-up
+/// descriptor, so Ctrl-C or SIGTERM ends a wait at once, and once stopped it reads
+/// nothing more. On a terminal Ctrl-D ends one read, not the input: the stock screen
+/// returns to the order screen, which reads on.
 ///
 /// Used by one screen at a time, from one thread.
 final class LineInput {
     private let descriptor: Int32
-    private let interrupt: InterruptSignal
+    private let stop: StopSignals
+    private let output: any TextSink
+    private let editor: LineEditor?
     private var buffer: [UInt8] = []
     private var atEnd = false
+    /// The lines typed at each kind of prompt, oldest first (with `editor` only).
+    private var histories: [LineHistory: [String]] = [:]
+    /// How many lines each history keeps.
+    static let historyLimit = 500
 
     /// Whether the input is a terminal (prompts are shown only then).
     let isTerminal: Bool
 
-    init(descriptor: Int32 = STDIN_FILENO, interrupt: InterruptSignal) {
+    /// `output` shows prompts when the input is a terminal; line editing is used when
+    /// it is one too (and `juice` was built with readline).
+    init(descriptor: Int32 = STDIN_FILENO, stop: StopSignals, output: any TextSink) {
         self.descriptor = descriptor
-        self.interrupt = interrupt
+        self.stop = stop
+        self.output = output
         self.isTerminal = isatty(descriptor) == 1
+        editor = isTerminal && output.isTerminal ? LineEditor.make(input: descriptor, stop: stop) : nil
     }
 
-    /// The next line, the end of input, or the interruption.
-    func next() -> InputLine {
+    /// Shows `prompt` (on a terminal), then returns the next line, the end of input or
+    /// the stop. A line read at a prompt with a `history` joins that history.
+    func next(prompt: String = "", history: LineHistory? = nil) -> InputLine {
+        guard let editor else {
+            if isTerminal, !prompt.isEmpty { output.write(prompt) }
+            return nextPlain()
+        }
+        let line = editor.read(prompt: prompt, history: history.map { histories[$0] ?? [] } ?? [])
+        if let history, case .line(let text) = line, !text.trimmingWhitespace().isEmpty,
+           histories[history]?.last != text {
+            histories[history, default: []].append(text)
+            if histories[history, default: []].count > Self.historyLimit { histories[history]?.removeFirst() }
+        }
+        return line
+    }
+
+    private func nextPlain() -> InputLine {
         while true {
-            if interrupt.isRequested { return .interrupted }
+            if stop.isRequested { return .interrupted }
             if let newline = buffer.firstIndex(of: UInt8(ascii: "\n")) {
                 let line = Self.decode(buffer[..<newline])
                 buffer.removeSubrange(...newline)
                 return .line(line)
             }
             if atEnd {
-                guard !buffer.isEmpty else { return .end }
+                guard !buffer.isEmpty else {
+                    // A terminal's Ctrl-D ends this read only; a pipe's end is final.
+                    if isTerminal { atEnd = false }
+                    return .end
+                }
                 defer { buffer.removeAll() }
                 return .line(Self.decode(buffer[...]))
             }
@@ -50,21 +93,13 @@ final class LineInput {
         }
     }
 
-    /// Waits for input or Ctrl-C, then reads what is there.
+    /// Waits for input or a stop signal, then reads what is there.
     private func fill() {
-        var watched = [pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)]
-        if let wake = interrupt.wakeDescriptor {
-            watched.append(pollfd(fd: wake, events: Int16(POLLIN), revents: 0))
-        }
-        let timeout: Int32 = interrupt.wakeDescriptor == nil ? 100 : -1
-        let ready = poll(&watched, nfds_t(watched.count), timeout)
-        if ready < 0 {
-            if errno != EINTR { atEnd = true }
+        guard let readable = Self.waitForInput(descriptor, stop: stop) else { return }
+        guard readable else {
+            atEnd = true
             return
         }
-        // On Ctrl-C the loop in `next` sees the flag; input readiness is checked
-        // only otherwise, so a pending line is not read after the interruption.
-        guard ready > 0, watched[0].revents != 0, !interrupt.isRequested else { return }
         var chunk = [UInt8](repeating: 0, count: 4096)
         let count = read(descriptor, &chunk, chunk.count)
         if count > 0 {
@@ -72,6 +107,23 @@ final class LineInput {
         } else if count == 0 || (errno != EINTR && errno != EAGAIN) {
             atEnd = true
         }
+    }
+
+    /// Waits in `poll(2)` until `descriptor` can be read or a stop signal arrives:
+    /// `true` when it can be read (or is at its end), `false` when it failed, `nil`
+    /// when the wait ended without input (a stop signal, or a signal that
+    /// interrupted `poll`). After a stop signal, input readiness is not looked at,
+    /// so a pending line is not read after it.
+    static func waitForInput(_ descriptor: Int32, stop: StopSignals) -> Bool? {
+        var watched = [pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)]
+        if let wake = stop.wakeDescriptor {
+            watched.append(pollfd(fd: wake, events: Int16(POLLIN), revents: 0))
+        }
+        let timeout: Int32 = stop.wakeDescriptor == nil ? 100 : -1
+        let ready = poll(&watched, nfds_t(watched.count), timeout)
+        if ready < 0 { return errno == EINTR ? nil : false }
+        guard ready > 0, watched[0].revents != 0, !stop.isRequested else { return nil }
+        return watched[0].revents & Int16(POLLNVAL) == 0
     }
 
     private static func decode(_ bytes: ArraySlice<UInt8>) -> String {

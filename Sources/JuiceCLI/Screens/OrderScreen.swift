@@ -7,13 +7,13 @@ import JuiceMakerCore
 struct OrderScreen {
     let io: ScreenIO
 
-    /// Runs until `quit`, the end of input (success) or Ctrl-C (`interrupted`).
+    /// Runs until `quit`, the end of input (success) or a stop signal (`interrupted`).
     /// Only store failures throw.
     func run() throws(CLIError) -> ExitCode {
         try showScreen()
         while true {
             let text: String
-            switch io.prompt(Catalog.Screens.orderPrompt) {
+            switch io.prompt(Catalog.Screens.orderPrompt, history: .orders) {
             case .end: return .success
             case .interrupted: return .interrupted
             case .line(let line): text = line
@@ -37,11 +37,19 @@ struct OrderScreen {
         }
     }
 
-    /// Makes one juice. On a shortage, asks whether to open the stock screen.
+    /// Makes one juice. On a shortage, asks whether to open the stock screen. A store
+    /// another process kept locked past the busy timeout refuses this order only: its
+    /// error line, nothing made, and the prompt again.
     private func order(_ juice: Juice) throws(CLIError) -> StockScreen.Outcome? {
         let maker = io.maker
-        let result = try ValueParsing.perform(io.session.context.invocation.path) { () throws(JuiceMakerError) in
-            try io.perform { () throws(JuiceMakerError) in try maker.make(juice) }
+        let result: OrderResult
+        do {
+            result = try io.perform { () throws(JuiceMakerError) in try maker.make(juice) }
+        } catch .store(let failure) where failure.kind == .busy {
+            io.refuse(Catalog.Errors.store(failure))
+            return nil
+        } catch {
+            throw ValueParsing.cliError(error, path: io.session.context.invocation.path)
         }
         guard case .insufficient = result else { return nil }
         // The alert (`재료가 모자라요. 재고를 수정할까요?`) and the shortages were just

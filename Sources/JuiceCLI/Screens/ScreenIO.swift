@@ -51,10 +51,10 @@ struct ScreenIO {
         console.report(CLIError(.badValue, message))
     }
 
-    /// Shows `marker` (on a terminal) and reads the next line.
-    func prompt(_ marker: LocalizedText) -> InputLine {
-        if input.isTerminal { console.standardOutput.write(marker(language)) }
-        let line = input.next()
+    /// Shows `marker` (on a terminal) and reads the next line; on a terminal ↑ recalls
+    /// the lines typed earlier at this kind of prompt (`history`).
+    func prompt(_ marker: LocalizedText, history: LineHistory) -> InputLine {
+        let line = input.next(prompt: marker(language), history: history)
         // After Ctrl-D or Ctrl-C the cursor is still on the prompt's line.
         if input.isTerminal, line == .end || line == .interrupted { console.standardOutput.write("\n") }
         return line
@@ -63,8 +63,9 @@ struct ScreenIO {
     /// Asks `question` (ending in `(y/N)`) and reads the answer: `y`, `yes`, `예`,
     /// `네` mean yes; anything else, no.
     func ask(_ question: String) -> Answer {
-        console.standardOutput.write(input.isTerminal ? question + " " : question + "\n")
-        switch input.next() {
+        // On a terminal the question is the prompt; piped, a line of its own.
+        if !input.isTerminal { console.standardOutput.write(question + "\n") }
+        switch input.next(prompt: question + " ") {
         case .line(let text):
             return ["y", "yes", "예", "네", "ㅇ"].contains(text.trimmingWhitespace().lowercased()) ? .yes : .no
         case .end:

@@ -22,7 +22,7 @@ struct StockScreen {
         io.show(Catalog.Screens.stockHint)
         while true {
             let text: String
-            switch io.prompt(Catalog.Screens.stockPrompt) {
+            switch io.prompt(Catalog.Screens.stockPrompt, history: .stock) {
             case .interrupted: return .interrupted
             case .end:
                 io.show(Catalog.Screens.cancelled)
@@ -85,6 +85,10 @@ struct StockScreen {
             draft = try rebased(draft)
             io.refuse(Catalog.Screens.conflict(fruits))
             showDraft(draft)
+            return nil
+        } catch .store(let failure) where failure.kind == .busy {
+            // Another process kept the store locked: nothing stored, the draft kept.
+            io.refuse(Catalog.Errors.store(failure))
             return nil
         } catch {
             throw ValueParsing.cliError(error, path: io.session.context.invocation.path)

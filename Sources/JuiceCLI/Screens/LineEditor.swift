@@ -1,0 +1,111 @@
+#if !JUICE_WITHOUT_READLINE
+import CReadline
+#endif
+import Foundation
+import Locking
+
+/// Line editing with history at a terminal, through GNU readline's callback
+/// interface: what a REPL offers (← →, Home/End, Ctrl-A/E/U/W/K, ↑ ↓ through the
+/// screen's earlier lines, `~/.inputrc` under the name `juice`).
+///
+/// Signals stay `StopSignals`'s: readline is told to install no handler of its own
+/// (`rl_catch_signals = 0`, `rl_catch_sigwinch = 0`). Instead of the blocking
+/// `readline()`, the editor waits in `poll(2)` on the terminal and on the stop
+/// signals' wake-up descriptor, and hands readline one key at a time
+/// (`rl_callback_read_char`). A stop signal while a prompt waits ends the wait at
+/// once: the partial line is thrown away and the terminal restored
+/// (`juice_readline_abandon`) before the screen returns. Between prompts (while an
+/// order runs) the terminal is in its usual mode: readline prepares it when a prompt
+/// is shown and restores it when the line is read.
+///
+/// The history is the screen's, in memory for this run only (never written to a
+/// file): `LineInput` keeps one per kind of prompt and loads it into readline before
+/// each read.
+///
+/// readline's state is the process's: one editor reads at a time, on one thread.
+/// Built with `-DJUICE_WITHOUT_READLINE`, `make` returns nil and the screens read
+/// plain lines (README, "Line editing and the GPL").
+final class LineEditor {
+    private let descriptor: Int32
+    private let stop: StopSignals
+    private var shownBefore = false
+
+    private init(descriptor: Int32, stop: StopSignals) {
+        self.descriptor = descriptor
+        self.stop = stop
+    }
+
+    /// An editor for the terminal `input` (standard input), or nil when `juice` was
+    /// built without readline.
+    static func make(input: Int32, stop: StopSignals) -> LineEditor? {
+        #if JUICE_WITHOUT_READLINE
+        return nil
+        #else
+        guard input == STDIN_FILENO else { return nil }  // readline reads rl_instream, stdin
+        Self.useUTF8Characters()
+        juice_readline_configure()
+        return LineEditor(descriptor: input, stop: stop)
+        #endif
+    }
+
+    #if JUICE_WITHOUT_READLINE
+    func read(prompt: String, history: [String]) -> InputLine { .end }
+    #else
+    /// What readline's line handler received: a line, or the end of input (nil).
+    private static let received = Locked<InputLine?>(nil)
+
+    /// readline's line handler: called from `rl_callback_read_char` on this thread
+    /// when Enter (or Ctrl-D on an empty line) ends the line.
+    private static let lineHandler: @convention(c) (UnsafeMutablePointer<CChar>?) -> Void = { text in
+        let line: InputLine
+        if let text {
+            line = .line(String(cString: text))
+            free(text)
+        } else {
+            line = .end
+        }
+        // One line per prompt: the next read installs the handler again with its prompt.
+        rl_callback_handler_remove()
+        LineEditor.received.withLock { $0 = line }
+    }
+
+    /// Shows `prompt`, lets the person edit a line with `history` behind ↑, and
+    /// returns it; `.end` for Ctrl-D on an empty line (or a terminal that went away),
+    /// `.interrupted` for a stop signal.
+    func read(prompt: String, history: [String]) -> InputLine {
+        if stop.isRequested { return .interrupted }
+        clear_history()
+        for entry in history { add_history(entry) }
+        // The terminal may have been resized since the last prompt.
+        if shownBefore { rl_reset_screen_size() }
+        shownBefore = true
+        Self.received.withLock { $0 = nil }
+        rl_callback_handler_install(prompt, Self.lineHandler)
+        while true {
+            switch LineInput.waitForInput(descriptor, stop: stop) {
+            case .none:
+                if stop.isRequested {
+                    juice_readline_abandon()
+                    return .interrupted
+                }
+            case .some(false):
+                juice_readline_abandon()
+                return .end
+            case .some(true):
+                rl_callback_read_char()
+                if let line = Self.received.withLock({ $0.take() }) { return line }
+            }
+        }
+    }
+
+    /// readline edits characters, not bytes, only in a multibyte locale; `juice`
+    /// always speaks UTF-8, so the editor uses the person's locale when it is UTF-8
+    /// and C.UTF-8 otherwise (also when the named locale is not installed).
+    private static func useUTF8Characters() {
+        if setlocale(LC_CTYPE, "") != nil, let codeset = nl_langinfo(nl_item(CODESET)), String(cString: codeset) == "UTF-8" {
+            return
+        }
+        _ = setlocale(LC_CTYPE, "C.UTF-8")
+    }
+    #endif
+}

@@ -1,0 +1,72 @@
+import Foundation
+import JuiceMakerCore
+import SQLiteStore
+import Testing
+
+/// Another process holds the store's write lock past the busy timeout while the
+/// shell orders: that order is refused with the store's one error line, nothing is
+/// made, and the shell takes the next line (it used to exit 74).
+@Suite struct LockedStoreShellTests {
+    @Test func anOrderTheLockHeldUpIsRefusedAndTheShellGoesOn() throws {
+        let sandbox = try JuiceSandbox()
+        let shell = try sandbox.start(["shell"])
+        #expect(shell.wait(until: { $0.contains("Stock:") }), "\(shell.stderr)")
+
+        // This process takes the write lock (the shell has its store open by now).
+        let lock = StoreWriteLock(try SQLiteStore(path: sandbox.storePath))
+        #expect(lock.waitUntilHeld())
+        try shell.type("7\n")
+        // SQLite's busy timeout, tried six times: about 30 s.
+        let refused = shell.waitForStandardError(limit: .seconds(120)) { $0.contains("\n") }
+        lock.release()
+        #expect(refused, "\(shell.stdout)\n\(shell.stderr)")
+
+        try shell.type("banana\nq\n")
+        #expect(shell.finish() == 0, "\(shell.stderr)")
+        let errors = shell.stderr.split(separator: "\n")
+        #expect(errors.count == 1, "\(shell.stderr)")
+        #expect(errors.first?.hasPrefix("Error: ") == true)
+        #expect(shell.stderr.contains("try again, or stop the process that holds it"), "\(shell.stderr)")
+        #expect(!shell.stdout.contains("mango-kiwi juice! Enjoy!"))
+        #expect(shell.stdout.contains("Here's your banana juice! Enjoy!"))
+        #expect(try sandbox.stock() == ["strawberry": 10, "banana": 8, "pineapple": 10, "kiwi": 10, "mango": 10])
+        #expect(try sandbox.journal().count == 2, "only the banana juice and its stockChanged")
+    }
+}
+
+extension RunningJuice {
+    /// Waits until `condition(stderr)` holds, or the process ends, or `limit` passes
+    /// (a safety net against a hang, not a speed requirement).
+    func waitForStandardError(limit: Duration = .seconds(30), until condition: (String) -> Bool) -> Bool {
+        let deadline = ContinuousClock.now + limit
+        while ContinuousClock.now < deadline {
+            if condition(stderr) { return true }
+            if !process.isRunning { return condition(stderr) }
+            Thread.sleep(forTimeInterval: 0.02)
+        }
+        return condition(stderr)
+    }
+}
+
+/// Holds a SQLite store's write lock from this process, as another `juice` process
+/// might: a commit whose `decide` waits until `release`.
+private final class StoreWriteLock: Sendable {
+    private let held = DispatchSemaphore(value: 0)
+    private let released = DispatchSemaphore(value: 0)
+
+    init(_ store: SQLiteStore) {
+        let held = held
+        let released = released
+        Thread {
+            _ = try? store.commit { stock, _ in
+                held.signal()
+                released.wait()
+                return StoreChange(stock: stock, events: [])
+            }
+        }.start()
+    }
+
+    func waitUntilHeld() -> Bool { held.wait(timeout: .now() + 30) == .success }
+
+    func release() { released.signal() }
+}
