@@ -1,0 +1,122 @@
+import Foundation
+import Testing
+#if canImport(NATSPlugin)
+import NATSPlugin
+#endif
+
+/// A build without the NATS plugin has no fleet suites below: this says so, in one
+/// line. (With the plugin but no nats-server, the suite's own skip says it.)
+@Test func fleetTestsNeedNATS() {
+    if !FleetEnvironment.isPluginBuilt { print("FleetTests: \(FleetEnvironment.skipNote)") }
+}
+
+#if canImport(NATSPlugin)
+/// The fleet against real `nats-server -js` processes on loopback.
+@Suite(.enabled(if: FleetEnvironment.isAvailable, FleetEnvironment.skipNote), .serialized)
+struct FleetIntegrationTests {
+    /// A `nats` subscriber section for `url`, retrying quickly for a long while (the
+    /// outages here last seconds; no event may become a dead letter).
+    static func natsSubscriber(_ url: String, replicas: Int = 1) -> String {
+        let schedule = Array(repeating: "0.25", count: 60).joined(separator: ",")
+        return #"[{"type": "nats", "url": "\#(url)", "replicas": \#(replicas), "timeoutSeconds": 1, "retrySchedule": [\#(schedule)]}]"#
+    }
+
+    /// Every message of the stream: its event id (`Nats-Msg-Id`, checked against the body's id).
+    static func streamIDs(_ url: String, stream: String = "JUICEMAKER") throws -> [String] {
+        let connection = try NATSConnection(NATSOptions(servers: url.split(separator: ",").map(String.init), timeout: 5))
+        defer { connection.close() }
+        let total = try connection.streamMessageCount(stream)
+        guard total > 0 else { return [] }
+        let reader = try connection.reader(stream: stream, filter: "juicemaker.>", start: .all)
+        defer { reader.stop() }
+        var ids: [String] = []
+        while let message = try reader.next(timeout: 5) {
+            let id = message.header("Nats-Msg-Id") ?? "?"
+            #expect(message.header("Content-Type") == "application/cloudevents+json")
+            #expect(message.text.contains("\"id\":\"\(id)\""))
+            ids.append(id)
+            if message.metadata?.pending == 0 { break }
+        }
+        return ids
+    }
+
+    /// Waits until the stream holds `count` messages (or `seconds` pass); returns the count seen.
+    static func waitForStream(_ url: String, count: UInt64, within seconds: Double) -> UInt64 {
+        let deadline = Date(timeIntervalSinceNow: seconds)
+        var seen: UInt64 = 0
+        while Date() < deadline {
+            if let connection = try? NATSConnection(NATSOptions(servers: url.split(separator: ",").map(String.init), timeout: 2, reconnects: false)) {
+                seen = (try? connection.streamMessageCount("JUICEMAKER")) ?? seen
+                connection.close()
+                if seen >= count { return seen }
+            }
+            usleep(200_000)
+        }
+        return seen
+    }
+
+    /// Orders `count` mango-kiwi juices on every machine at once, each through one
+    /// `juice shell` fed line by line, calling `between` after each quarter.
+    static func order(_ machines: [FleetMachine], count: Int, between: (Int) -> Void) throws -> [Process] {
+        let started = try machines.map { machine -> (Process, Pipe) in
+            let input = Pipe()
+            return (try machine.start(["shell"], input: input).process, input)
+        }
+        for quarter in 0..<4 {
+            let lines = Data(String(repeating: "mango-kiwi\n", count: count / 4).utf8)
+            for (_, input) in started { input.fileHandleForWriting.write(lines) }
+            usleep(400_000)
+            between(quarter)
+        }
+        for (_, input) in started {
+            input.fileHandleForWriting.write(Data("quit\n".utf8))
+            try input.fileHandleForWriting.close()
+        }
+        return started.map(\.0)
+    }
+
+    @Test(.timeLimit(.minutes(3)))
+    func outageLosesNothingAndDuplicatesNothing() async throws {
+        let directory = try FleetDirectory()
+        let server = try NATSServerProcess(directory: directory)
+        try server.start()
+        defer { server.stop() }
+        let machines = try ["shop-a", "shop-b"].map { try FleetMachine($0, subscribers: Self.natsSubscriber(server.url)) }
+        // One publisher per machine, as a shop runs it: juice deliver --follow.
+        let publishers = try machines.map { try $0.start(["deliver", "--follow"]).process }
+        defer { publishers.forEach { terminate($0) } }
+        // Both machines order at once; the server goes down and comes back twice meanwhile.
+        var lagDuringOutage: [String] = []
+        let shells = try Self.order(machines, count: 200) { quarter in
+            switch quarter {
+            case 0, 2:
+                server.stop()
+                usleep(1_000_000)  // the shells keep ordering while NATS is down
+            default:
+                // While NATS is down the events wait in the journal, and `juice subscribers` shows the lag.
+                if let (_, output) = try? machines[0].run(["subscribers", "--json"]) { lagDuringOutage.append(output) }
+                try? server.start()
+            }
+        }
+        for shell in shells { shell.waitUntilExit() }
+        let journals = try machines.map { try $0.eventIDs() }
+        let union = Set(journals.flatMap { $0 })
+        #expect(journals.allSatisfy { $0.count == 200 * 3 }, "each order commits juice.made and two stock.changed")
+        let seen = Self.waitForStream(server.url, count: UInt64(union.count), within: 60)
+        #expect(seen == UInt64(union.count), "stream holds \(seen) of \(union.count); errors: \(machines.map(\.errors))")
+        let streamed = try Self.streamIDs(server.url)
+        #expect(streamed.count == Set(streamed).count, "duplicates in the stream")
+        #expect(Set(streamed) == union, "missing \(union.subtracting(streamed).count), extra \(Set(streamed).subtracting(union).count)")
+        // The outages were felt: publishes failed and were retried.
+        let errors = machines.map(\.errors).joined()
+        #expect(errors.contains("not delivered"), "no publish failed: the outages missed the orders")
+        #expect(lagDuringOutage.count == 2 && lagDuringOutage.allSatisfy { !$0.contains("\"lag\":0") }, "\(lagDuringOutage)")
+        // Nothing left behind: every machine's cursor is at its journal's end.
+        for machine in machines {
+            let (status, output) = try machine.run(["subscribers", "--json"])
+            #expect(status == 0)
+            #expect(output.contains("\"lag\":0"), "\(machine.machine): \(output)")
+        }
+    }
+}
+#endif
