@@ -352,7 +352,9 @@ public final class NATSConnection: @unchecked Sendable {
     /// A pull subscription on the durable consumer `durable` of `stream` (created when
     /// missing: explicit ack, `ackWait` seconds before an unacknowledged message is
     /// sent again).
-    public func durableConsumer(stream: String, filter: String, durable: String, ackWait: Double) throws(NATSError) -> NATSSubscription {
+    public func durableConsumer(
+        stream: String, filter: String, durable: String, ackWait: Double, maxAckPending: Int
+    ) throws(NATSError) -> NATSSubscription {
         let strings = CStrings()
         var options = jsSubOptions()
         jsSubOptions_Init(&options)
@@ -360,7 +362,7 @@ public final class NATSConnection: @unchecked Sendable {
         options.Config.AckPolicy = js_AckExplicit
         options.Config.AckWait = Int64(ackWait * 1e9)
         options.Config.DeliverPolicy = js_DeliverAll
-        options.Config.MaxAckPending = 1
+        options.Config.MaxAckPending = Int64(maxAckPending)
         var subscription: OpaquePointer?
         var jsError = jsErrCode(0)
         let status = js_PullSubscribe(&subscription, jetStream, strings.make(filter), strings.make(durable), nil, &options, &jsError)
@@ -423,6 +425,16 @@ public final class NATSMessage: @unchecked Sendable {
         var jsError = jsErrCode(0)
         let status = natsMsg_AckSync(message, nil, &jsError)
         guard status == NATS_OK else { throw .from(status, doing: "acknowledging \(subject)", jsError: jsError) }
+    }
+
+    /// Tells the server it is still being worked on: its ack wait starts again.
+    public func inProgress() {
+        _ = natsMsg_InProgress(message, nil)
+    }
+
+    /// Refuses it for good: the server never sends it again (a body that is not an event).
+    public func terminate() {
+        _ = natsMsg_Term(message, nil)
     }
 
     /// Asks for it to be sent again after `delay` seconds.

@@ -16,7 +16,7 @@ enum FleetGroup: CommandDeclaration {
         abstract: LocalizedText(
             "See the fleet: every machine's events and stock, from NATS JetStream.",
             ko: "플릿을 봅니다: 모든 기계의 이벤트와 재고를 NATS JetStream에서 읽습니다."),
-        subcommands: [FleetWatchCommand.self, FleetStockCommand.self])
+        subcommands: [FleetWatchCommand.self, FleetStockCommand.self, FleetDeliverCommand.self])
 
     /// `--nats URL`, every fleet command's.
     static let natsOption = OptionSpec("nats", value: "url", help: LocalizedText(
@@ -172,6 +172,111 @@ struct FleetStockCommand: JuiceCommand {
             context.console.standardOutput.write(TableLayout.render(table))
         }
         return .success
+        #else
+        throw FleetCommandSupport.unavailableBuild
+        #endif
+    }
+}
+
+/// `juice fleet deliver [--follow]`: the configured durable subscribers (webhook,
+/// command) fed from the fleet's stream instead of the local journal, each through a
+/// JetStream durable consumer named after it (explicit ack after a successful
+/// delivery), with the same plugins, signing and retries. Exits as `juice deliver`.
+struct FleetDeliverCommand: JuiceCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "deliver",
+        abstract: LocalizedText(
+            "Deliver every machine's events to the configured webhook and command subscribers, from the stream.",
+            ko: "모든 기계의 이벤트를 스트림에서 읽어 설정된 webhook, command 구독자에게 전달합니다."),
+        options: [
+            FleetGroup.natsOption,
+            OptionSpec("follow", help: LocalizedText(
+                "Keep running and deliver events as they reach the stream (Ctrl-C stops).",
+                ko: "계속 실행하며 스트림에 오는 이벤트를 전달합니다 (Ctrl-C로 멈춤).")),
+        ])
+    static let needs = CommandNeeds.plugins
+    /// Messages held (fetched, not yet acknowledged) per subscriber.
+    static let batch = 64
+    /// Seconds the server waits for an ack before sending a message again; held
+    /// messages are kept "in progress", so only a dead process lets it run out.
+    static let ackWait = 5.0
+
+    let nats: String?
+    let follow: Bool
+
+    init(_ invocation: Invocation) throws(CLIError) {
+        nats = invocation.value("nats")
+        follow = invocation.has("follow")
+    }
+
+    func run(_ session: Session) async throws(CLIError) -> ExitCode {
+        #if canImport(NATSPlugin)
+        let context = session.context
+        let durable = session.builtPlugins.filter { $0.plugin is any DurableDeliveryPlugin && !($0.plugin is NATSPublisher) }
+        guard !durable.isEmpty else {
+            if !context.settings.quiet { context.console.print(Catalog.Delivery.noDurableSubscribers) }
+            return .success
+        }
+        let reader = try FleetCommandSupport.reader(context, nats: nats)
+        // The plugins hear no bus: their runners are woken by the journals.
+        let maker = JuiceMaker(store: InMemoryStore())
+        let stderr = context.console.standardError
+        let language = context.language
+        var journals: [ConsumerJournal] = []
+        defer { journals.forEach { $0.stop() } }
+        for built in durable {
+            let name = built.entry.name
+            let report: @Sendable (PluginMessage) -> Void = { detail in
+                stderr.write("juice: \(Catalog.Errors.subscriberReport(name, detail)(language))\n")
+            }
+            let journal: ConsumerJournal
+            do {
+                let subscription = try reader.connection.durableConsumer(
+                    stream: reader.stream, filter: "\(reader.prefix).>", durable: Fleet.consumerName(name),
+                    ackWait: Self.ackWait, maxAckPending: Self.batch)
+                journal = ConsumerJournal(subscription: subscription, batch: Self.batch) { report(PluginMessage(untranslated: $0)) }
+            } catch {
+                throw FleetCommandSupport.failure(error)
+            }
+            journals.append(journal)
+            do throws(PluginError) {
+                try built.plugin.attach(to: PluginHost(
+                    maker: maker, journal: journal, reportError: report, describeStoreError: Catalog.Errors.storeForPlugin))
+            } catch {
+                switch error {
+                case let .store(failure): throw CLIError(.storeIO, Catalog.Errors.store(failure))
+                case let .failed(message): throw CLIError(.config, Catalog.Errors.subscriberReport(name, message))
+                }
+            }
+        }
+        let runners = DeliverCommand.runners(session)
+        if follow {
+            let stop = StopSignals()
+            for journal in journals { journal.startFeeding() }
+            for runner in runners { runner.delivery.follow() }
+            if !context.settings.quiet {
+                stderr.write(Catalog.Delivery.following(runners.map(\.name))(language) + "\n")
+            }
+            await stop.requested()
+            return .success
+        }
+        // A batch at a time: fetch, deliver (acknowledging), until the stream has no more
+        // or a subscriber cannot go on now.
+        while true {
+            var fetched = 0
+            for journal in journals {
+                do {
+                    fetched += try journal.fetchAvailable(timeout: 0.5)
+                } catch {
+                    throw FleetCommandSupport.failure(error)
+                }
+            }
+            let outcomes = await DeliverCommand.deliverAll(runners) { delivery in
+                await delivery.deliverPending(waitingAtMost: DeliverCommand.patience)
+            }
+            let caughtUp = outcomes.allSatisfy { if case .caughtUp = $0.phase { true } else { false } }
+            if fetched == 0 || !caughtUp { return DeliverCommand.report(outcomes, context: context) }
+        }
         #else
         throw FleetCommandSupport.unavailableBuild
         #endif
