@@ -118,5 +118,36 @@ struct FleetIntegrationTests {
             #expect(output.contains("\"lag\":0"), "\(machine.machine): \(output)")
         }
     }
+
+    @Test(.timeLimit(.minutes(3)))
+    func clusterWithThreeReplicasSurvivesANodeKilled() async throws {
+        let directory = try FleetDirectory()
+        let clusterPorts = try (0..<3).map { _ in try freeLoopbackPort() }
+        let nodes = try (0..<3).map { index in
+            try NATSServerProcess(
+                name: "n\(index + 1)", directory: directory,
+                cluster: (clusterPorts[index], clusterPorts.enumerated().filter { $0.offset != index }.map(\.element)))
+        }
+        defer { nodes.forEach { $0.stop() } }
+        for node in nodes { try node.start() }
+        let urls = nodes.map(\.url).joined(separator: ",")
+        let machines = try ["shop-a", "shop-b"].map { try FleetMachine($0, subscribers: Self.natsSubscriber(urls, replicas: 3)) }
+        let publishers = try machines.map { try $0.start(["deliver", "--follow"]).process }
+        defer { publishers.forEach { terminate($0) } }
+        let shells = try Self.order(machines, count: 200) { quarter in
+            // Mid-stream, one node dies without a word.
+            if quarter == 1 { nodes[0].kill9() }
+        }
+        for shell in shells { shell.waitUntilExit() }
+        let journals = try machines.map { try $0.eventIDs() }
+        let union = Set(journals.flatMap { $0 })
+        #expect(union.count == 2 * 200 * 3)
+        let survivors = nodes.dropFirst().map(\.url).joined(separator: ",")
+        let seen = Self.waitForStream(survivors, count: UInt64(union.count), within: 90)
+        #expect(seen == UInt64(union.count), "stream holds \(seen) of \(union.count); errors: \(machines.map(\.errors))")
+        let streamed = try Self.streamIDs(survivors)
+        #expect(streamed.count == Set(streamed).count, "duplicates in the stream")
+        #expect(Set(streamed) == union, "missing \(union.subtracting(streamed).count), extra \(Set(streamed).subtracting(union).count)")
+    }
 }
 #endif
