@@ -77,7 +77,13 @@ public enum Fleet {
     }
 
     /// This machine's host name, made safe.
-    public static var defaultMachineName: String { machineName(fromHost: ProcessInfo.processInfo.hostName) }
+    /// (`gethostname`, not `ProcessInfo.hostName`, which may ask DNS on every command.)
+    public static let defaultMachineName: String = {
+        var buffer = [CChar](repeating: 0, count: 256)
+        guard gethostname(&buffer, buffer.count - 1) == 0 else { return "juice" }
+        let bytes = buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }
+        return machineName(fromHost: String(decoding: bytes, as: UTF8.self))
+    }()
 
     /// The CloudEvents `source` of a machine's events.
     public static func source(machine: String) -> String { "/juice-maker/\(machine)" }
