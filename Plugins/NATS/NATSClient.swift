@@ -89,6 +89,8 @@ public struct NATSOptions: Sendable {
     public var reconnects: Bool
     /// The connection's name, as the server's monitoring shows it.
     public var name: String
+    /// How many asynchronous publishes may wait for their PubAck at once.
+    public var maxOutstandingAcks: Int = 256
 
     public init(
         servers: [String], token: String? = nil, credentialsFile: String? = nil, timeout: Double = 5,
@@ -153,6 +155,8 @@ public final class NATSConnection: @unchecked Sendable {
     private let options: OpaquePointer
     /// The request timeout in milliseconds.
     let timeoutMilliseconds: Int64
+    /// Where libnats' threads leave the PubAcks of asynchronous publishes.
+    private let acks: PubAcks
     public let displayServers: String
 
     /// Connects (failing within `options.timeout` when no server answers) and opens JetStream.
@@ -190,9 +194,17 @@ public final class NATSConnection: @unchecked Sendable {
             natsOptions_Destroy(natsOptions)
             throw .from(status, doing: doing)
         }
+        // Retained for good, never released: libnats may call the handler on its own
+        // thread until the connection is destroyed, so it must outlive this object
+        // (one small object per connection).
+        let acks = PubAcks()
         var jsOptions = jsOptions()
         jsOptions_Init(&jsOptions)
         jsOptions.Wait = timeoutMilliseconds
+        jsOptions.PublishAsync.MaxPending = Int64(max(1, options.maxOutstandingAcks))
+        jsOptions.PublishAsync.AckHandler = pubAckHandler
+        jsOptions.PublishAsync.AckHandlerClosure = Unmanaged.passRetained(acks).toOpaque()
+        jsOptions.PublishAsync.StallWait = timeoutMilliseconds
         var context: OpaquePointer?
         status = natsConnection_JetStream(&context, connection, &jsOptions)
         guard status == NATS_OK, let context else {
@@ -203,6 +215,7 @@ public final class NATSConnection: @unchecked Sendable {
         self.connection = connection
         self.jetStream = context
         self.options = natsOptions
+        self.acks = acks
     }
 
     deinit {
@@ -314,6 +327,58 @@ public final class NATSConnection: @unchecked Sendable {
         return ack.pointee.Duplicate
     }
 
+    /// Publishes like `publish` without waiting: the PubAck (or the failure) arrives
+    /// later, for `awaitAck(messageID:)`. At most `NATSOptions.maxOutstandingAcks` are
+    /// outstanding; beyond that this waits (up to the timeout) for room.
+    public func publishAsync(subject: String, body: [UInt8], headers: [(String, String)], messageID: String) throws(NATSError) {
+        let strings = CStrings()
+        var created: OpaquePointer?
+        var status = body.withUnsafeBufferPointer { buffer in
+            natsMsg_Create(&created, strings.make(subject), nil, buffer.baseAddress.map { UnsafeRawPointer($0).assumingMemoryBound(to: CChar.self) }, Int32(buffer.count))
+        }
+        guard status == NATS_OK, let message = created else { throw .from(status, doing: "preparing a message for \(subject)") }
+        for (key, value) in headers + [("Nats-Msg-Id", messageID)] {
+            status = natsMsgHeader_Set(message, strings.make(key), strings.make(value))
+            guard status == NATS_OK else {
+                natsMsg_Destroy(message)
+                throw .from(status, doing: "setting header \(key)")
+            }
+        }
+        var options = jsPubOptions()
+        jsPubOptions_Init(&options)
+        options.MsgId = strings.make(messageID)
+        options.MaxWait = timeoutMilliseconds
+        acks.expect(messageID)
+        var pointer: OpaquePointer? = message
+        status = js_PublishMsgAsync(jetStream, &pointer, &options)
+        // On success libnats owns the message (and set `pointer` to NULL); otherwise it is ours.
+        if let left = pointer { natsMsg_Destroy(left) }
+        guard status == NATS_OK else {
+            acks.forget(messageID)
+            throw .from(status, doing: "publishing to \(subject) on \(displayServers)")
+        }
+    }
+
+    /// Waits for the PubAck of an asynchronous publish: returns whether the stream called
+    /// it a duplicate, or throws its failure (also when none came within the timeout).
+    @discardableResult
+    public func awaitAck(messageID: String) throws(NATSError) -> Bool {
+        let deadline = ContinuousClock.now + .milliseconds(timeoutMilliseconds + 500)
+        switch acks.wait(for: messageID, until: deadline) {
+        case .stored(let duplicate): return duplicate
+        case .failed(let error): throw error
+        case nil:
+            throw NATSError(
+                "publishing on \(displayServers): no PubAck within \(Double(timeoutMilliseconds) / 1000) s; the server did not answer in time",
+                kind: .timeout)
+        }
+    }
+
+    /// Forgets every outstanding asynchronous publish (after a failure: they are sent again).
+    public func forgetOutstandingAcks() {
+        acks.forgetAll()
+    }
+
     // MARK: Reading
 
     /// Where a reader starts in the stream.
@@ -370,6 +435,85 @@ public final class NATSConnection: @unchecked Sendable {
             throw .from(status, doing: "opening consumer \(durable) on stream \(stream)", jsError: jsError)
         }
         return NATSSubscription(subscription, owner: self)
+    }
+}
+
+/// The outcome of one asynchronous publish.
+enum PubAckOutcome: Sendable {
+    case stored(duplicate: Bool)
+    case failed(NATSError)
+}
+
+/// The PubAcks of asynchronous publishes, by message id: libnats' thread records them
+/// (`pubAckHandler`), the publishing thread waits for the one it needs. Everything is
+/// behind one `LockedCondition`.
+final class PubAcks: Sendable {
+    private struct State {
+        var expected: Set<String> = []
+        var outcomes: [String: PubAckOutcome] = [:]
+    }
+
+    private let state = LockedCondition(State())
+
+    func expect(_ id: String) {
+        state.change { state in
+            state.expected.insert(id)
+            state.outcomes[id] = nil
+        }
+    }
+
+    func forget(_ id: String) {
+        state.change { state in
+            state.expected.remove(id)
+            state.outcomes[id] = nil
+        }
+    }
+
+    func forgetAll() {
+        state.change { state in
+            state.expected.removeAll()
+            state.outcomes.removeAll()
+        }
+    }
+
+    /// Called on libnats' thread. An outcome nobody expects (forgotten) is dropped.
+    func record(_ id: String, _ outcome: PubAckOutcome) {
+        state.change { state in
+            guard state.expected.contains(id) else { return }
+            state.outcomes[id] = outcome
+        }
+    }
+
+    /// The outcome for `id`, taken; `nil` when none came by `deadline`.
+    func wait(for id: String, until deadline: ContinuousClock.Instant) -> PubAckOutcome? {
+        _ = state.wait(until: deadline) { $0.outcomes[id] != nil }
+        return state.change { state in
+            state.expected.remove(id)
+            return state.outcomes.removeValue(forKey: id)
+        }
+    }
+}
+
+/// libnats' callback for each asynchronous publish's answer, on its own thread: hands
+/// the outcome to the `PubAcks` in `closure`, then destroys the message (ours, per the
+/// libnats documentation).
+private let pubAckHandler: jsPubAckHandler = { _, message, ack, failure, closure in
+    defer { natsMsg_Destroy(message) }
+    guard let closure, let message else { return }
+    let acks = Unmanaged<PubAcks>.fromOpaque(closure).takeUnretainedValue()
+    var idPointer: UnsafePointer<CChar>?
+    guard natsMsgHeader_Get(message, "Nats-Msg-Id", &idPointer) == NATS_OK, let idPointer else { return }
+    let id = String(cString: idPointer)
+    if let ack {
+        acks.record(id, .stored(duplicate: ack.pointee.Duplicate))
+    } else if let failure {
+        let subject = String(cString: natsMsg_GetSubject(message))
+        let text = String(cString: natsStatus_GetText(failure.pointee.Err))
+        var line = "publishing to \(subject): \(text)"
+        if let detail = failure.pointee.ErrText { line += " (\(String(cString: detail)))" }
+        if failure.pointee.ErrCode.rawValue != 0 { line += " [JetStream error \(failure.pointee.ErrCode.rawValue)]" }
+        let kind: NATSError.Kind = failure.pointee.Err == NATS_TIMEOUT ? .timeout : .unavailable
+        acks.record(id, .failed(NATSError(line, kind: kind)))
     }
 }
 

@@ -99,7 +99,8 @@ public final class NATSPublisher: DurableDeliveryPlugin {
         guard isFirst else { return }
         let machine = Fleet.machine(fromSource: host.maker.source) ?? Fleet.defaultMachineName
         let destination = NATSDestination(
-            options: options, subjectPrefix: subjectPrefix, stream: stream, replicas: replicas, machine: machine)
+            options: options, subjectPrefix: subjectPrefix, stream: stream, replicas: replicas, machine: machine,
+            journal: host.journal, kinds: eventKinds)
         let (delivery, subscription) = try DurableDelivery.attach(
             name: context.name, kinds: eventKinds, schedule: retrySchedule, destination: destination, to: host)
         state.withLock { state in
@@ -122,7 +123,18 @@ public final class NATSPublisher: DurableDeliveryPlugin {
 
 /// The stream as a durable destination: one connection, made on first use (and again
 /// after it is lost), the stream checked once per connection.
+///
+/// Pipelined: the runner offers one event at a time and moves the cursor when
+/// `deliver` returns, so `deliver` returns only once that event's PubAck is in. But it
+/// also publishes the events after it (read from the journal, the same `kinds`)
+/// without waiting, up to `window` outstanding; when the runner offers the next one
+/// its PubAck is usually in already. The cursor still moves one PubAck at a time, in
+/// journal order. After a failure every outstanding publish is forgotten and sent
+/// again later with the same `Nats-Msg-Id`: the stream's duplicate window drops
+/// those that had been stored.
 final class NATSDestination: DurableDestination {
+    /// Publishes waiting for their PubAck at most.
+    static let window = 256
     let options: NATSOptions
     let subjectPrefix: String
     let stream: String
@@ -130,11 +142,20 @@ final class NATSDestination: DurableDestination {
     /// The machine named in subjects when an event's own `source` names none (events
     /// committed before the `machine` key existed).
     let machine: String
+    let journal: any EventJournal
+    let kinds: Set<EventKind>?
     private let connection = Locked<NATSConnection?>(nil)
+    /// Sequences published and not yet awaited, in order; only the publishing queue uses it.
+    private let outstanding = Locked<[Int64]>([])
     private let closed = Locked(false)
     private let queue = DispatchQueue(label: "juice.nats.publish")
 
-    init(options: NATSOptions, subjectPrefix: String, stream: String, replicas: Int, machine: String) {
+    init(
+        options: NATSOptions, subjectPrefix: String, stream: String, replicas: Int, machine: String,
+        journal: any EventJournal, kinds: Set<EventKind>?
+    ) {
+        self.journal = journal
+        self.kinds = kinds
         self.options = options
         self.subjectPrefix = subjectPrefix
         self.stream = stream
@@ -164,15 +185,41 @@ final class NATSDestination: DurableDestination {
 
     private func publish(_ envelope: EventEnvelope) throws(DeliveryFailure) {
         let live = try connected()
-        do {
-            try live.publish(
-                subject: subject(for: envelope), body: Array(CloudEventFormat.encode(envelope).utf8),
-                headers: [("Content-Type", CloudEventFormat.contentType)], messageID: envelope.id.description)
+        do throws(NATSError) {
+            var sent = outstanding.withLock { $0 }
+            if sent.first != envelope.sequence {
+                // Not the one published ahead (the first offer, or after a failure): start over from it.
+                live.forgetOutstandingAcks()
+                try send(envelope, on: live)
+                sent = [envelope.sequence]
+            }
+            // Read ahead: the events after the last one sent, up to the window.
+            if sent.count < Self.window, let last = sent.last {
+                let ahead = (try? journal.events(after: last, kinds: kinds, limit: Self.window - sent.count, newest: false)) ?? []
+                for next in ahead {
+                    do throws(NATSError) {
+                        try send(next, on: live)
+                        sent.append(next.sequence)
+                    } catch {
+                        break  // the next offer finds it unsent and sends it itself
+                    }
+                }
+            }
+            outstanding.withLock { $0 = Array(sent.dropFirst()) }
+            try live.awaitAck(messageID: envelope.id.description)
         } catch {
+            outstanding.withLock { $0 = [] }
+            live.forgetOutstandingAcks()
             // A lost connection is made again on the next attempt.
             if !live.isConnected { drop(live) }
             throw Self.failure(error)
         }
+    }
+
+    private func send(_ envelope: EventEnvelope, on live: NATSConnection) throws(NATSError) {
+        try live.publishAsync(
+            subject: subject(for: envelope), body: Array(CloudEventFormat.encode(envelope).utf8),
+            headers: [("Content-Type", CloudEventFormat.contentType)], messageID: envelope.id.description)
     }
 
     /// The connection, made (and the stream checked or created) if there is none.
@@ -183,6 +230,8 @@ final class NATSDestination: DurableDestination {
         }
         let made: NATSConnection
         do {
+            var options = options
+            options.maxOutstandingAcks = Self.window
             made = try NATSConnection(options)
             try made.ensureStream(stream, subjects: "\(subjectPrefix).>", replicas: replicas)
         } catch {
@@ -196,6 +245,7 @@ final class NATSDestination: DurableDestination {
         connection.withLock { current in
             if current === live { current = nil }
         }
+        outstanding.withLock { $0 = [] }
         live.close()
     }
 

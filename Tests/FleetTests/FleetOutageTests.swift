@@ -23,7 +23,19 @@ struct FleetIntegrationTests {
 
     /// Every message of the stream: its event id (`Nats-Msg-Id`, checked against the body's id).
     static func streamIDs(_ url: String, stream: String = "JUICEMAKER") throws -> [String] {
-        let connection = try NATSConnection(NATSOptions(servers: url.split(separator: ",").map(String.init), timeout: 5))
+        // A cluster that just lost a node may take a while to place a new consumer: try a few times.
+        for attempt in 1... {
+            do {
+                return try readStreamIDs(url, stream: stream)
+            } catch let error as NATSError where error.kind == .timeout && attempt < 4 {
+                continue
+            }
+        }
+        return []
+    }
+
+    private static func readStreamIDs(_ url: String, stream: String) throws -> [String] {
+        let connection = try NATSConnection(NATSOptions(servers: url.split(separator: ",").map(String.init), timeout: 10))
         defer { connection.close() }
         let total = try connection.streamMessageCount(stream)
         guard total > 0 else { return [] }

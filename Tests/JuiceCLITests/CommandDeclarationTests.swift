@@ -130,7 +130,10 @@ import Testing
         for command in needsPlugins {
             let words = command.words + command.declaration.configuration.arguments.map { _ in "x" }
             let result = try sandbox.run(words)
-            #expect(result.status == 0, "\(words): \(result.stderr)")
+            // `juice fleet …` needs a NATS server this sandbox does not name: 78 (no URL), 69 (a
+            // build without NATS), or 0 (`fleet deliver` with no durable subscriber to feed).
+            let needsServer = words.first == "fleet"
+            #expect(needsServer ? [0, 78, 69].contains(result.status) : result.status == 0, "\(words): \(result.stderr)")
             #expect(!FileManager.default.fileExists(atPath: directory), "\(words) created \(directory)")
         }
         #expect(try sandbox.run(["stock"]).status == 0)
