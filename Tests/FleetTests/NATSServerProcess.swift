@@ -74,10 +74,15 @@ final class NATSServerProcess: @unchecked Sendable {
     let storeDirectory: String
     let logPath: String
     private let routes: [Int]
+    private let extraArguments: [String]
     private let lock = Locked<Process?>(nil)
 
     /// - Parameter cluster: this node's cluster port and the other nodes' cluster ports.
-    init(name: String = "n1", directory: FleetDirectory, port: Int? = nil, cluster: (port: Int, routes: [Int])? = nil) throws {
+    init(
+        name: String = "n1", directory: FleetDirectory, port: Int? = nil, cluster: (port: Int, routes: [Int])? = nil,
+        arguments: [String] = []
+    ) throws {
+        extraArguments = arguments
         self.name = name
         self.port = try port ?? freeLoopbackPort()
         clusterPort = cluster?.port
@@ -92,7 +97,7 @@ final class NATSServerProcess: @unchecked Sendable {
     func start() throws {
         guard let binary = FleetEnvironment.serverBinary else { throw FleetTestError("no nats-server") }
         try? FileManager.default.removeItem(atPath: logPath)
-        var arguments = ["-js", "-a", "127.0.0.1", "-p", "\(port)", "-sd", storeDirectory, "-n", name, "-l", logPath]
+        var arguments = ["-js", "-a", "127.0.0.1", "-p", "\(port)", "-sd", storeDirectory, "-n", name, "-l", logPath] + extraArguments
         if let clusterPort {
             arguments += ["--cluster_name", "juice", "--cluster", "nats://127.0.0.1:\(clusterPort)"]
             if !routes.isEmpty { arguments += ["--routes", routes.map { "nats://127.0.0.1:\($0)" }.joined(separator: ",")] }
