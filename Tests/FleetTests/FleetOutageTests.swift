@@ -107,6 +107,7 @@ struct FleetIntegrationTests {
             default:
                 // While NATS is down the events wait in the journal, and `juice subscribers` shows the lag.
                 if let (_, output) = try? machines[0].run(["subscribers", "--json"]) { lagDuringOutage.append(output) }
+                usleep(1_500_000)  // longer than a publish's timeout (1 s): the publishes under way fail
                 try? server.start()
             }
         }

@@ -36,6 +36,29 @@ struct FleetReadingTests {
             #expect(row["stock"] as? [String: Int] == local, "\(machine.machine)")
             #expect((row["ageSeconds"] as? Double ?? 99) < 60)
         }
+        // fleet watch: one machine's events from the start, as JSON lines or prefixed notifier lines.
+        let ids = Set(try machines[1].eventIDs())
+        for json in [true, false] {
+            let arguments = ["fleet", "watch", "--since", "all", "--machine", "shop-b", "--nats", server.url] + (json ? ["--json"] : [])
+            let (watch, stdout) = try machines[0].start(arguments)
+            let deadline = Date(timeIntervalSinceNow: 15)
+            var lines: [Substring] = []
+            while Date() < deadline {
+                lines = ((try? String(contentsOfFile: stdout, encoding: .utf8)) ?? "").split(separator: "\n")
+                if lines.count >= ids.count { break }
+                usleep(50_000)
+            }
+            usleep(300_000)  // nothing more may come
+            terminate(watch)
+            lines = ((try? String(contentsOfFile: stdout, encoding: .utf8)) ?? "").split(separator: "\n")
+            if json {
+                let seen = lines.compactMap { (Self.decode(String($0)) as? [String: Any])?["id"] as? String }
+                #expect(seen.count == ids.count && Set(seen) == ids, "\(lines)")
+                #expect(lines.allSatisfy { $0.contains("\"source\":\"/juice-maker/shop-b\"") })
+            } else {
+                #expect(lines.count >= ids.count - 1 && lines.allSatisfy { $0.hasPrefix("[shop-b] ") }, "\(lines)")
+            }
+        }
         // The table: a row per machine, a column per fruit, the age last.
         let table = try machines[1].run(["fleet", "stock", "--nats", server.url]).output
         #expect(table.split(separator: "\n").count == 3 && table.contains("shop-b") && table.contains("ago"), "\(table)")

@@ -324,9 +324,22 @@ enum FleetCommandSupport {
             }
             prefix = try section.string(Fleet.subjectPrefixKey) ?? Fleet.defaultSubjectPrefix
             stream = try section.string(Fleet.streamKey) ?? Fleet.defaultStream
+            // A relative credentials file is relative to the config file's directory.
+            var credentials = try section.string(Fleet.credentialsKey)
+            if let file = credentials {
+                let base = context.config.source.file.map { ($0 as NSString).deletingLastPathComponent }
+                    ?? FileManager.default.currentDirectoryPath
+                let absolute = file.hasPrefix("/") ? file : (base as NSString).appendingPathComponent(file)
+                guard FileManager.default.isReadableFile(atPath: absolute) else {
+                    throw ConfigurationError(path: "fleet.credentials", plugin: PluginMessage(
+                        english: "cannot read the credentials file \(absolute) (a NATS .creds file: nsc generate creds)",
+                        korean: "자격 증명 파일 \(absolute)을(를) 읽을 수 없습니다(NATS .creds 파일: nsc generate creds)"))
+                }
+                credentials = absolute
+            }
             options = NATSOptions(
                 servers: servers, token: try section.string(Fleet.tokenKey),
-                credentialsFile: try section.string(Fleet.credentialsKey),
+                credentialsFile: credentials,
                 timeout: try section.number(Fleet.timeoutKey) ?? Fleet.defaultTimeoutSeconds, reconnects: true,
                 name: "juice fleet \(context.invocation.command.name)")
         } catch {
