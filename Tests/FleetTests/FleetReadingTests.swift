@@ -12,32 +12,33 @@ struct FleetReadingTests {
     }
 
     @Test(.timeLimit(.minutes(2)))
-    func fleetStockEqualsEachMachinesStock() throws {
+    func fleetStockEqualsEachMachinesStock() async throws {
         let directory = try FleetDirectory()
         let server = try NATSServerProcess(directory: directory)
-        try server.start()
+        try await server.start()
         defer { server.stop() }
         let orders = [["mango-kiwi", "kiwi"], ["strawberry-banana", "pineapple", "mango"]]
         let machines = try ["shop-a", "shop-b"].map { try FleetMachine($0, subscribers: FleetIntegrationTests.natsSubscriber(server.url)) }
         for (machine, juices) in zip(machines, orders) {
             // Every fruit changes at least once (the stream holds stock changes, not the initial stock).
             for fruit in ["strawberry", "banana", "pineapple", "kiwi", "mango"] {
-                #expect(try machine.run(["stock", "add", fruit, "\(machine.machine.count)"]).status == 0)
+                #expect(try await machine.run(["stock", "add", fruit, "\(machine.machine.count)"]).status == 0)
             }
-            for juice in juices { #expect(try machine.run(["order", juice]).status == 0) }
-            #expect(try machine.run(["deliver"]).status == 0, "\(machine.errors)")
+            for juice in juices { #expect(try await machine.run(["order", juice]).status == 0) }
+            #expect(try await machine.run(["deliver"]).status == 0, "\(machine.errors)")
         }
-        let (status, output) = try machines[0].run(["fleet", "stock", "--json", "--nats", server.url])
+        let (status, output) = try await machines[0].run(["fleet", "stock", "--json", "--nats", server.url])
         #expect(status == 0, "\(machines[0].errors)")
         let rows = try #require(Self.decode(output) as? [[String: Any]], "\(output)")
         #expect(rows.map { $0["machine"] as? String } == ["shop-a", "shop-b"])
         for (machine, row) in zip(machines, rows) {
-            let local = try #require(Self.decode(try machine.run(["stock", "--json"]).output) as? [String: Int])
+            let localText = try await machine.run(["stock", "--json"]).output
+            let local = try #require(Self.decode(localText) as? [String: Int])
             #expect(row["stock"] as? [String: Int] == local, "\(machine.machine)")
             #expect((row["ageSeconds"] as? Double ?? 99) < 60)
         }
         // fleet watch: one machine's events from the start, as JSON lines or prefixed notifier lines.
-        let ids = Set(try machines[1].eventIDs())
+        let ids = Set(try await machines[1].eventIDs())
         for json in [true, false] {
             let arguments = ["fleet", "watch", "--since", "all", "--machine", "shop-b", "--nats", server.url] + (json ? ["--json"] : [])
             let (watch, stdout) = try machines[0].start(arguments)
@@ -46,10 +47,10 @@ struct FleetReadingTests {
             while Date() < deadline {
                 lines = ((try? String(contentsOfFile: stdout, encoding: .utf8)) ?? "").split(separator: "\n")
                 if lines.count >= ids.count { break }
-                usleep(50_000)
+                try await Task.sleep(for: .milliseconds(50))
             }
-            usleep(300_000)  // nothing more may come
-            terminate(watch)
+            try await Task.sleep(for: .milliseconds(300))  // nothing more may come
+            await terminated(watch)
             lines = ((try? String(contentsOfFile: stdout, encoding: .utf8)) ?? "").split(separator: "\n")
             if json {
                 let seen = lines.compactMap { (Self.decode(String($0)) as? [String: Any])?["id"] as? String }
@@ -60,7 +61,7 @@ struct FleetReadingTests {
             }
         }
         // The table: a row per machine, a column per fruit, the age last.
-        let table = try machines[1].run(["fleet", "stock", "--nats", server.url]).output
+        let table = try await machines[1].run(["fleet", "stock", "--nats", server.url]).output
         #expect(table.split(separator: "\n").count == 3 && table.contains("shop-b") && table.contains("ago"), "\(table)")
     }
 
@@ -68,7 +69,7 @@ struct FleetReadingTests {
     func fleetDeliverSurvivesKillsAndEveryEventArrives() async throws {
         let directory = try FleetDirectory()
         let server = try NATSServerProcess(directory: directory)
-        try server.start()
+        try await server.start()
         defer { server.stop() }
         let hook = LoopbackHTTPServer { _, _ in
             usleep(2_000)  // a real endpoint takes a moment: the kills land mid-delivery
@@ -85,10 +86,11 @@ struct FleetReadingTests {
             let shell = try machine.start(["shell"], input: input).process
             input.fileHandleForWriting.write(Data((String(repeating: "mango-kiwi\n", count: 100) + "quit\n").utf8))
             try input.fileHandleForWriting.close()
-            shell.waitUntilExit()
-            #expect(try machine.run(["deliver"]).status == 0, "\(machine.errors)")
+            await exited(shell)
+            #expect(try await machine.run(["deliver"]).status == 0, "\(machine.errors)")
         }
-        let union = Set(try machines.flatMap { try $0.eventIDs() })
+        var union = Set<String>()
+        for machine in machines { union.formUnion(try await machine.eventIDs()) }
         #expect(union.count == 600)
         // The central host forwards the fleet to one webhook; it is SIGKILLed 5 times.
         let central = try FleetMachine(
@@ -96,9 +98,9 @@ struct FleetReadingTests {
             extra: #""fleet": {"url": "\#(server.url)"}"#)
         for round in 0..<5 {
             let process = try central.start(["fleet", "deliver", "--follow"]).process
-            usleep(UInt32(250_000 + round * 100_000))
+            try await Task.sleep(for: .milliseconds(250 + round * 100))
             kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
+            await exited(process)
         }
         let killedAfter = Set(hook.requests.compactMap { $0.headers["webhook-id"] })
         let last = try central.start(["fleet", "deliver", "--follow"]).process
@@ -107,7 +109,7 @@ struct FleetReadingTests {
         while Date() < deadline, !union.isSubset(of: Set(hook.requests.compactMap { $0.headers["webhook-id"] })) {
             try await Task.sleep(for: .milliseconds(100))
         }
-        terminate(last)
+        await terminated(last)
         let requests = hook.requests
         let received = Set(requests.compactMap { $0.headers["webhook-id"] })
         #expect(killedAfter.count < union.count, "the kills should land before the end")

@@ -25,6 +25,17 @@ enum FleetEnvironment {
     static let skipNote: Comment = "fleet tests skipped: needs libnats-dev (at build time) and nats-server (sudo apt-get install nats-server libnats-dev; .ci/run does)"
 }
 
+/// Runs `body` on a thread of its own and waits for it without holding one of Swift's
+/// cooperative threads: these tests wait for processes and servers for seconds, and
+/// the pool (as wide as the machine has cores) is shared with every other test.
+func offPool<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+    try await withCheckedThrowingContinuation { continuation in
+        Thread {
+            do { continuation.resume(returning: try body()) } catch { continuation.resume(throwing: error) }
+        }.start()
+    }
+}
+
 /// A port no one listens on now: bound to port 0, read back, released.
 func freeLoopbackPort() throws -> Int {
     let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
@@ -94,7 +105,16 @@ final class NATSServerProcess: @unchecked Sendable {
     var url: String { "nats://127.0.0.1:\(port)" }
 
     /// Starts it and returns once it accepts clients (its log says "Server is ready").
-    func start() throws {
+    func start() async throws {
+        try await offPool { try self.startBlocking() }
+    }
+
+    /// Stops it, off the cooperative pool.
+    func halt() async {
+        _ = try? await offPool { self.stop() }
+    }
+
+    private func startBlocking() throws {
         guard let binary = FleetEnvironment.serverBinary else { throw FleetTestError("no nats-server") }
         try? FileManager.default.removeItem(atPath: logPath)
         var arguments = ["-js", "-a", "127.0.0.1", "-p", "\(port)", "-sd", storeDirectory, "-n", name, "-l", logPath] + extraArguments
@@ -190,15 +210,19 @@ final class FleetMachine: @unchecked Sendable {
 
     /// Runs `juice <arguments>` to the end: its exit status and standard output.
     @discardableResult
-    func run(_ arguments: [String]) throws -> (status: Int32, output: String) {
+    func run(_ arguments: [String]) async throws -> (status: Int32, output: String) {
+        try await offPool { try self.runBlocking(arguments) }
+    }
+
+    private func runBlocking(_ arguments: [String]) throws -> (status: Int32, output: String) {
         let (process, stdout) = try start(arguments)
         process.waitUntilExit()
         return (process.terminationStatus, (try? String(contentsOfFile: stdout, encoding: .utf8)) ?? "")
     }
 
     /// The ids of every event in the machine's journal (`juice events --json`).
-    func eventIDs() throws -> [String] {
-        let (status, output) = try run(["events", "--json", "--limit", "100000"])
+    func eventIDs() async throws -> [String] {
+        let (status, output) = try await run(["events", "--json", "--limit", "100000"])
         guard status == 0 else { throw FleetTestError("juice events exited \(status)") }
         return output.split(separator: "\n").compactMap { line in
             guard let data = line.data(using: .utf8), let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any] else { return nil }
@@ -213,6 +237,16 @@ final class FleetMachine: @unchecked Sendable {
             try? String(contentsOfFile: directory.file($0), encoding: .utf8)
         }.joined()
     }
+}
+
+/// Waits for `process` to exit, off the cooperative pool.
+func exited(_ process: Process) async {
+    _ = try? await offPool { process.waitUntilExit() }
+}
+
+/// `terminate`, off the cooperative pool.
+func terminated(_ process: Process, within seconds: Double = 5) async {
+    _ = try? await offPool { terminate(process, within: seconds) }
 }
 
 /// Stops `process` (SIGTERM, SIGKILL after `seconds`) and waits for it.
