@@ -1,4 +1,5 @@
 // swift-tools-version:6.0
+import Foundation
 import PackageDescription
 
 // No package dependencies: the toolchain (Foundation, Dispatch, Synchronization,
@@ -14,6 +15,30 @@ import PackageDescription
 /// of another module's type (`withLock`, `range(of:)`) needs that module imported in
 /// the file that uses it, not just somewhere in the target (SE-0444).
 let importsWhatItUses: [SwiftSetting] = [.enableUpcomingFeature("MemberImportVisibility")]
+
+/// The fleet (README, Fleet) needs the NATS C client, libnats. A fresh machine has no
+/// libnats-dev, and `swift run juice` must still build there: the NATS plugin and the
+/// fleet commands' client are included only when the header is installed, and
+/// `JUICE_WITHOUT_NATS=1` leaves them out anyway (to try the build a fresh machine
+/// gets). JuiceCLI and the fleet tests check `#if canImport(NATSPlugin)`.
+let natsHeaders = [
+    "/usr/include/nats/nats.h", "/usr/include/nats.h", "/usr/local/include/nats/nats.h", "/usr/local/include/nats.h",
+    "/opt/homebrew/include/nats/nats.h",
+]
+let withNATS = ProcessInfo.processInfo.environment["JUICE_WITHOUT_NATS"] != "1"
+    && natsHeaders.contains { FileManager.default.fileExists(atPath: $0) }
+/// The NATS targets, or none.
+let natsTargets: [Target] = withNATS ? [
+    .systemLibrary(
+        name: "CNATS", path: "Sources/CNATS", pkgConfig: "libnats",
+        providers: [.apt(["libnats-dev"]), .brew(["cnats"])]),
+    /// The `nats` durable subscriber and the fleet client, over a small safe layer on libnats.
+    .target(
+        name: "NATSPlugin",
+        dependencies: ["JuiceMakerPluginKit", "JuiceMakerCore", "EventBus", "Locking", "FleetConfiguration", "CNATS"],
+        path: "Plugins/NATS", swiftSettings: importsWhatItUses),
+] : []
+let natsDependency: [Target.Dependency] = withNATS ? ["NATSPlugin"] : []
 
 let package = Package(
     name: "JuiceMaker",
@@ -75,6 +100,11 @@ let package = Package(
         .target(
             name: "CommandPlugin", dependencies: ["JuiceMakerPluginKit", "JuiceMakerCore", "EventBus", "Locking"],
             path: "Plugins/Command", swiftSettings: importsWhatItUses),
+        /// The fleet's keys and subject scheme, in every build (no libnats): the config is
+        /// checked and `juice config schema` prints the same with or without NATS.
+        .target(
+            name: "FleetConfiguration", dependencies: ["JuiceMakerPluginKit", "JuiceMakerCore"],
+            path: "Plugins/FleetConfiguration", swiftSettings: importsWhatItUses),
 
         // Executables
         /// The CLI as a library (so tests and fuzzers import it); `juice` is its thin process.
@@ -82,8 +112,8 @@ let package = Package(
             name: "JuiceCLI",
             dependencies: [
                 "Locking", "JuiceMakerCore", "JuiceMakerPluginKit", "SQLiteStore", "LoggerPlugin", "CLINotifierPlugin",
-                "WebhookPlugin", "CommandPlugin", "CReadline",
-            ]),
+                "WebhookPlugin", "CommandPlugin", "CReadline", "FleetConfiguration",
+            ] + natsDependency),
         .executableTarget(name: "juice", dependencies: ["JuiceCLI"]),
         .executableTarget(
             name: "JuiceBench",
@@ -105,6 +135,11 @@ let package = Package(
         .testTarget(
             name: "DeliveryTests",
             dependencies: ["WebhookPlugin", "CommandPlugin", "JuiceMakerPluginKit", "CCrypto", "CTLS", "JuiceCLI", "juice", "Locking"]),
+        /// Real `nats-server -js` processes on loopback; skipped (one line) without NATS.
+        .testTarget(
+            name: "FleetTests",
+            dependencies: ["JuiceCLI", "juice", "JuiceMakerCore", "JuiceMakerPluginKit", "FleetConfiguration", "Locking", "CCrypto"]
+                + natsDependency),
 
         // Fuzz targets (Tests/Fuzz, run.sh): a plain build replays the corpus files given
         // as arguments; built with -sanitize=fuzzer,address -DFUZZING, a libFuzzer target.
@@ -116,6 +151,6 @@ let package = Package(
         .executableTarget(name: "FuzzRFC3339", dependencies: ["FuzzSupport", "JuiceMakerCore"], path: "Tests/Fuzz/FuzzRFC3339", exclude: ["corpus"]),
         .executableTarget(name: "FuzzRetryAfter", dependencies: ["FuzzSupport", "WebhookPlugin"], path: "Tests/Fuzz/FuzzRetryAfter", exclude: ["corpus"]),
         .executableTarget(name: "FuzzHTTPResponse", dependencies: ["FuzzSupport", "WebhookPlugin"], path: "Tests/Fuzz/FuzzHTTPResponse", exclude: ["corpus"]),
-    ],
+    ] + natsTargets,
     swiftLanguageModes: [.v6]
 )

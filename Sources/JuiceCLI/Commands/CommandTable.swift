@@ -17,6 +17,7 @@ enum JuiceRoot: CommandDeclaration {
             SubscribersCommand.self,
             DeliverCommand.self,
             StoreGroup.self,
+            FleetGroup.self,
             ConfigGroup.self,
         ])
 }

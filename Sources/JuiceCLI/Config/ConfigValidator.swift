@@ -1,3 +1,4 @@
+import FleetConfiguration
 import Foundation
 import JuiceMakerCore
 import JuiceMakerPluginKit
@@ -70,12 +71,23 @@ struct ConfigValidator: Sendable {
         let language: Language? = if case .string(let text)? = member(ConfigKeys.language) { Language(rawValue: text) } else { nil }
         let initialStock = if case .number(let number, _)? = member(ConfigKeys.initialStock) { Int(number) } else { Stock.defaultInitialQuantity }
         let flush = if case .number(let number, _)? = member(ConfigKeys.flushDeadlineSeconds) { number } else { JuiceConfig.defaultFlushDeadlineSeconds }
+        var machine = Fleet.defaultMachineName
+        if case .string(let text)? = member(ConfigKeys.machine) {
+            guard Fleet.isMachineName(text) else {
+                throw ConfigurationError(path: "machine", plugin: PluginMessage(
+                    english: "expected letters, digits, - and _ only (one NATS subject token, at most 64), e.g. shop-1",
+                    korean: "글자, 숫자, -, _만 쓸 수 있습니다(NATS 주제 토큰 하나, 64자 이하). 예: shop-1"))
+            }
+            machine = text
+        }
+        var fleet: PluginConfiguration?
+        if case .object(let fields)? = member(ConfigKeys.fleet) { fleet = PluginConfiguration(path: "fleet", values: fields) }
         // No `subscribers` key: the built-in ones (logger and notifier); `[]` means none.
         let listed = members.first { $0.key == "subscribers" }?.value
         let entries = try validateSubscribers(listed ?? BuiltInConfig.subscribers, unresolved: substitution.unresolvedPaths)
         return JuiceConfig(
             source: source, language: language, initialStock: initialStock, storePath: storePath,
-            durability: durability, flushDeadlineSeconds: flush, subscribers: entries,
+            durability: durability, flushDeadlineSeconds: flush, subscribers: entries, machine: machine, fleet: fleet,
             substituted: substitution.redaction, warnings: substitution.unresolved)
     }
 

@@ -1,3 +1,4 @@
+import FleetConfiguration
 import Foundation
 import JuiceMakerCore
 import JuiceMakerPluginKit
@@ -27,6 +28,10 @@ struct JuiceConfig: Sendable {
     let durability: Durability
     let flushDeadlineSeconds: Double
     let subscribers: [SubscriberEntry]
+    /// `machine`: this machine's name in the fleet (default: the host name, made safe).
+    let machine: String
+    /// `fleet`: where `juice fleet` reads the fleet's stream; `nil` when not configured.
+    let fleet: PluginConfiguration?
     /// What took a value from the environment: never printed.
     let substituted: Redaction
     /// `${NAME}`s not set in disabled subscribers: nothing needs them now, so only
@@ -61,6 +66,14 @@ enum ConfigKeys {
         default: .number(JuiceConfig.defaultFlushDeadlineSeconds),
         description: "How long subscribers may take to flush before juice exits.")
 
+    static let machine = ConfigurationKey(
+        "machine", .string([.nonEmpty("machine")]),
+        description: "This machine's name in the fleet: letters, digits, - and _ only (one NATS subject token). "
+            + "Events' CloudEvents source is /juice-maker/<machine>. Default: the host name, made safe.")
+    static let fleet = ConfigurationKey(
+        "fleet", .object(Fleet.readerKeys),
+        description: "Where juice fleet commands read the fleet's JetStream stream (--nats overrides url).")
+
     /// `type`, `name`, `enabled`: every subscriber's keys besides its plugin's.
     static func commonSubscriber(_ registry: PluginRegistry) -> [ConfigurationKey] {
         [
@@ -83,7 +96,7 @@ enum ConfigKeys {
     }
 
     static func topLevel(_ registry: PluginRegistry) -> [ConfigurationKey] {
-        [schema, language, initialStock, store, flushDeadlineSeconds, subscribers(registry)]
+        [schema, language, initialStock, store, flushDeadlineSeconds, machine, fleet, subscribers(registry)]
     }
 
     /// Keys whose values are secrets wherever they appear: never printed.

@@ -11,6 +11,9 @@ enum ExitCode: Int32, Sendable {
     case usage = 64
     /// A value is wrong (negative, unknown fruit or juice, above the maximum).
     case badValue = 65
+    /// `juice fleet`: this build has no NATS client, or no NATS server answered
+    /// (EX_UNAVAILABLE).
+    case unavailable = 69
     /// The store could not be read or written.
     case storeIO = 74
     /// The config is wrong or unreadable.

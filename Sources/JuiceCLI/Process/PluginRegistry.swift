@@ -1,5 +1,6 @@
 import CLINotifierPlugin
 import CommandPlugin
+import FleetConfiguration
 import JuiceMakerCore
 import JuiceMakerPluginKit
 import LoggerPlugin
@@ -17,7 +18,7 @@ struct PluginRegistry: Sendable {
     let types: [any JuiceMakerPlugin.Type]
 
     /// Every plugin shipped with JuiceMaker.
-    static let standard = PluginRegistry(types: [Logger.self, CLINotifier.self, Webhook.self, CommandSubscriber.self])
+    static let standard = PluginRegistry(types: [Logger.self, CLINotifier.self, Webhook.self, CommandSubscriber.self, natsPluginType])
 
     var typeNames: [String] { types.map { $0.type } }
 

@@ -1,3 +1,4 @@
+import FleetConfiguration
 import JuiceMakerCore
 import JuiceMakerPluginKit
 
@@ -101,7 +102,7 @@ final class Session {
         }
         let stderr = context.console.standardError
         let language = context.language
-        let maker = JuiceMaker(store: store) { failure in
+        let maker = JuiceMaker(store: store, source: Fleet.source(machine: context.config.machine)) { failure in
             let detail = Catalog.Errors.subscriberFailure(failure.error)
             stderr.write("juice: \(Catalog.Errors.subscriberReport(failure.subscriber, detail)(language))\n")
         }

@@ -1,0 +1,267 @@
+import EventBus
+import FleetConfiguration
+import Foundation
+import JuiceMakerCore
+import JuiceMakerPluginKit
+import Locking
+
+/// Publishes each event to NATS JetStream, at least once, in journal order: the
+/// fleet's durable subscriber (README, Fleet).
+///
+/// Config (`type: "nats"`): the keys of `Fleet.subscriberKeys` (`url` required;
+/// `subjectPrefix`, `stream`, `replicas`, `credentials` or `token`, `events`,
+/// `timeoutSeconds`, `retrySchedule`).
+///
+/// Delivery is durable (`DurableDelivery`), like the webhook's: each event is one
+/// JetStream publish to `<prefix>.<machine>.<kind>.<subject>`, body the CloudEvents
+/// structured JSON, header `Content-Type: application/cloudevents+json` and
+/// `Nats-Msg-Id: <event id>` (the stream's duplicate window drops a resend). The
+/// cursor moves only after the PubAck. The stream is created when missing (subjects
+/// `<prefix>.>`, file storage, `replicas`). An unreachable server is retried on the
+/// schedule; refused credentials or a stream with other subjects stop delivery
+/// (kept in the journal) until `juice subscribers retry`.
+public final class NATSPublisher: DurableDeliveryPlugin {
+    public static let type = Fleet.subscriberType
+    public static let configuration = Fleet.subscriberKeys
+    /// The retry schedule unless `retrySchedule` says otherwise: short first steps, so
+    /// a brief outage costs seconds, then up to 10 h (about 28 h in all).
+    public static let defaultSchedule = RetrySchedule(delays: [1, 2, 5, 10, 30, 60, 300, 600, 1800, 3600, 7200, 18000, 36000, 36000])
+
+    public let options: NATSOptions
+    public let subjectPrefix: String
+    public let stream: String
+    public let replicas: Int
+    public let eventKinds: Set<EventKind>?
+    public let retrySchedule: RetrySchedule
+
+    private let context: PluginContext
+    private let state = Locked(State())
+
+    private struct State {
+        var attached = false
+        var delivery: DurableDelivery?
+        var subscription: Subscription?
+        var destination: NATSDestination?
+    }
+
+    public init(configuration: PluginConfiguration, context: PluginContext) throws(ConfigurationError) {
+        options = try Self.options(configuration, context: context, name: "juice \(context.name)")
+        subjectPrefix = try configuration.string(Fleet.subjectPrefixKey) ?? Fleet.defaultSubjectPrefix
+        guard Fleet.isSubjectPrefix(subjectPrefix) else {
+            throw ConfigurationError(path: "\(configuration.path).subjectPrefix", plugin: PluginMessage(
+                english: "expected subject tokens of letters, digits, - and _ separated by dots (juicemaker, acme.juice)",
+                korean: "글자, 숫자, -, _로 된 주제 토큰을 점으로 이어야 합니다(juicemaker, acme.juice)"))
+        }
+        stream = try configuration.string(Fleet.streamKey) ?? Fleet.defaultStream
+        guard Fleet.isStreamName(stream) else {
+            throw ConfigurationError(path: "\(configuration.path).stream", plugin: PluginMessage(
+                english: "expected a stream name without spaces, '.', '*', '>', '/' or '\\' (JUICEMAKER)",
+                korean: "공백, '.', '*', '>', '/', '\\'가 없는 스트림 이름이어야 합니다(JUICEMAKER)"))
+        }
+        replicas = Int(try configuration.number(Fleet.replicasKey) ?? 1)
+        eventKinds = try configuration.eventKinds(Fleet.eventsKey)
+        retrySchedule = try configuration.retrySchedule(.retrySchedule) ?? Self.defaultSchedule
+        self.context = context
+    }
+
+    /// The connection options a `nats` section (or `fleet` section) describes: checks
+    /// `url`, `credentials` (the file must exist) and `token`.
+    public static func options(_ configuration: PluginConfiguration, context: PluginContext, name: String) throws(ConfigurationError) -> NATSOptions {
+        guard let url = try configuration.string(Fleet.urlKey) else { throw Fleet.urlKey.missing(in: configuration.path) }
+        let servers: [String]
+        switch Fleet.servers(url) {
+        case .success(let list): servers = list
+        case .failure(let bad): throw Fleet.badURL(bad, at: "\(configuration.path).url")
+        }
+        var credentials = try configuration.string(Fleet.credentialsKey)
+        if let file = credentials {
+            let absolute = file.hasPrefix("/") ? file : (context.stateDirectory as NSString).appendingPathComponent(file)
+            guard FileManager.default.isReadableFile(atPath: absolute) else {
+                throw ConfigurationError(path: "\(configuration.path).credentials", plugin: PluginMessage(
+                    english: "cannot read the credentials file \(absolute) (a NATS .creds file: nsc generate creds)",
+                    korean: "자격 증명 파일 \(absolute)을(를) 읽을 수 없습니다(NATS .creds 파일: nsc generate creds)"))
+            }
+            credentials = absolute
+        }
+        let timeout = try configuration.number(Fleet.timeoutKey) ?? Fleet.defaultTimeoutSeconds
+        return NATSOptions(
+            servers: servers, token: try configuration.string(Fleet.tokenKey), credentialsFile: credentials,
+            timeout: timeout, reconnects: true, name: name)
+    }
+
+    public var delivery: DurableDelivery? { state.withLock { $0.delivery } }
+
+    public func attach(to host: PluginHost) throws(PluginError) {
+        let isFirst = state.withLock { state -> Bool in
+            defer { state.attached = true }
+            return !state.attached
+        }
+        guard isFirst else { return }
+        let machine = Fleet.machine(fromSource: host.maker.source) ?? Fleet.defaultMachineName
+        let destination = NATSDestination(
+            options: options, subjectPrefix: subjectPrefix, stream: stream, replicas: replicas, machine: machine,
+            journal: host.journal, kinds: eventKinds)
+        let (delivery, subscription) = try DurableDelivery.attach(
+            name: context.name, kinds: eventKinds, schedule: retrySchedule, destination: destination, to: host)
+        state.withLock { state in
+            state.delivery = delivery
+            state.subscription = subscription
+            state.destination = destination
+        }
+    }
+
+    public func shutdown(deadline: ContinuousClock.Instant) async {
+        let (delivery, subscription, destination) = state.withLock { state in
+            defer { state.subscription = nil }
+            return (state.delivery, state.subscription, state.destination)
+        }
+        subscription?.cancel()
+        await delivery?.shutdown(deadline: deadline)
+        destination?.close()
+    }
+}
+
+/// The stream as a durable destination: one connection, made on first use (and again
+/// after it is lost), the stream checked once per connection.
+///
+/// Pipelined: the runner offers one event at a time and moves the cursor when
+/// `deliver` returns, so `deliver` returns only once that event's PubAck is in. But it
+/// also publishes the events after it (read from the journal, the same `kinds`)
+/// without waiting, up to `window` outstanding; when the runner offers the next one
+/// its PubAck is usually in already. The cursor still moves one PubAck at a time, in
+/// journal order. After a failure every outstanding publish is forgotten and sent
+/// again later with the same `Nats-Msg-Id`: the stream's duplicate window drops
+/// those that had been stored.
+final class NATSDestination: DurableDestination {
+    /// Publishes waiting for their PubAck at most.
+    static let window = 256
+    let options: NATSOptions
+    let subjectPrefix: String
+    let stream: String
+    let replicas: Int
+    /// The machine named in subjects when an event's own `source` names none (events
+    /// committed before the `machine` key existed).
+    let machine: String
+    let journal: any EventJournal
+    let kinds: Set<EventKind>?
+    private let connection = Locked<NATSConnection?>(nil)
+    /// Sequences published and not yet awaited, in order; only the publishing queue uses it.
+    private let outstanding = Locked<[Int64]>([])
+    private let closed = Locked(false)
+    private let queue = DispatchQueue(label: "juice.nats.publish")
+
+    init(
+        options: NATSOptions, subjectPrefix: String, stream: String, replicas: Int, machine: String,
+        journal: any EventJournal, kinds: Set<EventKind>?
+    ) {
+        self.journal = journal
+        self.kinds = kinds
+        self.options = options
+        self.subjectPrefix = subjectPrefix
+        self.stream = stream
+        self.replicas = replicas
+        self.machine = machine
+    }
+
+    func deliver(_ envelope: EventEnvelope) async throws(DeliveryFailure) {
+        // libnats blocks until the PubAck: off the cooperative pool, on a queue of its own.
+        let result: Result<Void, DeliveryFailure> = await withCheckedContinuation { continuation in
+            queue.async { [self] in
+                do throws(DeliveryFailure) {
+                    try publish(envelope)
+                    continuation.resume(returning: .success(()))
+                } catch {
+                    continuation.resume(returning: .failure(error))
+                }
+            }
+        }
+        try result.get()
+    }
+
+    /// The subject `envelope` goes to.
+    func subject(for envelope: EventEnvelope) -> String {
+        Fleet.subject(prefix: subjectPrefix, machine: Fleet.machine(fromSource: envelope.source) ?? machine, event: envelope.event)
+    }
+
+    private func publish(_ envelope: EventEnvelope) throws(DeliveryFailure) {
+        let live = try connected()
+        do throws(NATSError) {
+            var sent = outstanding.withLock { $0 }
+            if sent.first != envelope.sequence {
+                // Not the one published ahead (the first offer, or after a failure): start over from it.
+                live.forgetOutstandingAcks()
+                try send(envelope, on: live)
+                sent = [envelope.sequence]
+            }
+            // Read ahead: the events after the last one sent, up to the window.
+            if sent.count < Self.window, let last = sent.last {
+                let ahead = (try? journal.events(after: last, kinds: kinds, limit: Self.window - sent.count, newest: false)) ?? []
+                for next in ahead {
+                    do throws(NATSError) {
+                        try send(next, on: live)
+                        sent.append(next.sequence)
+                    } catch {
+                        break  // the next offer finds it unsent and sends it itself
+                    }
+                }
+            }
+            outstanding.withLock { $0 = Array(sent.dropFirst()) }
+            try live.awaitAck(messageID: envelope.id.description)
+        } catch {
+            outstanding.withLock { $0 = [] }
+            live.forgetOutstandingAcks()
+            // A lost connection is made again on the next attempt.
+            if !live.isConnected { drop(live) }
+            throw Self.failure(error)
+        }
+    }
+
+    private func send(_ envelope: EventEnvelope, on live: NATSConnection) throws(NATSError) {
+        try live.publishAsync(
+            subject: subject(for: envelope), body: Array(CloudEventFormat.encode(envelope).utf8),
+            headers: [("Content-Type", CloudEventFormat.contentType)], messageID: envelope.id.description)
+    }
+
+    /// The connection, made (and the stream checked or created) if there is none.
+    private func connected() throws(DeliveryFailure) -> NATSConnection {
+        if let live = connection.withLock({ $0 }) { return live }
+        guard !closed.withLock({ $0 }) else {
+            throw DeliveryFailure(PluginMessage(english: "not published: shutting down", korean: "발행하지 않았습니다. 종료하는 중입니다"))
+        }
+        let made: NATSConnection
+        do {
+            var options = options
+            options.maxOutstandingAcks = Self.window
+            made = try NATSConnection(options)
+            try made.ensureStream(stream, subjects: "\(subjectPrefix).>", replicas: replicas)
+        } catch {
+            throw Self.failure(error)
+        }
+        connection.withLock { $0 = made }
+        return made
+    }
+
+    private func drop(_ live: NATSConnection) {
+        connection.withLock { current in
+            if current === live { current = nil }
+        }
+        outstanding.withLock { $0 = [] }
+        live.close()
+    }
+
+    /// Refused credentials and a stream that cannot take the subjects stop delivery
+    /// until a person fixes them (`juice subscribers retry`); the rest is retried.
+    private static func failure(_ error: NATSError) -> DeliveryFailure {
+        let permanent = error.kind == .authorization || error.kind == .streamMismatch
+        return DeliveryFailure(PluginMessage(untranslated: error.message), isPermanent: permanent)
+    }
+
+    func close() {
+        closed.withLock { $0 = true }
+        let live = connection.withLock { current in
+            defer { current = nil }
+            return current
+        }
+        live?.close()
+    }
+}

@@ -1,0 +1,46 @@
+import Foundation
+
+/// The words of `juice fleet`.
+extension Catalog {
+    enum Fleet {
+        typealias T = LocalizedText
+
+        static let notBuilt = T(
+            "this juice was built without NATS, so it has no fleet commands: install the NATS C client "
+                + "(sudo apt-get install libnats-dev, or brew install cnats) and rebuild (swift build); see README, Fleet.",
+            ko: "이 juice는 NATS 없이 빌드되어 플릿 명령이 없습니다. NATS C 클라이언트를 설치하고"
+                + "(sudo apt-get install libnats-dev 또는 brew install cnats) 다시 빌드하세요(swift build). README의 Fleet 참고.")
+
+        static let noURL = T(
+            "no NATS server given: pass --nats nats://host:4222 or set fleet.url in the config.",
+            ko: "NATS 서버가 없습니다. --nats nats://host:4222를 주거나 설정의 fleet.url을 정하세요.")
+
+        static let noMachines = T(
+            "No machine has published stock to the stream yet.", ko: "아직 스트림에 재고를 발행한 기계가 없습니다.")
+
+        static let machineHeading = T("Machine", ko: "기계")
+        static let updatedHeading = T("Updated", ko: "갱신")
+
+        static func badMachine(_ name: String) -> T {
+            T("--machine \"\(name)\": expected letters, digits, - and _ only.",
+              ko: "--machine \"\(name)\": 글자, 숫자, -, _만 쓸 수 있습니다.")
+        }
+
+        static func badDuration(_ text: String) -> T {
+            T("--since \"\(text)\": expected a duration (30s, 10m, 2h, 1d) or all.",
+              ko: "--since \"\(text)\": 기간(30s, 10m, 2h, 1d)이나 all이어야 합니다.")
+        }
+
+        /// How long ago: `4s ago`, `12m ago`, `3h ago`, `2d ago`.
+        static func age(_ seconds: TimeInterval) -> T {
+            let value = max(0, seconds)
+            let (count, unit, koUnit): (Int, String, String) = switch value {
+            case ..<60: (Int(value), "s", "초")
+            case ..<3600: (Int(value / 60), "m", "분")
+            case ..<86400: (Int(value / 3600), "h", "시간")
+            default: (Int(value / 86400), "d", "일")
+            }
+            return T("\(count)\(unit) ago", ko: "\(count)\(koUnit) 전")
+        }
+    }
+}

@@ -1,0 +1,191 @@
+import Foundation
+import Testing
+#if canImport(NATSPlugin)
+import NATSPlugin
+#endif
+
+/// A build without the NATS plugin has no fleet suites below: this says so, in one
+/// line. (With the plugin but no nats-server, the suite's own skip says it.)
+@Test func fleetTestsNeedNATS() {
+    if !FleetEnvironment.isPluginBuilt { print("FleetTests: \(FleetEnvironment.skipNote)") }
+}
+
+#if canImport(NATSPlugin)
+/// The fleet against real `nats-server -js` processes on loopback.
+@Suite(.enabled(if: FleetEnvironment.isAvailable, FleetEnvironment.skipNote), .serialized)
+struct FleetIntegrationTests {
+    /// A `nats` subscriber section for `url`, retrying quickly for a long while (the
+    /// outages here last seconds; no event may become a dead letter).
+    static func natsSubscriber(_ url: String, replicas: Int = 1) -> String {
+        let schedule = Array(repeating: "0.25", count: 60).joined(separator: ",")
+        return #"[{"type": "nats", "url": "\#(url)", "replicas": \#(replicas), "timeoutSeconds": 1, "retrySchedule": [\#(schedule)]}]"#
+    }
+
+    /// Every message of the stream: its event id (`Nats-Msg-Id`, checked against the body's id).
+    static func streamIDs(_ url: String, stream: String = "JUICEMAKER") async throws -> [String] {
+        let messages = try await offPool {
+            // A cluster that just lost a node may take a while to place a new consumer: try a few times.
+            for attempt in 1... {
+                do {
+                    return try readStream(url, stream: stream)
+                } catch let error as NATSError where error.kind == .timeout && attempt < 4 {
+                    continue
+                }
+            }
+            return []
+        }
+        for message in messages {
+            #expect(message.contentType == "application/cloudevents+json")
+            #expect(message.bodyHasID, "\(message.id)")
+        }
+        return messages.map(\.id)
+    }
+
+    struct StreamedMessage: Sendable {
+        let id: String
+        let contentType: String?
+        let bodyHasID: Bool
+    }
+
+    private static func readStream(_ url: String, stream: String) throws -> [StreamedMessage] {
+        let connection = try NATSConnection(NATSOptions(servers: url.split(separator: ",").map(String.init), timeout: 10))
+        defer { connection.close() }
+        let total = try connection.streamMessageCount(stream)
+        guard total > 0 else { return [] }
+        let reader = try connection.reader(stream: stream, filter: "juicemaker.>", start: .all)
+        defer { reader.stop() }
+        var messages: [StreamedMessage] = []
+        while let message = try reader.next(timeout: 5) {
+            let id = message.header("Nats-Msg-Id") ?? "?"
+            messages.append(StreamedMessage(
+                id: id, contentType: message.header("Content-Type"), bodyHasID: message.text.contains("\"id\":\"\(id)\"")))
+            if message.metadata?.pending == 0 { break }
+        }
+        return messages
+    }
+
+    /// Waits until the stream holds `count` messages (or `seconds` pass); returns the count seen.
+    static func waitForStream(_ url: String, count: UInt64, within seconds: Double) async -> UInt64 {
+        (try? await offPool { waitForStreamBlocking(url, count: count, within: seconds) }) ?? 0
+    }
+
+    private static func waitForStreamBlocking(_ url: String, count: UInt64, within seconds: Double) -> UInt64 {
+        let deadline = Date(timeIntervalSinceNow: seconds)
+        var seen: UInt64 = 0
+        while Date() < deadline {
+            if let connection = try? NATSConnection(NATSOptions(servers: url.split(separator: ",").map(String.init), timeout: 2, reconnects: false)) {
+                seen = (try? connection.streamMessageCount("JUICEMAKER")) ?? seen
+                connection.close()
+                if seen >= count { return seen }
+            }
+            usleep(200_000)
+        }
+        return seen
+    }
+
+    /// Orders `count` mango-kiwi juices on every machine at once, each through one
+    /// `juice shell` fed line by line, calling `between` after each quarter.
+    static func order(_ machines: [FleetMachine], count: Int, between: (Int) async -> Void) async throws -> [Process] {
+        let started = try machines.map { machine -> (Process, Pipe) in
+            let input = Pipe()
+            return (try machine.start(["shell"], input: input).process, input)
+        }
+        for quarter in 0..<4 {
+            let lines = Data(String(repeating: "mango-kiwi\n", count: count / 4).utf8)
+            for (_, input) in started { input.fileHandleForWriting.write(lines) }
+            try await Task.sleep(for: .milliseconds(400))
+            await between(quarter)
+        }
+        for (_, input) in started {
+            input.fileHandleForWriting.write(Data("quit\n".utf8))
+            try input.fileHandleForWriting.close()
+        }
+        return started.map(\.0)
+    }
+
+    @Test(.timeLimit(.minutes(3)))
+    func outageLosesNothingAndDuplicatesNothing() async throws {
+        let directory = try FleetDirectory()
+        let server = try NATSServerProcess(directory: directory)
+        try await server.start()
+        defer { server.stop() }
+        let machines = try ["shop-a", "shop-b"].map { try FleetMachine($0, subscribers: Self.natsSubscriber(server.url)) }
+        // One publisher per machine, as a shop runs it: juice deliver --follow.
+        let publishers = try machines.map { try $0.start(["deliver", "--follow"]).process }
+        defer { publishers.forEach { terminate($0) } }  // at the end only (SIGTERM exits at once)
+        // Both machines order at once; the server goes down and comes back twice meanwhile.
+        var lagDuringOutage: [String] = []
+        let shells = try await Self.order(machines, count: 200) { quarter in
+            switch quarter {
+            case 0, 2:
+                await server.halt()
+                try? await Task.sleep(for: .seconds(1))  // the shells keep ordering while NATS is down
+            default:
+                // While NATS is down the events wait in the journal, and `juice subscribers` shows the lag.
+                if let (_, output) = try? await machines[0].run(["subscribers", "--json"]) { lagDuringOutage.append(output) }
+                try? await Task.sleep(for: .milliseconds(1500))  // longer than a publish's timeout (1 s): the publishes under way fail
+                try? await server.start()
+            }
+        }
+        for shell in shells { await exited(shell) }
+        var journals: [[String]] = []
+        for machine in machines { journals.append(try await machine.eventIDs()) }
+        let union = Set(journals.flatMap { $0 })
+        #expect(journals.allSatisfy { $0.count == 200 * 3 }, "each order commits juice.made and two stock.changed")
+        let seen = await Self.waitForStream(server.url, count: UInt64(union.count), within: 60)
+        #expect(seen == UInt64(union.count), "stream holds \(seen) of \(union.count); errors: \(machines.map(\.errors))")
+        let streamed = try await Self.streamIDs(server.url)
+        #expect(streamed.count == Set(streamed).count, "duplicates in the stream")
+        #expect(Set(streamed) == union, "missing \(union.subtracting(streamed).count), extra \(Set(streamed).subtracting(union).count)")
+        // The outages were felt: publishes failed and were retried.
+        let errors = machines.map(\.errors).joined()
+        #expect(errors.contains("not delivered"), "no publish failed: the outages missed the orders")
+        #expect(lagDuringOutage.count == 2 && lagDuringOutage.allSatisfy { !$0.contains("\"lag\":0") }, "\(lagDuringOutage)")
+        // Nothing left behind: every machine's cursor reaches its journal's end (the last
+        // PubAcks may still be on their way when the stream is complete).
+        for machine in machines {
+            var output = ""
+            for _ in 0..<100 {
+                output = try await machine.run(["subscribers", "--json"]).output
+                if output.contains("\"lag\":0") { break }
+                try await Task.sleep(for: .milliseconds(100))
+            }
+            #expect(output.contains("\"lag\":0"), "\(machine.machine): \(output)")
+        }
+        for publisher in publishers { await terminated(publisher) }
+    }
+
+    @Test(.timeLimit(.minutes(3)))
+    func clusterWithThreeReplicasSurvivesANodeKilled() async throws {
+        let directory = try FleetDirectory()
+        let clusterPorts = try (0..<3).map { _ in try freeLoopbackPort() }
+        let nodes = try (0..<3).map { index in
+            try NATSServerProcess(
+                name: "n\(index + 1)", directory: directory,
+                cluster: (clusterPorts[index], clusterPorts.enumerated().filter { $0.offset != index }.map(\.element)))
+        }
+        defer { nodes.forEach { $0.stop() } }
+        for node in nodes { try await node.start() }
+        let urls = nodes.map(\.url).joined(separator: ",")
+        let machines = try ["shop-a", "shop-b"].map { try FleetMachine($0, subscribers: Self.natsSubscriber(urls, replicas: 3)) }
+        let publishers = try machines.map { try $0.start(["deliver", "--follow"]).process }
+        defer { publishers.forEach { terminate($0) } }  // at the end only (SIGTERM exits at once)
+        let shells = try await Self.order(machines, count: 200) { quarter in
+            // Mid-stream, one node dies without a word.
+            if quarter == 1 { nodes[0].kill9() }
+        }
+        for shell in shells { await exited(shell) }
+        var journals: [[String]] = []
+        for machine in machines { journals.append(try await machine.eventIDs()) }
+        let union = Set(journals.flatMap { $0 })
+        #expect(union.count == 2 * 200 * 3)
+        let survivors = nodes.dropFirst().map(\.url).joined(separator: ",")
+        let seen = await Self.waitForStream(survivors, count: UInt64(union.count), within: 90)
+        #expect(seen == UInt64(union.count), "stream holds \(seen) of \(union.count); errors: \(machines.map(\.errors))")
+        let streamed = try await Self.streamIDs(survivors)
+        #expect(streamed.count == Set(streamed).count, "duplicates in the stream")
+        #expect(Set(streamed) == union, "missing \(union.subtracting(streamed).count), extra \(Set(streamed).subtracting(union).count)")
+        for publisher in publishers { await terminated(publisher) }
+    }
+}
+#endif

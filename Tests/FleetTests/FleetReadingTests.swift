@@ -1,0 +1,138 @@
+import CCrypto
+import Foundation
+import Testing
+#if canImport(NATSPlugin)
+import NATSPlugin
+
+/// `juice fleet stock` and `juice fleet deliver` against a real `nats-server -js`.
+@Suite(.enabled(if: FleetEnvironment.isAvailable, FleetEnvironment.skipNote), .serialized)
+struct FleetReadingTests {
+    static func decode(_ text: String) -> Any? {
+        try? JSONSerialization.jsonObject(with: Data(text.utf8))
+    }
+
+    @Test(.timeLimit(.minutes(2)))
+    func fleetStockEqualsEachMachinesStock() async throws {
+        let directory = try FleetDirectory()
+        let server = try NATSServerProcess(directory: directory)
+        try await server.start()
+        defer { server.stop() }
+        let orders = [["mango-kiwi", "kiwi"], ["strawberry-banana", "pineapple", "mango"]]
+        let machines = try ["shop-a", "shop-b"].map { try FleetMachine($0, subscribers: FleetIntegrationTests.natsSubscriber(server.url)) }
+        for (machine, juices) in zip(machines, orders) {
+            // Every fruit changes at least once (the stream holds stock changes, not the initial stock).
+            for fruit in ["strawberry", "banana", "pineapple", "kiwi", "mango"] {
+                #expect(try await machine.run(["stock", "add", fruit, "\(machine.machine.count)"]).status == 0)
+            }
+            for juice in juices { #expect(try await machine.run(["order", juice]).status == 0) }
+            #expect(try await machine.run(["deliver"]).status == 0, "\(machine.errors)")
+        }
+        let (status, output) = try await machines[0].run(["fleet", "stock", "--json", "--nats", server.url])
+        #expect(status == 0, "\(machines[0].errors)")
+        let rows = try #require(Self.decode(output) as? [[String: Any]], "\(output)")
+        #expect(rows.map { $0["machine"] as? String } == ["shop-a", "shop-b"])
+        for (machine, row) in zip(machines, rows) {
+            let localText = try await machine.run(["stock", "--json"]).output
+            let local = try #require(Self.decode(localText) as? [String: Int])
+            #expect(row["stock"] as? [String: Int] == local, "\(machine.machine)")
+            #expect((row["ageSeconds"] as? Double ?? 99) < 60)
+        }
+        // fleet watch: one machine's events from the start, as JSON lines or prefixed notifier lines.
+        let ids = Set(try await machines[1].eventIDs())
+        for json in [true, false] {
+            let arguments = ["fleet", "watch", "--since", "all", "--machine", "shop-b", "--nats", server.url] + (json ? ["--json"] : [])
+            let (watch, stdout) = try machines[0].start(arguments)
+            let deadline = Date(timeIntervalSinceNow: 15)
+            var lines: [Substring] = []
+            while Date() < deadline {
+                lines = ((try? String(contentsOfFile: stdout, encoding: .utf8)) ?? "").split(separator: "\n")
+                if lines.count >= ids.count { break }
+                try await Task.sleep(for: .milliseconds(50))
+            }
+            try await Task.sleep(for: .milliseconds(300))  // nothing more may come
+            await terminated(watch)
+            lines = ((try? String(contentsOfFile: stdout, encoding: .utf8)) ?? "").split(separator: "\n")
+            if json {
+                let seen = lines.compactMap { (Self.decode(String($0)) as? [String: Any])?["id"] as? String }
+                #expect(seen.count == ids.count && Set(seen) == ids, "\(lines)")
+                #expect(lines.allSatisfy { $0.contains("\"source\":\"/juice-maker/shop-b\"") })
+            } else {
+                #expect(lines.count >= ids.count - 1 && lines.allSatisfy { $0.hasPrefix("[shop-b] ") }, "\(lines)")
+            }
+        }
+        // The table: a row per machine, a column per fruit, the age last.
+        let table = try await machines[1].run(["fleet", "stock", "--nats", server.url]).output
+        #expect(table.split(separator: "\n").count == 3 && table.contains("shop-b") && table.contains("ago"), "\(table)")
+    }
+
+    @Test(.timeLimit(.minutes(3)))
+    func fleetDeliverSurvivesKillsAndEveryEventArrives() async throws {
+        let directory = try FleetDirectory()
+        let server = try NATSServerProcess(directory: directory)
+        try await server.start()
+        defer { server.stop() }
+        let hook = LoopbackHTTPServer { _, _ in
+            usleep(2_000)  // a real endpoint takes a moment: the kills land mid-delivery
+            return .status(200)
+        }
+        try hook.start()
+        defer { hook.stop() }
+        let key = (0..<32).map { UInt8(($0 * 37 + 11) & 0xFF) }
+        let secret = "whsec_" + Data(key).base64EncodedString()
+        // Two machines publish 100 orders each.
+        let machines = try ["shop-a", "shop-b"].map { try FleetMachine($0, subscribers: FleetIntegrationTests.natsSubscriber(server.url)) }
+        for machine in machines {
+            let input = Pipe()
+            let shell = try machine.start(["shell"], input: input).process
+            input.fileHandleForWriting.write(Data((String(repeating: "mango-kiwi\n", count: 100) + "quit\n").utf8))
+            try input.fileHandleForWriting.close()
+            await exited(shell)
+            #expect(try await machine.run(["deliver"]).status == 0, "\(machine.errors)")
+        }
+        var union = Set<String>()
+        for machine in machines { union.formUnion(try await machine.eventIDs()) }
+        #expect(union.count == 600)
+        // The central host forwards the fleet to one webhook; it is SIGKILLed 5 times.
+        let central = try FleetMachine(
+            "central", subscribers: #"[{"type": "webhook", "name": "central-hook", "url": "\#(hook.url)", "secret": "\#(secret)", "retrySchedule": [0.2, 0.5, 1, 1, 1, 1, 1, 1]}]"#,
+            extra: #""fleet": {"url": "\#(server.url)"}"#)
+        for round in 0..<5 {
+            let process = try central.start(["fleet", "deliver", "--follow"]).process
+            try await Task.sleep(for: .milliseconds(250 + round * 100))
+            kill(process.processIdentifier, SIGKILL)
+            await exited(process)
+        }
+        let killedAfter = Set(hook.requests.compactMap { $0.headers["webhook-id"] })
+        let last = try central.start(["fleet", "deliver", "--follow"]).process
+        defer { terminate(last) }
+        let deadline = Date(timeIntervalSinceNow: 60)
+        while Date() < deadline, !union.isSubset(of: Set(hook.requests.compactMap { $0.headers["webhook-id"] })) {
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        await terminated(last)
+        let requests = hook.requests
+        let received = Set(requests.compactMap { $0.headers["webhook-id"] })
+        #expect(killedAfter.count < union.count, "the kills should land before the end")
+        #expect(union.isSubset(of: received), "missing \(union.subtracting(received).count) of \(union.count); \(central.errors)")
+        // Every request is signed with the secret (Standard Webhooks), body as sent.
+        var bad = 0
+        for request in requests {
+            guard let id = request.headers["webhook-id"], let timestamp = request.headers["webhook-timestamp"],
+                  let signature = request.headers["webhook-signature"]
+            else { bad += 1; continue }
+            let message = Array("\(id).\(timestamp).".utf8) + request.body
+            if signature != "v1," + Self.hmac(key: key, message) { bad += 1 }
+            if !request.text.contains("\"id\":\"\(id)\"") { bad += 1 }
+        }
+        #expect(bad == 0)
+        print("fleet deliver: \(requests.count) requests for \(union.count) events (\(requests.count - received.count) resent after kills)")
+    }
+
+    static func hmac(key: [UInt8], _ message: [UInt8]) -> String {
+        var output = [UInt8](repeating: 0, count: 32)
+        var length: UInt32 = 0
+        _ = HMAC(EVP_sha256(), key, Int32(key.count), message, message.count, &output, &length)
+        return Data(output.prefix(Int(length))).base64EncodedString()
+    }
+}
+#endif

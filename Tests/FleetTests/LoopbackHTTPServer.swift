@@ -1,0 +1,183 @@
+// A copy of Tests/DeliveryTests/LoopbackHTTPServer.swift (test targets cannot share files
+// yet); it moves to the shared test-support target when that lands.
+import Foundation
+import Locking
+
+/// A small HTTP/1.1 server on 127.0.0.1, for tests: records every request and
+/// answers what the test scripts. Keep-alive, `Content-Length` bodies only.
+final class LoopbackHTTPServer: Sendable {
+    struct Request: Sendable {
+        let method: String
+        let path: String
+        /// Header names lowercased.
+        let headers: [String: String]
+        let body: [UInt8]
+        var text: String { String(decoding: body, as: UTF8.self) }
+    }
+
+    enum Answer: Sendable {
+        case status(Int, headers: [(String, String)] = [])
+        /// Never answers; the connection stays open until the server stops.
+        case hang
+    }
+
+    private struct State {
+        var listener: Int32 = -1
+        var connections: Set<Int32> = []
+        var requests: [Request] = []
+        var running = false
+    }
+
+    /// The port, chosen by the system at the first `start` and kept across restarts.
+    private let boundPort = Locked<UInt16>(0)
+    private let state = Locked(State())
+    private let script: @Sendable (Int, Request) -> Answer
+
+    /// `script` gets each request's index (0-based, over the server's life) and the request.
+    init(script: @escaping @Sendable (Int, Request) -> Answer = { _, _ in .status(200) }) {
+        self.script = script
+    }
+
+    var port: UInt16 { boundPort.withLock { $0 } }
+    var url: String { "http://127.0.0.1:\(port)/hook" }
+    var requests: [Request] { state.withLock { $0.requests } }
+
+    func start() throws {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { throw ServerError("socket: \(errno)") }
+        var yes: Int32 = 1
+        setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &yes, socklen_t(MemoryLayout<Int32>.size))
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = port.bigEndian
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard bound == 0, listen(fd, 64) == 0 else {
+            close(fd)
+            throw ServerError("bind/listen: \(errno)")
+        }
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        _ = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
+        }
+        boundPort.withLock { $0 = UInt16(bigEndian: address.sin_port) }
+        state.withLock { state in
+            state.listener = fd
+            state.running = true
+        }
+        Thread { [self] in acceptLoop(fd) }.start()
+    }
+
+    /// Closes the listener and every connection (hanging requests see the connection drop).
+    func stop() {
+        let fds = state.withLock { state -> [Int32] in
+            state.running = false
+            defer {
+                state.listener = -1
+                state.connections = []
+            }
+            return [state.listener] + Array(state.connections)
+        }
+        for fd in fds where fd >= 0 {
+            shutdown(fd, Int32(SHUT_RDWR))
+            close(fd)
+        }
+    }
+
+    private func acceptLoop(_ listener: Int32) {
+        while state.withLock({ $0.running && $0.listener == listener }) {
+            var poller = pollfd(fd: listener, events: Int16(POLLIN), revents: 0)
+            guard poll(&poller, 1, 50) > 0 else { continue }
+            let connection = accept(listener, nil, nil)
+            guard connection >= 0 else { continue }
+            let accepted = state.withLock { state -> Bool in
+                guard state.running else { return false }
+                state.connections.insert(connection)
+                return true
+            }
+            guard accepted else {
+                close(connection)
+                return
+            }
+            Thread { [self] in serve(connection) }.start()
+        }
+    }
+
+    private func serve(_ fd: Int32) {
+        var buffer: [UInt8] = []
+        defer {
+            let owned = state.withLock { $0.connections.remove(fd) != nil }
+            if owned { close(fd) }
+        }
+        while true {
+            guard let headerEnd = readUntilHeaderEnd(fd, &buffer) else { return }
+            let head = String(decoding: buffer[..<headerEnd], as: UTF8.self)
+            var lines = head.components(separatedBy: "\r\n")
+            let requestLine = lines.removeFirst().split(separator: " ")
+            var headers: [String: String] = [:]
+            for line in lines {
+                guard let colon = line.firstIndex(of: ":") else { continue }
+                headers[line[..<colon].lowercased()] = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+            }
+            buffer.removeFirst(headerEnd + 4)
+            if headers["expect"]?.lowercased() == "100-continue" { send(fd, "HTTP/1.1 100 Continue\r\n\r\n") }
+            let length = Int(headers["content-length"] ?? "0") ?? 0
+            while buffer.count < length {
+                guard readMore(fd, &buffer) else { return }
+            }
+            let body = Array(buffer.prefix(length))
+            buffer.removeFirst(length)
+            let request = Request(
+                method: requestLine.first.map(String.init) ?? "", path: requestLine.dropFirst().first.map(String.init) ?? "",
+                headers: headers, body: body)
+            let index = state.withLock { state in
+                state.requests.append(request)
+                return state.requests.count - 1
+            }
+            switch script(index, request) {
+            case .hang:
+                while state.withLock({ $0.connections.contains(fd) }) { usleep(10_000) }
+                return
+            case let .status(code, extra):
+                var response = "HTTP/1.1 \(code) Scripted\r\nContent-Length: 0\r\n"
+                for (name, value) in extra { response += "\(name): \(value)\r\n" }
+                send(fd, response + "\r\n")
+            }
+        }
+    }
+
+    private func readUntilHeaderEnd(_ fd: Int32, _ buffer: inout [UInt8]) -> Int? {
+        let marker: [UInt8] = [13, 10, 13, 10]
+        while true {
+            if buffer.count >= 4 {
+                for index in 0...(buffer.count - 4) where buffer[index..<index + 4].elementsEqual(marker) { return index }
+            }
+            guard readMore(fd, &buffer) else { return nil }
+        }
+    }
+
+    private func readMore(_ fd: Int32, _ buffer: inout [UInt8]) -> Bool {
+        var chunk = [UInt8](repeating: 0, count: 16_384)
+        let count = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+        guard count > 0 else { return false }
+        buffer += chunk[..<count]
+        return true
+    }
+
+    private func send(_ fd: Int32, _ text: String) {
+        let bytes = Array(text.utf8)
+        var offset = 0
+        while offset < bytes.count {
+            let sent = bytes.withUnsafeBytes { Glibc.send(fd, $0.baseAddress! + offset, bytes.count - offset, Int32(MSG_NOSIGNAL)) }
+            guard sent > 0 else { return }
+            offset += sent
+        }
+    }
+}
+
+struct ServerError: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}
