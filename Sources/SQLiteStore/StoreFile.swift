@@ -1,4 +1,13 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
 import JuiceMakerCore
 
 /// What the store's file is, judged from its bytes before SQLite touches it.
@@ -9,9 +18,21 @@ enum StoreFile {
     /// `PRAGMA application_id` of every JuiceMaker store: "JUIC" in ASCII.
     static let applicationID: Int32 = 0x4A55_4943
 
+    /// The path without its last component, as `NSString.deletingLastPathComponent`
+    /// gave it ("/a/b" → "/a", "/a" → "/", "a" → ""); FoundationEssentials has none.
+    static func parent(of path: String) -> String {
+        var text = Substring(path)
+        while text.count > 1, text.hasSuffix("/") { text = text.dropLast() }
+        guard let slash = text.lastIndex(of: "/") else { return "" }
+        if slash == text.startIndex { return "/" }
+        var parent = text[..<slash]
+        while parent.count > 1, parent.hasSuffix("/") { parent = parent.dropLast() }
+        return String(parent)
+    }
+
     /// Creates the missing directories above `path`, readable by the user only.
     static func createParentDirectories(of path: String) throws(StoreError) {
-        try createDirectories((path as NSString).deletingLastPathComponent, reportingAs: path)
+        try createDirectories(parent(of: path), reportingAs: path)
     }
 
     /// Creates `target` and its missing parents, readable by the user only; errors
@@ -22,7 +43,7 @@ enum StoreFile {
         var directory = target
         while !directory.isEmpty, directory != "/", !FileManager.default.fileExists(atPath: directory) {
             missing.append(directory)
-            directory = (directory as NSString).deletingLastPathComponent
+            directory = parent(of: directory)
         }
         for directory in missing.reversed() where mkdir(directory, 0o700) != 0 && errno != EEXIST {
             throw StoreError(.cannotCreateDirectory(directory: directory, .current(errno)), path: shownPath)
@@ -33,7 +54,7 @@ enum StoreFile {
     /// SQLite may open, or that there is none yet (no file, an empty one, or one whose
     /// creation was interrupted) and one can be created there.
     static func inspect(_ path: String, latestVersion: Int32) throws(StoreError) {
-        let directory = (path as NSString).deletingLastPathComponent
+        let directory = parent(of: path)
         let directoryShown = directory.isEmpty ? "." : directory
         var info = stat()
         guard stat(path, &info) == 0 else {
@@ -126,7 +147,7 @@ enum StoreFile {
         if let state = environment["XDG_STATE_HOME"], state.hasPrefix("/") {
             return state + "/juice-maker/juice.db"
         }
-        let home = environment["HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? NSHomeDirectory()
+        let home = environment["HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? FileManager.default.homeDirectoryForCurrentUser.path
         return home + "/.local/state/juice-maker/juice.db"
     }
 }

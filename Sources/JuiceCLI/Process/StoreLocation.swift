@@ -1,4 +1,13 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
 import JuiceMakerCore
 import SQLiteStore
 
@@ -18,14 +27,14 @@ enum StoreLocation: Sendable, Equatable {
         if settings.inMemory {
             let fallback = config.storePath ?? defaultPath(environment: environment)
             let path = chosen.map { absolute($0, workingDirectory: workingDirectory) } ?? fallback
-            return .inMemory(stateDirectory: (path as NSString).deletingLastPathComponent)
+            return .inMemory(stateDirectory: PathText.parent(of: path))
         }
         if let chosen { return .file(absolute(chosen, workingDirectory: workingDirectory)) }
         return .file(config.storePath ?? defaultPath(environment: environment))
     }
 
     private static func absolute(_ path: String, workingDirectory: String) -> String {
-        path.hasPrefix("/") ? path : ((workingDirectory as NSString).appendingPathComponent(path) as NSString).standardizingPath
+        path.hasPrefix("/") ? path : PathText.standardized(PathText.join(workingDirectory, path))
     }
 
     /// The default store file for this environment (`SQLiteStore.defaultPath`).
@@ -37,7 +46,7 @@ enum StoreLocation: Sendable, Equatable {
     var stateDirectory: String {
         switch self {
         case .inMemory(let directory): directory
-        case .file(let path): (path as NSString).deletingLastPathComponent
+        case .file(let path): PathText.parent(of: path)
         }
     }
 

@@ -1,4 +1,13 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
 
 /// The one wire format of JuiceMaker events: CloudEvents 1.0, structured JSON mode.
 /// Logger JSON lines, webhook bodies and command stdin all use it.
@@ -39,13 +48,14 @@ public enum CloudEventFormat {
 
     /// Parses one structured CloudEvent made by `encode`.
     public static func decode(_ text: String) throws(WireFormatError) -> EventEnvelope {
-        let parsed: Any
+        // JSONDecoder (FoundationEssentials), not JSONSerialization (Foundation, with ICU).
+        let parsed: JSONValue
         do {
-            parsed = try JSONSerialization.jsonObject(with: Data(text.utf8))
+            parsed = try JSONDecoder().decode(JSONValue.self, from: Data(text.utf8))
         } catch {
-            throw WireFormatError("not JSON: \(error.localizedDescription)")
+            throw WireFormatError("not JSON: \(error)")
         }
-        guard let object = parsed as? [String: Any] else { throw WireFormatError("not a JSON object") }
+        guard case .object(let object) = parsed else { throw WireFormatError("not a JSON object") }
         let fields = Fields(object, path: "")
         guard try fields.string("specversion") == "1.0" else { throw WireFormatError("specversion must be \"1.0\"") }
         let type = try fields.string("type")
@@ -116,35 +126,56 @@ public enum CloudEventFormat {
         json += "\""
     }
 
+    /// Any JSON value, as `JSONDecoder` reads it.
+    private enum JSONValue: Decodable {
+        case object([String: JSONValue])
+        case string(String)
+        case number(Double)
+        case other
+
+        init(from decoder: any Decoder) throws {
+            let single = try decoder.singleValueContainer()
+            if let text = try? single.decode(String.self) {
+                self = .string(text)
+            } else if let number = try? single.decode(Double.self) {
+                self = .number(number)
+            } else if let object = try? single.decode([String: JSONValue].self) {
+                self = .object(object)
+            } else {
+                self = .other
+            }
+        }
+    }
+
     /// Typed access to a decoded JSON object, with the path in errors.
     private struct Fields {
-        let object: [String: Any]
+        let object: [String: JSONValue]
         let path: String
 
-        init(_ object: [String: Any], path: String) {
+        init(_ object: [String: JSONValue], path: String) {
             self.object = object
             self.path = path
         }
 
-        func value(_ key: String) throws(WireFormatError) -> Any {
+        func value(_ key: String) throws(WireFormatError) -> JSONValue {
             guard let value = object[key] else { throw WireFormatError("missing \(path)\(key)") }
             return value
         }
 
         func string(_ key: String) throws(WireFormatError) -> String {
-            guard let value = try value(key) as? String else { throw WireFormatError("\(path)\(key) must be a string") }
+            guard case .string(let value) = try value(key) else { throw WireFormatError("\(path)\(key) must be a string") }
             return value
         }
 
         func int(_ key: String) throws(WireFormatError) -> Int {
-            guard let number = try value(key) as? NSNumber, let value = Int(exactly: number.doubleValue) else {
+            guard case .number(let number) = try value(key), let value = Int(exactly: number) else {
                 throw WireFormatError("\(path)\(key) must be an integer")
             }
             return value
         }
 
         func object(_ key: String) throws(WireFormatError) -> Fields {
-            guard let value = try value(key) as? [String: Any] else { throw WireFormatError("\(path)\(key) must be an object") }
+            guard case .object(let value) = try value(key) else { throw WireFormatError("\(path)\(key) must be an object") }
             return Fields(value, path: "\(path)\(key).")
         }
 
