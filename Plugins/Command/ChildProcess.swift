@@ -41,10 +41,10 @@ final class ChildProcess: Sendable {
             for pointer in envp { free(pointer) }
         }
         #if canImport(Darwin)
-        var actions: posix_spawn_file_actions_t?
+        var actions: SpawnActions = nil
         var attributes: posix_spawnattr_t?
         #else
-        var actions = posix_spawn_file_actions_t()
+        var actions = SpawnActions()
         var attributes = posix_spawnattr_t()
         #endif
         posix_spawn_file_actions_init(&actions)
@@ -98,8 +98,14 @@ final class ChildProcess: Sendable {
         if pid > 0 { kill(pid, signal) }
     }
 
-    private typealias AddCloseFrom = @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32
-    private typealias AddChangeDirectory = @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, UnsafePointer<CChar>) -> Int32
+    /// What `posix_spawn_file_actions_init` fills in (an optional pointer on Darwin).
+    #if canImport(Darwin)
+    private typealias SpawnActions = posix_spawn_file_actions_t?
+    #else
+    private typealias SpawnActions = posix_spawn_file_actions_t
+    #endif
+    private typealias AddCloseFrom = @convention(c) (UnsafeMutablePointer<SpawnActions>, Int32) -> Int32
+    private typealias AddChangeDirectory = @convention(c) (UnsafeMutablePointer<SpawnActions>, UnsafePointer<CChar>) -> Int32
 
     /// `posix_spawn_file_actions_addclosefrom_np` (glibc 2.34+), looked up at run time:
     /// the Glibc module leaves the GNU extensions out.
