@@ -115,6 +115,9 @@ let package = Package(
                 "WebhookPlugin", "CommandPlugin", "CReadline", "FleetConfiguration",
             ] + natsDependency),
         .executableTarget(name: "juice", dependencies: ["JuiceCLI"]),
+        /// The floor `juice-bench cli` measures `juice --version` against: one line printed
+        /// with only FoundationEssentials loaded. Not for users.
+        .executableTarget(name: "juice-hello", path: "Sources/JuiceHello"),
         .executableTarget(
             name: "JuiceBench",
             dependencies: [

@@ -1,4 +1,13 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
 import JuiceMakerPluginKit
 import Locking
 
@@ -31,8 +40,8 @@ final class LineChannel: Sendable {
         guard Self.makePipe(&ends) else { throw .cannotCreateInput(Self.lastError) }
         var wakeEnds: [Int32] = [-1, -1]
         guard Self.makePipe(&wakeEnds) else {
-            Foundation.close(ends[0])
-            Foundation.close(ends[1])
+            close(ends[0])
+            close(ends[1])
             throw .cannotCreateInput(Self.lastError)
         }
         for end in [ends[1], wakeEnds[0], wakeEnds[1]] { _ = fcntl(end, F_SETFL, fcntl(end, F_GETFL) | O_NONBLOCK) }
@@ -123,18 +132,18 @@ final class LineChannel: Sendable {
     /// that sends, after `interrupt` has ended a `send` under way.
     func closeInput() {
         guard state.withLock({ state -> Bool in defer { state.closed = true }; return !state.closed }) else { return }
-        Foundation.close(descriptor)
+        close(descriptor)
     }
 
     deinit {
         closeInput()
-        Foundation.close(wake.read)
-        Foundation.close(wake.write)
+        close(wake.read)
+        close(wake.write)
     }
 
     /// Closes the program's end in the parent (after the child has its copy).
     func closeChildEnd() {
-        Foundation.close(childDescriptor)
+        close(childDescriptor)
     }
 
     /// Takes back the SIGPIPE a failed write left pending on this thread, before

@@ -1,4 +1,14 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+import Dispatch
 import JuiceMakerCore
 import JuiceMakerPluginKit
 import Locking
@@ -41,7 +51,7 @@ final class SupervisedProgram: DurableDestination {
     private let io: DispatchQueue
 
     private struct State {
-        var process: Process?
+        var process: ChildProcess?
         var channel: LineChannel?
         var exit: ProgramExit?
         var startedAt = ContinuousClock.now
@@ -118,7 +128,7 @@ final class SupervisedProgram: DurableDestination {
 
     /// Kills a program that did not read its line in time; the next event starts a new one.
     private func abandon(_ channel: LineChannel) {
-        let process = state.withLock { state -> Process? in
+        let process = state.withLock { state -> ChildProcess? in
             guard state.channel === channel else { return nil }
             return state.process
         }
@@ -127,27 +137,24 @@ final class SupervisedProgram: DurableDestination {
             report(PluginMessage(
                 english: "\(displayName) did not read its input within \(within.english); it is stopped and restarted for the next attempt",
                 korean: "\(displayName)이(가) \(within.korean) 안에 입력을 읽지 않았습니다. 멈추고 다음 시도 때 다시 시작합니다"))
-            kill(process.processIdentifier, SIGKILL)
+            process.send(SIGKILL)
         }
     }
 
     private func start() throws(DeliveryFailure) -> LineChannel {
         let channel: LineChannel
         do { channel = try LineChannel() } catch { throw DeliveryFailure(error.reason) }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: arguments[0])
-        process.arguments = Array(arguments.dropFirst())
-        process.environment = environment
-        if let workingDirectory { process.currentDirectoryURL = URL(fileURLWithPath: workingDirectory) }
-        process.standardInput = FileHandle(fileDescriptor: channel.childDescriptor, closeOnDealloc: false)
-        process.standardOutput = FileHandle.nullDevice
-        let errors = Pipe()
-        process.standardError = errors
-        let exit = ProgramExit()
-        process.terminationHandler = { [self] process in
-            exited(process)
-            exit.signal()
+        let process = ChildProcess()
+        // The program's stderr: close-on-exec, so no other program started meanwhile keeps it.
+        var errors: [Int32] = [-1, -1]
+        guard pipe(&errors) == 0 else {
+            let reason = String(cString: strerror(errno))
+            channel.closeChildEnd()
+            throw DeliveryFailure(PluginMessage(
+                english: "cannot start \(arguments[0]): \(reason)", korean: "\(arguments[0])을(를) 시작할 수 없습니다: \(reason)"))
         }
+        for end in errors { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
+        let exit = ProgramExit()
         let refused = state.withLock { state -> Bool in
             if state.closed { return true }
             state.process = process
@@ -158,10 +165,18 @@ final class SupervisedProgram: DurableDestination {
         }
         if refused {
             channel.closeChildEnd()
+            close(errors[0])
+            close(errors[1])
             throw DeliveryFailure(Self.shuttingDown)
         }
-        do {
-            try process.run()
+        do throws(ChildProcessError) {
+            try process.run(
+                executable: arguments[0], arguments: Array(arguments.dropFirst()), environment: environment,
+                workingDirectory: workingDirectory, standardInput: channel.childDescriptor, standardError: errors[1]
+            ) { [self] process, termination in
+                exited(process, termination)
+                exit.signal()
+            }
         } catch {
             state.withLock { state in
                 state.process = nil
@@ -171,23 +186,25 @@ final class SupervisedProgram: DurableDestination {
                 state.pause = min(state.pause * 2, Self.longestPause)
             }
             channel.closeChildEnd()
+            close(errors[0])
+            close(errors[1])
             throw DeliveryFailure(PluginMessage(
-                english: "cannot start \(arguments[0]): \(error.localizedDescription)",
-                korean: "\(arguments[0])을(를) 시작할 수 없습니다: \(error.localizedDescription)"))
+                english: "cannot start \(arguments[0]): \(error.description)",
+                korean: "\(arguments[0])을(를) 시작할 수 없습니다: \(error.description)"))
         }
         channel.closeChildEnd()
-        try? errors.fileHandleForWriting.close()
-        forwardLines(of: errors.fileHandleForReading)
+        close(errors[1])
+        forwardLines(of: errors[0])
         // `stop` may have run between the check above and `run()`, seen a program not
         // yet running and left it: a program must never outlive its subscriber.
         if state.withLock({ $0.closed }) {
-            kill(process.processIdentifier, SIGKILL)
+            process.send(SIGKILL)
             throw DeliveryFailure(Self.shuttingDown)
         }
         return channel
     }
 
-    private func exited(_ process: Process) {
+    private func exited(_ process: ChildProcess, _ termination: ChildProcess.Termination) {
         let (closing, pause) = state.withLock { state -> (Bool, Duration) in
             guard state.process === process else { return (true, .zero) }
             state.process = nil
@@ -202,8 +219,8 @@ final class SupervisedProgram: DurableDestination {
         // The channel is left to the sender, which sees the program gone and whether
         // it read the last line.
         guard !closing else { return }
-        let status = process.terminationStatus
-        let killed = process.terminationReason == .uncaughtSignal
+        let status = termination.status
+        let killed = termination.killedBySignal
         let next = RetrySchedule.message(seconds: pause.seconds)
         report(PluginMessage(
             english: "\(displayName) \(killed ? "was killed by signal \(status)" : "exited with status \(status)"); it restarts for the next event in \(next.english)",
@@ -211,15 +228,17 @@ final class SupervisedProgram: DurableDestination {
     }
 
     /// Reports each line the program writes to stderr, on a thread of its own.
-    private func forwardLines(of handle: FileHandle) {
+    private func forwardLines(of descriptor: Int32) {
         let program = displayName
         let report = report
-        Thread {
-            var pending = Data()
+        startDetachedThread(named: "juice.command.stderr") {
+            var pending: [UInt8] = []
+            var chunk = [UInt8](repeating: 0, count: 4096)
             while true {
-                let chunk = handle.availableData
-                if chunk.isEmpty { break }
-                pending.append(chunk)
+                let count = chunk.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+                if count < 0, errno == EINTR { continue }
+                if count <= 0 { break }
+                pending += chunk[..<count]
                 while let newline = pending.firstIndex(of: 10) {
                     let line = String(decoding: pending[pending.startIndex..<newline], as: UTF8.self)
                     pending.removeSubrange(pending.startIndex...newline)
@@ -227,8 +246,8 @@ final class SupervisedProgram: DurableDestination {
                 }
             }
             if !pending.isEmpty { report(PluginMessage(untranslated: "\(program): \(String(decoding: pending, as: UTF8.self))")) }
-            try? handle.close()
-        }.start()
+            close(descriptor)
+        }
     }
 
     /// Closes the program's input (it reads end-of-file) and lets it exit; shortly
@@ -248,7 +267,7 @@ final class SupervisedProgram: DurableDestination {
         if await exit.wait(until: deadline - Self.terminationGrace) { return }
         process.terminate()
         if await exit.wait(until: deadline) { return }
-        kill(process.processIdentifier, SIGKILL)
+        process.send(SIGKILL)
     }
 }
 

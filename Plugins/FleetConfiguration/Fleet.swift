@@ -1,4 +1,13 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
 import JuiceMakerCore
 import JuiceMakerPluginKit
 
@@ -146,7 +155,7 @@ public enum Fleet {
     public static func servers(_ text: String) -> Result<[String], BadURL> {
         var servers: [String] = []
         for part in text.split(separator: ",", omittingEmptySubsequences: false) {
-            let item = part.trimmingCharacters(in: .whitespaces)
+            let item = String(part.drop(while: \.isWhitespace).reversed().drop(while: \.isWhitespace).reversed())
             let full = item.contains("://") ? item : "nats://\(item)"
             guard let url = URL(string: full), ["nats", "tls"].contains(url.scheme?.lowercased() ?? ""),
                   let host = url.host, !host.isEmpty, url.path.isEmpty || url.path == "/", url.query == nil

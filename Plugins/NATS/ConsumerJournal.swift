@@ -1,4 +1,13 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
 import JuiceMakerCore
 import Locking
 
@@ -69,17 +78,15 @@ public final class ConsumerJournal: EventJournal {
             return !state.feeding
         }
         guard begins else { return }
-        let thread = Thread { [self] in
+        startDetachedThread(named: "juice.fleet.feed") { [self] in
             while !state.withLock({ $0.stopped }) {
                 do {
                     _ = try fetchOnce(timeout: 1)
                 } catch {
-                    if !state.withLock({ $0.stopped }) { Thread.sleep(forTimeInterval: 1) }
+                    if !state.withLock({ $0.stopped }) { usleep(1_000_000) }
                 }
             }
         }
-        thread.name = "juice.fleet.feed"
-        thread.start()
     }
 
     /// Stops feeding and ends the subscription (held messages go back to the server after the ack wait).

@@ -1,5 +1,14 @@
 import CNATS
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
 import Locking
 
 /// A libnats failure as one line: what was being done, libnats' own text, and what to
@@ -37,7 +46,7 @@ public struct NATSError: Error, Sendable, CustomStringConvertible {
         if let last = nats_GetLastError(nil) {
             // "(conn.c:2088): No server available for connection": the text without its source position.
             var lastText = String(cString: last)
-            if lastText.hasPrefix("("), let end = lastText.range(of: "): ") { lastText = String(lastText[end.upperBound...]) }
+            if lastText.hasPrefix("("), let end = lastText.firstRange(of: "): ") { lastText = String(lastText[end.upperBound...]) }
             if !lastText.isEmpty, lastText != text { detail = lastText }
         }
         let kind: Kind
@@ -70,7 +79,7 @@ public struct NATSError: Error, Sendable, CustomStringConvertible {
     }
 
     private static func oneLine(_ text: String) -> String {
-        text.split(whereSeparator: \.isNewline).first.map(String.init)?.trimmingCharacters(in: .whitespaces) ?? ""
+        text.split(whereSeparator: \.isNewline).first.map { String($0.drop(while: \.isWhitespace).reversed().drop(while: \.isWhitespace).reversed()) } ?? ""
     }
 }
 

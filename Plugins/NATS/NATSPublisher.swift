@@ -1,6 +1,16 @@
+import Dispatch
 import EventBus
 import FleetConfiguration
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
 import JuiceMakerCore
 import JuiceMakerPluginKit
 import Locking
@@ -75,7 +85,7 @@ public final class NATSPublisher: DurableDeliveryPlugin {
         }
         var credentials = try configuration.string(Fleet.credentialsKey)
         if let file = credentials {
-            let absolute = file.hasPrefix("/") ? file : (context.stateDirectory as NSString).appendingPathComponent(file)
+            let absolute = file.hasPrefix("/") ? file : PathText.join(context.stateDirectory, file)
             guard FileManager.default.isReadableFile(atPath: absolute) else {
                 throw ConfigurationError(path: "\(configuration.path).credentials", plugin: PluginMessage(
                     english: "cannot read the credentials file \(absolute) (a NATS .creds file: nsc generate creds)",

@@ -1,4 +1,13 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
 
 /// A small HTTP/1.1 client for one endpoint, over POSIX sockets and `poll(2)`, with
 /// TLS from the system's OpenSSL (`TLSSession`). Blocking: it runs on the caller's

@@ -1,4 +1,13 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
 
 /// One connection to the endpoint: a socket, TLS over it for https, and the bytes
 /// read but not yet parsed. Closed once, by `close` or when released.
@@ -57,6 +66,6 @@ final class HTTPConnection {
         guard !closed else { return }
         closed = true
         tls?.close()
-        Foundation.close(descriptor)
+        SystemCall.close(descriptor)
     }
 }

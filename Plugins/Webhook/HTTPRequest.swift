@@ -1,4 +1,13 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
 
 /// A request as the client sends it: `method` to the target with these header fields
 /// and this body. `Host`, `Content-Length` and (from the URL) `Authorization` are added.

@@ -1,4 +1,13 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
 
 /// One address `getaddrinfo` gave for a host, copied out of its list.
 struct SocketAddress: Sendable {
@@ -77,7 +86,7 @@ enum HTTPSocket {
         defer { if !connected { close(descriptor) } }
         var yes: Int32 = 1
         _ = setsockopt(descriptor, Int32(IPPROTO_TCP), TCP_NODELAY, &yes, socklen_t(MemoryLayout<Int32>.size))
-        let status = address.withSockaddr { Foundation.connect(descriptor, $0, $1) }
+        let status = address.withSockaddr { SystemCall.connect(descriptor, $0, $1) }
         if status != 0 {
             let error = errno
             guard error == EINPROGRESS || error == EINTR else { throw connectFailure(error) }
@@ -119,7 +128,7 @@ enum HTTPSocket {
     static func send(_ descriptor: Int32, _ bytes: UnsafeRawBufferPointer, wait: HTTPWait) throws(HTTPClientError) {
         var offset = 0
         while offset < bytes.count {
-            let sent = Foundation.send(descriptor, bytes.baseAddress! + offset, bytes.count - offset, noSignal)
+            let sent = SystemCall.send(descriptor, bytes.baseAddress! + offset, bytes.count - offset, noSignal)
             if sent > 0 {
                 offset += sent
                 continue

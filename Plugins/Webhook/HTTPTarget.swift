@@ -1,4 +1,13 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
 
 /// Where a webhook's requests go, taken apart once from its URL: what to connect to,
 /// what to verify, and what the request line and `Host` header say.
@@ -26,6 +35,21 @@ package struct HTTPTarget: Sendable, Equatable {
     package let authorization: String?
     /// Whether `host` is an IPv4 or IPv6 address rather than a name.
     package let hostIsAddress: Bool
+
+    /// `text` with each `%XX` replaced by its byte; nil if a `%` is not followed by two
+    /// hex digits or the bytes are not UTF-8 (as `removingPercentEncoding`, which
+    /// FoundationEssentials does not offer).
+    static func percentDecoded(_ text: String) -> String? {
+        var bytes: [UInt8] = []
+        var iterator = text.utf8.makeIterator()
+        while let byte = iterator.next() {
+            guard byte == UInt8(ascii: "%") else { bytes.append(byte); continue }
+            guard let high = iterator.next().flatMap({ Character(Unicode.Scalar($0)).hexDigitValue }),
+                  let low = iterator.next().flatMap({ Character(Unicode.Scalar($0)).hexDigitValue }) else { return nil }
+            bytes.append(UInt8(high * 16 + low))
+        }
+        return String(validating: bytes, as: UTF8.self)
+    }
 
     /// Takes `url` apart; throws why it cannot be requested.
     package init(url: URL) throws(HTTPTargetError) {
@@ -66,7 +90,7 @@ package struct HTTPTarget: Sendable, Equatable {
         if user.isEmpty && password.isEmpty {
             authorization = nil
         } else {
-            let decoded = (user.removingPercentEncoding ?? user) + ":" + (password.removingPercentEncoding ?? password)
+            let decoded = (Self.percentDecoded(user) ?? user) + ":" + (Self.percentDecoded(password) ?? password)
             authorization = "Basic " + Data(decoded.utf8).base64EncodedString()
         }
     }

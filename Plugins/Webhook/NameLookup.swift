@@ -1,4 +1,13 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
 import Locking
 
 /// A `getaddrinfo` call on a thread of its own that the caller waits for with a
@@ -15,14 +24,12 @@ final class NameLookup: Sendable {
         for end in ends { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
         doneRead = ends[0]
         doneWrite = ends[1]
-        let thread = Thread { [self] in
+        startDetachedThread(named: "juice.webhook.lookup") { [self] in
             let result = HTTPSocket.lookUp(host, port: port, numeric: false)
             outcome.withLock { $0 = result }
             var byte: UInt8 = 1
             _ = write(doneWrite, &byte, 1)
         }
-        thread.name = "juice.webhook.lookup"
-        thread.start()
     }
 
     deinit {

@@ -1,4 +1,13 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
 import JuiceMakerCore
 
 /// The `Retry-After` header (RFC 9110, section 10.2.3): `delay-seconds / HTTP-date`.

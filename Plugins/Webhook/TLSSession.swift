@@ -1,5 +1,14 @@
 import CTLS
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
 
 /// The TLS settings an endpoint's connections share (an `SSL_CTX` of the system's
 /// OpenSSL): TLS 1.2 or later, the server's certificate verified against the system's
@@ -143,7 +152,7 @@ final class TLSSession {
         guard pending > 0, pending <= scratch.count else { return }
         let count = scratch.withUnsafeMutableBytes { BIO_read(outgoing, $0.baseAddress, Int32(pending)) }
         guard count > 0 else { return }
-        _ = scratch.withUnsafeBytes { Foundation.send(descriptor, $0.baseAddress, Int(count), HTTPSocket.noSignal) }
+        _ = scratch.withUnsafeBytes { SystemCall.send(descriptor, $0.baseAddress, Int(count), HTTPSocket.noSignal) }
     }
 
     /// Sends whatever OpenSSL has written.

@@ -1,5 +1,14 @@
 import EventBus
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
 import JuiceMakerCore
 import JuiceMakerPluginKit
 import Locking
@@ -107,7 +116,7 @@ public final class Webhook: DurableDeliveryPlugin {
     /// than a loopback name or address.
     public var isPlainHTTPOffMachine: Bool {
         guard url.scheme?.lowercased() == "http", let host = url.host?.lowercased() else { return false }
-        let bare = host.trimmingCharacters(in: CharacterSet(charactersIn: "[]"))
+        let bare = String(host.drop { $0 == "[" || $0 == "]" }.reversed().drop { $0 == "[" || $0 == "]" }.reversed())
         return !(bare == "localhost" || bare.hasSuffix(".localhost") || bare == "::1" || bare.hasPrefix("127."))
     }
 

@@ -1,56 +1,188 @@
 import Foundation
 
-/// `juice-bench cli`: the wall time of one `juice order banana` process (SQLite store,
-/// logger writing text to a file, notifier writing to /dev/null) against the `sqlite3`
-/// shell doing the same transaction on a copy of the same store file, measured in the
-/// same run, alternating, median of many runs. Target: juice ≤ 3× the shell.
+/// `juice-bench cli`: whole `juice` processes against what a C tool or a bare Swift
+/// program pays for the same work, each pair measured in the same run, alternating
+/// (every round runs every command once), medians of `runs` rounds:
+///
+/// - `juice stock` against `sqlite3 FILE 'select fruit, quantity from stock'` (≤ 3×);
+/// - `juice order banana` with the built-in config against the `sqlite3` shell doing
+///   the same transaction with the same pragmas on a copy of the store (≤ 2×); the
+///   same order with the logger writing to a file and the notifier (the first row this
+///   bench had, ≤ 3×), and with a webhook to a loopback endpoint this bench runs
+///   (answering 200) and a command subscriber (`/bin/cat`) (≤ 2.3×);
+/// - `juice --version` against `juice-hello`, a FoundationEssentials "hello" built
+///   beside it (the floor, ≤ 1.3×);
+/// - the peak RSS of `juice stock` (`ru_maxrss`, through GNU time, ≤ 12 MB) beside sqlite3's;
+/// - commit → request at the endpoint, p50 and p99 over every event the webhook
+///   orders made (≤ 50 ms), and what was left undelivered when each process exited.
+///
+/// Every `juice` runs in an empty directory with `HOME` and the XDG directories in it,
+/// so no config file of the machine or the checkout is read. `JUICE_BENCH_JUICE` names
+/// another `juice` binary to measure (an older build, for a before/after table).
 enum CLIBench {
-    static let runs = 41
+    static let runs = max(21, Int(ProcessInfo.processInfo.environment["JUICE_BENCH_RUNS"] ?? "") ?? 21)
     static let shell = "/usr/bin/sqlite3"
 
     static func run(json: Bool) throws -> [String: Double] {
-        let juice = try juiceBinary()
+        let juice = try ProcessInfo.processInfo.environment["JUICE_BENCH_JUICE"] ?? juiceBinary()
+        let hello = try siblingBinary("juice-hello")
         guard FileManager.default.isExecutableFile(atPath: shell) else {
             throw BenchError.unavailable("\(shell) (apt-get install sqlite3)")
         }
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("juice-bench-cli-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(atPath: directory) }
-        let config = directory + "/bench.json"
+        let previousDirectory = FileManager.default.currentDirectoryPath
+        // No config/juice-maker.json of the checkout: the built-in config is the default.
+        _ = FileManager.default.changeCurrentDirectoryPath(directory)
+        defer {
+            _ = FileManager.default.changeCurrentDirectoryPath(previousDirectory)
+            try? FileManager.default.removeItem(atPath: directory)
+        }
+        let endpoint = try BenchEndpoint(recordsArrivals: true)
+        defer { endpoint.stop() }
+        let loggerConfig = directory + "/logger.json"
         try Data("""
             {"subscribers": [{"type": "logger", "format": "text", "path": "juice-maker.log"}, {"type": "cli-notifier"}]}
-            """.utf8).write(to: URL(fileURLWithPath: config))
+            """.utf8).write(to: URL(fileURLWithPath: loggerConfig))
+        let deliveryConfig = directory + "/delivery.json"
+        try Data("""
+            {"subscribers": [{"type": "webhook", "url": "\(endpoint.url)"}, {"type": "command", "command": ["/bin/cat"]}]}
+            """.utf8).write(to: URL(fileURLWithPath: deliveryConfig))
         let environment = [
             "HOME": directory, "XDG_STATE_HOME": directory + "/state", "XDG_CONFIG_HOME": directory + "/config",
             "PATH": "/usr/bin:/bin", "LANG": "en_US.UTF-8",
         ]
-        let juiceStore = directory + "/juice.db"
+        let store = directory + "/juice.db"
+        let loggerStore = directory + "/logger.db"
+        let deliveryStore = directory + "/delivery.db"
         let shellStore = directory + "/shell.db"
-        let juiceArguments = ["order", "banana", "--config", config, "--store", juiceStore]
-        // Enough bananas for every run; the store is created by juice itself.
-        try check(launch(juice, ["stock", "set", "banana=1000000"] + juiceArguments.suffix(4), environment), "juice stock set")
-        try FileManager.default.copyItem(atPath: juiceStore, toPath: shellStore)
-
-        var juiceTimes: [Double] = []
-        var shellTimes: [Double] = []
-        for run in 0..<runs {
-            juiceTimes.append(try check(launch(juice, juiceArguments, environment), "juice order"))
-            shellTimes.append(try check(launch(shell, [shellStore, transaction(run)], environment), "sqlite3"))
+        // Enough bananas for every run; each store is created by juice itself.
+        for (path, config) in [(store, nil), (loggerStore, loggerConfig), (deliveryStore, deliveryConfig)] {
+            let configArguments = config.map { ["--config", $0] } ?? []
+            try check(launch(juice, ["stock", "set", "banana=1000000", "--store", path] + configArguments, environment), "juice stock set")
         }
-        let juiceMedian = median(juiceTimes)
-        let shellMedian = median(shellTimes)
-        let figures = [
-            "juice_order_process_ms": juiceMedian * 1000,
-            "sqlite3_shell_process_ms": shellMedian * 1000,
-            "ratio": juiceMedian / shellMedian,
+        try FileManager.default.copyItem(atPath: store, toPath: shellStore)
+        let deliveredBefore = endpoint.arrivals.count
+
+        typealias Command = (key: String, executable: String, arguments: (Int) -> [String])
+        let commands: [Command] = [
+            ("juice_stock", juice, { _ in ["stock", "--store", store] }),
+            ("sqlite3_select", shell, { _ in [store, "select fruit, quantity from stock"] }),
+            ("juice_version", juice, { _ in ["--version"] }),
+            ("juice_hello", hello, { _ in [] }),
+            ("juice_order_default", juice, { _ in ["order", "banana", "--store", store] }),
+            ("sqlite3_transaction", shell, { [shellStore, transaction($0 * 3)] }),
+            ("juice_order", juice, { _ in ["order", "banana", "--config", loggerConfig, "--store", loggerStore] }),
+            ("sqlite3_transaction", shell, { [shellStore, transaction($0 * 3 + 1)] }),
+            ("juice_order_delivery", juice, { _ in ["order", "banana", "--config", deliveryConfig, "--store", deliveryStore] }),
+            ("sqlite3_transaction", shell, { [shellStore, transaction($0 * 3 + 2)] }),
         ]
+        var times: [String: [Double]] = [:]
+        var peaks: [String: [Double]] = [:]
+        for round in 0..<runs {
+            for command in commands {
+                let outcome = try launchMeasured(command.executable, command.arguments(round), environment)
+                guard outcome.status == 0 else { throw BenchError.unavailable("\(command.key) (it exited with status \(outcome.status))") }
+                times[command.key, default: []].append(outcome.seconds * 1000)
+            }
+        }
+        // Peak RSS in a pass of its own, each process started by GNU time: a child
+        // posix_spawn'ed by this process gets this process's high-water mark counted in
+        // its ru_maxrss when it execs (the kernel keeps the larger of the old and new
+        // memory's), so wait4 here would report ~23 MB for every command.
+        for round in 0..<5 {
+            for command in commands where ["juice_stock", "sqlite3_select", "juice_hello", "juice_order_delivery"].contains(command.key) {
+                peaks[command.key, default: []].append(try peakMegabytes(command.executable, command.arguments(runs + round), environment, in: directory))
+            }
+        }
+        // What the webhook orders committed, and what reached the endpoint.
+        let arrivals = Array(endpoint.arrivals.dropFirst(deliveredBefore))
+        let latencies = arrivals.compactMap(\.latencyMilliseconds).sorted()
+        let journalEnd = try sqliteScalar(deliveryStore, "select coalesce(max(sequence), 0) from journal")
+        let delivered = Set(endpoint.arrivals.compactMap(\.sequence))
+        let undelivered = Double((1...max(1, Int(journalEnd))).filter { !delivered.contains(Int64($0)) }.count)
+
+        let m = times.mapValues(Measure.median)
+        let baseline = m["sqlite3_transaction"]!
+        var figures: [String: Double] = [
+            "juice_stock_ms": m["juice_stock"]!, "sqlite3_select_ms": m["sqlite3_select"]!,
+            "stock_ratio": m["juice_stock"]! / m["sqlite3_select"]!,
+            "juice_version_ms": m["juice_version"]!, "juice_hello_ms": m["juice_hello"]!,
+            "version_ratio": m["juice_version"]! / m["juice_hello"]!,
+            "juice_order_default_ms": m["juice_order_default"]!, "order_default_ratio": m["juice_order_default"]! / baseline,
+            "juice_order_process_ms": m["juice_order"]!, "sqlite3_shell_process_ms": baseline,
+            "ratio": m["juice_order"]! / baseline,
+            "juice_order_delivery_ms": m["juice_order_delivery"]!, "order_delivery_ratio": m["juice_order_delivery"]! / baseline,
+            "juice_stock_peak_rss_mb": Measure.median(peaks["juice_stock"]!),
+            "sqlite3_select_peak_rss_mb": Measure.median(peaks["sqlite3_select"]!),
+            "juice_order_delivery_peak_rss_mb": Measure.median(peaks["juice_order_delivery"]!),
+            "juice_hello_peak_rss_mb": Measure.median(peaks["juice_hello"]!),
+            "delivery_events": Double(latencies.count),
+            "delivery_p50_ms": percentile(latencies, 0.5), "delivery_p99_ms": percentile(latencies, 0.99),
+            "delivery_max_ms": latencies.last ?? 0,
+            "undelivered_events": undelivered,
+        ]
+        figures["load_average_1m"] = loadAverage()
         if !json {
-            print("cli: one process each, median of \(runs) alternating runs")
-            print("  juice order banana (SQLite, logger to file, notifier)  \(format(juiceMedian * 1000)) ms")
-            print("  sqlite3 shell, the same transaction                    \(format(shellMedian * 1000)) ms")
-            print("  ratio                                                  \(format(juiceMedian / shellMedian))× (target ≤ 3×)")
+            func row(_ label: String, _ value: Double, _ unit: String = "ms") {
+                print("  " + label.padding(toLength: 62, withPad: " ", startingAt: 0) + format(value) + " " + unit)
+            }
+            print("cli: one process each, medians of \(runs) alternating rounds (load average \(format(figures["load_average_1m"]!)))")
+            row("juice stock", m["juice_stock"]!)
+            row("sqlite3 FILE 'select fruit, quantity from stock'", m["sqlite3_select"]!)
+            row("  ratio (target ≤ 3×)", figures["stock_ratio"]!, "×")
+            row("juice order banana (built-in config)", m["juice_order_default"]!)
+            row("juice order banana (logger to a file, notifier)", m["juice_order"]!)
+            row("juice order banana (webhook to loopback, command /bin/cat)", m["juice_order_delivery"]!)
+            row("sqlite3 shell, the same transaction and pragmas", baseline)
+            row("  ratio, built-in config (target ≤ 2×)", figures["order_default_ratio"]!, "×")
+            row("  ratio, logger and notifier (target ≤ 3×)", figures["ratio"]!, "×")
+            row("  ratio, webhook and command (target ≤ 2.3×)", figures["order_delivery_ratio"]!, "×")
+            row("juice --version", m["juice_version"]!)
+            row("juice-hello (FoundationEssentials, the floor)", m["juice_hello"]!)
+            row("  ratio (target ≤ 1.3×)", figures["version_ratio"]!, "×")
+            row("peak RSS, juice stock (target ≤ 12 MB)", figures["juice_stock_peak_rss_mb"]!, "MB")
+            row("peak RSS, sqlite3 select", figures["sqlite3_select_peak_rss_mb"]!, "MB")
+            row("peak RSS, juice-hello", figures["juice_hello_peak_rss_mb"]!, "MB")
+            row("peak RSS, juice order with webhook and command", figures["juice_order_delivery_peak_rss_mb"]!, "MB")
+            row("commit → request at the endpoint, p50 (\(latencies.count) events)", figures["delivery_p50_ms"]!)
+            row("commit → request at the endpoint, p99 (target ≤ 50 ms)", figures["delivery_p99_ms"]!)
+            row("events left undelivered when juice exited", undelivered, "")
         }
         return figures
+    }
+
+    /// The peak resident set size of one run, from `/usr/bin/time -f %M` (its child is
+    /// forked from that small program, so only the command's own memory counts).
+    private static func peakMegabytes(_ executable: String, _ arguments: [String], _ environment: [String: String], in directory: String) throws -> Double {
+        let time = "/usr/bin/time"
+        guard FileManager.default.isExecutableFile(atPath: time) else { return .nan }
+        let report = directory + "/rss.txt"
+        try check(launch(time, ["-f", "%M", "-o", report, executable] + arguments, environment), "\(time) \(executable)")
+        let text = try String(contentsOfFile: report, encoding: .utf8)
+        return (Double(text.trimmingCharacters(in: .whitespacesAndNewlines)) ?? .nan) / 1024
+    }
+
+    private static func percentile(_ sorted: [Double], _ fraction: Double) -> Double {
+        sorted.isEmpty ? 0 : sorted[min(sorted.count - 1, Int((Double(sorted.count) * fraction).rounded(.up)) - 1)]
+    }
+
+    private static func loadAverage() -> Double {
+        var loads = [Double](repeating: 0, count: 3)
+        return getloadavg(&loads, 3) > 0 ? loads[0] : -1
+    }
+
+    /// The first column of the first row `sql` gives, read by the sqlite3 shell.
+    private static func sqliteScalar(_ path: String, _ sql: String) throws -> Double {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: shell)
+        process.arguments = [path, sql]
+        let output = Pipe()
+        process.standardOutput = output
+        try process.run()
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return Double(String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0
     }
 
     /// What `juice order banana` commits: read the stock and the journal's end, take
@@ -76,17 +208,18 @@ enum CLIBench {
     }
 
     /// The `juice` executable built beside this one.
-    static func juiceBinary() throws -> String {
+    static func juiceBinary() throws -> String { try siblingBinary("juice") }
+
+    /// The executable `name` built beside this one.
+    static func siblingBinary(_ name: String) throws -> String {
         let selfPath = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
-        let path = URL(fileURLWithPath: selfPath).deletingLastPathComponent().appendingPathComponent("juice").path
+        let path = URL(fileURLWithPath: selfPath).deletingLastPathComponent().appendingPathComponent(name).path
         guard FileManager.default.isExecutableFile(atPath: path) else {
-            throw BenchError.unavailable("\(path) (build it first: swift build -c release --product juice)")
+            throw BenchError.unavailable("\(path) (build it first: swift build -c release --product \(name))")
         }
         return path
     }
 
-    /// Runs one process to its end with output to /dev/null; returns its status and
-    /// wall time in seconds.
     /// Runs `executable` to completion with stdin, stdout and stderr on /dev/null and
     /// returns its exit status and wall time.
     ///
@@ -94,6 +227,14 @@ enum CLIBench {
     /// `Process.waitUntilExit()` looks at the child every 50 ms, which rounded every
     /// short command up to about 50 ms and hid the difference between commands.
     static func launch(_ executable: String, _ arguments: [String], _ environment: [String: String]) throws -> (Int32, Double) {
+        let outcome = try launchMeasured(executable, arguments, environment)
+        return (outcome.status, outcome.seconds)
+    }
+
+    /// `launch`, with the child's peak resident set size from `wait4` (kilobytes).
+    static func launchMeasured(
+        _ executable: String, _ arguments: [String], _ environment: [String: String]
+    ) throws -> (status: Int32, seconds: Double, peakKilobytes: Double) {
         let argv = ([executable] + arguments).map { strdup($0) } + [nil]
         let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
         defer {
@@ -111,24 +252,20 @@ enum CLIBench {
         let spawned = posix_spawn(&child, executable, &actions, nil, argv, envp)
         guard spawned == 0 else { throw BenchError.unavailable("\(executable) (posix_spawn failed with error \(spawned))") }
         var status: Int32 = 0
-        while waitpid(child, &status, 0) < 0 {
+        var usage = rusage()
+        while wait4(child, &status, 0, &usage) < 0 {
             guard errno == EINTR else { throw BenchError.unavailable("\(executable) (waitpid failed with error \(errno))") }
         }
         let elapsed = ContinuousClock.now - start
         // Exited normally: its exit code; killed by a signal: 128 + the signal, as a shell says.
         let code = status & 0x7F == 0 ? (status >> 8) & 0xFF : 128 + (status & 0x7F)
-        return (code, Measure.seconds(elapsed))
+        return (code, Measure.seconds(elapsed), Double(usage.ru_maxrss))
     }
 
     @discardableResult
     static func check(_ outcome: (Int32, Double), _ what: String) throws -> Double {
         guard outcome.0 == 0 else { throw BenchError.unavailable("\(what) (it exited with status \(outcome.0))") }
         return outcome.1
-    }
-
-    private static func median(_ values: [Double]) -> Double {
-        let sorted = values.sorted()
-        return sorted.isEmpty ? 0 : sorted[sorted.count / 2]
     }
 
     private static func format(_ value: Double) -> String {

@@ -149,22 +149,37 @@ enum WebhookBench {
 
 /// An HTTP/1.1 endpoint on 127.0.0.1 that answers every request `200` at once
 /// (keep-alive, `Content-Length` bodies), one thread per connection; or, with
-/// `answers: false`, one that reads requests and never answers.
-private final class BenchEndpoint: Sendable {
+/// `answers: false`, one that reads requests and never answers. With
+/// `recordsArrivals`, each request's body is read as a CloudEvent and its arrival kept
+/// (`juice-bench cli`: commit → request).
+final class BenchEndpoint: Sendable {
+    /// One request that arrived: the event's journal position and how long after the
+    /// event's `time` (its commit, to the millisecond) it came.
+    struct Arrival: Sendable {
+        let sequence: Int64?
+        let latencyMilliseconds: Double?
+    }
+
     private let listener: Int32
     private let port: UInt16
     private let answers: Bool
     private let running = Atomic<Bool>(true)
     private let received = Atomic<Int>(0)
     private let connections = Locked<[Int32]>([])
+    private let recordsArrivals: Bool
+    private let recorded = Locked<[Arrival]>([])
+
+    /// Every request recorded so far, in arrival order.
+    var arrivals: [Arrival] { recorded.withLock { $0 } }
 
     /// Bytes read from every connection so far.
     var bytesReceived: Int { received.load(ordering: .relaxed) }
 
     var url: String { "http://127.0.0.1:\(port)/bench" }
 
-    init(answers: Bool = true) throws {
+    init(answers: Bool = true, recordsArrivals: Bool = false) throws {
         self.answers = answers
+        self.recordsArrivals = recordsArrivals
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
@@ -243,9 +258,19 @@ private final class BenchEndpoint: Sendable {
                 guard count > 0 else { return }
                 buffer += chunk[..<count]
             }
+            if recordsArrivals { record(Array(buffer[(end + 4)..<(end + 4 + length)])) }
             buffer.removeFirst(end + 4 + length)
             _ = answer.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
         }
+    }
+
+    private func record(_ body: [UInt8]) {
+        let now = Date()
+        let object = (try? JSONSerialization.jsonObject(with: Data(body))) as? [String: Any]
+        let sequence = (object?["sequence"] as? String).flatMap { Int64($0) }
+        let time = (object?["time"] as? String).flatMap { RFC3339.parse($0) }
+        let latency = time.map { now.timeIntervalSince($0) * 1000 }
+        recorded.withLock { $0.append(Arrival(sequence: sequence, latencyMilliseconds: latency)) }
     }
 
     private func headerEnd(_ bytes: [UInt8]) -> Int? {

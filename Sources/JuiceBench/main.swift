@@ -12,7 +12,9 @@ let usage = """
                counts the whole process, so it includes that check's thread)
       webhook  deliveries/s to a loopback endpoint; orders/s with a webhook attached against none;
                CPU while a delivery waits on an endpoint that never answers
-      cli      wall time of one `juice order` process against the sqlite3 shell
+      cli      whole juice processes against baselines in the same run: stock and order against the
+               sqlite3 shell, --version against juice-hello; peak RSS; commit → webhook request p50/p99
+               (build juice and juice-hello with -c release first; JUICE_BENCH_JUICE=PATH measures another juice)
       follow   another process's commit → a waiting reader sees it (p50/p99); CPU of idle waiters
       report   wall time of `juice report --since 30d` (and --svg) on 1,000,000 events against
                the sqlite3 shell running the same GROUP BY over the journal (not in `all`: it

@@ -1,4 +1,14 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+import JuiceMakerCore
 
 /// `<store>.clean`: whether the last process to use the store closed it cleanly, and
 /// what the file looked like then; the cheap way to decide whether to look for damage
@@ -59,8 +69,7 @@ final class CloseRecord: Sendable {
     func end(store: String, clean: Bool) {
         defer { close(descriptor) }
         guard clean, Self.lock(descriptor, LOCK_EX | LOCK_NB) else { return }
-        let formatter = ISO8601DateFormatter()
-        let text = "juice-maker store closed cleanly\nclosed: \(formatter.string(from: Date()))\n\(Self.fingerprintLine(store))\n"
+        let text = "juice-maker store closed cleanly\nclosed: \(RFC3339.format(Date()))\n\(Self.fingerprintLine(store))\n"
         let bytes = Array(text.utf8)
         let written = bytes.withUnsafeBytes { pwrite(descriptor, $0.baseAddress, $0.count, 0) }
         if written == bytes.count { _ = ftruncate(descriptor, off_t(bytes.count)) }

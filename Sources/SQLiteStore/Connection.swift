@@ -1,5 +1,14 @@
 import CSQLite
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
 import JuiceMakerCore
 import Locking
 
@@ -65,7 +74,8 @@ final class Connection {
         var bytes = Array("file:".utf8)
         for byte in path.utf8 {
             if byte == UInt8(ascii: "?") || byte == UInt8(ascii: "#") || byte == UInt8(ascii: "%") {
-                bytes += Array(String(format: "%%%02X", byte).utf8)
+                let hex = Array("0123456789ABCDEF".utf8)
+                bytes += [UInt8(ascii: "%"), hex[Int(byte >> 4)], hex[Int(byte & 0x0F)]]
             } else {
                 bytes.append(byte)
             }

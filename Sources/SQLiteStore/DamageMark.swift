@@ -1,4 +1,13 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
 import JuiceMakerCore
 import Synchronization
 
@@ -121,7 +130,7 @@ final class DamageMark: Sendable {
         known.store(true, ordering: .releasing)
         guard let file = openedFile ?? FileIdentity(of: store) else { return }
         if let existing = read(), existing.file == nil || existing.file == file { return }
-        let oneLine = reason.replacingOccurrences(of: "\n", with: "; ")
+        let oneLine = reason.replacing("\n", with: "; ")
         let text = """
             JuiceMaker store damaged
             store: \(store)
@@ -182,8 +191,6 @@ final class DamageMark: Sendable {
     }
 
     private static func now() -> String {
-        let formatter = ISO8601DateFormatter()
-        formatter.formatOptions = [.withInternetDateTime]
-        return formatter.string(from: Date())
+        RFC3339.format(Date())
     }
 }

@@ -1,4 +1,13 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
 import JuiceMakerCore
 import Locking
 
@@ -78,7 +87,7 @@ final class PeriodicCheck: Sendable {
         guard start else { return }
         let path = path
         let mark = mark
-        Thread.detachNewThread { [running] in
+        startDetachedThread(named: "juice.check") { [running] in
             defer { running.change { $0 = false } }
             Self.look(at: path, mark: mark)
         }

@@ -1,4 +1,13 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
 import JuiceMakerCore
 
 /// What `waitForEvents` callers of one store share (see `SQLiteStore.arrivals`).
@@ -41,7 +50,8 @@ extension SQLiteStore {
                  UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "-"):
                 name.append(Character(Unicode.Scalar(byte)))
             default:
-                name += String(format: "%%%02X", byte)
+                let hex = Array("0123456789ABCDEF")
+                name += "%" + String(hex[Int(byte >> 4)]) + String(hex[Int(byte & 0xF)])
             }
         }
         return "\(store).lease-\(name)"

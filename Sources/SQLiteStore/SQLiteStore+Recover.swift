@@ -1,5 +1,14 @@
 import CSQLite
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
 import JuiceMakerCore
 
 /// What `SQLiteStore.recover(to:)` saved into the new store, and what it could not.
@@ -297,8 +306,8 @@ private struct Recovery {
             return agrees ? .event(envelope) : .unsound
         }
         guard !EventKind.allCases.contains(where: { $0.cloudEventType == row.type }),
-              let object = try? JSONSerialization.jsonObject(with: Data(row.event.utf8)) as? [String: Any],
-              object["id"] as? String == row.id else { return .unsound }
+              let object = try? JSONDecoder().decode(EventIdentity.self, from: Data(row.event.utf8)),
+              object.id == row.id else { return .unsound }
         return .unknownType
     }
 
@@ -373,4 +382,10 @@ private struct Recovery {
         }
         self.copied[table] = copied
     }
+}
+
+/// The one field recovery reads of an event of a type this build does not know: a JSON
+/// object whose `id` matches its row is an event from a newer juice, kept as it is.
+private struct EventIdentity: Decodable {
+    let id: String
 }

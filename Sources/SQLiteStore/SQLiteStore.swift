@@ -1,4 +1,13 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
 import JuiceMakerCore
 import Synchronization
 import Locking
@@ -214,7 +223,7 @@ public final class SQLiteStore: StockStore, EventJournal {
 
     /// Throws `directoryMissing` unless the directory that would hold `path` exists.
     public static func requireDirectory(of path: String) throws(StoreError) {
-        let directory = (path as NSString).deletingLastPathComponent
+        let directory = PathText.parent(of: path)
         try StoreFile.requireDirectory(directory.isEmpty ? "." : directory, store: path)
     }
 

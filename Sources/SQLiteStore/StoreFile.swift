@@ -1,4 +1,13 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
 import JuiceMakerCore
 
 /// What the store's file is, judged from its bytes before SQLite touches it.
@@ -11,7 +20,7 @@ enum StoreFile {
 
     /// Creates the missing directories above `path`, readable by the user only.
     static func createParentDirectories(of path: String) throws(StoreError) {
-        try createDirectories((path as NSString).deletingLastPathComponent, reportingAs: path)
+        try createDirectories(PathText.parent(of: path), reportingAs: path)
     }
 
     /// Creates `target` and its missing parents, readable by the user only; errors
@@ -22,7 +31,7 @@ enum StoreFile {
         var directory = target
         while !directory.isEmpty, directory != "/", !FileManager.default.fileExists(atPath: directory) {
             missing.append(directory)
-            directory = (directory as NSString).deletingLastPathComponent
+            directory = PathText.parent(of: directory)
         }
         for directory in missing.reversed() where mkdir(directory, 0o700) != 0 && errno != EEXIST {
             throw StoreError(.cannotCreateDirectory(directory: directory, .current(errno)), path: shownPath)
@@ -45,7 +54,7 @@ enum StoreFile {
     /// creation was interrupted) and one can be created there. A store that can be
     /// read but not written is `openReadOnly` when `allowReadOnly`, else refused.
     static func inspect(_ path: String, latestVersion: Int32, allowReadOnly: Bool = false) throws(StoreError) -> Inspection {
-        let directory = (path as NSString).deletingLastPathComponent
+        let directory = PathText.parent(of: path)
         let directoryShown = directory.isEmpty ? "." : directory
         var info = stat()
         guard stat(path, &info) == 0 else {
@@ -93,7 +102,7 @@ enum StoreFile {
             let error = errno
             guard error == ENOENT || error == ENOTDIR else { return }
             // The nearest ancestor that exists says whether a file is in the way.
-            var ancestor = (directory as NSString).deletingLastPathComponent
+            var ancestor = PathText.parent(of: directory)
             var isFile = error == ENOTDIR
             while !isFile, !ancestor.isEmpty, ancestor != "/" {
                 var above = stat()
@@ -101,7 +110,7 @@ enum StoreFile {
                     isFile = above.st_mode & S_IFMT != S_IFDIR
                     break
                 }
-                ancestor = (ancestor as NSString).deletingLastPathComponent
+                ancestor = PathText.parent(of: ancestor)
             }
             throw StoreError(.directoryMissing(directory: directory, isFile: isFile), path: store)
         }
@@ -190,7 +199,7 @@ enum StoreFile {
         if let state = environment["XDG_STATE_HOME"], state.hasPrefix("/") {
             return state + "/juice-maker/juice.db"
         }
-        let home = environment["HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? NSHomeDirectory()
+        let home = environment["HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? FileManager.default.homeDirectoryForCurrentUser.path
         return home + "/.local/state/juice-maker/juice.db"
     }
 }

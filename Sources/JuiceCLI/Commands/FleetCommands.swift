@@ -1,6 +1,15 @@
 import CLINotifierPlugin
 import FleetConfiguration
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
 import JuiceMakerCore
 import JuiceMakerPluginKit
 #if canImport(NATSPlugin)
@@ -329,9 +338,9 @@ enum FleetCommandSupport {
             // A relative credentials file is relative to the config file's directory.
             var credentials = try section.string(Fleet.credentialsKey)
             if let file = credentials {
-                let base = context.config.source.file.map { ($0 as NSString).deletingLastPathComponent }
+                let base = context.config.source.file.map { PathText.parent(of: $0) }
                     ?? FileManager.default.currentDirectoryPath
-                let absolute = file.hasPrefix("/") ? file : (base as NSString).appendingPathComponent(file)
+                let absolute = file.hasPrefix("/") ? file : PathText.join(base, file)
                 guard FileManager.default.isReadableFile(atPath: absolute) else {
                     throw ConfigurationError(path: "fleet.credentials", plugin: PluginMessage(
                         english: "cannot read the credentials file \(absolute) (a NATS .creds file: nsc generate creds)",

@@ -1,4 +1,13 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
 import JuiceMakerCore
 import JuiceMakerPluginKit
 
@@ -32,9 +41,9 @@ struct ConfigLocator: Sendable {
         if let named = environment["JUICE_MAKER_CONFIG"], !named.isEmpty { return [(absolute(named), true)] }
         list.append((absolute("config/juice-maker.json"), false))
         if let xdg = environment["XDG_CONFIG_HOME"], xdg.hasPrefix("/") {
-            list.append(((xdg as NSString).appendingPathComponent("juice-maker/config.json"), false))
+            list.append((PathText.join(xdg, "juice-maker/config.json"), false))
         } else if let home = environment["HOME"], !home.isEmpty {
-            list.append(((home as NSString).appendingPathComponent(".config/juice-maker/config.json"), false))
+            list.append((PathText.join(home, ".config/juice-maker/config.json"), false))
         }
         return list
     }
@@ -54,9 +63,9 @@ struct ConfigLocator: Sendable {
     func absolute(_ path: String) -> String {
         if path.hasPrefix("/") { return path }
         if path == "~" || path.hasPrefix("~/"), let home = environment["HOME"] {
-            return (home as NSString).appendingPathComponent(String(path.dropFirst(min(2, path.count))))
+            return PathText.join(home, String(path.dropFirst(min(2, path.count))))
         }
-        return (workingDirectory as NSString).appendingPathComponent(path)
+        return PathText.join(workingDirectory, path)
     }
 
     /// The error for a file `read` or `open` refused (`errno` says why).

@@ -1,5 +1,14 @@
 import FleetConfiguration
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
 import JuiceMakerCore
 import JuiceMakerPluginKit
 import SQLiteStore
@@ -133,9 +142,9 @@ struct ConfigValidator: Sendable {
     private func absolute(_ path: String) -> String {
         if path.hasPrefix("/") { return path }
         if path == "~" || path.hasPrefix("~/"), let home = environment["HOME"] {
-            return (home as NSString).appendingPathComponent(String(path.dropFirst(min(2, path.count))))
+            return PathText.join(home, String(path.dropFirst(min(2, path.count))))
         }
-        let base = source.file.map { ($0 as NSString).deletingLastPathComponent } ?? FileManager.default.currentDirectoryPath
-        return ((base as NSString).appendingPathComponent(path) as NSString).standardizingPath
+        let base = source.file.map { PathText.parent(of: $0) } ?? FileManager.default.currentDirectoryPath
+        return PathText.standardized(PathText.join(base, path))
     }
 }

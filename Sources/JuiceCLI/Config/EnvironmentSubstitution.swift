@@ -34,7 +34,7 @@ struct EnvironmentSubstitution: Sendable {
         case .string(let text):
             var names: [String] = []
             var rest = Substring(text)
-            while let start = rest.range(of: "${"), let close = rest[start.upperBound...].firstIndex(of: "}") {
+            while let start = rest.firstRange(of: "${"), let close = rest[start.upperBound...].firstIndex(of: "}") {
                 names.append(String(rest[start.upperBound..<close]))
                 rest = rest[rest.index(after: close)...]
             }
@@ -90,7 +90,7 @@ struct EnvironmentSubstitution: Sendable {
     private func expand(_ text: String, path: String) throws(ExpansionFailure) -> String {
         var result = ""
         var rest = Substring(text)
-        while let start = rest.range(of: "${") {
+        while let start = rest.firstRange(of: "${") {
             result += rest[..<start.lowerBound]
             let afterOpen = rest[start.upperBound...]
             guard let close = afterOpen.firstIndex(of: "}") else {

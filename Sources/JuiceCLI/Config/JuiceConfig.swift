@@ -1,5 +1,14 @@
 import FleetConfiguration
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
 import JuiceMakerCore
 import JuiceMakerPluginKit
 import SQLiteStore
@@ -117,7 +126,7 @@ struct Redaction: Sendable {
     /// `text` with every substituted value replaced by `***`, longest first.
     func apply(to text: String) -> String {
         values.filter { !$0.isEmpty }.sorted { $0.count > $1.count }.reduce(text) {
-            $0.replacingOccurrences(of: $1, with: "***")
+            $0.replacing($1, with: "***")
         }
     }
 

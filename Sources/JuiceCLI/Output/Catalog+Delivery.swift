@@ -1,4 +1,13 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
 import JuiceMakerCore
 
 /// The words of `juice deliver`, `juice subscribers retry` and the durable columns of
@@ -61,11 +70,20 @@ extension Catalog {
 
         /// Local wall-clock time of a Unix time: `14:05:09`, or with the date when not today.
         static func clock(_ unixTime: Double) -> String {
-            let date = Date(timeIntervalSince1970: unixTime)
-            let formatter = DateFormatter()
-            formatter.locale = Locale(identifier: "en_US_POSIX")
-            formatter.dateFormat = Calendar.current.isDateInToday(date) ? "HH:mm:ss" : "yyyy-MM-dd HH:mm:ss"
-            return formatter.string(from: date)
+            // localtime_r (the TZ the process has), not DateFormatter: no ICU.
+            func local(_ seconds: time_t) -> tm {
+                var seconds = seconds
+                var parts = tm()
+                localtime_r(&seconds, &parts)
+                return parts
+            }
+            func two(_ value: Int32) -> String { value < 10 ? "0\(value)" : "\(value)" }
+            let time = local(time_t(unixTime.rounded(.down)))
+            let today = local(time_t(Date().timeIntervalSince1970))
+            let clock = "\(two(time.tm_hour)):\(two(time.tm_min)):\(two(time.tm_sec))"
+            if time.tm_year == today.tm_year, time.tm_yday == today.tm_yday { return clock }
+            let year = String(Int(time.tm_year) + 1900)
+            return String(repeating: "0", count: max(0, 4 - year.count)) + year + "-\(two(time.tm_mon + 1))-\(two(time.tm_mday)) " + clock
         }
     }
 }

@@ -1,4 +1,13 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
 import JuiceMakerCore
 import SQLiteStore
 
@@ -23,7 +32,7 @@ enum StoreLocation: Sendable, Equatable {
         if settings.inMemory {
             let fallback = config.storePath ?? defaultPath(environment: environment)
             let path = chosen.map { absolute($0, workingDirectory: workingDirectory) } ?? fallback
-            return .inMemory(stateDirectory: (path as NSString).deletingLastPathComponent)
+            return .inMemory(stateDirectory: PathText.parent(of: path))
         }
         let path = chosen.map { absolute($0, workingDirectory: workingDirectory) } ?? config.storePath ?? defaultPath(environment: environment)
         return .file(path, createsDirectory: isInStateDirectory(path, environment: environment))
@@ -31,12 +40,12 @@ enum StoreLocation: Sendable, Equatable {
 
     /// Whether `path` is a file directly in the default state directory.
     private static func isInStateDirectory(_ path: String, environment: [String: String]) -> Bool {
-        func directory(_ file: String) -> String { ((file as NSString).deletingLastPathComponent as NSString).standardizingPath }
+        func directory(_ file: String) -> String { PathText.standardized(PathText.parent(of: file)) }
         return directory(path) == directory(defaultPath(environment: environment))
     }
 
     private static func absolute(_ path: String, workingDirectory: String) -> String {
-        path.hasPrefix("/") ? path : ((workingDirectory as NSString).appendingPathComponent(path) as NSString).standardizingPath
+        path.hasPrefix("/") ? path : PathText.standardized(PathText.join(workingDirectory, path))
     }
 
     /// The default store file for this environment (`SQLiteStore.defaultPath`).
@@ -48,7 +57,7 @@ enum StoreLocation: Sendable, Equatable {
     var stateDirectory: String {
         switch self {
         case .inMemory(let directory): directory
-        case .file(let path, _): (path as NSString).deletingLastPathComponent
+        case .file(let path, _): PathText.parent(of: path)
         }
     }
 

@@ -1,7 +1,16 @@
 #if !JUICE_WITHOUT_READLINE
 import CReadline
 #endif
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
 import Locking
 
 /// Line editing with history at a terminal, through GNU readline's callback

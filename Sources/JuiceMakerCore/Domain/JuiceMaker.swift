@@ -1,5 +1,14 @@
 import EventBus
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
 import Locking
 
 /// What an order came to: the typed answer to the one who asked (the delegate side).

@@ -1,4 +1,13 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
 
 /// The one wire format of JuiceMaker events: CloudEvents 1.0, structured JSON mode.
 /// Logger JSON lines, webhook bodies and command stdin all use it.
@@ -39,45 +48,82 @@ public enum CloudEventFormat {
 
     /// Parses one structured CloudEvent made by `encode`.
     public static func decode(_ text: String) throws(WireFormatError) -> EventEnvelope {
-        let parsed: Any
+        // JSONDecoder into the expected shape (FoundationEssentials), not JSONSerialization
+        // (Foundation, with ICU). Every field is optional, so a missing one is named below;
+        // a field of the wrong type (or a text that is not a JSON object) fails here.
+        let wire: Wire
         do {
-            parsed = try JSONSerialization.jsonObject(with: Data(text.utf8))
+            wire = try JSONDecoder().decode(Wire.self, from: Data(text.utf8))
         } catch {
-            throw WireFormatError("not JSON: \(error.localizedDescription)")
+            throw WireFormatError("not a JSON object of the expected shape: \(error)")
         }
-        guard let object = parsed as? [String: Any] else { throw WireFormatError("not a JSON object") }
-        let fields = Fields(object, path: "")
-        guard try fields.string("specversion") == "1.0" else { throw WireFormatError("specversion must be \"1.0\"") }
-        let type = try fields.string("type")
+        guard try required(wire.specversion, "specversion") == "1.0" else { throw WireFormatError("specversion must be \"1.0\"") }
+        let type = try required(wire.type, "type")
         guard let kind = EventKind.allCases.first(where: { $0.cloudEventType == type }) else {
             throw WireFormatError("unknown type \"\(type)\"")
         }
-        guard let id = EventID(try fields.string("id")) else { throw WireFormatError("id is not a UUID") }
+        guard let id = EventID(try required(wire.id, "id")) else { throw WireFormatError("id is not a UUID") }
         // The journal position as `encode` writes it: decimal digits only. Int64() alone
         // also took "-2" and "+2", and "-2" encodes as "00000000000000000-2", which no
         // reader takes back (found by FuzzCloudEvent).
-        let sequenceText = try fields.string("sequence")
+        let sequenceText = try required(wire.sequence, "sequence")
         guard !sequenceText.isEmpty, sequenceText.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }), let sequence = Int64(sequenceText) else {
             throw WireFormatError("sequence is not a zero-padded decimal number")
         }
-        guard let time = RFC3339.parse(try fields.string("time")) else { throw WireFormatError("time is not RFC 3339") }
-        let data = try fields.object("data")
-        guard let changeID = EventID(try data.string("changeId")) else { throw WireFormatError("data.changeId is not a UUID") }
+        guard let time = RFC3339.parse(try required(wire.time, "time")) else { throw WireFormatError("time is not RFC 3339") }
+        let data = try required(wire.data, "data")
+        guard let changeID = EventID(try required(data.changeId, "data.changeId")) else { throw WireFormatError("data.changeId is not a UUID") }
         let event: JuiceMakerEvent
         switch kind {
         case .stockChanged:
-            guard let reason = StockChangeReason(rawValue: try data.string("reason")) else {
+            guard let reason = StockChangeReason(rawValue: try required(data.reason, "data.reason")) else {
                 throw WireFormatError("data.reason is not one of order, restock, edit")
             }
-            event = .stockChanged(fruit: try data.fruit("fruit"), from: try data.int("from"), to: try data.int("to"), reason: reason)
+            guard let fruit = Fruit(rawValue: try required(data.fruit, "data.fruit")) else { throw WireFormatError("data.fruit is not a fruit id") }
+            event = .stockChanged(fruit: fruit, from: try required(data.from, "data.from"), to: try required(data.to, "data.to"), reason: reason)
         case .juiceMade:
-            event = .juiceMade(juice: try data.juice("juice"), count: try data.int("count"), consumed: try data.amounts("consumed"))
+            event = .juiceMade(
+                juice: try juice(data.juice), count: try required(data.count, "data.count"),
+                consumed: try amounts(data.consumed, "data.consumed"))
         case .orderFailed:
-            event = .orderFailed(juice: try data.juice("juice"), count: try data.int("count"), shortages: try data.amounts("shortages"))
+            event = .orderFailed(
+                juice: try juice(data.juice), count: try required(data.count, "data.count"),
+                shortages: try amounts(data.shortages, "data.shortages"))
         }
         return EventEnvelope(
-            sequence: sequence, id: id, time: time, source: try fields.string("source"),
+            sequence: sequence, id: id, time: time, source: try required(wire.source, "source"),
             changeID: changeID, event: event)
+    }
+
+    /// What `decode` reads: the fields `encode` writes, each optional.
+    private struct Wire: Decodable {
+        let specversion, type, id, sequence, time, source: String?
+        let data: Payload?
+
+        struct Payload: Decodable {
+            let changeId, fruit, reason, juice: String?
+            let from, to, count: Int?
+            let consumed, shortages: [String: Int]?
+        }
+    }
+
+    private static func required<T>(_ value: T?, _ path: String) throws(WireFormatError) -> T {
+        guard let value else { throw WireFormatError("missing \(path)") }
+        return value
+    }
+
+    private static func juice(_ text: String?) throws(WireFormatError) -> Juice {
+        guard let juice = Juice(rawValue: try required(text, "data.juice")) else { throw WireFormatError("data.juice is not a juice id") }
+        return juice
+    }
+
+    private static func amounts(_ values: [String: Int]?, _ path: String) throws(WireFormatError) -> FruitAmounts {
+        var amounts = FruitAmounts()
+        for (name, amount) in try required(values, path) {
+            guard let fruit = Fruit(rawValue: name) else { throw WireFormatError("\(path).\(name) is not a fruit id") }
+            amounts[fruit] = amount
+        }
+        return amounts
     }
 
     /// The CloudEvents `subject`: the fruit or juice the event is about.
@@ -114,59 +160,6 @@ public enum CloudEventFormat {
             }
         }
         json += "\""
-    }
-
-    /// Typed access to a decoded JSON object, with the path in errors.
-    private struct Fields {
-        let object: [String: Any]
-        let path: String
-
-        init(_ object: [String: Any], path: String) {
-            self.object = object
-            self.path = path
-        }
-
-        func value(_ key: String) throws(WireFormatError) -> Any {
-            guard let value = object[key] else { throw WireFormatError("missing \(path)\(key)") }
-            return value
-        }
-
-        func string(_ key: String) throws(WireFormatError) -> String {
-            guard let value = try value(key) as? String else { throw WireFormatError("\(path)\(key) must be a string") }
-            return value
-        }
-
-        func int(_ key: String) throws(WireFormatError) -> Int {
-            guard let number = try value(key) as? NSNumber, let value = Int(exactly: number.doubleValue) else {
-                throw WireFormatError("\(path)\(key) must be an integer")
-            }
-            return value
-        }
-
-        func object(_ key: String) throws(WireFormatError) -> Fields {
-            guard let value = try value(key) as? [String: Any] else { throw WireFormatError("\(path)\(key) must be an object") }
-            return Fields(value, path: "\(path)\(key).")
-        }
-
-        func fruit(_ key: String) throws(WireFormatError) -> Fruit {
-            guard let fruit = Fruit(rawValue: try string(key)) else { throw WireFormatError("\(path)\(key) is not a fruit id") }
-            return fruit
-        }
-
-        func juice(_ key: String) throws(WireFormatError) -> Juice {
-            guard let juice = Juice(rawValue: try string(key)) else { throw WireFormatError("\(path)\(key) is not a juice id") }
-            return juice
-        }
-
-        func amounts(_ key: String) throws(WireFormatError) -> FruitAmounts {
-            let nested = try object(key)
-            var amounts = FruitAmounts()
-            for name in nested.object.keys {
-                guard let fruit = Fruit(rawValue: name) else { throw WireFormatError("\(path)\(key).\(name) is not a fruit id") }
-                amounts[fruit] = try nested.int(name)
-            }
-            return amounts
-        }
     }
 }
 

@@ -1,4 +1,13 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
 import JuiceMakerCore
 import Locking
 import Synchronization
@@ -38,9 +47,7 @@ extension DurableDelivery {
 
     /// Runs `body` on a thread of its own, named for debuggers.
     static func spawn(_ label: String, _ body: @escaping @Sendable () -> Void) {
-        let thread = Thread { body() }
-        thread.name = label
-        thread.start()
+        startDetachedThread(named: label, body)
     }
 
     /// Runs blocking `body` on a thread of its own and awaits its result, so the

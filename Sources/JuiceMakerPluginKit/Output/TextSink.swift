@@ -1,4 +1,13 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
 import JuiceMakerCore
 import Locking
 
@@ -60,7 +69,13 @@ public final class FileSink: TextSink {
             while offset < bytes.count {
                 let written = bytes.withUnsafeMutableBytes { buffer -> Int in
                     guard let base = buffer.baseAddress else { return 0 }
-                    return Foundation.write(descriptor, base + offset, buffer.count - offset)
+                    #if canImport(Glibc)
+                    return Glibc.write(descriptor, base + offset, buffer.count - offset)
+                    #elseif canImport(Musl)
+                    return Musl.write(descriptor, base + offset, buffer.count - offset)
+                    #else
+                    return Darwin.write(descriptor, base + offset, buffer.count - offset)
+                    #endif
                 }
                 if written < 0 {
                     if errno == EINTR { continue }
