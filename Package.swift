@@ -57,6 +57,7 @@ let package = Package(
         .executableTarget(name: "JuiceStoreProbe", dependencies: ["Locking", "JuiceMakerCore", "SQLiteStore"]),
 
         // Tests
+        .testTarget(name: "LockingTests", dependencies: ["Locking"]),
         .testTarget(name: "EventBusTests", dependencies: ["EventBus", "Locking"]),
         .testTarget(name: "JuiceMakerCoreTests", dependencies: ["JuiceMakerCore", "Locking"]),
         .testTarget(name: "SQLiteStoreTests", dependencies: ["SQLiteStore", "Locking", "CSQLite", "JuiceStoreProbe"]),

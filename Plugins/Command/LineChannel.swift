@@ -71,7 +71,7 @@ final class LineChannel: Sendable {
             if state.withLock({ $0.interrupted || $0.closed }) { throw .cancelled }
             let left = ContinuousClock.now.duration(to: deadline)
             guard left > .zero else {
-                let within = RetrySchedule.message(seconds: timeout.seconds)
+                let within = RetrySchedule.message(seconds: TimeSpan(timeout).totalSeconds)
                 throw LineChannelError(
                     reason: PluginMessage(
                         english: "the program did not read the event within \(within.english)",
@@ -82,7 +82,7 @@ final class LineChannel: Sendable {
                 pollfd(fd: descriptor, events: Int16(POLLOUT), revents: 0),
                 pollfd(fd: wake.read, events: Int16(POLLIN), revents: 0),
             ]
-            let milliseconds = Int32(clamping: (TimeSpan(left).totalNanoseconds + 999_999) / 1_000_000)
+            let milliseconds = Int32(clamping: TimeSpan(left).millisecondsRoundedUp)
             let ready = poll(&pollers, 2, milliseconds)
             if ready < 0, errno == EINTR { continue }
             guard ready >= 0 else { throw LineChannelError(reason: PluginMessage(
@@ -151,11 +151,6 @@ final class LineChannel: Sendable {
         sigaddset(&set, SIGPIPE)
         return set
     }
-}
-
-extension Duration {
-    /// The duration in seconds, as a `Double`.
-    var seconds: Double { Double(TimeSpan(self).totalNanoseconds) / 1e9 }
 }
 
 /// The program's input could not take a line.

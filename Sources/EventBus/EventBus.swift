@@ -378,7 +378,6 @@ public final class EventBus<Event: Sendable>: @unchecked Sendable {
     ///   handler is stuck, or events keep arriving). Must not be called from a
     ///   queued handler of this bus.
     public func drain(timeout: Duration) -> Bool {
-        let deadline = DispatchTime.now() + .nanoseconds(TimeSpan(timeout).totalNanoseconds)
-        return busy.wait(timeout: deadline) == .success
+        busy.wait(timeout: TimeSpan(timeout).deadline(after: .now())) == .success
     }
 }

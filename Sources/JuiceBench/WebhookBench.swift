@@ -47,10 +47,10 @@ enum WebhookBench {
         for _ in 0..<1_000 { try maker.make(.banana) }
         let events = try store.lastSequence()
         let plugin = try webhook(url: url, name: "bench-webhook")
-        let start = DispatchTime.now().uptimeNanoseconds
+        let start = ContinuousClock.now
         try plugin.attach(to: PluginHost(maker: maker, journal: store, reportError: { print("webhook bench: \($0.english)") }))
         let outcome = Measure.blocking { await plugin.delivery?.deliverPending() } ?? nil
-        let elapsed = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+        let elapsed = Measure.seconds(.now - start)
         Measure.blocking { await plugin.shutdown(deadline: .now + .seconds(5)) }
         guard outcome == .caughtUp else { throw BenchError.unavailable("webhook bench: delivery did not catch up (\(String(describing: outcome)))") }
         return Double(events) / elapsed

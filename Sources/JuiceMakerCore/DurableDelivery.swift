@@ -151,7 +151,7 @@ public final class DurableDelivery: Sendable {
             return state.requests
         }
         start()
-        let patienceSeconds = Double(TimeSpan(patience).totalNanoseconds) / 1e9
+        let patienceSeconds = TimeSpan(patience).totalSeconds
         let isAnswered: @Sendable (State) -> Bool = { state in
             if state.finished || state.stopping { return true }
             guard state.settled >= target else { return false }

@@ -154,6 +154,17 @@ struct DrainTests {
         #expect(bus.drain(timeout: .seconds(30)))
     }
 
+    @Test("a huge drain timeout saturates to \"forever\" instead of trapping")
+    func drainWithHugeTimeout() {
+        let bus = EventBus<Int>()
+        let heard = Log<Int>()
+        bus.subscribe("queued", delivery: .queued()) { heard.append($0) }
+        bus.publish(1)
+        #expect(bus.drain(timeout: .seconds(Int64.max)))
+        #expect(bus.drain(timeout: .seconds(Int64.max) * 4))
+        #expect(heard.all == [1])
+    }
+
     @Test("drain returns false on timeout while a handler is stuck, true after it is released")
     func drainTimesOut() {
         let bus = EventBus<Int>()
