@@ -57,13 +57,19 @@ let package = Package(
         .executableTarget(name: "JuiceStoreProbe", dependencies: ["Locking", "JuiceMakerCore", "SQLiteStore"]),
 
         // Tests
+        /// What several test targets share (temporary directories, threads, a plugin
+        /// rig, a seeded generator, the built `juice`): a library, not a test target.
+        .target(name: "JuiceTestSupport", dependencies: ["JuiceMakerCore", "Locking"], path: "Tests/Support"),
         .testTarget(name: "LockingTests", dependencies: ["Locking"]),
-        .testTarget(name: "EventBusTests", dependencies: ["EventBus", "Locking"]),
-        .testTarget(name: "JuiceMakerCoreTests", dependencies: ["JuiceMakerCore", "Locking"]),
-        .testTarget(name: "SQLiteStoreTests", dependencies: ["SQLiteStore", "Locking", "CSQLite", "JuiceStoreProbe"]),
-        .testTarget(name: "PluginTests", dependencies: ["LoggerPlugin", "CLINotifierPlugin", "Locking"]),
-        .testTarget(name: "JuiceCLITests", dependencies: ["JuiceCLI", "juice", "JuiceMakerCore", "SQLiteStore"]),
-        .testTarget(name: "DeliveryTests", dependencies: ["WebhookPlugin", "CommandPlugin", "CCrypto", "JuiceCLI", "juice", "Locking"]),
+        .testTarget(name: "EventBusTests", dependencies: ["EventBus", "Locking", "JuiceTestSupport"]),
+        .testTarget(name: "JuiceMakerCoreTests", dependencies: ["JuiceMakerCore", "Locking", "JuiceTestSupport"]),
+        .testTarget(
+            name: "SQLiteStoreTests", dependencies: ["SQLiteStore", "Locking", "CSQLite", "JuiceStoreProbe", "JuiceTestSupport"]),
+        .testTarget(name: "PluginTests", dependencies: ["LoggerPlugin", "CLINotifierPlugin", "Locking", "JuiceTestSupport"]),
+        .testTarget(name: "JuiceCLITests", dependencies: ["JuiceCLI", "juice", "JuiceMakerCore", "SQLiteStore", "JuiceTestSupport"]),
+        .testTarget(
+            name: "DeliveryTests",
+            dependencies: ["WebhookPlugin", "CommandPlugin", "CCrypto", "JuiceCLI", "juice", "Locking", "JuiceTestSupport"]),
 
         // Fuzz targets (Tests/Fuzz, run.sh): a plain build replays the corpus files given
         // as arguments; built with -sanitize=fuzzer,address -DFUZZING, a libFuzzer target.

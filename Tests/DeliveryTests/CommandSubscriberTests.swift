@@ -1,6 +1,7 @@
 import CommandPlugin
 import Foundation
 import JuiceMakerCore
+import JuiceTestSupport
 import Testing
 
 /// The command subscriber with real programs (`/bin/sh` scripts) over an in-memory store.
@@ -23,7 +24,7 @@ import Testing
 
     @Test func everyEventArrivesAsOneJSONLineInOrder() async throws {
         let directory = try TemporaryDirectory()
-        let rig = Rig()
+        let rig = Rig.delivery()
         let plugin = try subscriber(rig, script: #"while IFS= read -r line; do printf '%s\n' "$line" >> "$OUT"; done"#, directory: directory)
         try plugin.attach(to: rig.host)
         for juice in [Juice.mangoKiwi, .banana, .strawberryBanana, .kiwi] { try rig.maker.make(juice) }
@@ -37,7 +38,7 @@ import Testing
 
     @Test func aProgramIgnoringSIGTERMDoesNotOutliveShutdown() async throws {
         let directory = try TemporaryDirectory()
-        let rig = Rig()
+        let rig = Rig.delivery()
         // Ignores SIGTERM, takes its input, then would stay for a minute.
         let script = #"echo $$ > pid; trap '' TERM; cat >> "$OUT"; exec sleep 60"#
         let plugin = try subscriber(rig, script: script, directory: directory)
@@ -50,14 +51,14 @@ import Testing
         let text = try String(contentsOfFile: directory.file("pid"), encoding: .utf8)
         let pid = try #require(Int32(text.trimmingCharacters(in: .whitespacesAndNewlines)))
         // Bounded wait for the kernel to finish it off and the parent to reap it.
-        let gone = await eventually(within: 10) { kill(pid, 0) != 0 && errno == ESRCH }
+        let gone = await eventually(within: .seconds(10)) { kill(pid, 0) != 0 && errno == ESRCH }
         #expect(gone, "program \(pid) still runs after shutdown")
         if !gone { kill(pid, SIGKILL) }
     }
 
     @Test func aProgramThatExitsIsRestartedAndMissesNothing() async throws {
         let directory = try TemporaryDirectory()
-        let rig = Rig()
+        let rig = Rig.delivery()
         // Reads three lines, then exits with status 3; says on stderr that it started.
         let script = #"""
             echo "started" >&2; echo x >> starts; n=0
@@ -80,7 +81,7 @@ import Testing
 
     @Test func aProgramThatClosesItsInputFailsTheAttemptWithoutSIGPIPE() async throws {
         let directory = try TemporaryDirectory()
-        let rig = Rig()
+        let rig = Rig.delivery()
         // Closes its stdin at once and stays: every write finds no reader (EPIPE).
         let plugin = try subscriber(rig, script: "exec 0<&-; exec sleep 30", directory: directory)
         try plugin.attach(to: rig.host)
@@ -94,7 +95,7 @@ import Testing
     }
 
     @Test func aMissingProgramIsAConfigurationErrorNamingTheField() throws {
-        let rig = Rig()
+        let rig = Rig.delivery()
         do {
             _ = try CommandSubscriber(
                 configuration: section([("command", .array([.string("no-such-program-juice")]))]), context: rig.context())
@@ -109,7 +110,7 @@ import Testing
 
     @Test(arguments: [ConfigValue.number(0), .number(-1), .number(3_601), .string("10")])
     func aTimeoutOutsideItsRangeIsAConfigurationError(timeout: ConfigValue) throws {
-        let rig = Rig()
+        let rig = Rig.delivery()
         do {
             _ = try CommandSubscriber(
                 configuration: section([("command", .array([.string("/bin/cat")])), ("timeoutSeconds", timeout)]),

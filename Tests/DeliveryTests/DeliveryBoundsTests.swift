@@ -1,5 +1,6 @@
 import Foundation
 import JuiceMakerCore
+import JuiceTestSupport
 import Locking
 import SQLiteStore
 import Testing
@@ -41,7 +42,7 @@ import Testing
             follower.waitUntilExit()
         }
         // Up: eight runners and eight watches have their threads (a readiness hint only).
-        _ = await eventually(within: 10) { threadCount(follower.processIdentifier) >= 17 }
+        _ = await eventually(within: .seconds(10)) { threadCount(follower.processIdentifier) >= 17 }
         try await Task.sleep(for: .milliseconds(500))  // start-up settles
         let before = wakeUps(follower.processIdentifier)
         try await Task.sleep(for: .seconds(2))  // the window counted, not a timing assertion
@@ -63,7 +64,7 @@ import Testing
         defer {
             if follower.isRunning { kill(follower.processIdentifier, SIGKILL) }
         }
-        let started = await eventually(within: 30) {
+        let started = await eventually(within: .seconds(30)) {
             (0..<8).allSatisfy { FileManager.default.fileExists(atPath: workspace.directory.file("started-\($0)")) }
         }
         #expect(started)
@@ -74,7 +75,7 @@ import Testing
         #expect(lock.waitUntilHeld())
         defer { lock.release() }
         _ = FileManager.default.createFile(atPath: workspace.directory.file("go"), contents: nil)
-        let delivered = await eventually(within: 30) {
+        let delivered = await eventually(within: .seconds(30)) {
             (0..<8).allSatisfy { ((try? String(contentsOfFile: workspace.directory.file("out-\($0)"), encoding: .utf8)) ?? "").hasSuffix("\n") }
         }
         #expect(delivered, "every program read its line")

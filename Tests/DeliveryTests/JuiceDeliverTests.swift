@@ -1,5 +1,6 @@
 import Foundation
 import JuiceMakerCore
+import JuiceTestSupport
 import Synchronization
 import Testing
 
@@ -74,10 +75,10 @@ import Testing
             for _ in 0..<6 { #expect(try workspace.run(["order", "banana"], config: silent) == 0) }
             let before = server.requests.count
             let follower = try workspace.start(["deliver", "--follow"])
-            _ = await eventually(within: 10) { server.requests.count >= before + 1 }
+            _ = await eventually(within: .seconds(10)) { server.requests.count >= before + 1 }
             // An order beside the follower: its own runner must leave delivery to it.
             let order = try workspace.start(["order", "banana"])
-            _ = await eventually(within: 10) { server.requests.count >= before + 3 }
+            _ = await eventually(within: .seconds(10)) { server.requests.count >= before + 3 }
             kill(follower.processIdentifier, SIGKILL)
             follower.waitUntilExit()
             #expect(follower.terminationReason == .uncaughtSignal)

@@ -1,5 +1,6 @@
 import Foundation
 import JuiceMakerCore
+import JuiceTestSupport
 
 /// A temporary directory with a config and a store, in which the built `juice`
 /// binary runs as real processes.
@@ -28,14 +29,7 @@ final class JuiceWorkspace {
     }
 
     /// The `juice` executable built beside this test bundle.
-    static let binary: String = {
-        let beside: (URL?) -> String? = { $0?.deletingLastPathComponent().appendingPathComponent("juice").path }
-        let selfPath = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")
-        let candidates: [String?] = [
-            beside(Bundle.main.executableURL), beside(selfPath.map { URL(fileURLWithPath: $0) }), beside(Bundle.main.bundleURL),
-        ]
-        return candidates.compactMap { $0 }.first { FileManager.default.isExecutableFile(atPath: $0) } ?? "juice"
-    }()
+    static let binary = juiceExecutable
 
     /// Starts `juice <arguments> --config … --store …` (the workspace's config unless
     /// `config` names another); output goes to files.

@@ -1,5 +1,6 @@
 import Foundation
 import JuiceMakerCore
+import JuiceTestSupport
 import Testing
 import WebhookPlugin
 
@@ -34,7 +35,7 @@ import WebhookPlugin
         let server = LoopbackHTTPServer { _, _ in .status(500) }
         try server.start()
         defer { server.stop() }
-        let rig = Rig()
+        let rig = Rig.delivery()
         let plugin = try webhook(rig, url: server.url, schedule: [0.01, 0.01])
         try plugin.attach(to: rig.host)
         try rig.maker.make(.banana)
@@ -57,7 +58,7 @@ import WebhookPlugin
         let server = LoopbackHTTPServer { _, _ in .status(410) }
         try server.start()
         defer { server.stop() }
-        let rig = Rig()
+        let rig = Rig.delivery()
         // Plain http:// to another machine draws a warning at attach; nothing listens there.
         let remote = try webhook(rig, url: "http://192.0.2.1:9/hook", schedule: [60], name: "remote")
         try remote.attach(to: rig.host)

@@ -1,5 +1,6 @@
 import Foundation
 import JuiceMakerCore
+import JuiceTestSupport
 import Synchronization
 import Testing
 import WebhookPlugin
@@ -23,7 +24,7 @@ import WebhookPlugin
         let server = LoopbackHTTPServer()
         try server.start()
         defer { server.stop() }
-        let rig = Rig()
+        let rig = Rig.delivery()
         // The key is base64 key material (Standard Webhooks); openssl gets the same bytes as text.
         let secret = "s3cr3t-for-tests"
         let plugin = try webhook(rig, url: server.url, secret: "whsec_" + Data(secret.utf8).base64EncodedString(), events: ["juiceMade"])
@@ -59,7 +60,7 @@ import WebhookPlugin
         let server = LoopbackHTTPServer { index, _ in index < 3 ? .status(500) : .status(200) }
         try server.start()
         defer { server.stop() }
-        let rig = Rig()
+        let rig = Rig.delivery()
         let plugin = try webhook(rig, url: server.url, events: ["juiceMade"])
         try plugin.attach(to: rig.host)
         try rig.maker.make(.banana)
@@ -81,7 +82,7 @@ import WebhookPlugin
         let server = LoopbackHTTPServer { _, request in request.text.contains("\"juice\":\"banana\"") ? .status(500) : .status(204) }
         try server.start()
         defer { server.stop() }
-        let rig = Rig()
+        let rig = Rig.delivery()
         let plugin = try webhook(rig, url: server.url, events: ["juiceMade"], schedule: [0.01, 0.01])
         try plugin.attach(to: rig.host)
         try rig.maker.make(.banana)
@@ -105,7 +106,7 @@ import WebhookPlugin
         let server = LoopbackHTTPServer { _, _ in gone.load(ordering: .relaxed) ? .status(410) : .status(200) }
         try server.start()
         defer { server.stop() }
-        let rig = Rig()
+        let rig = Rig.delivery()
         let plugin = try webhook(rig, url: server.url, events: ["juiceMade"])
         try plugin.attach(to: rig.host)
         try rig.maker.make(.banana)
@@ -132,7 +133,7 @@ import WebhookPlugin
         let server = LoopbackHTTPServer { _, _ in .status(503, headers: [("Retry-After", "3600")]) }
         try server.start()
         defer { server.stop() }
-        let rig = Rig()
+        let rig = Rig.delivery()
         // The schedule's longest step (2 h) bounds what Retry-After may ask for.
         let plugin = try webhook(rig, url: server.url, events: ["juiceMade"], schedule: [0.05, 7_200])
         try plugin.attach(to: rig.host)
@@ -150,7 +151,7 @@ import WebhookPlugin
         let server = LoopbackHTTPServer { _, _ in .status(429, headers: [("Retry-After", "99999999999999999999")]) }
         try server.start()
         defer { server.stop() }
-        let rig = Rig()
+        let rig = Rig.delivery()
         let plugin = try webhook(rig, url: server.url, events: ["juiceMade"], schedule: [0.05, 600])
         try plugin.attach(to: rig.host)
         let before = Date().timeIntervalSince1970
@@ -168,7 +169,7 @@ import WebhookPlugin
         let server = LoopbackHTTPServer()
         try server.start()
         server.stop()
-        let rig = Rig()
+        let rig = Rig.delivery()
         let plugin = try webhook(rig, url: server.url, schedule: [60])
         try plugin.attach(to: rig.host)
         for _ in 0..<20 { try rig.maker.make(.strawberryBanana) }
@@ -185,7 +186,7 @@ import WebhookPlugin
         let server = LoopbackHTTPServer { _, _ in .hang }
         try server.start()
         defer { server.stop() }
-        let rig = Rig()
+        let rig = Rig.delivery()
         let plugin = try webhook(rig, url: server.url, events: ["juiceMade"], timeout: 60)
         try plugin.attach(to: rig.host)
         try rig.maker.make(.banana)
@@ -198,7 +199,7 @@ import WebhookPlugin
     }
 
     @Test func configurationErrorsNameTheFieldAndHideTheSecret() throws {
-        let rig = Rig()
+        let rig = Rig.delivery()
         #expect(throws: ConfigurationError.self) { try webhook(rig, url: "ftp://example.com") }
         do {
             _ = try webhook(rig, url: "https://example.com/hook", secret: "whsec_!!not-base64!!")
@@ -210,7 +211,7 @@ import WebhookPlugin
     }
 
     @Test func plainHTTPToAnotherMachineIsWarnedAbout() throws {
-        let rig = Rig()
+        let rig = Rig.delivery()
         let remote = try webhook(rig, url: "http://user:pw@example.com/hook")
         #expect(remote.isPlainHTTPOffMachine)
         try remote.attach(to: rig.host)

@@ -1,4 +1,5 @@
 import Dispatch
+import JuiceTestSupport
 import Synchronization
 import Locking
 import Testing
@@ -21,7 +22,7 @@ struct QueuedDeliveryTests {
         let total = 10_000
         // On its own thread, so a publisher that waits for the handler fails the
         // test instead of hanging it.
-        let published = runThreads(1, seconds: 60) { _ in
+        let published = runThreads(1, within: .seconds(60)) { _ in
             for event in 0..<total { bus.publish(event) }
         }
         #expect(published, "publish waited for a blocked queued handler")

@@ -1,4 +1,5 @@
 import Foundation
+import JuiceTestSupport
 import Testing
 
 /// What one `juice` process did.
@@ -16,14 +17,16 @@ struct JuiceRun {
 /// A temporary HOME with its own XDG directories, store and working directory, in
 /// which the built `juice` binary runs as a real process with an explicit environment.
 final class JuiceSandbox {
+    /// Removed with the sandbox.
+    private let directory: TemporaryDirectory
     let root: String
     /// The store every run uses (through `JUICE_MAKER_STORE`).
     let storePath: String
     var environment: [String: String]
 
     init(language: String = "en_US.UTF-8") throws {
-        root = FileManager.default.temporaryDirectory
-            .appendingPathComponent("juice-cli-\(UUID().uuidString)").path
+        directory = try TemporaryDirectory(prefix: "juice-cli-")
+        root = directory.path
         try FileManager.default.createDirectory(atPath: root + "/work", withIntermediateDirectories: true)
         storePath = root + "/state/juice-maker/test.sqlite"
         environment = [
@@ -36,21 +39,8 @@ final class JuiceSandbox {
         ]
     }
 
-    deinit {
-        try? FileManager.default.removeItem(atPath: root)
-    }
-
     /// The `juice` executable built beside this test bundle.
-    static let binary: String = {
-        let beside: (URL?) -> String? = { $0?.deletingLastPathComponent().appendingPathComponent("juice").path }
-        let selfPath = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")
-        let candidates: [String?] = [
-            beside(Bundle.main.executableURL),
-            beside(selfPath.map { URL(fileURLWithPath: $0) }),
-            beside(Bundle.main.bundleURL),
-        ]
-        return candidates.compactMap { $0 }.first { FileManager.default.isExecutableFile(atPath: $0) } ?? "juice"
-    }()
+    static let binary = juiceExecutable
 
     /// Writes `text` to `name` in the sandbox and returns its path.
     @discardableResult

@@ -1,3 +1,4 @@
+import JuiceTestSupport
 import Testing
 import Locking
 @testable import JuiceMakerCore

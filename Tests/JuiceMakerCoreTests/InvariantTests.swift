@@ -1,3 +1,4 @@
+import JuiceTestSupport
 import Testing
 @testable import JuiceMakerCore
 

@@ -1,5 +1,6 @@
 import CLINotifierPlugin
 import JuiceMakerCore
+import JuiceTestSupport
 import Testing
 
 @Suite("CLI notifier")

@@ -1,4 +1,5 @@
 import JuiceMakerCore
+import JuiceTestSupport
 import Testing
 
 // The plugin from the README's "Writing a plugin", verbatim: if this stops compiling
