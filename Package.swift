@@ -66,7 +66,8 @@ let package = Package(
         .testTarget(
             name: "SQLiteStoreTests", dependencies: ["SQLiteStore", "Locking", "CSQLite", "JuiceStoreProbe", "JuiceTestSupport"]),
         .testTarget(name: "PluginTests", dependencies: ["LoggerPlugin", "CLINotifierPlugin", "Locking", "JuiceTestSupport"]),
-        .testTarget(name: "JuiceCLITests", dependencies: ["JuiceCLI", "juice", "JuiceMakerCore", "SQLiteStore", "JuiceTestSupport"]),
+        .testTarget(
+            name: "JuiceCLITests", dependencies: ["JuiceCLI", "juice", "JuiceMakerCore", "SQLiteStore", "Locking", "JuiceTestSupport"]),
         .testTarget(
             name: "DeliveryTests",
             dependencies: ["WebhookPlugin", "CommandPlugin", "CCrypto", "JuiceCLI", "juice", "Locking", "JuiceTestSupport"]),

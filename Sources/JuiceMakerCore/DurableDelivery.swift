@@ -207,6 +207,17 @@ public final class DurableDelivery: Sendable {
     /// What the runner did in this process.
     public var statistics: DeliveryStatistics { state.withLock { $0.statistics } }
 
+    /// Waits until `condition` holds for the phase and statistics, or until `deadline`
+    /// (nil: none); returns whether it held. Woken by the runner's changes, never a
+    /// poll: for a caller that watches a runner work (a test, a tool).
+    public func wait(
+        until deadline: ContinuousClock.Instant?,
+        for condition: @escaping @Sendable (DeliveryPhase, DeliveryStatistics) -> Bool
+    ) async -> Bool {
+        let holds: @Sendable (State) -> Bool = { condition($0.phase, $0.statistics) }
+        return await waiters.wait(until: deadline, current: { state.withLock { holds($0) } }, for: holds)
+    }
+
     // MARK: The runner's thread
 
     var isStopping: Bool { state.withLock { $0.stopping } }

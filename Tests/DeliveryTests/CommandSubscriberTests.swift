@@ -50,7 +50,10 @@ import Testing
 
         let text = try String(contentsOfFile: directory.file("pid"), encoding: .utf8)
         let pid = try #require(Int32(text.trimmingCharacters(in: .whitespacesAndNewlines)))
-        // Bounded wait for the kernel to finish it off and the parent to reap it.
+        // Bounded wait for the kernel to finish it off and the parent to reap it. Polled:
+        // the program is the plugin's child, reaped by Foundation's `Process` inside
+        // it, and no handle on its exit reaches the test (waiting on the pid would race
+        // that reaper).
         let gone = await eventually(within: .seconds(10)) { kill(pid, 0) != 0 && errno == ESRCH }
         #expect(gone, "program \(pid) still runs after shutdown")
         if !gone { kill(pid, SIGKILL) }
@@ -69,8 +72,14 @@ import Testing
         for _ in 0..<7 { try rig.maker.make(.banana) }
         let delivery = try #require(plugin.delivery)
         let made = try rig.journal().filter { $0.event.kind == .juiceMade }
-        #expect(try await eventually { try received(directory).map(\.id) == made.map(\.id) }, "\(rig.errors.all) \(delivery.phase) \(delivery.statistics) \((try? received(directory))?.count ?? -1)")
+        let count = made.count
+        #expect(
+            await delivery.wait(until: generousDeadline()) { _, statistics in statistics.delivered == count },
+            "\(rig.errors.all) \(delivery.phase) \(delivery.statistics) \((try? received(directory))?.count ?? -1)")
+        // Shutdown closes the program's input and waits for it to exit: by then it has
+        // written every line it read.
         await plugin.shutdown(deadline: generousDeadline())
+        #expect(try received(directory).map(\.id) == made.map(\.id))
 
         let starts = try String(contentsOfFile: directory.file("starts"), encoding: .utf8).split(separator: "\n").count
         #expect(starts == 3)

@@ -1,6 +1,7 @@
 import Foundation
 import JuiceMakerCore
 import JuiceTestSupport
+import Locking
 
 /// A temporary directory with a config and a store, in which the built `juice`
 /// binary runs as real processes.
@@ -78,17 +79,17 @@ final class JuiceWorkspace {
     }
 }
 
-/// Waits for `process` to exit, at most `seconds` (only a hang reaches that, and
+/// Waits for `process` to exit, at most `limit` (only a hang reaches that, and
 /// the process is then killed); returns whether it exited by itself. The exit is
 /// waited for on threads of their own and signalled, not polled.
-func waitForExit(_ process: Process, within seconds: Double = 10) async -> Bool {
+func waitForExit(_ process: Process, within limit: Duration = .seconds(10)) async -> Bool {
     let exit = DispatchSemaphore(value: 0)
     Thread {
         process.waitUntilExit()
         exit.signal()
     }.start()
     let exited = await withCheckedContinuation { continuation in
-        Thread { continuation.resume(returning: exit.wait(timeout: .now() + seconds) == .success) }.start()
+        Thread { continuation.resume(returning: exit.wait(timeout: TimeSpan(limit).deadline(after: .now())) == .success) }.start()
     }
     if !exited {
         kill(process.processIdentifier, SIGKILL)

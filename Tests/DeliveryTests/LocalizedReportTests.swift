@@ -40,7 +40,7 @@ import WebhookPlugin
         try plugin.attach(to: rig.host)
         try rig.maker.make(.banana)
         let delivery = try #require(plugin.delivery)
-        #expect(await eventually { delivery.statistics.deadLettered >= 1 })
+        #expect(await delivery.wait(until: generousDeadline()) { _, statistics in statistics.deadLettered >= 1 })
         await plugin.shutdown(deadline: generousDeadline())
 
         let english = rig.errors.all
@@ -67,7 +67,9 @@ import WebhookPlugin
         try plugin.attach(to: rig.host)
         try rig.maker.make(.banana)
         let delivery = try #require(plugin.delivery)
-        #expect(await eventually { delivery.statistics.failed >= 1 && delivery.phase != .delivering })
+        #expect(await delivery.wait(until: generousDeadline()) { phase, statistics in
+            statistics.failed >= 1 && phase != .delivering
+        })
         await plugin.shutdown(deadline: generousDeadline())
 
         #expect(rig.errors.all.contains { $0.contains("410 Gone") }, "\(rig.errors.all)")

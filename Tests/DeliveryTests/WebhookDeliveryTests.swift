@@ -20,6 +20,12 @@ import WebhookPlugin
         return try Webhook(configuration: section(values), context: rig.context())
     }
 
+    /// The runner waits for a retry: the failed attempt's retry state is in the journal.
+    private let isWaitingForRetry: @Sendable (DeliveryPhase, DeliveryStatistics) -> Bool = { phase, _ in
+        if case .waitingForRetry = phase { return true }
+        return false
+    }
+
     @Test func signatureVerifiesWithOpenSSLAndATamperedBodyDoesNot() async throws {
         let server = LoopbackHTTPServer()
         try server.start()
@@ -30,7 +36,7 @@ import WebhookPlugin
         let plugin = try webhook(rig, url: server.url, secret: "whsec_" + Data(secret.utf8).base64EncodedString(), events: ["juiceMade"])
         try plugin.attach(to: rig.host)
         try rig.maker.make(.mangoKiwi)
-        #expect(await eventually { server.requests.count == 1 })
+        #expect(await server.waitForRequests(1))
         await plugin.shutdown(deadline: generousDeadline())
 
         let request = try #require(server.requests.first)
@@ -65,7 +71,7 @@ import WebhookPlugin
         try plugin.attach(to: rig.host)
         try rig.maker.make(.banana)
         let delivery = try #require(plugin.delivery)
-        #expect(await eventually { delivery.statistics.delivered == 1 })
+        #expect(await delivery.wait(until: generousDeadline()) { _, statistics in statistics.delivered == 1 })
         await plugin.shutdown(deadline: generousDeadline())
 
         let requests = server.requests
@@ -88,7 +94,7 @@ import WebhookPlugin
         try rig.maker.make(.banana)
         try rig.maker.make(.kiwi)
         let delivery = try #require(plugin.delivery)
-        #expect(await eventually { delivery.statistics.delivered == 1 })
+        #expect(await delivery.wait(until: generousDeadline()) { _, statistics in statistics.delivered == 1 })
         await plugin.shutdown(deadline: generousDeadline())
 
         let letters = try rig.store.deadLetters(for: "hook")
@@ -111,7 +117,9 @@ import WebhookPlugin
         try plugin.attach(to: rig.host)
         try rig.maker.make(.banana)
         let delivery = try #require(plugin.delivery)
-        #expect(await eventually { delivery.phase != .starting && delivery.phase != .delivering && delivery.statistics.failed == 1 })
+        #expect(await delivery.wait(until: generousDeadline()) { phase, statistics in
+            phase != .starting && phase != .delivering && statistics.failed == 1
+        })
         guard case .disabled = delivery.phase else {
             Issue.record("expected disabled, found \(delivery.phase)")
             return
@@ -139,7 +147,8 @@ import WebhookPlugin
         try plugin.attach(to: rig.host)
         let before = Date().timeIntervalSince1970
         try rig.maker.make(.banana)
-        #expect(await eventually { (try? rig.store.retryState(for: "hook")) != nil })
+        let delivery = try #require(plugin.delivery)
+        #expect(await delivery.wait(until: generousDeadline(), for: isWaitingForRetry))
         await plugin.shutdown(deadline: generousDeadline())
         let state = try #require(try rig.store.retryState(for: "hook"))
         #expect(state.attempts == 1)
@@ -156,7 +165,8 @@ import WebhookPlugin
         try plugin.attach(to: rig.host)
         let before = Date().timeIntervalSince1970
         try rig.maker.make(.banana)
-        #expect(await eventually { (try? rig.store.retryState(for: "hook")) != nil })
+        let delivery = try #require(plugin.delivery)
+        #expect(await delivery.wait(until: generousDeadline(), for: isWaitingForRetry))
         await plugin.shutdown(deadline: generousDeadline())
         let after = Date().timeIntervalSince1970
         let state = try #require(try rig.store.retryState(for: "hook"))
@@ -174,7 +184,7 @@ import WebhookPlugin
         try plugin.attach(to: rig.host)
         for _ in 0..<20 { try rig.maker.make(.strawberryBanana) }
         let delivery = try #require(plugin.delivery)
-        #expect(await eventually { (try? rig.store.retryState(for: "hook")) != nil })
+        #expect(await delivery.wait(until: generousDeadline(), for: isWaitingForRetry))
         try server.start()
         #expect(await delivery.deliverPending() == .caughtUp)
         await plugin.shutdown(deadline: generousDeadline())
@@ -190,7 +200,7 @@ import WebhookPlugin
         let plugin = try webhook(rig, url: server.url, events: ["juiceMade"], timeout: 60)
         try plugin.attach(to: rig.host)
         try rig.maker.make(.banana)
-        #expect(await eventually { server.requests.count == 1 })
+        #expect(await server.waitForRequests(1))
         let deadline = ContinuousClock.now + .milliseconds(200)
         await plugin.shutdown(deadline: deadline)
         // Bounded, not a speed assertion: only a shutdown that ignores its deadline fails.

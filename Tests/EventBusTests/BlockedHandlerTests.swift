@@ -71,8 +71,14 @@ struct BlockedHandlerTests {
             }
             cancelled.fire()
         }.start()
-        // The cancel must still be waiting: give it every chance to return wrongly.
-        #expect(!cancelled.wait(within: .milliseconds(300)))
+        // The cancel must still be waiting: once it counts itself as waiting for the
+        // delivery under way (a signal, not a pause), it has passed every point where
+        // it could return early.
+        let bus = rig.bus
+        #expect(bus.moved.wait(until: .now + .seconds(30)) { _ in
+            bus.cancelWaiters.load(ordering: .sequentiallyConsistent) == 1
+        })
+        #expect(!cancelled.wait(within: .zero))
         released.store(true, ordering: .sequentiallyConsistent)
         rig.release.open()
         #expect(cancelled.wait())

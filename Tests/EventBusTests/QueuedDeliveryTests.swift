@@ -177,6 +177,7 @@ struct DrainTests {
         }
         bus.publish(1)
         #expect(started.wait())
+        // The handler is stuck until the gate opens: the timeout is what is tested.
         #expect(bus.drain(timeout: .milliseconds(200)) == false)
         gate.open()
         #expect(bus.drain(timeout: .seconds(30)))

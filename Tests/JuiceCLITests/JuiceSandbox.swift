@@ -57,31 +57,11 @@ final class JuiceSandbox {
         FileManager.default.contents(atPath: storePath)
     }
 
-    /// Runs `juice arguments…` in the sandbox's working directory and waits for it.
+    /// Runs `juice arguments…` in the sandbox's working directory, with no input, and
+    /// waits for it.
     @discardableResult
     func run(_ arguments: [String], environment extra: [String: String] = [:]) throws -> JuiceRun {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: Self.binary)
-        process.arguments = arguments
-        process.environment = environment.merging(extra) { $1 }
-        process.currentDirectoryURL = URL(fileURLWithPath: root + "/work")
-        let id = UUID().uuidString
-        let outPath = root + "/stdout-\(id)"
-        let errPath = root + "/stderr-\(id)"
-        _ = FileManager.default.createFile(atPath: outPath, contents: nil)
-        _ = FileManager.default.createFile(atPath: errPath, contents: nil)
-        let out = try FileHandle(forWritingTo: URL(fileURLWithPath: outPath))
-        let err = try FileHandle(forWritingTo: URL(fileURLWithPath: errPath))
-        process.standardOutput = out
-        process.standardError = err
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
-        process.waitUntilExit()
-        try out.close()
-        try err.close()
-        let stdout = String(decoding: FileManager.default.contents(atPath: outPath) ?? Data(), as: UTF8.self)
-        let stderr = String(decoding: FileManager.default.contents(atPath: errPath) ?? Data(), as: UTF8.self)
-        return JuiceRun(status: process.terminationStatus, stdout: stdout, stderr: stderr)
+        try run(arguments, inputFile: "/dev/null", environment: extra)
     }
 
     /// Runs `juice --json stock` and returns fruit id → quantity.
