@@ -16,7 +16,7 @@ struct PluginRegistry: Sendable {
     let types: [any JuiceMakerPlugin.Type]
 
     /// Every plugin shipped with JuiceMaker.
-    static let standard = PluginRegistry(types: [Logger.self, CLINotifier.self, Webhook.self, CommandSubscriber.self])
+    static let standard = PluginRegistry(types: [EventLogger.self, CLINotifier.self, Webhook.self, CommandSubscriber.self])
 
     var typeNames: [String] { types.map { $0.type } }
 
