@@ -110,7 +110,11 @@ private final class BenchEndpoint: Sendable {
     var url: String { "http://127.0.0.1:\(port)/bench" }
 
     init() throws {
+        #if canImport(Glibc)
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        #else
+        let fd = socket(AF_INET, SOCK_STREAM, 0)
+        #endif
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
@@ -145,6 +149,10 @@ private final class BenchEndpoint: Sendable {
 
     private func serve(_ fd: Int32) {
         defer { close(fd) }
+        #if canImport(Darwin)
+        var yes: Int32 = 1
+        setsockopt(fd, SOL_SOCKET, SO_NOSIGPIPE, &yes, socklen_t(MemoryLayout<Int32>.size))
+        #endif
         let answer = Array("HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n".utf8)
         var buffer: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 65_536)
@@ -166,9 +174,17 @@ private final class BenchEndpoint: Sendable {
                 buffer += chunk[..<count]
             }
             buffer.removeFirst(end + 4 + length)
-            _ = answer.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            _ = answer.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Self.sendFlags) }
         }
     }
+
+    /// No SIGPIPE when the client has gone: a flag on Linux, `SO_NOSIGPIPE` (set in
+    /// `serve`) on Darwin.
+    #if canImport(Glibc)
+    private static let sendFlags = Int32(MSG_NOSIGNAL)
+    #else
+    private static let sendFlags: Int32 = 0
+    #endif
 
     private func headerEnd(_ bytes: [UInt8]) -> Int? {
         guard bytes.count >= 4 else { return nil }
