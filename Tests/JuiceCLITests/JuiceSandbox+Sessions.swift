@@ -84,26 +84,34 @@ extension JuiceSandbox {
     }
 
     /// Runs `juice arguments…` with `inputFile` as its standard input and waits for it.
+    /// Its output goes to files, read once it has exited: there is nothing to wait for
+    /// meanwhile, and a process that writes a lot is never held up by a reader.
     func run(_ arguments: [String], inputFile: String, environment extra: [String: String] = [:]) throws -> JuiceRun {
-        let running = try start(arguments, inputFile: inputFile, environment: extra)
-        let status = running.finish()
-        return JuiceRun(status: status, stdout: running.stdout, stderr: running.stderr)
+        let process = process(arguments, environment: extra)
+        let (outPath, errPath) = (newFile("stdout"), newFile("stderr"))
+        let out = try FileHandle(forWritingTo: URL(fileURLWithPath: outPath))
+        let err = try FileHandle(forWritingTo: URL(fileURLWithPath: errPath))
+        process.standardOutput = out
+        process.standardError = err
+        process.standardInput = try FileHandle(forReadingFrom: URL(fileURLWithPath: inputFile))
+        try process.run()
+        process.waitUntilExit()
+        try out.close()
+        try err.close()
+        let stdout = String(decoding: FileManager.default.contents(atPath: outPath) ?? Data(), as: UTF8.self)
+        let stderr = String(decoding: FileManager.default.contents(atPath: errPath) ?? Data(), as: UTF8.self)
+        return JuiceRun(status: process.terminationStatus, stdout: stdout, stderr: stderr)
     }
 
-    /// Starts `juice arguments…` without waiting, in the sandbox's working directory
-    /// with its environment (and `extra`). Standard input is `inputFile`, or a pipe
-    /// the test writes with `type(_:)` when `inputFile` is nil.
+    /// Starts `juice arguments…` (or `executable`) without waiting. Standard input is
+    /// `inputFile`, or a pipe the test writes with `type(_:)` when `inputFile` is nil;
+    /// standard output is a pipe the test reads as it arrives (see `RunningJuice`).
     func start(
         _ arguments: [String], inputFile: String? = nil, environment extra: [String: String] = [:],
         executable: String = JuiceSandbox.binary
     ) throws -> RunningJuice {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        process.environment = environment.merging(extra) { $1 }
-        process.currentDirectoryURL = URL(fileURLWithPath: root + "/work")
-        let errPath = root + "/stderr-\(UUID().uuidString)"
-        _ = FileManager.default.createFile(atPath: errPath, contents: nil)
+        let process = process(arguments, environment: extra, executable: executable)
+        let errPath = newFile("stderr")
         let stdout = try closeOnExecPipe()
         process.standardOutput = stdout.write
         process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: errPath))
@@ -119,6 +127,26 @@ extension JuiceSandbox {
         try stdout.write.close()
         try stdin?.read.close()
         return RunningJuice(process: process, stdout: stdout.read, errPath: errPath, input: stdin?.write)
+    }
+
+    /// `juice arguments…` (or `executable`), set to run in the sandbox's working
+    /// directory with its environment and `extra`.
+    private func process(
+        _ arguments: [String], environment extra: [String: String], executable: String = JuiceSandbox.binary
+    ) -> Process {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = arguments
+        process.environment = environment.merging(extra) { $1 }
+        process.currentDirectoryURL = URL(fileURLWithPath: root + "/work")
+        return process
+    }
+
+    /// A new empty file in the sandbox for one stream of one process; its path.
+    private func newFile(_ stream: String) -> String {
+        let path = root + "/\(stream)-\(UUID().uuidString)"
+        _ = FileManager.default.createFile(atPath: path, contents: nil)
+        return path
     }
 
     /// A pipe whose ends are close-on-exec at once, so a process another test starts a
