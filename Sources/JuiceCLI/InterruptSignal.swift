@@ -32,10 +32,17 @@ final class InterruptSignal: Sendable {
         }
         signal(SIGINT, SIG_IGN)
         source = Locked(DispatchSource.makeSignalSource(signal: SIGINT, queue: DispatchQueue(label: "juice.interrupt")))
+        // The source is registered (on Linux, its handler installed) after `resume`
+        // returns: until then SIGINT is ignored and lost. Waiting for the registration
+        // means a Ctrl-C that comes once the command has started is not lost. (Bounded:
+        // a registration that never came would only bring the old race back.)
+        let registered = DispatchSemaphore(value: 0)
         source.withLock { source in
             source.setEventHandler { [weak self] in self?.request() }
+            source.setRegistrationHandler { registered.signal() }
             source.resume()
         }
+        _ = registered.wait(timeout: .now() + 5)
     }
 
     deinit {
