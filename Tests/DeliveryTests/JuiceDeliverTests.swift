@@ -75,10 +75,10 @@ import Testing
             let before = server.requests.count
             held.store(before + 2, ordering: .relaxed)
             let follower = try workspace.start(["deliver", "--follow"])
-            _ = await server.waitForRequests(before + 1, within: .seconds(10))
+            _ = await server.waitForRequests(before + 1, until: .now + .seconds(10))
             // An order beside the follower: its own runner must leave delivery to it.
             let order = try workspace.start(["order", "banana"])
-            _ = await server.waitForRequests(before + 3, within: .seconds(10))
+            _ = await server.waitForRequests(before + 3, until: .now + .seconds(10))
             kill(follower.processIdentifier, SIGKILL)
             follower.waitUntilExit()
             #expect(follower.terminationReason == .uncaughtSignal)

@@ -1,5 +1,6 @@
 import Foundation
 import JuiceMakerCore
+import JuiceTestSupport
 import Locking
 
 /// A small HTTP/1.1 server on 127.0.0.1, for tests: records every request and
@@ -48,11 +49,11 @@ final class LoopbackHTTPServer: Sendable {
     var url: String { "http://127.0.0.1:\(port)/hook" }
     var requests: [Request] { state.withLock { $0.requests } }
 
-    /// Waits until the server has received `count` requests in all; `false` after
-    /// `limit` (only a hang reaches it).
-    func waitForRequests(_ count: Int, within limit: Duration = .seconds(30)) async -> Bool {
+    /// Waits until the server has received `count` requests in all; `false` at
+    /// `deadline` (only a hang reaches the generous one).
+    func waitForRequests(_ count: Int, until deadline: ContinuousClock.Instant = generousDeadline()) async -> Bool {
         await arrivals.wait(
-            until: .now + limit, current: { state.withLock { $0.requests.count >= count } }, for: { $0 >= count })
+            until: deadline, current: { state.withLock { $0.requests.count >= count } }, for: { $0 >= count })
     }
 
     func start() throws {

@@ -97,7 +97,10 @@ package func splitLines(_ text: String) -> [String] {
     return lines
 }
 
-/// A deadline far enough away that only a hang would reach it.
+/// A deadline far enough away that only a hang would reach it. Two minutes: on a
+/// loaded two-core machine the synchronous tests (which wait for `juice` processes)
+/// can hold every thread of the cooperative pool for tens of seconds, and the async
+/// work these deadlines wait for (a delivery, a logger's last writes) runs there.
 package func generousDeadline() -> ContinuousClock.Instant {
-    .now + .seconds(30)
+    .now + .seconds(120)
 }
