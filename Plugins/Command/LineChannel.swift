@@ -23,6 +23,12 @@ import Locking
 /// `interrupt` may come from any thread, more than once; `closeInput` only from the
 /// queue that sends (so a descriptor is never closed under a `send`). The
 /// descriptors are closed when the last reference goes, if not before.
+///
+/// Portability: Linux is the tested platform. The one-page pipe (`F_SETPIPE_SZ`) and
+/// `sigtimedwait` are Linux-only; on Darwin the write end is `F_SETNOSIGPIPE` (a
+/// write to a program that has gone fails with `EPIPE`, no signal), a pending
+/// SIGPIPE is taken with `sigpending` and `sigwait`, and as a pipe there cannot be
+/// shrunk, writable means "has room", so a line counts as read once the pipe took it.
 final class LineChannel: Sendable {
     /// The parent's end (non-blocking, close-on-exec).
     let descriptor: Int32
@@ -48,6 +54,8 @@ final class LineChannel: Sendable {
         #if os(Linux)
         // One page (the least a pipe holds): a pipe with any unread byte is full.
         _ = fcntl(ends[1], Self.setPipeSize, Int32(getpagesize()))
+        #elseif canImport(Darwin)
+        _ = fcntl(ends[1], F_SETNOSIGPIPE, 1)
         #endif
         childDescriptor = ends[0]
         descriptor = ends[1]
@@ -80,7 +88,7 @@ final class LineChannel: Sendable {
             if state.withLock({ $0.interrupted || $0.closed }) { throw .cancelled }
             let left = ContinuousClock.now.duration(to: deadline)
             guard left > .zero else {
-                let within = RetrySchedule.message(seconds: timeout.seconds)
+                let within = RetrySchedule.message(seconds: TimeSpan(timeout).totalSeconds)
                 throw LineChannelError(
                     reason: PluginMessage(
                         english: "the program did not read the event within \(within.english)",
@@ -91,7 +99,7 @@ final class LineChannel: Sendable {
                 pollfd(fd: descriptor, events: Int16(POLLOUT), revents: 0),
                 pollfd(fd: wake.read, events: Int16(POLLIN), revents: 0),
             ]
-            let milliseconds = Int32(clamping: (TimeSpan(left).totalNanoseconds + 999_999) / 1_000_000)
+            let milliseconds = Int32(clamping: TimeSpan(left).millisecondsRoundedUp)
             let ready = poll(&pollers, 2, milliseconds)
             if ready < 0, errno == EINTR { continue }
             guard ready >= 0 else { throw LineChannelError(reason: PluginMessage(
@@ -150,8 +158,16 @@ final class LineChannel: Sendable {
     /// `send` restores the thread's signal mask.
     private static func consumeSIGPIPE() {
         var set = sigpipeSet
-        var now = timespec(tv_sec: 0, tv_nsec: 0)
+        #if os(Linux)
+        var now = TimeSpan(.zero).relativeTimespec
         _ = sigtimedwait(&set, nil, &now)
+        #else
+        // No sigtimedwait: take the signal only when it is pending, so sigwait returns at once.
+        var pending = sigset_t()
+        guard sigpending(&pending) == 0, sigismember(&pending, SIGPIPE) == 1 else { return }
+        var signal: Int32 = 0
+        _ = sigwait(&set, &signal)
+        #endif
     }
 
     private static var sigpipeSet: sigset_t {
@@ -160,11 +176,6 @@ final class LineChannel: Sendable {
         sigaddset(&set, SIGPIPE)
         return set
     }
-}
-
-extension Duration {
-    /// The duration in seconds, as a `Double`.
-    var seconds: Double { Double(TimeSpan(self).totalNanoseconds) / 1e9 }
 }
 
 /// The program's input could not take a line.

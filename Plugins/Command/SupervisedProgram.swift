@@ -133,7 +133,7 @@ final class SupervisedProgram: DurableDestination {
             return state.process
         }
         if let process {
-            let within = RetrySchedule.message(seconds: timeout.seconds)
+            let within = RetrySchedule.message(seconds: TimeSpan(timeout).totalSeconds)
             report(PluginMessage(
                 english: "\(displayName) did not read its input within \(within.english); it is stopped and restarted for the next attempt",
                 korean: "\(displayName)이(가) \(within.korean) 안에 입력을 읽지 않았습니다. 멈추고 다음 시도 때 다시 시작합니다"))
@@ -221,7 +221,7 @@ final class SupervisedProgram: DurableDestination {
         guard !closing else { return }
         let status = termination.status
         let killed = termination.killedBySignal
-        let next = RetrySchedule.message(seconds: pause.seconds)
+        let next = RetrySchedule.message(seconds: TimeSpan(pause).totalSeconds)
         report(PluginMessage(
             english: "\(displayName) \(killed ? "was killed by signal \(status)" : "exited with status \(status)"); it restarts for the next event in \(next.english)",
             korean: "\(displayName)이(가) \(killed ? "시그널 \(status)로 종료되었습니다" : "상태 \(status)로 끝났습니다"). \(next.korean) 뒤 다음 이벤트 때 다시 시작합니다"))

@@ -242,7 +242,9 @@ public final class EventBus<Event: Sendable>: @unchecked Sendable {
         // (or one of another subscriber): waiting would wait for ourselves.
         if holder.load(ordering: .relaxed) == currentThreadIdentity() { return }
         if current.load(ordering: .sequentiallyConsistent) != id { return }
-        cancelWaiters.add(1, ordering: .sequentiallyConsistent)
+        // Counted under `moved`'s lock, which wakes its waiters: one can wait for a
+        // cancel to be waiting (a test that the cancel does not return early).
+        moved.change { _ in _ = cancelWaiters.add(1, ordering: .sequentiallyConsistent) }
         _ = moved.wait(until: nil) { _ in current.load(ordering: .sequentiallyConsistent) != id }
         cancelWaiters.subtract(1, ordering: .sequentiallyConsistent)
     }
@@ -378,7 +380,6 @@ public final class EventBus<Event: Sendable>: @unchecked Sendable {
     ///   handler is stuck, or events keep arriving). Must not be called from a
     ///   queued handler of this bus.
     public func drain(timeout: Duration) -> Bool {
-        let deadline = DispatchTime.now() + .nanoseconds(TimeSpan(timeout).totalNanoseconds)
-        return busy.wait(timeout: deadline) == .success
+        busy.wait(timeout: TimeSpan(timeout).deadline(after: .now())) == .success
     }
 }

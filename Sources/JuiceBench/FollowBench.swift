@@ -103,13 +103,13 @@ enum FollowBench {
         let last = (try? store.lastSequence()) ?? 0
         let used = Locked(0.0)
         let done = DispatchSemaphore(value: 0)
-        let processBefore = cpuSeconds(Self.processUsage)
+        let processBefore = Measure.cpuSeconds(Measure.processUsage)
         let started = ContinuousClock.now
         for _ in 0..<waiters {
             let thread = Thread {
-                let before = cpuSeconds(Self.threadUsage)
+                let before = Measure.cpuSeconds(Measure.threadUsage)
                 _ = try? store.waitForEvents(after: last, timeout: idleWindow)
-                let after = cpuSeconds(Self.threadUsage)
+                let after = Measure.cpuSeconds(Measure.threadUsage)
                 used.withLock { $0 += after - before }
                 done.signal()
             }
@@ -117,21 +117,8 @@ enum FollowBench {
         }
         for _ in 0..<waiters { done.wait() }
         let wall = Measure.seconds(ContinuousClock.now - started)
-        let cpu = waiters == 1 ? used.withLock { $0 } : cpuSeconds(Self.processUsage) - processBefore
+        let cpu = waiters == 1 ? used.withLock { $0 } : Measure.cpuSeconds(Measure.processUsage) - processBefore
         return cpu / wall * 100
-    }
-
-    /// `RUSAGE_SELF` and `RUSAGE_THREAD` (Linux), which Glibc's module imports as an enum
-    /// `getrusage` does not take.
-    private static let processUsage: Int32 = 0
-    private static let threadUsage: Int32 = 1
-
-    private static func cpuSeconds(_ who: Int32) -> Double {
-        var usage = rusage()
-        getrusage(who, &usage)
-        let user = Double(usage.ru_utime.tv_sec) + Double(usage.ru_utime.tv_usec) / 1e6
-        let system = Double(usage.ru_stime.tv_sec) + Double(usage.ru_stime.tv_usec) / 1e6
-        return user + system
     }
 
     private static func percentile(_ values: [Double], _ fraction: Double) -> Double {

@@ -18,8 +18,19 @@ enum Measure {
 
     /// A duration (never negative here: an elapsed time) in seconds.
     static func seconds(_ duration: Duration) -> Double {
-        let (seconds, attoseconds) = duration.components
-        return Double(seconds) + Double(attoseconds) / 1e18
+        TimeSpan(duration).totalSeconds
+    }
+
+    /// `RUSAGE_SELF` and `RUSAGE_THREAD` (Linux), which Glibc's module imports as an enum
+    /// `getrusage` does not take.
+    static let processUsage: Int32 = 0
+    static let threadUsage: Int32 = 1
+
+    /// CPU seconds (user + system) the process, or the calling thread, has used.
+    static func cpuSeconds(_ who: Int32 = processUsage) -> Double {
+        var usage = rusage()
+        getrusage(who, &usage)
+        return TimeSpan(usage.ru_utime).totalSeconds + TimeSpan(usage.ru_stime).totalSeconds
     }
 
     static func median(_ values: [Double]) -> Double {

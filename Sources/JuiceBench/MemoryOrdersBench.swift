@@ -39,7 +39,7 @@ enum MemoryOrdersBench {
             name: "bench", language: .english, colorAllowed: false, stateDirectory: "/tmp",
             environment: [:], standardOutput: sink, standardError: sink)
         let host = PluginHost(maker: maker, journal: InMemoryStore(), reportError: { _ in })
-        let logger = try Logger(
+        let logger = try EventLogger(
             configuration: PluginConfiguration(path: "subscribers[0]", values: [
                 (key: "format", value: .string("text")), (key: "path", value: .string("/dev/null")),
             ]),

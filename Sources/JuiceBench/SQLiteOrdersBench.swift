@@ -90,17 +90,10 @@ enum SQLiteOrdersBench {
 
     /// Wall-clock and CPU (user + system) seconds `body` took.
     private static func time(_ body: () throws -> Void) throws -> (wall: Double, cpu: Double) {
-        let cpuStart = cpuSeconds()
-        let start = DispatchTime.now().uptimeNanoseconds
+        let cpuStart = Measure.cpuSeconds()
+        let start = ContinuousClock.now
         try body()
-        let wall = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
-        return (wall, cpuSeconds() - cpuStart)
-    }
-
-    private static func cpuSeconds() -> Double {
-        var usage = rusage()
-        getrusage(RUSAGE_SELF.rawValue, &usage)
-        func seconds(_ time: timeval) -> Double { Double(time.tv_sec) + Double(time.tv_usec) / 1e6 }
-        return seconds(usage.ru_utime) + seconds(usage.ru_stime)
+        let wall = Measure.seconds(.now - start)
+        return (wall, Measure.cpuSeconds() - cpuStart)
     }
 }

@@ -107,14 +107,12 @@ public final class LockedCondition<Value>: @unchecked Sendable {
     private func timedWait(_ duration: Duration) -> Int32 {
         let span = TimeSpan(duration)
         #if canImport(Darwin)
-        var relative = timespec(tv_sec: span.seconds, tv_nsec: span.nanoseconds)
+        var relative = span.relativeTimespec
         return pthread_cond_timedwait_relative_np(condition, mutex, &relative)
         #else
         var now = timespec()
         clock_gettime(CLOCK_MONOTONIC, &now)
-        let (seconds, carry) = Int(now.tv_nsec + span.nanoseconds).quotientAndRemainder(dividingBy: 1_000_000_000)
-        let (sum, overflow) = Int(now.tv_sec).addingReportingOverflow(span.seconds + seconds)
-        var deadline = timespec(tv_sec: overflow ? Int.max : sum, tv_nsec: carry)
+        var deadline = span.deadline(after: now)
         return pthread_cond_timedwait(condition, mutex, &deadline)
         #endif
     }

@@ -2,6 +2,7 @@ import CommandPlugin
 import Foundation
 import JuiceMakerCore
 import JuiceMakerPluginKit
+import JuiceTestSupport
 import Testing
 
 /// The command subscriber with real programs (`/bin/sh` scripts) over an in-memory store.
@@ -24,7 +25,7 @@ import Testing
 
     @Test func everyEventArrivesAsOneJSONLineInOrder() async throws {
         let directory = try TemporaryDirectory()
-        let rig = Rig()
+        let rig = Rig.delivery()
         let plugin = try subscriber(rig, script: #"while IFS= read -r line; do printf '%s\n' "$line" >> "$OUT"; done"#, directory: directory)
         try plugin.attach(to: rig.host)
         for juice in [Juice.mangoKiwi, .banana, .strawberryBanana, .kiwi] { try rig.maker.make(juice) }
@@ -38,7 +39,7 @@ import Testing
 
     @Test func aProgramIgnoringSIGTERMDoesNotOutliveShutdown() async throws {
         let directory = try TemporaryDirectory()
-        let rig = Rig()
+        let rig = Rig.delivery()
         // Ignores SIGTERM, takes its input, then would stay for a minute.
         let script = #"echo $$ > pid; trap '' TERM; cat >> "$OUT"; exec sleep 60"#
         let plugin = try subscriber(rig, script: script, directory: directory)
@@ -50,15 +51,18 @@ import Testing
 
         let text = try String(contentsOfFile: directory.file("pid"), encoding: .utf8)
         let pid = try #require(Int32(text.trimmingCharacters(in: .whitespacesAndNewlines)))
-        // Bounded wait for the kernel to finish it off and the parent to reap it.
-        let gone = await eventually(within: 10) { kill(pid, 0) != 0 && errno == ESRCH }
+        // Bounded wait for the kernel to finish it off and the parent to reap it. Polled:
+        // the program is the plugin's child, reaped by Foundation's `Process` inside
+        // it, and no handle on its exit reaches the test (waiting on the pid would race
+        // that reaper).
+        let gone = await eventually(within: .seconds(10)) { kill(pid, 0) != 0 && errno == ESRCH }
         #expect(gone, "program \(pid) still runs after shutdown")
         if !gone { kill(pid, SIGKILL) }
     }
 
     @Test func aProgramThatExitsIsRestartedAndMissesNothing() async throws {
         let directory = try TemporaryDirectory()
-        let rig = Rig()
+        let rig = Rig.delivery()
         // Reads three lines, then exits with status 3; says on stderr that it started.
         let script = #"""
             echo "started" >&2; echo x >> starts; n=0
@@ -69,8 +73,14 @@ import Testing
         for _ in 0..<7 { try rig.maker.make(.banana) }
         let delivery = try #require(plugin.delivery)
         let made = try rig.journal().filter { $0.event.kind == .juiceMade }
-        #expect(try await eventually { try received(directory).map(\.id) == made.map(\.id) }, "\(rig.errors.all) \(delivery.phase) \(delivery.statistics) \((try? received(directory))?.count ?? -1)")
+        let count = made.count
+        #expect(
+            await delivery.wait(until: generousDeadline()) { _, statistics in statistics.delivered == count },
+            "\(rig.errors.all) \(delivery.phase) \(delivery.statistics) \((try? received(directory))?.count ?? -1)")
+        // Shutdown closes the program's input and waits for it to exit: by then it has
+        // written every line it read.
         await plugin.shutdown(deadline: generousDeadline())
+        #expect(try received(directory).map(\.id) == made.map(\.id))
 
         let starts = try String(contentsOfFile: directory.file("starts"), encoding: .utf8).split(separator: "\n").count
         #expect(starts == 3)
@@ -81,7 +91,7 @@ import Testing
 
     @Test func aProgramThatClosesItsInputFailsTheAttemptWithoutSIGPIPE() async throws {
         let directory = try TemporaryDirectory()
-        let rig = Rig()
+        let rig = Rig.delivery()
         // Closes its stdin at once and stays: every write finds no reader (EPIPE).
         let plugin = try subscriber(rig, script: "exec 0<&-; exec sleep 30", directory: directory)
         try plugin.attach(to: rig.host)
@@ -95,7 +105,7 @@ import Testing
     }
 
     @Test func aMissingProgramIsAConfigurationErrorNamingTheField() throws {
-        let rig = Rig()
+        let rig = Rig.delivery()
         do {
             _ = try CommandSubscriber(
                 configuration: section([("command", .array([.string("no-such-program-juice")]))]), context: rig.context())
@@ -110,7 +120,7 @@ import Testing
 
     @Test(arguments: [ConfigValue.number(0), .number(-1), .number(3_601), .string("10")])
     func aTimeoutOutsideItsRangeIsAConfigurationError(timeout: ConfigValue) throws {
-        let rig = Rig()
+        let rig = Rig.delivery()
         do {
             _ = try CommandSubscriber(
                 configuration: section([("command", .array([.string("/bin/cat")])), ("timeoutSeconds", timeout)]),

@@ -1,5 +1,6 @@
 import Foundation
 import JuiceMakerCore
+import JuiceTestSupport
 import Locking
 import SQLiteStore
 import Testing
@@ -40,11 +41,15 @@ import Testing
             kill(follower.processIdentifier, SIGKILL)
             follower.waitUntilExit()
         }
-        // Up: eight runners and eight watches have their threads (a readiness hint only).
-        _ = await eventually(within: 10) { threadCount(follower.processIdentifier) >= 17 }
-        try await Task.sleep(for: .milliseconds(500))  // start-up settles
+        // Up: eight runners and eight watches have their threads (a readiness hint only;
+        // polled: another process's threads send no signal).
+        _ = await eventually(within: .seconds(10)) { threadCount(follower.processIdentifier) >= 17 }
+        // Kept sleeps, as no signal can stand for them: an idle follower says nothing
+        // (it is idleness that is measured), so start-up is let settle, and then the
+        // wake-ups of a fixed window are counted (a window, not a timing assertion).
+        try await Task.sleep(for: .milliseconds(500))
         let before = wakeUps(follower.processIdentifier)
-        try await Task.sleep(for: .seconds(2))  // the window counted, not a timing assertion
+        try await Task.sleep(for: .seconds(2))
         let woke = wakeUps(follower.processIdentifier) - before
         print("idle juice deliver --follow, 8 subscribers: \(woke) wake-ups in 2 s")
         #expect(woke < 100, "an idle follower woke \(woke) times in 2 s: something polls")
@@ -54,18 +59,24 @@ import Testing
     // cursor write (another process holds the store's write lock), SIGINT still ends
     // `juice deliver --follow` by the flush deadline.
     @Test func deliverFollowExitsOnSIGINTWhileEveryRunnerWaitsForTheStore() async throws {
-        // Each program says it started, waits for `go`, then reads its line.
-        let script = #"touch started-$N; while [ ! -e go ]; do sleep 0.01; done; exec cat >> out-$N"#
-        let workspace = try JuiceWorkspace(subscribers: commandSubscribers(8, script: script), flushDeadlineSeconds: 0.5)
+        // Each program says it started, waits for `go`, reads its line and says so; each
+        // saying and the `go` is a line through a named pipe (a signal, not a file polled).
+        let script = #"echo $N > started; read x < go; head -n 1 >> out-$N; echo $N > delivered; exec cat >> out-$N"#
+        // The programs read only after `go`: on a loaded machine the runners' wait for
+        // that read must not time out first (the default is 10 s).
+        let subscribers = commandSubscribers(8, script: script, extra: #", "timeoutSeconds": 300"#)
+        let workspace = try JuiceWorkspace(subscribers: subscribers, flushDeadlineSeconds: 0.5)
+        let startedPipe = try LineFIFO(workspace.directory.file("started"))
+        let go = try LineFIFO(workspace.directory.file("go"))
+        let deliveredPipe = try LineFIFO(workspace.directory.file("delivered"))
+        defer { withExtendedLifetime([startedPipe, go, deliveredPipe]) {} }  // open until the programs are done
         let silent = try workspace.config("silent.json", subscribers: "[]")
         #expect(try workspace.run(["order", "banana"], config: silent) == 0)
         let follower = try workspace.start(["deliver", "--follow"])
         defer {
             if follower.isRunning { kill(follower.processIdentifier, SIGKILL) }
         }
-        let started = await eventually(within: 30) {
-            (0..<8).allSatisfy { FileManager.default.fileExists(atPath: workspace.directory.file("started-\($0)")) }
-        }
+        let started = await startedPipe.lines(8).count == 8
         #expect(started)
 
         // This process takes the store's write lock and keeps it until the end.
@@ -73,15 +84,14 @@ import Testing
         let lock = StoreWriteLock(store)
         #expect(lock.waitUntilHeld())
         defer { lock.release() }
-        _ = FileManager.default.createFile(atPath: workspace.directory.file("go"), contents: nil)
-        let delivered = await eventually(within: 30) {
-            (0..<8).allSatisfy { ((try? String(contentsOfFile: workspace.directory.file("out-\($0)"), encoding: .utf8)) ?? "").hasSuffix("\n") }
-        }
+        go.write(String(repeating: "\n", count: 8))  // one line for each program's `read`
+        let delivered = await deliveredPipe.lines(8).count == 8
+            && (0..<8).allSatisfy { ((try? String(contentsOfFile: workspace.directory.file("out-\($0)"), encoding: .utf8)) ?? "").hasSuffix("\n") }
         #expect(delivered, "every program read its line")
 
         let interrupted = ContinuousClock.now
         kill(follower.processIdentifier, SIGINT)
-        let exited = await waitForExit(follower, within: 10)
+        let exited = await waitForExit(follower, within: .seconds(10))
         print("juice deliver --follow, 8 command subscribers, store locked by another process: exit \(ContinuousClock.now - interrupted) after SIGINT")
         #expect(exited, "juice deliver --follow did not exit within 10 s of SIGINT")
     }
@@ -95,7 +105,7 @@ import Testing
         #expect(try workspace.run(["order", "banana"], config: silent) == 0)
 
         let deliver = try workspace.start(["deliver"])
-        #expect(await waitForExit(deliver, within: 15), "juice deliver hung on a program that never reads")
+        #expect(await waitForExit(deliver, within: .seconds(15)), "juice deliver hung on a program that never reads")
         #expect(deliver.terminationStatus == 75)  // the event waits for its scheduled retry
         #expect(workspace.errors.contains("did not read the event within 300 ms"), "\(workspace.errors)")
         let store = try SQLiteStore(path: workspace.storePath)

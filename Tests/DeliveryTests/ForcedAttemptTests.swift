@@ -1,5 +1,6 @@
 import JuiceMakerCore
 import JuiceMakerPluginKit
+import JuiceTestSupport
 import Testing
 import Locking
 
@@ -18,7 +19,7 @@ private final class RefusingDestination: DurableDestination {
 struct ForcedAttemptTests {
     @Test("repeated `juice deliver` runs while the endpoint is down keep the schedule: no attempt is used up, no dead letter")
     func forcedEarlyAttemptsDoNotUseUpTheSchedule() async throws {
-        let rig = Rig()
+        let rig = Rig.delivery()
         let destination = RefusingDestination()
         // Two attempts in all, an hour apart: a forced run must not count as the second.
         let schedule = RetrySchedule(delays: [3600])

@@ -1,5 +1,6 @@
 import Foundation
 import Locking
+import JuiceTestSupport
 import Testing
 import WebhookPlugin
 

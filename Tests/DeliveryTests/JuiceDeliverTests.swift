@@ -1,5 +1,6 @@
 import Foundation
 import JuiceMakerCore
+import JuiceTestSupport
 import Synchronization
 import Testing
 
@@ -59,11 +60,10 @@ import Testing
     /// under way at each kill. (Without the lease, orders and the follower delivered the
     /// same events side by side.)
     @Test func tenKillsOfTheFollowerResendAtMostTenEvents() async throws {
-        // Each answer takes a moment, so a follower is always killed with work under way.
-        let server = LoopbackHTTPServer { _, _ in
-            usleep(20_000)
-            return .status(200)
-        }
+        // Each follower's third request is never answered, so every follower is killed
+        // with work under way (known from the request's arrival, not from slow answers).
+        let held = Atomic<Int>(-1)
+        let server = LoopbackHTTPServer { index, _ in index == held.load(ordering: .relaxed) ? .hang : .status(200) }
         try server.start()
         defer { server.stop() }
         let webhook = #"[{"type": "webhook", "url": "\#(server.url)", "events": ["juiceMade"], "timeoutSeconds": 30, "retrySchedule": [0.05, 0.05, 0.05]}]"#
@@ -73,15 +73,16 @@ import Testing
             // The stream: six events wait for each follower, and an order adds one.
             for _ in 0..<6 { #expect(try workspace.run(["order", "banana"], config: silent) == 0) }
             let before = server.requests.count
+            held.store(before + 2, ordering: .relaxed)
             let follower = try workspace.start(["deliver", "--follow"])
-            _ = await eventually(within: 10) { server.requests.count >= before + 1 }
+            _ = await server.waitForRequests(before + 1, until: .now + .seconds(10))
             // An order beside the follower: its own runner must leave delivery to it.
             let order = try workspace.start(["order", "banana"])
-            _ = await eventually(within: 10) { server.requests.count >= before + 3 }
+            _ = await server.waitForRequests(before + 3, until: .now + .seconds(10))
             kill(follower.processIdentifier, SIGKILL)
             follower.waitUntilExit()
             #expect(follower.terminationReason == .uncaughtSignal)
-            #expect(await waitForExit(order, within: 30))
+            #expect(await waitForExit(order, within: .seconds(30)))
             #expect(order.terminationStatus == 0)
         }
         #expect(try workspace.run(["deliver"]) == 0)

@@ -1,5 +1,7 @@
 import Foundation
 import JuiceMakerCore
+import JuiceTestSupport
+import Locking
 
 /// A temporary directory with a config and a store, in which the built `juice`
 /// binary runs as real processes.
@@ -28,14 +30,7 @@ final class JuiceWorkspace {
     }
 
     /// The `juice` executable built beside this test bundle.
-    static let binary: String = {
-        let beside: (URL?) -> String? = { $0?.deletingLastPathComponent().appendingPathComponent("juice").path }
-        let selfPath = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")
-        let candidates: [String?] = [
-            beside(Bundle.main.executableURL), beside(selfPath.map { URL(fileURLWithPath: $0) }), beside(Bundle.main.bundleURL),
-        ]
-        return candidates.compactMap { $0 }.first { FileManager.default.isExecutableFile(atPath: $0) } ?? "juice"
-    }()
+    static let binary = juiceExecutable
 
     /// Starts `juice <arguments> --config … --store …` (the workspace's config unless
     /// `config` names another); output goes to files.
@@ -84,17 +79,17 @@ final class JuiceWorkspace {
     }
 }
 
-/// Waits for `process` to exit, at most `seconds` (only a hang reaches that, and
+/// Waits for `process` to exit, at most `limit` (only a hang reaches that, and
 /// the process is then killed); returns whether it exited by itself. The exit is
 /// waited for on threads of their own and signalled, not polled.
-func waitForExit(_ process: Process, within seconds: Double = 10) async -> Bool {
+func waitForExit(_ process: Process, within limit: Duration = .seconds(10)) async -> Bool {
     let exit = DispatchSemaphore(value: 0)
     Thread {
         process.waitUntilExit()
         exit.signal()
     }.start()
     let exited = await withCheckedContinuation { continuation in
-        Thread { continuation.resume(returning: exit.wait(timeout: .now() + seconds) == .success) }.start()
+        Thread { continuation.resume(returning: exit.wait(timeout: TimeSpan(limit).deadline(after: .now())) == .success) }.start()
     }
     if !exited {
         kill(process.processIdentifier, SIGKILL)

@@ -1,5 +1,6 @@
 import Foundation
 import JuiceMakerCore
+import JuiceTestSupport
 import Testing
 import WebhookPlugin
 
@@ -34,12 +35,12 @@ import WebhookPlugin
         let server = LoopbackHTTPServer { _, _ in .status(500) }
         try server.start()
         defer { server.stop() }
-        let rig = Rig()
+        let rig = Rig.delivery()
         let plugin = try webhook(rig, url: server.url, schedule: [0.01, 0.01])
         try plugin.attach(to: rig.host)
         try rig.maker.make(.banana)
         let delivery = try #require(plugin.delivery)
-        #expect(await eventually { delivery.statistics.deadLettered >= 1 })
+        #expect(await delivery.wait(until: generousDeadline()) { _, statistics in statistics.deadLettered >= 1 })
         await plugin.shutdown(deadline: generousDeadline())
 
         let english = rig.errors.all
@@ -57,7 +58,7 @@ import WebhookPlugin
         let server = LoopbackHTTPServer { _, _ in .status(410) }
         try server.start()
         defer { server.stop() }
-        let rig = Rig()
+        let rig = Rig.delivery()
         // Plain http:// to another machine draws a warning at attach; nothing listens there.
         let remote = try webhook(rig, url: "http://192.0.2.1:9/hook", schedule: [60], name: "remote")
         try remote.attach(to: rig.host)
@@ -66,7 +67,9 @@ import WebhookPlugin
         try plugin.attach(to: rig.host)
         try rig.maker.make(.banana)
         let delivery = try #require(plugin.delivery)
-        #expect(await eventually { delivery.statistics.failed >= 1 && delivery.phase != .delivering })
+        #expect(await delivery.wait(until: generousDeadline()) { phase, statistics in
+            statistics.failed >= 1 && phase != .delivering
+        })
         await plugin.shutdown(deadline: generousDeadline())
 
         #expect(rig.errors.all.contains { $0.contains("410 Gone") }, "\(rig.errors.all)")

@@ -1,8 +1,13 @@
 import Foundation
+import JuiceMakerCore
+import JuiceMakerPluginKit
+import JuiceTestSupport
 import Locking
 
 /// A small HTTP/1.1 server on 127.0.0.1, for tests: records every request and
 /// answers what the test scripts. Keep-alive, `Content-Length` bodies only.
+/// Nothing in it sleeps or polls: its threads wait on sockets, a wake-up pipe and
+/// its state's condition, and tests wait for requests with `waitForRequests`.
 final class LoopbackHTTPServer: Sendable {
     struct Request: Sendable {
         let method: String
@@ -21,6 +26,8 @@ final class LoopbackHTTPServer: Sendable {
 
     private struct State {
         var listener: Int32 = -1
+        /// The write end of the accept loop's wake-up pipe.
+        var wake: Int32 = -1
         var connections: Set<Int32> = []
         var requests: [Request] = []
         var running = false
@@ -28,7 +35,10 @@ final class LoopbackHTTPServer: Sendable {
 
     /// The port, chosen by the system at the first `start` and kept across restarts.
     private let boundPort = Locked<UInt16>(0)
-    private let state = Locked(State())
+    /// `change` wakes a hanging answer when its connection is closed.
+    private let state = LockedCondition(State())
+    /// Tests waiting for a number of requests.
+    private let arrivals = AsyncWaiters<Int>()
     private let script: @Sendable (Int, Request) -> Answer
 
     /// `script` gets each request's index (0-based, over the server's life) and the request.
@@ -40,8 +50,19 @@ final class LoopbackHTTPServer: Sendable {
     var url: String { "http://127.0.0.1:\(port)/hook" }
     var requests: [Request] { state.withLock { $0.requests } }
 
+    /// Waits until the server has received `count` requests in all; `false` at
+    /// `deadline` (only a hang reaches the generous one).
+    func waitForRequests(_ count: Int, until deadline: ContinuousClock.Instant = generousDeadline()) async -> Bool {
+        await arrivals.wait(
+            until: deadline, current: { state.withLock { $0.requests.count >= count } }, for: { $0 >= count })
+    }
+
     func start() throws {
+        #if canImport(Glibc)
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        #else
+        let fd = socket(AF_INET, SOCK_STREAM, 0)
+        #endif
         guard fd >= 0 else { throw ServerError("socket: \(errno)") }
         var yes: Int32 = 1
         setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &yes, socklen_t(MemoryLayout<Int32>.size))
@@ -61,22 +82,36 @@ final class LoopbackHTTPServer: Sendable {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
         }
         boundPort.withLock { $0 = UInt16(bigEndian: address.sin_port) }
+        var ends: [Int32] = [-1, -1]
+        guard pipe(&ends) == 0 else {
+            close(fd)
+            throw ServerError("pipe: \(errno)")
+        }
+        let (wakeRead, wakeWrite) = (ends[0], ends[1])
         state.withLock { state in
             state.listener = fd
+            state.wake = wakeWrite
             state.running = true
         }
-        Thread { [self] in acceptLoop(fd) }.start()
+        Thread { [self] in acceptLoop(fd, wake: wakeRead) }.start()
     }
 
     /// Closes the listener and every connection (hanging requests see the connection drop).
     func stop() {
-        let fds = state.withLock { state -> [Int32] in
+        let (fds, wake) = state.change { state -> ([Int32], Int32) in
             state.running = false
             defer {
                 state.listener = -1
+                state.wake = -1
                 state.connections = []
             }
-            return [state.listener] + Array(state.connections)
+            return ([state.listener] + Array(state.connections), state.wake)
+        }
+        if wake >= 0 {
+            // Ends the accept loop, which closes the read end.
+            var byte: UInt8 = 1
+            _ = write(wake, &byte, 1)
+            close(wake)
         }
         for fd in fds where fd >= 0 {
             shutdown(fd, Int32(SHUT_RDWR))
@@ -84,12 +119,22 @@ final class LoopbackHTTPServer: Sendable {
         }
     }
 
-    private func acceptLoop(_ listener: Int32) {
-        while state.withLock({ $0.running && $0.listener == listener }) {
-            var poller = pollfd(fd: listener, events: Int16(POLLIN), revents: 0)
-            guard poll(&poller, 1, 50) > 0 else { continue }
+    /// Accepts connections until `stop` writes to `wake`.
+    private func acceptLoop(_ listener: Int32, wake: Int32) {
+        defer { close(wake) }
+        while true {
+            var pollers = [
+                pollfd(fd: listener, events: Int16(POLLIN), revents: 0), pollfd(fd: wake, events: Int16(POLLIN), revents: 0),
+            ]
+            let ready = poll(&pollers, 2, -1)
+            if ready < 0, errno == EINTR { continue }
+            guard ready > 0, pollers[1].revents == 0 else { return }
             let connection = accept(listener, nil, nil)
             guard connection >= 0 else { continue }
+            #if canImport(Darwin)
+            var yes: Int32 = 1
+            setsockopt(connection, SOL_SOCKET, SO_NOSIGPIPE, &yes, socklen_t(MemoryLayout<Int32>.size))
+            #endif
             let accepted = state.withLock { state -> Bool in
                 guard state.running else { return false }
                 state.connections.insert(connection)
@@ -120,7 +165,7 @@ final class LoopbackHTTPServer: Sendable {
                 headers[line[..<colon].lowercased()] = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
             }
             buffer.removeFirst(headerEnd + 4)
-            if headers["expect"]?.lowercased() == "100-continue" { send(fd, "HTTP/1.1 100 Continue\r\n\r\n") }
+            if headers["expect"]?.lowercased() == "100-continue" { reply(fd, "HTTP/1.1 100 Continue\r\n\r\n") }
             let length = Int(headers["content-length"] ?? "0") ?? 0
             while buffer.count < length {
                 guard readMore(fd, &buffer) else { return }
@@ -132,16 +177,17 @@ final class LoopbackHTTPServer: Sendable {
                 headers: headers, body: body)
             let index = state.withLock { state in
                 state.requests.append(request)
+                arrivals.resumeSatisfied(by: state.requests.count)
                 return state.requests.count - 1
             }
             switch script(index, request) {
             case .hang:
-                while state.withLock({ $0.connections.contains(fd) }) { usleep(10_000) }
+                _ = state.wait(until: nil) { !$0.connections.contains(fd) }
                 return
             case let .status(code, extra):
                 var response = "HTTP/1.1 \(code) Scripted\r\nContent-Length: 0\r\n"
                 for (name, value) in extra { response += "\(name): \(value)\r\n" }
-                send(fd, response + "\r\n")
+                reply(fd, response + "\r\n")
             }
         }
     }
@@ -164,11 +210,19 @@ final class LoopbackHTTPServer: Sendable {
         return true
     }
 
-    private func send(_ fd: Int32, _ text: String) {
+    /// No SIGPIPE when the client has gone: a flag on Linux, a socket option
+    /// (`SO_NOSIGPIPE`, set at accept) on Darwin.
+    #if canImport(Glibc)
+    private static let sendFlags = Int32(MSG_NOSIGNAL)
+    #else
+    private static let sendFlags: Int32 = 0
+    #endif
+
+    private func reply(_ fd: Int32, _ text: String) {
         let bytes = Array(text.utf8)
         var offset = 0
         while offset < bytes.count {
-            let sent = bytes.withUnsafeBytes { Glibc.send(fd, $0.baseAddress! + offset, bytes.count - offset, Int32(MSG_NOSIGNAL)) }
+            let sent = bytes.withUnsafeBytes { send(fd, $0.baseAddress! + offset, bytes.count - offset, Self.sendFlags) }
             guard sent > 0 else { return }
             offset += sent
         }

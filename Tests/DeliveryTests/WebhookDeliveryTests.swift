@@ -1,6 +1,7 @@
 import Foundation
 import JuiceMakerCore
 import JuiceMakerPluginKit
+import JuiceTestSupport
 import Synchronization
 import Testing
 import WebhookPlugin
@@ -20,17 +21,23 @@ import WebhookPlugin
         return try Webhook(configuration: section(values), context: rig.context())
     }
 
+    /// The runner waits for a retry: the failed attempt's retry state is in the journal.
+    private let isWaitingForRetry: @Sendable (DeliveryPhase, DeliveryStatistics) -> Bool = { phase, _ in
+        if case .waitingForRetry = phase { return true }
+        return false
+    }
+
     @Test func signatureVerifiesWithOpenSSLAndATamperedBodyDoesNot() async throws {
         let server = LoopbackHTTPServer()
         try server.start()
         defer { server.stop() }
-        let rig = Rig()
+        let rig = Rig.delivery()
         // The key is base64 key material (Standard Webhooks); openssl gets the same bytes as text.
         let secret = "s3cr3t-for-tests"
         let plugin = try webhook(rig, url: server.url, secret: "whsec_" + Data(secret.utf8).base64EncodedString(), events: ["juiceMade"])
         try plugin.attach(to: rig.host)
         try rig.maker.make(.mangoKiwi)
-        #expect(await eventually { server.requests.count == 1 })
+        #expect(await server.waitForRequests(1))
         await plugin.shutdown(deadline: generousDeadline())
 
         let request = try #require(server.requests.first)
@@ -60,12 +67,12 @@ import WebhookPlugin
         let server = LoopbackHTTPServer { index, _ in index < 3 ? .status(500) : .status(200) }
         try server.start()
         defer { server.stop() }
-        let rig = Rig()
+        let rig = Rig.delivery()
         let plugin = try webhook(rig, url: server.url, events: ["juiceMade"])
         try plugin.attach(to: rig.host)
         try rig.maker.make(.banana)
         let delivery = try #require(plugin.delivery)
-        #expect(await eventually { delivery.statistics.delivered == 1 })
+        #expect(await delivery.wait(until: generousDeadline()) { _, statistics in statistics.delivered == 1 })
         await plugin.shutdown(deadline: generousDeadline())
 
         let requests = server.requests
@@ -82,13 +89,13 @@ import WebhookPlugin
         let server = LoopbackHTTPServer { _, request in request.text.contains("\"juice\":\"banana\"") ? .status(500) : .status(204) }
         try server.start()
         defer { server.stop() }
-        let rig = Rig()
+        let rig = Rig.delivery()
         let plugin = try webhook(rig, url: server.url, events: ["juiceMade"], schedule: [0.01, 0.01])
         try plugin.attach(to: rig.host)
         try rig.maker.make(.banana)
         try rig.maker.make(.kiwi)
         let delivery = try #require(plugin.delivery)
-        #expect(await eventually { delivery.statistics.delivered == 1 })
+        #expect(await delivery.wait(until: generousDeadline()) { _, statistics in statistics.delivered == 1 })
         await plugin.shutdown(deadline: generousDeadline())
 
         let letters = try rig.store.deadLetters(for: "hook")
@@ -106,12 +113,14 @@ import WebhookPlugin
         let server = LoopbackHTTPServer { _, _ in gone.load(ordering: .relaxed) ? .status(410) : .status(200) }
         try server.start()
         defer { server.stop() }
-        let rig = Rig()
+        let rig = Rig.delivery()
         let plugin = try webhook(rig, url: server.url, events: ["juiceMade"])
         try plugin.attach(to: rig.host)
         try rig.maker.make(.banana)
         let delivery = try #require(plugin.delivery)
-        #expect(await eventually { delivery.phase != .starting && delivery.phase != .delivering && delivery.statistics.failed == 1 })
+        #expect(await delivery.wait(until: generousDeadline()) { phase, statistics in
+            phase != .starting && phase != .delivering && statistics.failed == 1
+        })
         guard case .disabled = delivery.phase else {
             Issue.record("expected disabled, found \(delivery.phase)")
             return
@@ -133,13 +142,14 @@ import WebhookPlugin
         let server = LoopbackHTTPServer { _, _ in .status(503, headers: [("Retry-After", "3600")]) }
         try server.start()
         defer { server.stop() }
-        let rig = Rig()
+        let rig = Rig.delivery()
         // The schedule's longest step (2 h) bounds what Retry-After may ask for.
         let plugin = try webhook(rig, url: server.url, events: ["juiceMade"], schedule: [0.05, 7_200])
         try plugin.attach(to: rig.host)
         let before = Date().timeIntervalSince1970
         try rig.maker.make(.banana)
-        #expect(await eventually { (try? rig.store.retryState(for: "hook")) != nil })
+        let delivery = try #require(plugin.delivery)
+        #expect(await delivery.wait(until: generousDeadline(), for: isWaitingForRetry))
         await plugin.shutdown(deadline: generousDeadline())
         let state = try #require(try rig.store.retryState(for: "hook"))
         #expect(state.attempts == 1)
@@ -151,12 +161,13 @@ import WebhookPlugin
         let server = LoopbackHTTPServer { _, _ in .status(429, headers: [("Retry-After", "99999999999999999999")]) }
         try server.start()
         defer { server.stop() }
-        let rig = Rig()
+        let rig = Rig.delivery()
         let plugin = try webhook(rig, url: server.url, events: ["juiceMade"], schedule: [0.05, 600])
         try plugin.attach(to: rig.host)
         let before = Date().timeIntervalSince1970
         try rig.maker.make(.banana)
-        #expect(await eventually { (try? rig.store.retryState(for: "hook")) != nil })
+        let delivery = try #require(plugin.delivery)
+        #expect(await delivery.wait(until: generousDeadline(), for: isWaitingForRetry))
         await plugin.shutdown(deadline: generousDeadline())
         let after = Date().timeIntervalSince1970
         let state = try #require(try rig.store.retryState(for: "hook"))
@@ -169,12 +180,12 @@ import WebhookPlugin
         let server = LoopbackHTTPServer()
         try server.start()
         server.stop()
-        let rig = Rig()
+        let rig = Rig.delivery()
         let plugin = try webhook(rig, url: server.url, schedule: [60])
         try plugin.attach(to: rig.host)
         for _ in 0..<20 { try rig.maker.make(.strawberryBanana) }
         let delivery = try #require(plugin.delivery)
-        #expect(await eventually { (try? rig.store.retryState(for: "hook")) != nil })
+        #expect(await delivery.wait(until: generousDeadline(), for: isWaitingForRetry))
         try server.start()
         #expect(await delivery.deliverPending() == .caughtUp)
         await plugin.shutdown(deadline: generousDeadline())
@@ -186,11 +197,11 @@ import WebhookPlugin
         let server = LoopbackHTTPServer { _, _ in .hang }
         try server.start()
         defer { server.stop() }
-        let rig = Rig()
+        let rig = Rig.delivery()
         let plugin = try webhook(rig, url: server.url, events: ["juiceMade"], timeout: 60)
         try plugin.attach(to: rig.host)
         try rig.maker.make(.banana)
-        #expect(await eventually { server.requests.count == 1 })
+        #expect(await server.waitForRequests(1))
         let deadline = ContinuousClock.now + .milliseconds(200)
         await plugin.shutdown(deadline: deadline)
         // Bounded, not a speed assertion: only a shutdown that ignores its deadline fails.
@@ -199,7 +210,7 @@ import WebhookPlugin
     }
 
     @Test func configurationErrorsNameTheFieldAndHideTheSecret() throws {
-        let rig = Rig()
+        let rig = Rig.delivery()
         #expect(throws: ConfigurationError.self) { try webhook(rig, url: "ftp://example.com") }
         do {
             _ = try webhook(rig, url: "https://example.com/hook", secret: "whsec_!!not-base64!!")
@@ -211,7 +222,7 @@ import WebhookPlugin
     }
 
     @Test func plainHTTPToAnotherMachineIsWarnedAbout() throws {
-        let rig = Rig()
+        let rig = Rig.delivery()
         let remote = try webhook(rig, url: "http://user:pw@example.com/hook")
         #expect(remote.isPlainHTTPOffMachine)
         try remote.attach(to: rig.host)

@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import JuiceTestSupport
 import Locking
 import Synchronization
 import Testing
@@ -28,14 +29,14 @@ struct BlockedHandlerTests {
         }
     }
 
-    /// Runs `body` on its own thread; `true` if it returned within `seconds`.
-    func returns(within seconds: Double = 30, _ body: @escaping @Sendable () -> Void) -> Bool {
+    /// Runs `body` on its own thread; `true` if it returned within `limit`.
+    func returns(within limit: Duration = .seconds(30), _ body: @escaping @Sendable () -> Void) -> Bool {
         let done = Signal()
         Thread {
             body()
             done.fire()
         }.start()
-        return done.wait(seconds: seconds)
+        return done.wait(within: limit)
     }
 
     @Test("subscribe, statistics and another subscriber's cancel return while a handler is blocked")
@@ -70,8 +71,14 @@ struct BlockedHandlerTests {
             }
             cancelled.fire()
         }.start()
-        // The cancel must still be waiting: give it every chance to return wrongly.
-        #expect(!cancelled.wait(seconds: 0.3))
+        // The cancel must still be waiting: once it counts itself as waiting for the
+        // delivery under way (a signal, not a pause), it has passed every point where
+        // it could return early.
+        let bus = rig.bus
+        #expect(bus.moved.wait(until: .now + .seconds(30)) { _ in
+            bus.cancelWaiters.load(ordering: .sequentiallyConsistent) == 1
+        })
+        #expect(!cancelled.wait(within: .zero))
         released.store(true, ordering: .sequentiallyConsistent)
         rig.release.open()
         #expect(cancelled.wait())
@@ -108,7 +115,7 @@ struct BlockedHandlerTests {
                 delivered.add(1, ordering: .relaxed)
             }
             bus.subscribe("bystander") { _ in }
-            let finished = runThreads(3, seconds: 60) { index in
+            let finished = runThreads(3, within: .seconds(60)) { index in
                 if index == 0 {
                     for _ in 0..<(round % 50) { sched_yield() }
                     subscription.cancel()

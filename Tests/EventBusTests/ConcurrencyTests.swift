@@ -1,3 +1,4 @@
+import JuiceTestSupport
 import Synchronization
 import Testing
 import Locking
@@ -25,7 +26,7 @@ struct ConcurrencyTests {
             let token = bus.subscribe(name, delivery: delivery) { log.append($0) }
             logs.append((name, log, token))
         }
-        let finished = runThreads(publishers) { publisher in
+        let finished = runThreads(publishers, within: .seconds(120)) { publisher in
             for number in 0..<perPublisher { bus.publish(Stamp(publisher: publisher, number: number)) }
         }
         #expect(finished)
@@ -52,7 +53,7 @@ struct ConcurrencyTests {
         let churners = 4
         let rounds = 150
 
-        let finished = runThreads(publishers + churners) { index in
+        let finished = runThreads(publishers + churners, within: .seconds(120)) { index in
             if index < publishers {
                 for event in 0..<2_000 { bus.publish(index * 10_000 + event) }
                 return

@@ -57,7 +57,9 @@ struct FailureIsolationTests {
             }
         }
         bus.publish(1)
-        #expect(eventually { token.statistics?.failed == 1 })
+        // The mailbox counts the failure before it goes idle: drain is the signal.
+        #expect(bus.drain(timeout: .seconds(30)))
+        #expect(token.statistics?.failed == 1)
         bus.publish(2)
         #expect(started.wait())
         for event in 3...10 { bus.publish(event) }

@@ -1,4 +1,5 @@
 import Dispatch
+import JuiceTestSupport
 import Synchronization
 import Locking
 import Testing
@@ -21,7 +22,7 @@ struct QueuedDeliveryTests {
         let total = 10_000
         // On its own thread, so a publisher that waits for the handler fails the
         // test instead of hanging it.
-        let published = runThreads(1, seconds: 60) { _ in
+        let published = runThreads(1, within: .seconds(60)) { _ in
             for event in 0..<total { bus.publish(event) }
         }
         #expect(published, "publish waited for a blocked queued handler")
@@ -154,6 +155,17 @@ struct DrainTests {
         #expect(bus.drain(timeout: .seconds(30)))
     }
 
+    @Test("a huge drain timeout saturates to \"forever\" instead of trapping")
+    func drainWithHugeTimeout() {
+        let bus = EventBus<Int>()
+        let heard = Log<Int>()
+        bus.subscribe("queued", delivery: .queued()) { heard.append($0) }
+        bus.publish(1)
+        #expect(bus.drain(timeout: .seconds(Int64.max)))
+        #expect(bus.drain(timeout: .seconds(Int64.max) * 4))
+        #expect(heard.all == [1])
+    }
+
     @Test("drain returns false on timeout while a handler is stuck, true after it is released")
     func drainTimesOut() {
         let bus = EventBus<Int>()
@@ -165,6 +177,7 @@ struct DrainTests {
         }
         bus.publish(1)
         #expect(started.wait())
+        // The handler is stuck until the gate opens: the timeout is what is tested.
         #expect(bus.drain(timeout: .milliseconds(200)) == false)
         gate.open()
         #expect(bus.drain(timeout: .seconds(30)))

@@ -1,5 +1,4 @@
 import Dispatch
-import Foundation
 import Locking
 
 /// A thread-safe list that handlers append to.
@@ -25,46 +24,18 @@ final class Gate: Sendable {
     func wait() { group.wait() }
 }
 
-/// Counts calls; `waitUntil` waits a bounded time for a count.
+/// Counts calls; `wait` waits a bounded time for one.
 final class Signal: Sendable {
     private let semaphore = DispatchSemaphore(value: 0)
 
     func fire() { semaphore.signal() }
 
-    /// Waits for one `fire()`; `false` after `seconds` without one.
-    func wait(seconds: Double = 30) -> Bool {
-        semaphore.wait(timeout: .now() + seconds) == .success
+    /// Waits for one `fire()`; `false` after `limit` without one.
+    func wait(within limit: Duration = .seconds(30)) -> Bool {
+        semaphore.wait(timeout: TimeSpan(limit).deadline(after: .now())) == .success
     }
 }
 
 struct TestError: Error, Equatable {
     let value: Int
-}
-
-/// Runs `body(index)` on `count` real threads at once and waits for all of them.
-/// Returns `false` if they did not all finish within `seconds` (a deadlock).
-@discardableResult
-func runThreads(_ count: Int, seconds: Double = 120, _ body: @escaping @Sendable (Int) -> Void) -> Bool {
-    let done = DispatchGroup()
-    for index in 0..<count {
-        done.enter()
-        let thread = Thread {
-            body(index)
-            done.leave()
-        }
-        thread.stackSize = 1 << 20
-        thread.start()
-    }
-    return done.wait(timeout: .now() + seconds) == .success
-}
-
-/// Polls `condition` until it holds or `seconds` pass; returns its last value.
-/// For counters that have no wake-up of their own (statistics).
-func eventually(seconds: Double = 30, _ condition: () -> Bool) -> Bool {
-    let deadline = DispatchTime.now() + seconds
-    while !condition() {
-        if DispatchTime.now() > deadline { return condition() }
-        usleep(1_000)
-    }
-    return true
 }

@@ -1,4 +1,5 @@
 import Foundation
+import JuiceTestSupport
 import Testing
 
 /// What one `juice` process did.
@@ -16,14 +17,16 @@ struct JuiceRun {
 /// A temporary HOME with its own XDG directories, store and working directory, in
 /// which the built `juice` binary runs as a real process with an explicit environment.
 final class JuiceSandbox {
+    /// Removed with the sandbox.
+    private let directory: TemporaryDirectory
     let root: String
     /// The store every run uses (through `JUICE_MAKER_STORE`).
     let storePath: String
     var environment: [String: String]
 
     init(language: String = "en_US.UTF-8") throws {
-        root = FileManager.default.temporaryDirectory
-            .appendingPathComponent("juice-cli-\(UUID().uuidString)").path
+        directory = try TemporaryDirectory(prefix: "juice-cli-")
+        root = directory.path
         try FileManager.default.createDirectory(atPath: root + "/work", withIntermediateDirectories: true)
         storePath = root + "/state/juice-maker/test.sqlite"
         environment = [
@@ -36,21 +39,8 @@ final class JuiceSandbox {
         ]
     }
 
-    deinit {
-        try? FileManager.default.removeItem(atPath: root)
-    }
-
     /// The `juice` executable built beside this test bundle.
-    static let binary: String = {
-        let beside: (URL?) -> String? = { $0?.deletingLastPathComponent().appendingPathComponent("juice").path }
-        let selfPath = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")
-        let candidates: [String?] = [
-            beside(Bundle.main.executableURL),
-            beside(selfPath.map { URL(fileURLWithPath: $0) }),
-            beside(Bundle.main.bundleURL),
-        ]
-        return candidates.compactMap { $0 }.first { FileManager.default.isExecutableFile(atPath: $0) } ?? "juice"
-    }()
+    static let binary = juiceExecutable
 
     /// Writes `text` to `name` in the sandbox and returns its path.
     @discardableResult
@@ -67,31 +57,11 @@ final class JuiceSandbox {
         FileManager.default.contents(atPath: storePath)
     }
 
-    /// Runs `juice arguments…` in the sandbox's working directory and waits for it.
+    /// Runs `juice arguments…` in the sandbox's working directory, with no input, and
+    /// waits for it.
     @discardableResult
     func run(_ arguments: [String], environment extra: [String: String] = [:]) throws -> JuiceRun {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: Self.binary)
-        process.arguments = arguments
-        process.environment = environment.merging(extra) { $1 }
-        process.currentDirectoryURL = URL(fileURLWithPath: root + "/work")
-        let id = UUID().uuidString
-        let outPath = root + "/stdout-\(id)"
-        let errPath = root + "/stderr-\(id)"
-        _ = FileManager.default.createFile(atPath: outPath, contents: nil)
-        _ = FileManager.default.createFile(atPath: errPath, contents: nil)
-        let out = try FileHandle(forWritingTo: URL(fileURLWithPath: outPath))
-        let err = try FileHandle(forWritingTo: URL(fileURLWithPath: errPath))
-        process.standardOutput = out
-        process.standardError = err
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
-        process.waitUntilExit()
-        try out.close()
-        try err.close()
-        let stdout = String(decoding: FileManager.default.contents(atPath: outPath) ?? Data(), as: UTF8.self)
-        let stderr = String(decoding: FileManager.default.contents(atPath: errPath) ?? Data(), as: UTF8.self)
-        return JuiceRun(status: process.terminationStatus, stdout: stdout, stderr: stderr)
+        try run(arguments, inputFile: "/dev/null", environment: extra)
     }
 
     /// Runs `juice --json stock` and returns fruit id → quantity.

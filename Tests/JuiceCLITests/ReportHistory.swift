@@ -1,23 +1,12 @@
 import Foundation
 import JuiceMakerCore
+import JuiceTestSupport
 import SQLiteStore
 
 /// A seeded, reproducible order history written into a real store through the
 /// library, with event times spread over days (the maker stamps the real clock, so a
 /// history over weeks is written the way the maker would write it, change by change).
 struct ReportHistory {
-    /// SplitMix64: the same seed gives the same history on every machine.
-    struct Generator: RandomNumberGenerator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-    }
-
     /// Writes `changes` changes into the store at `path`: orders of random juices (made
     /// when the stock allows, else failed with their shortages) and now and then a
     /// restock, starting at `start` (epoch ms) and `step` ms apart at most. Returns
@@ -27,7 +16,8 @@ struct ReportHistory {
         to path: String, seed: UInt64, changes: Int, start: Int64, maximumStep: Int64 = 90 * 60_000,
         initialStock: Int = 12
     ) throws -> Int64 {
-        var random = Generator(state: seed)
+        // SplitMix64: the same seed gives the same history on every machine.
+        var random = SeededGenerator(seed: seed)
         var ids = EventIDGenerator()
         let store = try SQLiteStore(path: path, durability: .normal, initialStock: Stock(repeating: initialStock))
         var time = start

@@ -104,6 +104,8 @@ struct ChangeEventTests {
         try fixture.maker.make(.kiwi)
         fixture.recorder.cancel()
         try fixture.maker.make(.kiwi)
+        // Delivery is synchronous: the count after `make` returned is the proof that
+        // nothing came after cancel. The bounded wait's timeout is what is tested next.
         #expect(fixture.recorder.count == 2)
         #expect(fixture.recorder.waitUntil(count: 3, timeout: .milliseconds(100)) == false)
         #expect(fixture.recorder.waitUntil(count: 2, timeout: .zero))

@@ -1,5 +1,6 @@
 import EventBus
 import JuiceMakerTesting
+import JuiceTestSupport
 import Testing
 import Locking
 @testable import JuiceMakerCore

@@ -1,4 +1,5 @@
 import Foundation
+import JuiceTestSupport
 import Testing
 @testable import JuiceMakerCore
 
@@ -69,6 +70,10 @@ struct InMemoryJournalTests {
     func waitWakes() throws {
         let (store, maker) = try journalOfFive()
         let committed = runThreads(1) { _ in
+            // A kept sleep: nothing can signal that the reader below is inside its wait
+            // (a blocked thread cannot say so), and a signal sent just before it blocks
+            // would not prove it either. The pause makes the wake-up the likely path;
+            // the assertions hold on either path.
             usleep(50_000)
             _ = try? maker.make(.kiwi)
         }
@@ -80,6 +85,7 @@ struct InMemoryJournalTests {
     @Test("waitForEvents is false when nothing is committed before the timeout")
     func waitTimesOut() throws {
         let (store, _) = try journalOfFive()
+        // The timeout is what is tested: no event can come (nothing else runs).
         #expect(try store.waitForEvents(after: 5, timeout: .milliseconds(150)) == false)
     }
 

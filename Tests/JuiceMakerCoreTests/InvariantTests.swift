@@ -1,4 +1,5 @@
 import JuiceMakerTesting
+import JuiceTestSupport
 import Testing
 @testable import JuiceMakerCore
 

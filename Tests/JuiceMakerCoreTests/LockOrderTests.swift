@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import JuiceMakerPluginKit
+import JuiceTestSupport
 import Locking
 import Synchronization
 import Testing
@@ -41,7 +42,7 @@ struct LockOrderTests {
                     try host.maker.add(1, of: .kiwi)
                 }
             }
-            let finished = runThreads(3, seconds: 60) { index in
+            let finished = runThreads(3, within: .seconds(60)) { index in
                 switch index {
                 case 0: for _ in 0..<20 { _ = try? host.maker.add(1, of: .mango) }
                 case 1: for _ in 0..<20 { _ = try? maker.make(.banana) }

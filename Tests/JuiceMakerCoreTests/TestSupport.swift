@@ -43,35 +43,3 @@ extension EventEnvelope {
         return nil
     }
 }
-
-/// A small deterministic generator (SplitMix64), so a failing run can be repeated.
-struct SeededGenerator: RandomNumberGenerator {
-    private var state: UInt64
-
-    init(seed: UInt64) { state = seed }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
-
-/// Runs `body(index)` on `count` real threads at once and waits for all of them.
-/// Returns `false` if they did not all finish within `seconds` (a deadlock).
-@discardableResult
-func runThreads(_ count: Int, seconds: Double = 300, _ body: @escaping @Sendable (Int) -> Void) -> Bool {
-    let done = DispatchGroup()
-    for index in 0..<count {
-        done.enter()
-        let thread = Thread {
-            body(index)
-            done.leave()
-        }
-        thread.stackSize = 1 << 20
-        thread.start()
-    }
-    return done.wait(timeout: .now() + seconds) == .success
-}

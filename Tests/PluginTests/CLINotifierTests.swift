@@ -1,6 +1,7 @@
 import CLINotifierPlugin
 import JuiceMakerCore
 import JuiceMakerPluginKit
+import JuiceTestSupport
 import Testing
 
 @Suite("CLI notifier")

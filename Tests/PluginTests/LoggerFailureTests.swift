@@ -1,14 +1,15 @@
 import Foundation
 import JuiceMakerCore
 import JuiceMakerPluginKit
+import JuiceTestSupport
 import LoggerPlugin
 import Testing
 
 /// A log that cannot be written costs one error line and never an order.
 @Suite("Logger failures")
 struct LoggerFailureTests {
-    private func logger(_ rig: Rig, path: String, stateDirectory: String) throws -> Logger {
-        try Logger(
+    private func logger(_ rig: Rig, path: String, stateDirectory: String) throws -> EventLogger {
+        try EventLogger(
             configuration: section(0, [("path", .string(path))]),
             context: rig.context(name: "audit-log", stateDirectory: stateDirectory))
     }
@@ -58,10 +59,10 @@ struct LoggerFailureTests {
         let context = PluginContext(
             name: "audit-log", language: .english, colorAllowed: false, stateDirectory: "/nonexistent",
             environment: [:], standardOutput: rig.output, standardError: stuck)
-        let logger = try Logger(configuration: section(0, []), context: context)
+        let logger = try EventLogger(configuration: section(0, []), context: context)
         try logger.attach(to: rig.host)
         // Far more events than the mailbox holds, while not one line can be written.
-        let orders = Logger.mailboxCapacity
+        let orders = EventLogger.mailboxCapacity
         for _ in 0..<orders {
             try rig.maker.make(.banana)
         }

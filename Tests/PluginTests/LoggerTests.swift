@@ -1,6 +1,7 @@
 import Foundation
 import JuiceMakerCore
 import JuiceMakerPluginKit
+import JuiceTestSupport
 import LoggerPlugin
 import Testing
 
@@ -9,8 +10,8 @@ struct LoggerTests {
     /// A logger built from `values`, attached to `rig`, with the state directory `directory`.
     private func attachedLogger(
         _ rig: Rig, directory: TemporaryDirectory, _ values: [(key: String, value: ConfigValue)]
-    ) throws -> Logger {
-        let logger = try Logger(
+    ) throws -> EventLogger {
+        let logger = try EventLogger(
             configuration: section(0, values), context: rig.context(name: "logger", stateDirectory: directory.path))
         try logger.attach(to: rig.host)
         return logger
@@ -136,7 +137,7 @@ struct LoggerTests {
 
     @Test func homeRelativePath() throws {
         let rig = Rig()
-        let logger = try Logger(
+        let logger = try EventLogger(
             configuration: section(0, [("path", .string("~/juice.log"))]),
             context: rig.context(stateDirectory: "/state", environment: ["HOME": "/home/someone"]))
         #expect(logger.resolvedPath == "/home/someone/juice.log")
@@ -170,7 +171,7 @@ struct LoggerTests {
         ]
         for (values, path, mentions) in cases {
             #expect {
-                try Logger(configuration: section(0, values), context: rig.context())
+                try EventLogger(configuration: section(0, values), context: rig.context())
             } throws: { error in
                 guard let error = error as? ConfigurationError else { return false }
                 return error.path == path && error.problem.contains(mentions) && error.description.contains(path)

@@ -1,5 +1,6 @@
 import JuiceMakerCore
 import JuiceMakerPluginKit
+import JuiceTestSupport
 import Testing
 
 // The plugin from the README's "Writing a plugin", verbatim: if this stops compiling

@@ -1,6 +1,7 @@
 import Foundation
 import JuiceMakerCore
 import SQLiteStore
+import JuiceTestSupport
 import Testing
 
 /// Issue 11, "nothing lost, nothing damaged": a damaged store is never written to.

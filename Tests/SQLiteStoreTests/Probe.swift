@@ -1,4 +1,5 @@
 import Foundation
+import JuiceTestSupport
 
 /// Runs the `JuiceStoreProbe` executable, built beside the test bundle.
 enum Probe {

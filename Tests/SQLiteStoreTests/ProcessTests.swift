@@ -1,5 +1,6 @@
 import Foundation
 import JuiceMakerCore
+import JuiceTestSupport
 import SQLiteStore
 import Testing
 
@@ -50,6 +51,8 @@ import Testing
         var generator = SystemRandomNumberGenerator()
         for run in 1...20 {
             let process = try Probe.start(["loop", "--store", path, "--seed", "\(run)"], in: directory, name: "loop\(run)")
+            // A kept sleep: the point is a kill at a random moment of the loop, and no
+            // signal can stand for "a random moment".
             usleep(UInt32.random(in: 0...400_000, using: &generator))
             kill(process.processIdentifier, SIGKILL)
             process.waitUntilExit()
@@ -71,6 +74,7 @@ import Testing
         let path = directory.file("juice.db")
         let store = try SQLiteStore(path: path)
         let before = try store.lastSequence()
+        // The timeout path, before any writer exists (nothing can arrive).
         #expect(try store.waitForEvents(after: before, timeout: .milliseconds(30)) == false)
         let process = try Probe.start(["orders", "--store", path, "--count", "1"], in: directory, name: "writer")
         defer { process.waitUntilExit() }

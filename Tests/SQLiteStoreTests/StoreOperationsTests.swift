@@ -1,6 +1,7 @@
 import Foundation
 import JuiceMakerCore
 import SQLiteStore
+import JuiceTestSupport
 import Testing
 
 /// The store-level operations (`check`, `backup`, `recover`), the periodic check,

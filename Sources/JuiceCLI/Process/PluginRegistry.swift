@@ -18,7 +18,7 @@ struct PluginRegistry: Sendable {
     let types: [any JuiceMakerPlugin.Type]
 
     /// Every plugin shipped with JuiceMaker.
-    static let standard = PluginRegistry(types: [Logger.self, CLINotifier.self, Webhook.self, CommandSubscriber.self, natsPluginType])
+    static let standard = PluginRegistry(types: [EventLogger.self, CLINotifier.self, Webhook.self, CommandSubscriber.self, natsPluginType])
 
     var typeNames: [String] { types.map { $0.type } }
 

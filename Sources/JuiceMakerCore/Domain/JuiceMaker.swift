@@ -96,13 +96,18 @@ public final class JuiceMaker: Sendable {
     ///
     /// Events: `juiceMade` then one `stockChanged` (reason `order`) per fruit used;
     /// or one `orderFailed`. All share one change id.
+    ///
+    /// `make` and `order` are one operation (`make` is `order(…).result`). `make` is
+    /// the delegate-style answer most callers want (the screens, plugins, the bench,
+    /// the README's example) and may be discarded; `order` adds the stock for the one
+    /// caller that shows it (`juice order`). Neither costs more than the other.
     @discardableResult
     public func make(_ juice: Juice, count: Int = 1) throws(JuiceMakerError) -> OrderResult {
         try order(juice, count: count).result
     }
 
-    /// `make`, also answering with the stock the order left, read in its own
-    /// transaction (another process may change the stock right after).
+    /// `make`, also answering with the stock the order left, as its own transaction
+    /// left it (no second read; another process may change the stock right after).
     public func order(_ juice: Juice, count: Int = 1) throws(JuiceMakerError) -> OrderReceipt {
         // More of one fruit than the machine can ever hold can never be made: a bad
         // value, not a shortage to journal.

@@ -39,7 +39,7 @@ public final class AsyncWaiters<Value>: Sendable {
             if current() { resume(id, returning: true) }
             if let deadline {
                 let left = TimeSpan(ContinuousClock.now.duration(to: deadline))
-                DispatchQueue.global().asyncAfter(deadline: .now() + .nanoseconds(left.totalNanoseconds)) { [self] in
+                DispatchQueue.global().asyncAfter(deadline: left.deadline(after: .now())) { [self] in
                     resume(id, returning: false)
                 }
             }

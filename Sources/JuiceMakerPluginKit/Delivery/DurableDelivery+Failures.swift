@@ -20,7 +20,7 @@ extension DurableDelivery {
     /// not use up its retries in seconds.
     func recordFailure(of envelope: EventEnvelope, attempt: Int, failure: DeliveryFailure, early: DeliveryRetryState?) {
         let now = Date().timeIntervalSince1970
-        let firstReport = state.withLock { state in
+        let firstReport = update { state in
             state.statistics.failed += 1
             return state.reported.insert(envelope.sequence).inserted
         }
@@ -54,7 +54,7 @@ extension DurableDelivery {
                 try journal.setRetryState(nil, for: name)
             }
             guard recorded else { return }
-            state.withLock { $0.handledUpTo = envelope.sequence; $0.statistics.deadLettered += 1 }
+            update { $0.handledUpTo = envelope.sequence; $0.statistics.deadLettered += 1 }
             persistCursor()
             reportError(PluginMessage(
                 english: "gave up on event \(envelope.sequence) (id \(envelope.id)) after \(attempt) attempt(s): \(failure.message.english); `juice subscribers retry \(name) --dead-letters` sends it again",
@@ -68,15 +68,15 @@ extension DurableDelivery {
         for letter in letters where !isStopping {
             guard let envelope = try? journal.events(after: letter.sequence - 1, limit: 1).first,
                   envelope.sequence == letter.sequence else { continue }
-            state.withLock { $0.statistics.attempts += 1 }
+            update { $0.statistics.attempts += 1 }
             if let failure = attempt(envelope) {
-                state.withLock { $0.statistics.failed += 1 }
+                update { $0.statistics.failed += 1 }
                 reportError(PluginMessage(
                     english: "dead letter \(letter.sequence) still not delivered: \(failure.message.english)",
                     korean: "배달 못 한 이벤트 \(letter.sequence)을(를) 여전히 전달하지 못했습니다: \(failure.message.korean)"))
                 continue
             }
-            state.withLock { $0.statistics.redelivered += 1 }
+            update { $0.statistics.redelivered += 1 }
             _ = write { () throws(StoreError) in try journal.removeDeadLetters(for: name, sequences: [letter.sequence]) }
         }
     }

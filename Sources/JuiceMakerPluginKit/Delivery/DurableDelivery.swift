@@ -162,7 +162,7 @@ public final class DurableDelivery: Sendable {
             return state.requests
         }
         start()
-        let patienceSeconds = Double(TimeSpan(patience).totalNanoseconds) / 1e9
+        let patienceSeconds = TimeSpan(patience).totalSeconds
         let isAnswered: @Sendable (State) -> Bool = { state in
             if state.finished || state.stopping { return true }
             guard state.settled >= target else { return false }
@@ -217,6 +217,17 @@ public final class DurableDelivery: Sendable {
 
     /// What the runner did in this process.
     public var statistics: DeliveryStatistics { state.withLock { $0.statistics } }
+
+    /// Waits until `condition` holds for the phase and statistics, or until `deadline`
+    /// (nil: none); returns whether it held. Woken by the runner's changes, never a
+    /// poll: for a caller that watches a runner work (a test, a tool).
+    public func wait(
+        until deadline: ContinuousClock.Instant?,
+        for condition: @escaping @Sendable (DeliveryPhase, DeliveryStatistics) -> Bool
+    ) async -> Bool {
+        let holds: @Sendable (State) -> Bool = { condition($0.phase, $0.statistics) }
+        return await waiters.wait(until: deadline, current: { state.withLock { holds($0) } }, for: holds)
+    }
 
     // MARK: The runner's thread
 

@@ -4,7 +4,8 @@ import JuiceMakerPluginKit
 import Locking
 
 /// Writes the events it hears, one line each, as text or CloudEvents JSON, to
-/// standard error or a file.
+/// standard error or a file: the logger plugin. (Named so it does not read as
+/// swift-log's `Logger`, a type for a program's own log messages.)
 ///
 /// Config (`type: "logger"`):
 /// - `level`: `trace debug info notice warning error critical` (default `info`).
@@ -23,7 +24,7 @@ import Locking
 /// detached (logs nothing) for the rest of the process: the command still runs and
 /// the journal still holds every event. A write that fails later (a full disk) is
 /// reported once; the logger keeps trying with later lines.
-public final class Logger: JuiceMakerPlugin {
+public final class EventLogger: JuiceMakerPlugin {
     /// The config `type` that selects the logger.
     public static let type = "logger"
     static let levelKey = ConfigurationKey(
