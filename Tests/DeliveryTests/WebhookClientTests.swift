@@ -30,7 +30,7 @@ import WebhookPlugin
         let server = LoopbackHTTPServer()
         try server.start()
         defer { server.stop() }
-        let rig = Rig()
+        let rig = Rig.delivery()
         let plugin = try webhook(rig, url: "http://us%40er:p%3Aw@127.0.0.1:\(server.port)/hook?x=1#part")
         try plugin.attach(to: rig.host)
         try rig.maker.make(.banana)
@@ -48,7 +48,7 @@ import WebhookPlugin
         let server = LoopbackHTTPServer { _, _ in .hang }
         try server.start()
         defer { server.stop() }
-        let rig = Rig()
+        let rig = Rig.delivery()
         let reason = try await firstFailure(rig, try webhook(rig, url: server.url, timeout: 0.3))
         #expect(reason == "POST \(server.url) failed: no answer within the timeout")
         #expect(rig.errors.korean.contains { $0.contains("제한 시간 안에 응답이 없습니다") }, "\(rig.errors.korean)")
@@ -58,7 +58,7 @@ import WebhookPlugin
         let server = LoopbackHTTPServer()
         try server.start()
         server.stop()
-        let rig = Rig()
+        let rig = Rig.delivery()
         let reason = try await firstFailure(rig, try webhook(rig, url: server.url))
         #expect(reason == "POST \(server.url) failed: connection refused")
     }
@@ -69,14 +69,14 @@ import WebhookPlugin
         let server = LoopbackHTTPServer { _, _ in .status(302, headers: [("Location", "/elsewhere")]) }
         try server.start()
         defer { server.stop() }
-        let rig = Rig()
+        let rig = Rig.delivery()
         let reason = try await firstFailure(rig, try webhook(rig, url: server.url))
         #expect(reason == "\(server.url) answered HTTP 302")
         #expect(server.requests.map(\.method) == ["POST"])
     }
 
     @Test func aURLTheClientCannotUseIsAConfigurationErrorOnURL() throws {
-        let rig = Rig()
+        let rig = Rig.delivery()
         do {
             _ = try webhook(rig, url: "https://example.com:0/hook")
             Issue.record("expected a configuration error")

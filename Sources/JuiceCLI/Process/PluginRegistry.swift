@@ -46,10 +46,15 @@ struct PluginRegistry: Sendable {
         return built
     }
 
-    /// Shuts plugins down in reverse order of building, each by `deadline`.
+    /// Shuts every plugin down at once, each by `deadline`: one plugin that needs the
+    /// whole flush deadline (a delivery under way to a program that never reads) must
+    /// not leave the others none, so none waits for another.
     static func shutDown(_ plugins: [BuiltPlugin], deadline: ContinuousClock.Instant) async {
-        for built in plugins.reversed() {
-            await built.plugin.shutdown(deadline: deadline)
+        await withTaskGroup(of: Void.self) { group in
+            for built in plugins.reversed() {
+                let plugin = built.plugin
+                group.addTask { await plugin.shutdown(deadline: deadline) }
+            }
         }
     }
 
