@@ -53,12 +53,45 @@ extension DurableDelivery {
         }
     }
 
-    /// Sends each dead letter once more; those delivered are removed.
+    /// A journal row that cannot be read (damaged JSON, a type from a newer `juice`)
+    /// is not offered to the destination: it becomes a dead letter at once, with the
+    /// reason, and the cursor moves past it, so it never holds up the events after it.
+    /// Returns whether it was recorded (a store that refuses leaves it for later).
+    func deadLetterUnreadable(_ row: UnreadableEvent, retry: DeliveryRetryState?) -> Bool {
+        let reason = "the journal row cannot be read: \(row.reason)"
+        // A row whose id column is damaged too is kept under the nil UUID.
+        let letter = DeadLetter(
+            subscriber: name, sequence: row.sequence, eventID: row.eventID ?? EventID(high: 0, low: 0), attempts: 0,
+            lastError: reason, recordedAt: Date().timeIntervalSince1970)
+        let recorded = write { () throws(StoreError) in
+            try journal.recordDeadLetter(letter)
+            if retry?.sequence == row.sequence { try journal.setRetryState(nil, for: name) }
+        }
+        guard recorded else { return false }
+        state.withLock { $0.handledUpTo = row.sequence; $0.statistics.deadLettered += 1 }
+        persistCursor()
+        reportError(PluginMessage(
+            english: "skipped event \(row.sequence): \(reason); kept as a dead letter (`juice subscribers` shows it), the events after it go on",
+            korean: "이벤트 \(row.sequence)을(를) 건너뛰었습니다: 저널 항목을 읽을 수 없습니다(\(row.reason)). 데드 레터로 남기고(`juice subscribers`에서 보임) 다음 이벤트를 계속 전달합니다"))
+        return true
+    }
+
+    /// Sends each dead letter once more; those delivered are removed. One whose row
+    /// still cannot be read stays, and says so.
     func redeliverDeadLetters() {
         guard let letters = try? journal.deadLetters(for: name) else { return }
         for letter in letters where !isStopping {
-            guard let envelope = try? journal.events(after: letter.sequence - 1, limit: 1).first,
-                  envelope.sequence == letter.sequence else { continue }
+            guard let entry = try? journal.entries(after: letter.sequence - 1, limit: 1).first,
+                  entry.sequence == letter.sequence else { continue }
+            guard case .event(let envelope) = entry else {
+                if case .unreadable(let row) = entry {
+                    state.withLock { $0.statistics.failed += 1 }
+                    reportError(PluginMessage(
+                        english: "dead letter \(letter.sequence) still cannot be read (\(row.reason)); it stays a dead letter",
+                        korean: "데드 레터 \(letter.sequence)은(는) 여전히 읽을 수 없어(\(row.reason)) 데드 레터로 남습니다"))
+                }
+                continue
+            }
             state.withLock { $0.statistics.attempts += 1 }
             if let failure = attempt(envelope) {
                 state.withLock { $0.statistics.failed += 1 }

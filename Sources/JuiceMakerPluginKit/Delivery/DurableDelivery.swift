@@ -242,11 +242,11 @@ public final class DurableDelivery: Sendable {
                 redeliverDeadLetters()
             }
             let cursor: Int64
-            let batch: [EventEnvelope]
+            let batch: [JournalEntry]
             let retry: DeliveryRetryState?
             do {
                 cursor = max(try journal.cursor(named: name), state.withLock { $0.handledUpTo })
-                batch = try journal.events(after: cursor, limit: Self.batchSize)
+                batch = try journal.entries(after: cursor, limit: Self.batchSize)
                 retry = try journal.retryState(for: name)
                 update { $0.handledUpTo = max($0.handledUpTo, cursor) }
             } catch {
@@ -302,9 +302,17 @@ public final class DurableDelivery: Sendable {
     }
 
     /// Delivers `batch` in order until it ends, an event fails or must wait.
-    private func deliver(_ batch: [EventEnvelope], retry: DeliveryRetryState?, served: UInt64) {
-        for envelope in batch {
+    private func deliver(_ batch: [JournalEntry], retry: DeliveryRetryState?, served: UInt64) {
+        for entry in batch {
             if isStopping { return }
+            let envelope: EventEnvelope
+            switch entry {
+            case .event(let event): envelope = event
+            case .unreadable(let row):
+                // Never offered, never a stall: a dead letter at once, the cursor past it.
+                guard deadLetterUnreadable(row, retry: retry) else { return }
+                continue
+            }
             if let kinds, !kinds.contains(envelope.event.kind) {
                 update { $0.handledUpTo = envelope.sequence; $0.statistics.skipped += 1 }
                 continue
