@@ -9,7 +9,16 @@ extension DurableDelivery {
     /// An attempt made before its time (`early`, asked for by `juice deliver`) does
     /// not count against the schedule: repeated runs while an endpoint is down must
     /// not use up its retries in seconds.
+    ///
+    /// An attempt that shutdown cancelled (the flush deadline came first) is not a
+    /// failure of the destination: nothing is recorded and no attempt counts; it is
+    /// handed over to the next run, which sends the event first, and the message says so.
     func recordFailure(of envelope: EventEnvelope, attempt: Int, failure: DeliveryFailure, early: DeliveryRetryState?) {
+        if isStopping {
+            // `shutdown` said so (`handedOver`) when it cancelled the attempt.
+            state.withLock { $0.statistics.failed += 1 }
+            return
+        }
         let now = Date().timeIntervalSince1970
         let firstReport = state.withLock { state in
             state.statistics.failed += 1
@@ -51,6 +60,13 @@ extension DurableDelivery {
                 english: "gave up on event \(envelope.sequence) (id \(envelope.id)) after \(attempt) attempt(s): \(failure.message.english); `juice subscribers retry \(name) --dead-letters` sends it again",
                 korean: "이벤트 \(envelope.sequence)(id \(envelope.id))을(를) \(attempt)번 시도한 뒤 포기했습니다: \(failure.message.korean). `juice subscribers retry \(name) --dead-letters`로 다시 보내세요"))
         }
+    }
+
+    /// What shutdown says when it cancels an attempt under way.
+    static func handedOver(_ sequence: Int64) -> PluginMessage {
+        PluginMessage(
+            english: "event \(sequence) was still being delivered when juice had to exit (flushDeadlineSeconds); handed over to the next run: it waits in the journal and the next juice command or `juice deliver` sends it again",
+            korean: "juice가 끝나야 할 때(flushDeadlineSeconds) 이벤트 \(sequence)을(를) 아직 전달하는 중이었습니다. 다음 실행에 넘깁니다: 이벤트는 저널에서 기다리고, 다음 juice 명령이나 `juice deliver`가 다시 보냅니다")
     }
 
     /// A journal row that cannot be read (damaged JSON, a type from a newer `juice`)

@@ -79,6 +79,8 @@ public final class DurableDelivery: Sendable {
         var writesClosed = false
         /// The delivery under way, cancelled by shutdown.
         var current: Task<Void, Never>?
+        /// The sequence of the event `current` delivers.
+        var currentSequence: Int64?
         var lease: DeliveryLease?
     }
 
@@ -185,11 +187,15 @@ public final class DurableDelivery: Sendable {
         let target = state.withLock { $0.requests }
         let isIdle: @Sendable (State) -> Bool = { !$0.started || $0.finished || $0.settled >= target }
         _ = await waiters.wait(until: deadline, current: { state.withLock { isIdle($0) } }, for: isIdle)
-        let current = update { state -> Task<Void, Never>? in
+        let (current, sequence) = update { state -> (Task<Void, Never>?, Int64?) in
             state.stopping = true
-            return state.current
+            return (state.current, state.currentSequence)
         }
         current?.cancel()
+        if current != nil, let sequence {
+            // Said here, before returning, so the line is out before the process exits.
+            reportError(Self.handedOver(sequence))
+        }
         let isFinished: @Sendable (State) -> Bool = { !$0.started || $0.finished }
         _ = await waiters.wait(until: deadline, current: { state.withLock { isFinished($0) } }, for: isFinished)
         // A runner stuck past the deadline (a write waiting for another process's
@@ -363,9 +369,14 @@ public final class DurableDelivery: Sendable {
             }
             done.signal()
         }
-        if update({ state in state.current = task; return state.stopping }) { task.cancel() }
+        if update({ state in state.current = task; state.currentSequence = envelope.sequence; return state.stopping }) {
+            task.cancel()
+        }
         done.wait()
-        update { $0.current = nil }
+        update { state in
+            state.current = nil
+            state.currentSequence = nil
+        }
         return outcome.withLock { $0 }
     }
 
