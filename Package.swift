@@ -141,7 +141,7 @@ let package = Package(
             dependencies: ["JuiceMakerCore", "JuiceMakerPluginKit", "JuiceMakerTesting", "EventBus", "Locking", "JuiceTestSupport"]),
         .testTarget(name: "SQLiteStoreTests", dependencies: ["SQLiteStore", "Locking", "CSQLite", "JuiceStoreProbe", "JuiceTestSupport"]),
         .testTarget(name: "PluginTests", dependencies: ["LoggerPlugin", "CLINotifierPlugin", "JuiceMakerPluginKit", "Locking", "JuiceTestSupport"]),
-        .testTarget(name: "JuiceCLITests", dependencies: ["JuiceCLI", "juice", "JuiceMakerCore", "JuiceMakerPluginKit", "SQLiteStore", "Locking", "JuiceTestSupport"]),
+        .testTarget(name: "JuiceCLITests", dependencies: ["JuiceCLI", "juice", "JuiceMakerCore", "JuiceMakerPluginKit", "SQLiteStore", "CSQLite", "Locking", "JuiceTestSupport"]),
         .testTarget(
             name: "DeliveryTests",
             dependencies: ["WebhookPlugin", "CommandPlugin", "JuiceMakerPluginKit", "CCrypto", "CTLS", "JuiceCLI", "juice", "Locking", "JuiceTestSupport"]),

@@ -13,7 +13,9 @@ import Locking
 ///   `level` are filtered out when subscribing, so they cost the order nothing.
 /// - `format`: `text` (default, see `LogFormat.text`) or `json` (CloudEvents JSON Lines).
 /// - `path`: `"stderr"` (default) or a file, appended to and created with mode 0600.
-///   A relative path resolves against the state directory; `~/` against `HOME`.
+///   A relative path resolves against the state directory; `~/` against `HOME`. A
+///   file in a directory that does not exist is refused as a config error (a bare
+///   name is exempt: it goes in the store's directory, created with the store).
 /// - `events`: optional list of kinds to log (`["juiceMade", "orderFailed"]`).
 ///
 /// Delivery is queued: the order path only hands the event to the logger's mailbox,
@@ -77,6 +79,14 @@ public final class EventLogger: JuiceMakerPlugin {
         self.path = try configuration.string(Self.pathKey) ?? "stderr"
         self.eventKinds = try configuration.eventKinds(Self.eventsKey)
         self.context = context
+        // A file in a directory that does not exist could never be opened: a config
+        // error now (`config check`, every command's start), not a line at run time.
+        // A bare name goes in the store's directory, which juice creates with the store.
+        if path.contains("/"), let file = resolvedPath, let directory = FileSink.missingDirectory(for: file) {
+            throw ConfigurationError(path: "\(configuration.path).path", plugin: PluginMessage(
+                english: "the directory \(directory) does not exist; create it (mkdir -p \(directory)) or choose another path",
+                korean: "디렉터리 \(directory)이(가) 없습니다. 만들거나(mkdir -p \(directory)) 다른 경로를 쓰세요"))
+        }
     }
 
     /// The kinds this logger subscribes to: the `events` filter at or above `level`.

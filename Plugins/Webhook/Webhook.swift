@@ -120,6 +120,15 @@ public final class Webhook: DurableDeliveryPlugin {
         return !(bare == "localhost" || bare.hasSuffix(".localhost") || bare == "::1" || bare.hasPrefix("127."))
     }
 
+    /// The warning for a plain `http://` endpoint on another machine, or `nil`: said
+    /// at start, and by `juice config check` before anything runs.
+    public var plainHTTPWarning: PluginMessage? {
+        guard isPlainHTTPOffMachine else { return nil }
+        return PluginMessage(
+            english: "warning: \(endpoint.displayURL) is plain http:// to another machine; events travel unencrypted (use https://)",
+            korean: "경고: \(endpoint.displayURL)은(는) 다른 컴퓨터로 가는 암호화되지 않은 http://입니다. 이벤트가 암호화 없이 전송됩니다(https://를 쓰세요)")
+    }
+
     /// Starts the runner (pending events go out at once) and subscribes a wake-up.
     public func attach(to host: PluginHost) throws(PluginError) {
         let isFirst = state.withLock { state -> Bool in
@@ -127,11 +136,7 @@ public final class Webhook: DurableDeliveryPlugin {
             return !state.attached
         }
         guard isFirst else { return }
-        if isPlainHTTPOffMachine {
-            host.reportError(PluginMessage(
-                english: "warning: \(endpoint.displayURL) is plain http:// to another machine; events travel unencrypted (use https://)",
-                korean: "경고: \(endpoint.displayURL)은(는) 다른 컴퓨터로 가는 암호화되지 않은 http://입니다. 이벤트가 암호화 없이 전송됩니다(https://를 쓰세요)"))
-        }
+        if let warning = plainHTTPWarning { host.reportError(warning) }
         let (delivery, subscription) = try DurableDelivery.attach(
             name: context.name, kinds: eventKinds, schedule: retrySchedule, destination: endpoint, to: host)
         state.withLock { state in

@@ -3,7 +3,7 @@ import SQLiteStore
 
 /// juice-bench: every figure beside its baseline, measured in the same run.
 let usage = """
-    usage: juice-bench [bus | orders [--store memory|sqlite] [--durability full|normal] [--check-every N] | webhook | cli | follow | report | json | all] [--json]
+    usage: juice-bench [bus | orders [--store memory|sqlite] [--durability full|normal] [--check-every N] | webhook | cli | follow | report | json | config | all] [--json]
 
       bus      ns per event: direct call, closure array, EventBus sync (1 and 4) and queued,
                NotificationCenter, AsyncStream, maker.events(), MainActorMessage, AsyncMessage
@@ -20,6 +20,7 @@ let usage = """
                the sqlite3 shell running the same GROUP BY over the journal (not in `all`: it
                writes a large store)
       json     seconds the config's JSON reader takes for large inputs (40,000 keys, 10^6 escapes, 10 MB)
+      config   seconds one `juice config check` takes for 1 (the baseline), 8,000 and 16,000 subscribers
       all      everything above (the default)
       --json   one JSON object instead of tables
     Build with -c release: swift run -c release juice-bench
@@ -48,7 +49,7 @@ func main() -> Int32 {
         return 64
     }
     let command = arguments.first ?? "all"
-    guard arguments.count <= 1, ["bus", "orders", "webhook", "cli", "follow", "report", "json", "all"].contains(command) else {
+    guard arguments.count <= 1, ["bus", "orders", "webhook", "cli", "follow", "report", "json", "config", "all"].contains(command) else {
         FileHandle.standardError.write(Data("juice-bench: unknown arguments \(arguments.joined(separator: " "))\n\(usage)\n".utf8))
         return 64
     }
@@ -87,6 +88,9 @@ func main() -> Int32 {
         }
         if command == "json" || command == "all" {
             sections.append(("json", try JSONBench.run(json: json)))
+        }
+        if command == "config" || command == "all" {
+            sections.append(("config", try ConfigBench.run(json: json)))
         }
     } catch {
         FileHandle.standardError.write(Data("\(error)\n".utf8))

@@ -70,36 +70,59 @@ extension Connection {
     }
 
     func events(after sequence: Int64, limit: Int) throws(StoreError) -> [EventEnvelope] {
-        try events(after: sequence, type: nil, limit: limit, newest: false)
+        try Self.events(from: entries(after: sequence, type: nil, limit: limit, newest: false), path: path)
     }
 
-    /// Up to `limit` events after `sequence`, of one CloudEvents `type` or all, from
+    /// `entries`' events; the first unreadable row throws (`journalRowNotAnEvent`).
+    static func events(from entries: [JournalEntry], path: String) throws(StoreError) -> [EventEnvelope] {
+        var events: [EventEnvelope] = []
+        events.reserveCapacity(entries.count)
+        for entry in entries {
+            switch entry {
+            case .event(let envelope): events.append(envelope)
+            case .unreadable(let row):
+                throw StoreError(.journalRowNotAnEvent(sequence: row.sequence, problem: row.reason), path: path)
+            }
+        }
+        return events
+    }
+
+    /// Up to `limit` rows after `sequence`, of one CloudEvents `type` or all, from
     /// the oldest or the newest end; oldest first. A `type` reads through
-    /// `journal_by_type`, so the other types' rows are never touched.
-    func events(after sequence: Int64, type: String?, limit: Int, newest: Bool) throws(StoreError) -> [EventEnvelope] {
+    /// `journal_by_type`, so the other types' rows are never touched. A row whose
+    /// `event` does not decode (damaged JSON, a type from a newer `juice`) comes back
+    /// unreadable, with its sequence, its `id` column and why.
+    func entries(after sequence: Int64, type: String?, limit: Int, newest: Bool) throws(StoreError) -> [JournalEntry] {
         let order = newest ? "DESC" : "ASC"
         let sql = type == nil
-            ? "SELECT sequence, event FROM journal WHERE sequence > ?1 ORDER BY sequence \(order) LIMIT ?2"
-            : "SELECT sequence, event FROM journal INDEXED BY journal_by_type WHERE type = ?3 AND sequence > ?1 ORDER BY sequence \(order) LIMIT ?2"
-        var rows: [(Int64, String)] = []
+            ? "SELECT sequence, event, id FROM journal WHERE sequence > ?1 ORDER BY sequence \(order) LIMIT ?2"
+            : "SELECT sequence, event, id FROM journal INDEXED BY journal_by_type WHERE type = ?3 AND sequence > ?1 ORDER BY sequence \(order) LIMIT ?2"
+        var rows: [(Int64, String, String)] = []
         try forEachRow(sql) { statement in
             statement.bind(1, sequence)
             statement.bind(2, Int64(limit))
             if let type { statement.bind(3, type) }
         } row: { row in
-            rows.append((row.int64(0), row.text(1)))
+            rows.append((row.int64(0), row.text(1), row.text(2)))
         }
         if newest { rows.reverse() }
-        var events: [EventEnvelope] = []
-        events.reserveCapacity(rows.count)
-        for (sequence, text) in rows {
+        var entries: [JournalEntry] = []
+        entries.reserveCapacity(rows.count)
+        for (sequence, text, id) in rows {
             do {
-                events.append(try CloudEventFormat.decode(text))
+                let envelope = try CloudEventFormat.decode(text)
+                guard envelope.sequence == sequence else {
+                    entries.append(.unreadable(UnreadableEvent(
+                        sequence: sequence, eventID: EventID(id),
+                        reason: "the event says sequence \(envelope.sequence), its row \(sequence)")))
+                    continue
+                }
+                entries.append(.event(envelope))
             } catch {
-                throw StoreError(.journalRowNotAnEvent(sequence: sequence, problem: "\(error)"), path: path)
+                entries.append(.unreadable(UnreadableEvent(sequence: sequence, eventID: EventID(id), reason: error.description)))
             }
         }
-        return events
+        return entries
     }
 
     /// Changes whenever another connection, in any process, commits to the file.

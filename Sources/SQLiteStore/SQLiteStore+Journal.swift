@@ -23,18 +23,29 @@ extension SQLiteStore {
         return try reader.withLock { connection throws(StoreError) in try connection.events(after: sequence, limit: limit) }
     }
 
+    public func events(after sequence: Int64, kinds: Set<EventKind>?, limit: Int, newest: Bool) throws(StoreError) -> [EventEnvelope] {
+        try Connection.events(from: entries(after: sequence, kinds: kinds, limit: limit, newest: newest), path: path)
+    }
+
+    public func entries(after sequence: Int64, limit: Int) throws(StoreError) -> [JournalEntry] {
+        guard limit > 0 else { return [] }
+        return try reader.withLock { connection throws(StoreError) in
+            try connection.entries(after: sequence, type: nil, limit: limit, newest: false)
+        }
+    }
+
     /// Answers from the indexes: the primary key for every kind, and
     /// `journal_by_type (type, sequence)` per kind, merged; reads only the rows it
     /// returns (at most `limit` per kind), from either end.
-    public func events(after sequence: Int64, kinds: Set<EventKind>?, limit: Int, newest: Bool) throws(StoreError) -> [EventEnvelope] {
+    public func entries(after sequence: Int64, kinds: Set<EventKind>?, limit: Int, newest: Bool) throws(StoreError) -> [JournalEntry] {
         guard limit > 0 else { return [] }
-        return try reader.withLock { connection throws(StoreError) -> [EventEnvelope] in
+        return try reader.withLock { connection throws(StoreError) -> [JournalEntry] in
             guard let kinds else {
-                return try connection.events(after: sequence, type: nil, limit: limit, newest: newest)
+                return try connection.entries(after: sequence, type: nil, limit: limit, newest: newest)
             }
-            var merged: [EventEnvelope] = []
+            var merged: [JournalEntry] = []
             for kind in kinds.sorted(by: { $0.rawValue < $1.rawValue }) {
-                merged += try connection.events(after: sequence, type: kind.cloudEventType, limit: limit, newest: newest)
+                merged += try connection.entries(after: sequence, type: kind.cloudEventType, limit: limit, newest: newest)
             }
             merged.sort { $0.sequence < $1.sequence }
             return newest ? Array(merged.suffix(limit)) : Array(merged.prefix(limit))

@@ -97,3 +97,46 @@ import Testing
         #expect(duplicates <= 10)
     }
 }
+
+/// A delivery that the flush deadline cancels is handed over to the next run: nothing
+/// is recorded (no attempt, no schedule), and the message says so, not "next in 5 s".
+@Suite struct FlushDeadlineHandOverTests {
+    @Test func aDeliveryCancelledByTheFlushDeadlineIsHandedOverToTheNextRun() async throws {
+        // Answers after 1.5 s: slower than the 0.3 s flush deadline, well within the 30 s timeout.
+        let server = LoopbackHTTPServer { _, _ in
+            usleep(1_500_000)
+            return .status(200)
+        }
+        try server.start()
+        defer { server.stop() }
+        let workspace = try JuiceWorkspace(
+            subscribers: #"[{"type": "webhook", "name": "slow", "url": "\#(server.url)", "events": ["juiceMade"], "timeoutSeconds": 30}]"#,
+            flushDeadlineSeconds: 0.3)
+        #expect(try workspace.run(["order", "banana"]) == 0)
+        let errors = workspace.errors
+        #expect(errors.contains("event 1 was still being delivered when juice had to exit"), "\(errors)")
+        #expect(errors.contains("handed over to the next run"), "\(errors)")
+        #expect(!errors.contains("next in"), "\(errors)")
+
+        // Nothing was recorded: no attempts, no next attempt, the cursor before the event.
+        let listing = workspace.directory.file("subscribers.json")
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: JuiceWorkspace.binary)
+        process.arguments = ["subscribers", "--json", "--config", workspace.configPath, "--store", workspace.storePath]
+        _ = FileManager.default.createFile(atPath: listing, contents: nil)
+        process.standardOutput = FileHandle(forWritingAtPath: listing)
+        try process.run()
+        process.waitUntilExit()
+        let items = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: listing))) as? [[String: Any]]
+        let slow = try #require(items?.first)
+        #expect(slow["attempts"] == nil, "\(slow)")
+        #expect(slow["nextAttempt"] == nil, "\(slow)")
+        #expect(slow["cursor"] as? Int == 0)
+
+        // `juice deliver` waits for the answer: the event goes out, the same id again.
+        #expect(try workspace.run(["deliver"]) == 0)
+        let ids = server.requests.compactMap { $0.headers["webhook-id"] }
+        #expect(ids.count == 2)
+        #expect(Set(ids).count == 1)
+    }
+}

@@ -137,10 +137,21 @@ struct LoggerTests {
 
     @Test func homeRelativePath() throws {
         let rig = Rig()
+        // HOME must exist: a log in a directory that does not is refused (next test).
+        let home = try TemporaryDirectory()
         let logger = try EventLogger(
             configuration: section(0, [("path", .string("~/juice.log"))]),
-            context: rig.context(stateDirectory: "/state", environment: ["HOME": "/home/someone"]))
-        #expect(logger.resolvedPath == "/home/someone/juice.log")
+            context: rig.context(stateDirectory: "/state", environment: ["HOME": home.path]))
+        #expect(logger.resolvedPath == home.path + "/juice.log")
+    }
+
+    @Test func aLogInADirectoryThatDoesNotExistIsAConfigError() throws {
+        let rig = Rig()
+        #expect(throws: ConfigurationError.self) {
+            try EventLogger(
+                configuration: section(0, [("path", .string("~/juice.log"))]),
+                context: rig.context(stateDirectory: "/state", environment: ["HOME": "/nonexistent/someone"]))
+        }
     }
 
     @Test func shutdownFlushesEverythingAccepted() async throws {

@@ -1,4 +1,5 @@
 import JuiceMakerPluginKit
+import WebhookPlugin
 
 /// `juice config`: a group only; on its own a usage error that lists its subcommands.
 enum ConfigGroup: CommandDeclaration {
@@ -29,12 +30,21 @@ struct ConfigCheckCommand: JuiceCommand {
         for warning in warnings {
             context.console.standardError.write("juice: \(Catalog.Results.configWarning(warning)(context.language))\n")
         }
+        // What an enabled subscriber would warn about when it starts (plain http:// to
+        // another machine): said here too, as a warning; the config is still valid.
+        let startWarnings = session.builtPlugins.compactMap { built -> LocalizedText? in
+            guard let warning = (built.plugin as? Webhook)?.plainHTTPWarning else { return nil }
+            return Catalog.Errors.subscriberReport(built.entry.name, warning)
+        }
+        for warning in startWarnings {
+            context.console.standardError.write("juice: \(TerminalText.escaped(warning(context.language)))\n")
+        }
         if context.settings.json {
             context.console.print(JSONWriter.compact(.object([
                 ("valid", .bool(true)),
                 ("file", context.config.source.file.map(ConfigValue.string) ?? .null),
                 ("subscribers", .array(names.map(ConfigValue.string))),
-                ("warnings", .array(warnings.map { .string($0.description) })),
+                ("warnings", .array(warnings.map { .string($0.description) } + startWarnings.map { .string($0(.english)) })),
             ])))
         } else if !context.settings.quiet {
             context.console.print(Catalog.Results.configValid(source, subscribers: names))

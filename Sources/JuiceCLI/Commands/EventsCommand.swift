@@ -1,8 +1,12 @@
 import JuiceMakerCore
+import JuiceMakerPluginKit
 
 /// `juice events [--since N] [--type T]… [--limit N]`: the journal, oldest first.
 /// Without `--since`, `--limit` keeps the newest; with it, the first after N.
-/// `--json` prints CloudEvents JSON Lines (`CloudEventFormat`).
+/// `--json` prints CloudEvents JSON Lines (`CloudEventFormat`). A row this version
+/// cannot read (damaged JSON, a type from a newer `juice`) costs only itself: every
+/// readable event is printed, each unreadable one gets a line on stderr naming its
+/// sequence, and the exit status is then 74.
 struct EventsCommand: JuiceCommand {
     static let configuration = CommandConfiguration(
         commandName: "events",
@@ -45,14 +49,32 @@ struct EventsCommand: JuiceCommand {
     func run(_ session: Session) throws(CLIError) -> ExitCode {
         let context = session.context
         let journal = try session.journal()
-        let selected: [EventEnvelope]
+        let entries: [JournalEntry]
         do {
             // Without --since, --limit keeps the newest: read only those.
-            selected = try journal.events(
+            entries = try journal.entries(
                 after: since, kinds: kinds, limit: limit ?? Int.max, newest: !sinceGiven && limit != nil)
         } catch {
             throw CLIError(.storeIO, Catalog.Errors.store(error))
         }
+        var selected: [EventEnvelope] = []
+        var unreadable: [UnreadableEvent] = []
+        for entry in entries {
+            switch entry {
+            case .event(let envelope): selected.append(envelope)
+            case .unreadable(let row): unreadable.append(row)
+            }
+        }
+        let status = Self.print(selected, context: context)
+        guard !unreadable.isEmpty else { return status }
+        let language = context.language
+        context.console.standardError.write(unreadable.map { row in
+            "\(Catalog.Errors.prefix(language)) \(TerminalText.escaped(Catalog.Journal.unreadable(row.sequence, reason: row.reason)(language)))\n"
+        }.joined())
+        return .storeIO
+    }
+
+    private static func print(_ selected: [EventEnvelope], context: CommandContext) -> ExitCode {
         if context.settings.json {
             context.console.standardOutput.write(selected.map { CloudEventFormat.encode($0) + "\n" }.joined())
             return .success

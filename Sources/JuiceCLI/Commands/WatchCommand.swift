@@ -1,12 +1,14 @@
 import CLINotifierPlugin
 import JuiceMakerCore
+import JuiceMakerPluginKit
 
 /// `juice watch [--since N] [--type T]…`: follows the journal and shows each new
 /// event as the CLI notifier would (`--json`: one CloudEvents JSON line each),
 /// including events committed by other `juice` processes on the same store.
 ///
 /// Starts after the newest event, or with `--since N` replays the events after N
-/// first. Each event is written with one `write(2)` as it is read, so a pipe reader
+/// first. A row this version cannot read is reported on stderr by its sequence and
+/// passed. Each event is written with one `write(2)` as it is read, so a pipe reader
 /// sees it at once. Ctrl-C, SIGTERM or SIGHUP stops it between two events; the exit
 /// status is 128 + the signal (130, 143, 129), as for every command a signal stops.
 struct WatchCommand: JuiceCommand {
@@ -48,9 +50,18 @@ struct WatchCommand: JuiceCommand {
             var cursor: Int64
             if let since { cursor = since } else { cursor = try journal.lastSequence() }
             while !stop.isRequested {
-                let page = try journal.events(after: cursor, limit: Self.pageSize)
-                for envelope in page {
-                    cursor = envelope.sequence
+                let page = try journal.entries(after: cursor, limit: Self.pageSize)
+                for entry in page {
+                    cursor = entry.sequence
+                    guard case .event(let envelope) = entry else {
+                        // One bad row is reported and passed, never a stall.
+                        if case .unreadable(let row) = entry {
+                            let line = Catalog.Journal.skipped(row.sequence, reason: row.reason)(context.language)
+                            context.console.standardError.write(
+                                "\(Catalog.Errors.prefix(context.language)) \(TerminalText.escaped(line))\n")
+                        }
+                        continue
+                    }
                     guard kinds?.contains(envelope.event.kind) ?? true else { continue }
                     output.write(json
                         ? CloudEventFormat.encode(envelope) + "\n"

@@ -106,6 +106,15 @@ struct ConfigValidator: Sendable {
         }
         let common = ConfigKeys.commonSubscriber(registry)
         var entries: [SubscriberEntry] = []
+        entries.reserveCapacity(items.count)
+        // Counts per type and the path of each name taken: linear in the subscribers.
+        var countByType: [String: Int] = [:]
+        var pathByName: [String: String] = [:]
+        // Unset `${NAME}`s by subscriber (`subscribers[3]`), so each checks only its own.
+        var unresolvedBySubscriber: [String: Set<String>] = [:]
+        for path in unresolved {
+            if let end = path.firstIndex(of: "]") { unresolvedBySubscriber[String(path[...end]), default: []].insert(path) }
+        }
         for (index, item) in items.enumerated() {
             let path = "subscribers[\(index)]"
             guard case .object(let members) = item else {
@@ -119,16 +128,18 @@ struct ConfigValidator: Sendable {
                 throw ConfigurationError(
                     path: "\(path).type", reason: .notAllowed(value: ConfigurationType.echo(typeValue), expected: typeKey.expectation))
             }
-            try ConfigurationKey.check(members, against: common + plugin.configuration, at: path, skipping: unresolved)
+            try ConfigurationKey.check(members, against: common + plugin.configuration, at: path, skipping: unresolvedBySubscriber[path] ?? [])
             // The first subscriber of a type is named after it, later ones get their
             // ordinal (`logger`, `logger-2`), so adding one never renames another.
-            let ordinal = entries.filter { $0.type == type }.count + 1
+            let ordinal = countByType[type, default: 0] + 1
+            countByType[type] = ordinal
             var name = ordinal == 1 ? type : "\(type)-\(ordinal)"
             if case .string(let written)? = members.first(where: { $0.key == "name" })?.value { name = written }
-            if let clash = entries.first(where: { $0.name == name }) {
+            if let clash = pathByName[name] {
                 throw ConfigurationError(
-                    path: "\(path).name", reason: .nameInUse(ConfigurationKey.quoted(name), usedBy: clash.path))
+                    path: "\(path).name", reason: .nameInUse(ConfigurationKey.quoted(name), usedBy: clash))
             }
+            pathByName[name] = path
             let enabled = members.first(where: { $0.key == "enabled" })?.value != .bool(false)
             let own = members.filter { member in !common.contains { $0.name == member.key } }
             entries.append(SubscriberEntry(

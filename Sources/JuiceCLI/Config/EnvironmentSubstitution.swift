@@ -22,7 +22,7 @@ struct EnvironmentSubstitution: Sendable {
     }
 
     func apply(_ value: ConfigValue, path: String = "", lenientUnder lenient: [String] = []) throws(ConfigurationError) -> Result {
-        var walker = Walker(substitution: self, lenient: lenient)
+        var walker = Walker(substitution: self, lenient: Set(lenient))
         let result = try walker.walk(value, path: path)
         let values = Set(Self.variableNames(in: value).compactMap { environment[$0] })
         return Result(value: result, redaction: Redaction(paths: walker.substituted, values: values), unresolved: walker.unresolved)
@@ -47,7 +47,8 @@ struct EnvironmentSubstitution: Sendable {
 
     private struct Walker {
         let substitution: EnvironmentSubstitution
-        let lenient: [String]
+        /// Looked up by each enclosing path of a string's path: linear in the document.
+        let lenient: Set<String>
         var substituted = Set<String>()
         var unresolved: [ConfigurationError] = []
 
@@ -58,7 +59,9 @@ struct EnvironmentSubstitution: Sendable {
                 do {
                     return .string(try substitution.expand(text, path: path))
                 } catch {
-                    let isLenient = lenient.contains { path.hasPrefix($0 + ".") || path.hasPrefix($0 + "[") }
+                    let isLenient = path.indices.contains { index in
+                        (path[index] == "." || path[index] == "[") && lenient.contains(String(path[..<index]))
+                    }
                     guard error.isMissingVariable, isLenient else { throw error.error }
                     unresolved.append(error.error)
                     return value

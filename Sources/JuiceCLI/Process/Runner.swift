@@ -36,23 +36,29 @@ struct Runner: Sendable {
             standardOutput.write(HelpFormatter(globalOptions: CommandTable.globalOptions, language: language).help(path))
             return .success
         case .run(let invocation):
-            let language = fallbackLanguage(configOption: invocation.value("config"))
+            // The config is read once (a FIFO or `<(…)` can be read only once): by the
+            // command, and reused for the language of an error; read here only when the
+            // command failed before it got that far.
+            var loaded: Result<JuiceConfig, CLIError>?
             do {
-                return try await execute(invocation)
+                return try await execute(invocation, loaded: &loaded)
             } catch {
-                return report(error, language: language)
+                guard let loaded else { return report(error, language: fallbackLanguage(configOption: invocation.value("config"))) }
+                return report(error, language: fallbackLanguage(config: try? loaded.get()))
             }
         }
     }
 
-    private func execute(_ invocation: Invocation) async throws(CLIError) -> ExitCode {
+    private func execute(_ invocation: Invocation, loaded: inout Result<JuiceConfig, CLIError>?) async throws(CLIError) -> ExitCode {
         let settings = try GlobalSettings(invocation, environment: environment)
         guard let type = invocation.command.runnable else { return .usage }
         let command = try type.init(invocation)
         if let standalone = command as? any ConfigFreeCommand {
             return standalone.run(standardOutput, registry: registry)
         }
-        let config = try loadConfig(option: settings.configPath)
+        let outcome = Result { () throws(CLIError) in try loadConfig(option: settings.configPath) }
+        loaded = outcome
+        let config = try outcome.get()
         let language = settings.language ?? config.language ?? Language(environment: environment)
         let location = StoreLocation.resolve(
             settings: settings, config: config, environment: environment, workingDirectory: workingDirectory)
@@ -114,8 +120,16 @@ struct Runner: Sendable {
     /// The language for messages before the config is known: `--lang`, else the
     /// config's `language` if it can be read, else the locale.
     private func fallbackLanguage(configOption: String?) -> Language {
+        if GlobalSettings.languageHint(in: arguments) == nil, let config = try? loadConfig(option: configOption) {
+            return fallbackLanguage(config: config)
+        }
+        return fallbackLanguage(config: nil)
+    }
+
+    /// The same, from a config already read (or none).
+    private func fallbackLanguage(config: JuiceConfig?) -> Language {
         if let hinted = GlobalSettings.languageHint(in: arguments) { return hinted }
-        if let config = try? loadConfig(option: configOption), let language = config.language { return language }
+        if let language = config?.language { return language }
         return Language(environment: environment)
     }
 

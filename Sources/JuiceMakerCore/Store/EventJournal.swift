@@ -19,6 +19,37 @@ public struct DeadLetter: Sendable, Equatable {
     }
 }
 
+/// A journal row this version cannot turn into an event: its JSON is damaged, or it
+/// is of a type a newer `juice` wrote. The rows around it still read.
+public struct UnreadableEvent: Sendable, Equatable {
+    public let sequence: Int64
+    /// The row's event id, when that column still reads as one.
+    public let eventID: EventID?
+    /// Why it could not be read (English; it may quote the row: escape before printing).
+    public let reason: String
+
+    public init(sequence: Int64, eventID: EventID?, reason: String) {
+        self.sequence = sequence
+        self.eventID = eventID
+        self.reason = reason
+    }
+}
+
+/// One row of the journal: its event, or why it could not be read. Readers that must
+/// not let one bad row hide the others (`juice events`, `watch`, durable delivery) read
+/// entries; `events(after:…)` throws at the first unreadable row instead.
+public enum JournalEntry: Sendable, Equatable {
+    case event(EventEnvelope)
+    case unreadable(UnreadableEvent)
+
+    public var sequence: Int64 {
+        switch self {
+        case .event(let envelope): envelope.sequence
+        case .unreadable(let row): row.sequence
+        }
+    }
+}
+
 /// The read side of the journal, and the bookkeeping of durable subscribers.
 ///
 /// Events are written by `StockStore.commit`; a journal only reads them. Sequences
@@ -34,6 +65,16 @@ public protocol EventJournal: AnyObject, Sendable {
     /// first `limit` of them, or with `newest` the last `limit`. Oldest first either
     /// way. A store with an index answers from it without reading the rest.
     func events(after sequence: Int64, kinds: Set<EventKind>?, limit: Int, newest: Bool) throws(StoreError) -> [EventEnvelope]
+
+    /// Up to `limit` rows after `sequence`, oldest first, each an event or an
+    /// unreadable row: one bad row never costs the page. A journal whose rows are
+    /// always events (in memory, a stream) gets this from `events(after:limit:)`.
+    func entries(after sequence: Int64, limit: Int) throws(StoreError) -> [JournalEntry]
+
+    /// `events(after:kinds:limit:newest:)` as entries. An unreadable row is among
+    /// the kinds when the store can tell its type (SQLite's `type` column), else
+    /// always.
+    func entries(after sequence: Int64, kinds: Set<EventKind>?, limit: Int, newest: Bool) throws(StoreError) -> [JournalEntry]
 
     /// Waits until an event after `sequence` exists (committed by any process) or
     /// `timeout` passes, without spinning the CPU. Returns whether one exists.
@@ -93,6 +134,30 @@ public final class DeliveryLease: Sendable {
 }
 
 extension EventJournal {
+    /// The events as entries: for journals that hold only events.
+    public func entries(after sequence: Int64, limit: Int) throws(StoreError) -> [JournalEntry] {
+        try events(after: sequence, limit: limit).map(JournalEntry.event)
+    }
+
+    /// Pages through `entries(after:limit:)`: for journals without an index.
+    public func entries(after sequence: Int64, kinds: Set<EventKind>?, limit: Int, newest: Bool) throws(StoreError) -> [JournalEntry] {
+        guard limit > 0 else { return [] }
+        var selected: [JournalEntry] = []
+        var after = sequence
+        let page = 1_000
+        while true {
+            let entries = try self.entries(after: after, limit: page)
+            selected += entries.filter { entry in
+                guard case .event(let envelope) = entry else { return true }
+                return kinds?.contains(envelope.event.kind) ?? true
+            }
+            if !newest, selected.count >= limit { return Array(selected.prefix(limit)) }
+            if newest, selected.count > limit { selected.removeFirst(selected.count - limit) }
+            guard let last = entries.last, entries.count == page else { return selected }
+            after = last.sequence
+        }
+    }
+
     /// Pages through `events(after:limit:)`: for journals without an index.
     public func events(after sequence: Int64, kinds: Set<EventKind>?, limit: Int, newest: Bool) throws(StoreError) -> [EventEnvelope] {
         guard limit > 0 else { return [] }

@@ -18,7 +18,16 @@ extension DurableDelivery {
     /// An attempt made before its time (`early`, asked for by `juice deliver`) does
     /// not count against the schedule: repeated runs while an endpoint is down must
     /// not use up its retries in seconds.
+    ///
+    /// An attempt that shutdown cancelled (the flush deadline came first) is not a
+    /// failure of the destination: nothing is recorded and no attempt counts; it is
+    /// handed over to the next run, which sends the event first, and the message says so.
     func recordFailure(of envelope: EventEnvelope, attempt: Int, failure: DeliveryFailure, early: DeliveryRetryState?) {
+        if isStopping {
+            // `shutdown` said so (`handedOver`) when it cancelled the attempt.
+            state.withLock { $0.statistics.failed += 1 }
+            return
+        }
         let now = Date().timeIntervalSince1970
         let firstReport = update { state in
             state.statistics.failed += 1
@@ -62,12 +71,52 @@ extension DurableDelivery {
         }
     }
 
-    /// Sends each dead letter once more; those delivered are removed.
+    /// What shutdown says when it cancels an attempt under way.
+    static func handedOver(_ sequence: Int64) -> PluginMessage {
+        PluginMessage(
+            english: "event \(sequence) was still being delivered when juice had to exit (flushDeadlineSeconds); handed over to the next run: it waits in the journal and the next juice command or `juice deliver` sends it again",
+            korean: "juice가 끝나야 할 때(flushDeadlineSeconds) 이벤트 \(sequence)을(를) 아직 전달하는 중이었습니다. 다음 실행에 넘깁니다: 이벤트는 저널에서 기다리고, 다음 juice 명령이나 `juice deliver`가 다시 보냅니다")
+    }
+
+    /// A journal row that cannot be read (damaged JSON, a type from a newer `juice`)
+    /// is not offered to the destination: it becomes a dead letter at once, with the
+    /// reason, and the cursor moves past it, so it never holds up the events after it.
+    /// Returns whether it was recorded (a store that refuses leaves it for later).
+    func deadLetterUnreadable(_ row: UnreadableEvent, retry: DeliveryRetryState?) -> Bool {
+        let reason = "the journal row cannot be read: \(row.reason)"
+        // A row whose id column is damaged too is kept under the nil UUID.
+        let letter = DeadLetter(
+            subscriber: name, sequence: row.sequence, eventID: row.eventID ?? EventID(high: 0, low: 0), attempts: 0,
+            lastError: reason, recordedAt: Date().timeIntervalSince1970)
+        let recorded = write { () throws(StoreError) in
+            try journal.recordDeadLetter(letter)
+            if retry?.sequence == row.sequence { try journal.setRetryState(nil, for: name) }
+        }
+        guard recorded else { return false }
+        state.withLock { $0.handledUpTo = row.sequence; $0.statistics.deadLettered += 1 }
+        persistCursor()
+        reportError(PluginMessage(
+            english: "skipped event \(row.sequence): \(reason); kept as a dead letter (`juice subscribers` shows it), the events after it go on",
+            korean: "이벤트 \(row.sequence)을(를) 건너뛰었습니다: 저널 항목을 읽을 수 없습니다(\(row.reason)). 데드 레터로 남기고(`juice subscribers`에서 보임) 다음 이벤트를 계속 전달합니다"))
+        return true
+    }
+
+    /// Sends each dead letter once more; those delivered are removed. One whose row
+    /// still cannot be read stays, and says so.
     func redeliverDeadLetters() {
         guard let letters = try? journal.deadLetters(for: name) else { return }
         for letter in letters where !isStopping {
-            guard let envelope = try? journal.events(after: letter.sequence - 1, limit: 1).first,
-                  envelope.sequence == letter.sequence else { continue }
+            guard let entry = try? journal.entries(after: letter.sequence - 1, limit: 1).first,
+                  entry.sequence == letter.sequence else { continue }
+            guard case .event(let envelope) = entry else {
+                if case .unreadable(let row) = entry {
+                    update { $0.statistics.failed += 1 }
+                    reportError(PluginMessage(
+                        english: "dead letter \(letter.sequence) still cannot be read (\(row.reason)); it stays a dead letter",
+                        korean: "데드 레터 \(letter.sequence)은(는) 여전히 읽을 수 없어(\(row.reason)) 데드 레터로 남습니다"))
+                }
+                continue
+            }
             update { $0.statistics.attempts += 1 }
             if let failure = attempt(envelope) {
                 update { $0.statistics.failed += 1 }

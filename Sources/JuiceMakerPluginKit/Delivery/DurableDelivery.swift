@@ -89,6 +89,8 @@ public final class DurableDelivery: Sendable {
         var writesClosed = false
         /// The delivery under way, cancelled by shutdown.
         var current: Task<Void, Never>?
+        /// The sequence of the event `current` delivers.
+        var currentSequence: Int64?
         var lease: DeliveryLease?
     }
 
@@ -195,11 +197,15 @@ public final class DurableDelivery: Sendable {
         let target = state.withLock { $0.requests }
         let isIdle: @Sendable (State) -> Bool = { !$0.started || $0.finished || $0.settled >= target }
         _ = await waiters.wait(until: deadline, current: { state.withLock { isIdle($0) } }, for: isIdle)
-        let current = update { state -> Task<Void, Never>? in
+        let (current, sequence) = update { state -> (Task<Void, Never>?, Int64?) in
             state.stopping = true
-            return state.current
+            return (state.current, state.currentSequence)
         }
         current?.cancel()
+        if current != nil, let sequence {
+            // Said here, before returning, so the line is out before the process exits.
+            reportError(Self.handedOver(sequence))
+        }
         let isFinished: @Sendable (State) -> Bool = { !$0.started || $0.finished }
         _ = await waiters.wait(until: deadline, current: { state.withLock { isFinished($0) } }, for: isFinished)
         // A runner stuck past the deadline (a write waiting for another process's
@@ -263,11 +269,11 @@ public final class DurableDelivery: Sendable {
                 redeliverDeadLetters()
             }
             let cursor: Int64
-            let batch: [EventEnvelope]
+            let batch: [JournalEntry]
             let retry: DeliveryRetryState?
             do {
                 cursor = max(try journal.cursor(named: name), state.withLock { $0.handledUpTo })
-                batch = try journal.events(after: cursor, limit: Self.batchSize)
+                batch = try journal.entries(after: cursor, limit: Self.batchSize)
                 retry = try journal.retryState(for: name)
                 update { $0.handledUpTo = max($0.handledUpTo, cursor) }
             } catch {
@@ -323,9 +329,17 @@ public final class DurableDelivery: Sendable {
     }
 
     /// Delivers `batch` in order until it ends, an event fails or must wait.
-    private func deliver(_ batch: [EventEnvelope], retry: DeliveryRetryState?, served: UInt64) {
-        for envelope in batch {
+    private func deliver(_ batch: [JournalEntry], retry: DeliveryRetryState?, served: UInt64) {
+        for entry in batch {
             if isStopping { return }
+            let envelope: EventEnvelope
+            switch entry {
+            case .event(let event): envelope = event
+            case .unreadable(let row):
+                // Never offered, never a stall: a dead letter at once, the cursor past it.
+                guard deadLetterUnreadable(row, retry: retry) else { return }
+                continue
+            }
             if let kinds, !kinds.contains(envelope.event.kind) {
                 update { $0.handledUpTo = envelope.sequence; $0.statistics.skipped += 1 }
                 continue
@@ -376,9 +390,14 @@ public final class DurableDelivery: Sendable {
             }
             done.signal()
         }
-        if update({ state in state.current = task; return state.stopping }) { task.cancel() }
+        if update({ state in state.current = task; state.currentSequence = envelope.sequence; return state.stopping }) {
+            task.cancel()
+        }
         done.wait()
-        update { $0.current = nil }
+        update { state in
+            state.current = nil
+            state.currentSequence = nil
+        }
         return outcome.withLock { $0 }
     }
 

@@ -47,6 +47,17 @@ public final class FileSink: TextSink {
         self.isTerminal = isatty(descriptor) == 1
     }
 
+    /// The directory `path` would be created in, when that directory does not exist
+    /// (a file cannot be created there: `FileSink(appendingTo:)` creates no
+    /// directories); `nil` when it exists or cannot be looked at.
+    public static func missingDirectory(for path: String) -> String? {
+        let directory = PathText.parent(of: path)
+        guard !directory.isEmpty else { return nil }
+        var info = stat()
+        guard stat(directory, &info) != 0, errno == ENOENT else { return nil }
+        return directory
+    }
+
     /// Opens `path` for appending (creating it with mode 0600).
     public convenience init(appendingTo path: String, onFailure: @escaping @Sendable (String) -> Void) throws(StoreError) {
         let descriptor = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o600)

@@ -23,6 +23,14 @@ final class JournalView: EventJournal {
         try journal.events(after: sequence, kinds: kinds, limit: limit, newest: newest)
     }
 
+    func entries(after sequence: Int64, limit: Int) throws(StoreError) -> [JournalEntry] {
+        try journal.entries(after: sequence, limit: limit)
+    }
+
+    func entries(after sequence: Int64, kinds: Set<EventKind>?, limit: Int, newest: Bool) throws(StoreError) -> [JournalEntry] {
+        try journal.entries(after: sequence, kinds: kinds, limit: limit, newest: newest)
+    }
+
     func waitForEvents(after sequence: Int64, timeout: Duration) throws(StoreError) -> Bool {
         try journal.waitForEvents(after: sequence, timeout: timeout)
     }

@@ -1,0 +1,136 @@
+import Foundation
+import Testing
+
+/// `juice config check` finds what would otherwise fail (or warn) only at run time, and
+/// the config is read once, so it may come from a pipe.
+@Suite struct ConfigCheckRunTimeTests {
+    @Test func aLogFileInAMissingDirectoryIsAConfigErrorEverywhere() throws {
+        let sandbox = try JuiceSandbox()
+        try sandbox.run(["stock", "add", "kiwi", "1"])
+        let before = sandbox.storeBytes()
+        let missing = sandbox.root + "/no-such-dir"
+        let config = try sandbox.write(
+            #"{"subscribers": [{"type": "cli-notifier"}, {"type": "logger", "path": "\#(missing)/juice.log"}]}"#, to: "c.json")
+        for arguments in [["config", "check"], ["stock"], ["order", "banana"]] {
+            let result = try sandbox.run(arguments + ["--config", config])
+            #expect(result.status == 78, "\(arguments): \(result.stderr)")
+            #expect(result.stderr.split(separator: "\n").count == 1, "\(result.stderr)")
+            #expect(result.stderr.contains("subscribers[1].path"), "\(result.stderr)")
+            #expect(result.stderr.contains("the directory \(missing) does not exist"), "\(result.stderr)")
+        }
+        #expect(sandbox.storeBytes() == before)
+        let korean = try sandbox.run(["config", "check", "--config", config, "--lang", "ko"])
+        #expect(korean.status == 78)
+        #expect(korean.stderr.contains("디렉터리 \(missing)이(가) 없습니다"), "\(korean.stderr)")
+
+        // The default, a bare name in the store's directory, is fine before the store exists.
+        let fresh = try JuiceSandbox()
+        let bare = try fresh.write(#"{"subscribers": [{"type": "logger", "path": "juice-maker.log"}]}"#, to: "c.json")
+        #expect(try fresh.run(["config", "check", "--config", bare]).status == 0)
+    }
+
+    @Test func plainHTTPToAnotherMachineIsAWarningInConfigCheck() throws {
+        let sandbox = try JuiceSandbox()
+        let remote = try sandbox.write(
+            #"{"subscribers": [{"type": "webhook", "name": "shop", "url": "http://example.com/hook"}]}"#, to: "remote.json")
+        let result = try sandbox.run(["config", "check", "--config", remote])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stderr.contains("subscriber 'shop': warning: http://example.com/hook is plain http:// to another machine"), "\(result.stderr)")
+        let json = try sandbox.run(["config", "check", "--json", "--config", remote])
+        let warnings = (try json.json() as? [String: Any])?["warnings"] as? [String]
+        #expect(warnings?.count == 1)
+
+        let local = try sandbox.write(
+            #"{"subscribers": [{"type": "webhook", "url": "http://127.0.0.1:9/hook"}]}"#, to: "local.json")
+        let quiet = try sandbox.run(["config", "check", "--config", local])
+        #expect(quiet.status == 0)
+        #expect(quiet.stderr.isEmpty, "\(quiet.stderr)")
+    }
+
+    @Test func aMissingVariableInADisabledSubscriberIsOnlyAWarning() throws {
+        let sandbox = try JuiceSandbox()
+        let config = try sandbox.write(#"""
+            {"subscribers": [{"type": "webhook", "enabled": false, "url": "https://example.com/", "secret": "${JUICE_TEST_UNSET_SECRET}"}]}
+            """#, to: "c.json")
+        #expect(try sandbox.run(["stock", "--config", config]).status == 0)
+        let check = try sandbox.run(["config", "check", "--config", config])
+        #expect(check.status == 0)
+        #expect(check.stderr.contains("JUICE_TEST_UNSET_SECRET"), "\(check.stderr)")
+        let enabled = try sandbox.write(#"""
+            {"subscribers": [{"type": "webhook", "url": "https://example.com/", "secret": "${JUICE_TEST_UNSET_SECRET}"}]}
+            """#, to: "enabled.json")
+        #expect(try sandbox.run(["stock", "--config", enabled]).status == 78)
+    }
+
+    /// A FIFO can be read once: a second open would wait for a writer forever.
+    @Test func aConfigFromAFIFOIsReadOnceAlsoWhenTheCommandFails() throws {
+        let sandbox = try JuiceSandbox()
+        for (arguments, status) in [(["stock", "--json"], Int32(0)), (["order", "banana", "--count", "0"], Int32(65))] {
+            let fifo = sandbox.root + "/config-\(UUID().uuidString).fifo"
+            #expect(mkfifo(fifo, 0o600) == 0)
+            let writer = Thread {
+                let descriptor = open(fifo, O_WRONLY)
+                guard descriptor >= 0 else { return }
+                let text = #"{"language": "ko", "subscribers": []}"#
+                _ = text.withCString { write(descriptor, $0, strlen($0)) }
+                close(descriptor)
+            }
+            writer.start()
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: JuiceSandbox.binary)
+            process.arguments = arguments + ["--config", fifo]
+            process.environment = sandbox.environment
+            let err = Pipe()
+            process.standardOutput = FileHandle.nullDevice
+            process.standardError = err
+            try process.run()
+            let done = DispatchSemaphore(value: 0)
+            Thread { process.waitUntilExit(); done.signal() }.start()
+            let exited = done.wait(timeout: .now() + 20) == .success
+            if !exited {
+                kill(process.processIdentifier, SIGKILL)
+                process.waitUntilExit()
+                // Free the writer, if it still waits.
+                let reader = open(fifo, O_RDONLY | O_NONBLOCK)
+                if reader >= 0 { close(reader) }
+            }
+            #expect(exited, "juice \(arguments) waited for a second read of the FIFO")
+            #expect(process.terminationStatus == status)
+            let errors = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            if status != 0 { #expect(errors.hasPrefix("오류:"), "the config's language: \(errors)") }
+        }
+    }
+
+    @Test func configFromStandardInput() throws {
+        let sandbox = try JuiceSandbox()
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: JuiceSandbox.binary)
+        process.arguments = ["config", "show", "--json", "--config", "/dev/stdin"]
+        process.environment = sandbox.environment
+        let input = Pipe()
+        let output = Pipe()
+        process.standardInput = input
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        input.fileHandleForWriting.write(Data(#"{"initialStock": 7, "subscribers": []}"#.utf8))
+        try input.fileHandleForWriting.close()
+        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0)
+        #expect(text.contains(#""initialStock":7"#), "\(text)")
+    }
+
+    /// Linear checking still finds a duplicate name among 8,000 subscribers (the time is
+    /// measured by `juice-bench config`, not asserted here).
+    @Test func aDuplicateNameAmongEightThousandSubscribersIsFound() throws {
+        let sandbox = try JuiceSandbox()
+        var entries = (0..<8_000).map { #"{"type": "cli-notifier", "name": "n\#($0)", "enabled": false}"# }
+        entries.append(#"{"type": "cli-notifier", "name": "n4321", "enabled": false}"#)
+        let config = try sandbox.write(#"{"subscribers": [\#(entries.joined(separator: ","))]}"#, to: "big.json")
+        let result = try sandbox.run(["config", "check", "--config", config])
+        #expect(result.status == 78)
+        #expect(result.stderr.contains("subscribers[8000].name"), "\(result.stderr)")
+        #expect(result.stderr.contains("subscribers[4321]"), "\(result.stderr)")
+    }
+}
