@@ -8,8 +8,10 @@ extension Catalog {
 
         /// `file: path: reason`, or less when the file or the path is not known.
         static func located(_ error: ConfigurationError) -> T {
-            let why = reason(error.reason)
-            let location = [error.file, error.path.isEmpty ? nil : error.path].compactMap { $0 }.joined(separator: ": ")
+            // Texts from the file (values, keys, names) are echoed: escaped and cut.
+            let why = reason(error.mapText { echo($0) }.reason)
+            let file = error.file.map { echo(path: $0) }
+            let location = [file, error.path.isEmpty ? nil : echo(error.path)].compactMap { $0 }.joined(separator: ": ")
             return location.isEmpty ? why : T("\(location): \(why.english)", ko: "\(location): \(why.korean)")
         }
 

@@ -9,8 +9,9 @@ enum Answer: Sendable, Equatable {
 
 /// What both screens share: the maker, the person's input, and how things are shown.
 ///
-/// Prompts (`주문> `) appear only when the input is a terminal, so a piped session
-/// prints results only. Refusals go to stderr as one `Error:` line. Events are shown
+/// Prompts (`주문> `), questions, banners and menus appear only when the input is a
+/// terminal, so a piped session prints results only (README). Refusals go to stderr
+/// as one `Error:` line. Events are shown
 /// once: by the CLI notifier when one is configured, otherwise by the screen itself
 /// through the same renderer (`CLINotifier.render`).
 struct ScreenIO {
@@ -36,6 +37,9 @@ struct ScreenIO {
     var console: Console { session.context.console }
     /// Whether the person hears about events at all (not with `--quiet`).
     var showsEvents: Bool { !session.context.settings.quiet }
+    /// Whether a person types at a terminal: only then does the screen show its
+    /// banners, menus, prompts and questions. From a pipe it prints results only.
+    var isInteractive: Bool { input.isTerminal }
 
     /// Prints one line (or block) on stdout.
     func show(_ text: LocalizedText) {
@@ -44,6 +48,12 @@ struct ScreenIO {
 
     func show(_ text: String) {
         console.print(text)
+    }
+
+    /// Prints part of the screen itself (a banner, a menu, the stock shown again):
+    /// on a terminal only.
+    func showOnTerminal(_ text: LocalizedText) {
+        if isInteractive { show(text) }
     }
 
     /// Refuses a line: one `Error:` line on stderr; the screen's state is unchanged.
@@ -60,10 +70,10 @@ struct ScreenIO {
         return line
     }
 
-    /// Asks `question` (ending in `(y/N)`) and reads the answer: `y`, `yes`, `예`,
-    /// `네` mean yes; anything else, no.
+    /// Asks `question` (ending in `(y/N)`; shown on a terminal only) and reads the
+    /// answer: `y`, `yes`, `예`, `네` mean yes; anything else, no.
     func ask(_ question: String) -> Answer {
-        console.standardOutput.write(input.isTerminal ? question + " " : question + "\n")
+        if input.isTerminal { console.standardOutput.write(question + " ") }
         switch input.next() {
         case .line(let text):
             return ["y", "yes", "예", "네", "ㅇ"].contains(text.trimmingWhitespace().lowercased()) ? .yes : .no
