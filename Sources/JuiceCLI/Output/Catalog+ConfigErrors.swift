@@ -41,6 +41,8 @@ extension Catalog {
                 return "\(value)이(가) 두 번 있습니다(\(firstAt)에도 있음). 한 번씩만 쓰세요"
             case let .empty(_, expected):
                 return "비어 있습니다. \(needs(expected))"
+            case let .tooLong(noun, length, maximum):
+                return "\(noun == "name" ? "이름" : noun)이(가) \(length)자로, 최대 \(maximum)자보다 깁니다. 더 짧게 쓰세요"
             case let .containsNUL(part, value):
                 return "\(korean(part)) \(value)에 NUL 문자(\\u0000)가 있습니다. 지우세요"
             case let .containsEquals(part, value):
