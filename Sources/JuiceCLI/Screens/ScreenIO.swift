@@ -10,10 +10,10 @@ enum Answer: Sendable, Equatable {
 /// What both screens share: the maker, the person's input, and how things are shown.
 ///
 /// Prompts (`주문> `), questions, banners and menus appear only when the input is a
-/// terminal, so a piped session prints results only (README). Refusals go to stderr
-/// as one `Error:` line. Events are shown
-/// once: by the CLI notifier when one is configured, otherwise by the screen itself
-/// through the same renderer (`CLINotifier.render`).
+/// terminal, so a piped session prints results only (README). Refusals go to stderr as
+/// one `Error:` line. Events are shown once: by the CLI notifier when one is
+/// configured, otherwise by the screen itself through the same renderer
+/// (`CLINotifier.render`).
 struct ScreenIO {
     let session: Session
     let maker: JuiceMaker
@@ -48,12 +48,6 @@ struct ScreenIO {
 
     func show(_ text: String) {
         console.print(text)
-    }
-
-    /// Prints part of the screen itself (a banner, a menu, the stock shown again):
-    /// on a terminal only.
-    func showOnTerminal(_ text: LocalizedText) {
-        if isInteractive { show(text) }
     }
 
     /// Refuses a line: one `Error:` line on stderr; the screen's state is unchanged.
