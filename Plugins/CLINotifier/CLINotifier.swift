@@ -41,7 +41,8 @@ public final class CLINotifier: EventPresentingPlugin {
         self.context = context
         self.renderer = NotificationRenderer(
             language: context.language,
-            color: context.colorAllowed && context.standardOutput.isTerminal)
+            color: context.colorAllowed && context.standardOutput.isTerminal,
+            asks: context.mayAsk)
     }
 
     /// The lines a person reads for `envelope` (see `NotificationRenderer`).

@@ -33,6 +33,15 @@ public struct NotificationCatalog: Sendable, Equatable {
         }
     }
 
+    /// The failed-order alert where nobody can answer its question (`juice order`,
+    /// `juice watch`): `재료가 모자라요.` / `Not enough fruit.`.
+    public var orderFailedStatement: String {
+        switch language {
+        case .korean: "재료가 모자라요."
+        case .english: "Not enough fruit."
+        }
+    }
+
     /// One missing fruit: `🍓 딸기 6개 부족` / `🍓 strawberry: 6 short`.
     public func shortage(_ fruit: Fruit, amount: Int) -> String {
         switch language {

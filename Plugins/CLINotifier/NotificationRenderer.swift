@@ -5,7 +5,8 @@ import JuiceMakerCore
 ///
 /// - `juiceMade`: one line, the seed's success alert.
 /// - `orderFailed`: the seed's failure alert, then one indented line per short
-///   fruit, in menu order (`  🍓 딸기 6개 부족`).
+///   fruit, in menu order (`  🍓 딸기 6개 부족`). The alert asks `재고를 수정할까요?`
+///   only when the person can answer (`asks`); otherwise it states `재료가 모자라요.`.
 /// - `stockChanged`: one line, `🥝 키위 10 → 9`.
 ///
 /// With `color`, lines are wrapped in ANSI SGR codes (success bold green, failure
@@ -16,11 +17,15 @@ public struct NotificationRenderer: Sendable, Equatable {
     public let catalog: NotificationCatalog
     /// Whether lines carry ANSI colour codes.
     public let color: Bool
+    /// Whether the failure alert asks its question (the person can answer it).
+    public let asks: Bool
 
-    /// A renderer for `language`, with or without ANSI colour.
-    public init(language: Language, color: Bool) {
+    /// A renderer for `language`, with or without ANSI colour; `asks: false` where
+    /// nobody can answer a question.
+    public init(language: Language, color: Bool, asks: Bool = true) {
         self.catalog = NotificationCatalog(language: language)
         self.color = color
+        self.asks = asks
     }
 
     /// The lines for `envelope`, without newlines.
@@ -29,7 +34,7 @@ public struct NotificationRenderer: Sendable, Equatable {
         case let .juiceMade(juice, count, _):
             return [styled(catalog.juiceMade(juice, count: count), .success)]
         case let .orderFailed(_, _, shortages):
-            return [styled(catalog.orderFailed, .failure)]
+            return [styled(asks ? catalog.orderFailed : catalog.orderFailedStatement, .failure)]
                 + shortages.nonZero.map { styled("  " + catalog.shortage($0.fruit, amount: $0.amount), .shortage) }
         case let .stockChanged(fruit, from, to, _):
             return [styled(catalog.stockChanged(fruit, from: from, to: to), .stock)]

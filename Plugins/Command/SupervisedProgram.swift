@@ -227,7 +227,8 @@ final class SupervisedProgram: DurableDestination {
             korean: "\(displayName)이(가) \(killed ? "시그널 \(status)로 종료되었습니다" : "상태 \(status)로 끝났습니다"). \(next.korean) 뒤 다음 이벤트 때 다시 시작합니다"))
     }
 
-    /// Reports each line the program writes to stderr, on a thread of its own.
+    /// Reports each line the program writes to stderr, on a thread of its own, as an
+    /// echoed value: control characters escaped, cut at `TerminalText.echoLimit`.
     private func forwardLines(of descriptor: Int32) {
         let program = displayName
         let report = report
@@ -242,10 +243,10 @@ final class SupervisedProgram: DurableDestination {
                 while let newline = pending.firstIndex(of: 10) {
                     let line = String(decoding: pending[pending.startIndex..<newline], as: UTF8.self)
                     pending.removeSubrange(pending.startIndex...newline)
-                    report(PluginMessage(untranslated: "\(program): \(line)"))
+                    report(PluginMessage(untranslated: "\(program): \(TerminalText.echoed(line))"))
                 }
             }
-            if !pending.isEmpty { report(PluginMessage(untranslated: "\(program): \(String(decoding: pending, as: UTF8.self))")) }
+            if !pending.isEmpty { report(PluginMessage(untranslated: "\(program): \(TerminalText.echoed(String(decoding: pending, as: UTF8.self)))")) }
             close(descriptor)
         }
     }

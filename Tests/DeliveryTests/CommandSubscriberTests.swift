@@ -37,6 +37,24 @@ import Testing
         #expect(try rig.store.cursor(named: "feed") == rig.store.lastSequence())
     }
 
+    /// What the program writes to stderr is echoed: control characters escaped, each
+    /// line cut at 80 characters, so a program cannot steer the person's terminal.
+    @Test func theProgramsStderrIsEscapedAndCut() async throws {
+        let directory = try TemporaryDirectory()
+        let rig = Rig.delivery()
+        let script = #"printf 'boom\033]0;PWN\007\n' >&2; printf '%0300d\n' 0 >&2; cat > "$OUT""#
+        let plugin = try subscriber(rig, script: script, directory: directory)
+        try plugin.attach(to: rig.host)
+        try rig.maker.make(.banana)
+        let delivery = try #require(plugin.delivery)
+        #expect(await delivery.deliverPending() == .caughtUp)
+        #expect(await eventually { rig.errors.all.contains { $0.hasPrefix("sh: " + String(repeating: "0", count: 80)) } }, "\(rig.errors.all)")
+        await plugin.shutdown(deadline: generousDeadline())
+        #expect(rig.errors.all.contains("sh: boom\\e]0;PWN\\u{7}"), "\(rig.errors.all)")
+        #expect(rig.errors.all.contains("sh: " + String(repeating: "0", count: 80) + "…"), "\(rig.errors.all)")
+        #expect(rig.errors.all.allSatisfy { !$0.unicodeScalars.contains { $0.value < 0x20 || (0x7F...0x9F).contains($0.value) } })
+    }
+
     @Test func aProgramIgnoringSIGTERMDoesNotOutliveShutdown() async throws {
         let directory = try TemporaryDirectory()
         let rig = Rig.delivery()

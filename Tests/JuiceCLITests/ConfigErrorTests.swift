@@ -91,6 +91,8 @@ import Testing
         (#"{"flushDeadlineSeconds": 1e3}"#, ["flushDeadlineSeconds: 1e3 is above 60"]),
         (#"{"subscribers": [{"type": "command", "command": ["/bin/cat"], "timeoutSeconds": 0}]}"#,
          ["subscribers[0].timeoutSeconds: 0 is not above 0", "at most 3600"]),
+        (#"{"subscribers": [{"type": "logger", "name": "\#(String(repeating: "x", count: 300))"}]}"#,
+         ["subscribers[0].name: the name is 300 characters long, above the maximum of 64; write a shorter name"]),
     ])
     func messagesNameTheExpectedValue(config: String, mentions: [String]) throws {
         try expectConfigError(config, mentions: mentions)

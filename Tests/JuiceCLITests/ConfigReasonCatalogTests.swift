@@ -58,6 +58,7 @@ import Testing
             .aboveMaximum(value: "1e99", maximum: "10", expected: expected), .notWholeNumber(value: "1.5", expected: expected),
             .tooFewItems(found: 0, expected: expected), .tooFewItems(found: 2, expected: expected),
             .duplicate(value: #""juiceMade""#, firstAt: "subscribers[0].events[0]"), .empty(noun: "path", expected: expected),
+            .tooLong(noun: "name", length: 300, maximum: 64),
             .containsNUL(.value, value: #""a\u0000""#), .containsNUL(.name, value: #""a\u0000""#),
             .containsEquals(.name, value: #""A=B""#), .missingKey(expected: expected),
             .nameInUse(#""hook""#, usedBy: "subscribers[0]"), .missingVariable("TOKEN"), .unterminatedVariable,
@@ -70,7 +71,7 @@ import Testing
         for reason in all {
             switch reason {
             case .unknownKey, .wrongType, .notAllowed, .belowMinimum, .aboveMaximum, .notWholeNumber, .tooFewItems,
-                 .duplicate, .empty, .containsNUL, .containsEquals, .missingKey, .nameInUse, .missingVariable,
+                 .duplicate, .empty, .tooLong, .containsNUL, .containsEquals, .missingKey, .nameInUse, .missingVariable,
                  .unterminatedVariable, .notAVariableName, .malformedJSON, .cannotRead, .notUTF8, .emptyConfigPath, .plugin:
                 break
             }

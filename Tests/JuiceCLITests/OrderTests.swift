@@ -13,13 +13,15 @@ import Testing
         #expect(result.stderr.isEmpty)
     }
 
-    @Test func koreanFailureShowsTheSeedMessageAndExits1() throws {
+    /// `juice order` cannot take an answer, so the seed's alert does not ask
+    /// "재고를 수정할까요?": it says what is short and the command that adds it.
+    @Test func koreanFailureStatesTheShortageAndTheFixAndExits1() throws {
         let sandbox = try JuiceSandbox(language: "ko_KR.UTF-8")
         let result = try sandbox.run(["order", "strawberry"])
         #expect(result.status == 1)
-        #expect(result.stdout.components(separatedBy: "재료가 모자라요. 재고를 수정할까요?").count == 2, "\(result.stdout)")
-        #expect(result.stdout.contains("딸기"))
-        #expect(result.stdout.contains("6"))
+        #expect(result.stdout == "재료가 모자라요.\n  🍓 딸기 6개 부족\n'juice stock add strawberry 6'로 채운 뒤 다시 주문하세요.\n", "\(result.stdout)")
+        #expect(!result.stdout.contains("?"))
+        #expect(result.stderr.isEmpty)
     }
 
     @Test func englishSuccessAndFailure() throws {
@@ -30,8 +32,8 @@ import Testing
         #expect(!made.stdout.contains("나왔습니다"))
         let failed = try sandbox.run(["order", "strawberry"])
         #expect(failed.status == 1)
-        #expect(failed.stdout.lowercased().contains("not enough"))
-        #expect(failed.stdout.contains("strawberry"))
+        #expect(failed.stdout == "Not enough fruit.\n  🍓 strawberry: 6 short\nAdd it with 'juice stock add strawberry 6', then order again.\n", "\(failed.stdout)")
+        #expect(!failed.stdout.contains("Edit the stock?"))
     }
 
     @Test func langOptionOverridesTheLocale() throws {

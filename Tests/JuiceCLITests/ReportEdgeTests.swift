@@ -46,8 +46,10 @@ import Testing
         (["report", "--by", "month"], "'--by month' is not a period; use hour, day or week."),
         (["report", "--at", "yesterday"], "'--at yesterday' is not a time"),
         (["report", "picklist", "--cover", "2 days"], "'--cover 2 days' is not a duration"),
-        (["report", "picklist", "--target", "0"], "'--target' must be from 1 to 1000000, found 0."),
-        (["report", "--since", "7d\u{1B}[2J"], "'--since 7d\\u{1b}[2J' is not a duration or a date"),
+        (["report", "picklist", "--target", "0"], "'--target' must be from 1 to 1,000,000, found 0."),
+        (["report", "picklist", "--target", "99999999999999999999"], "'99999999999999999999' for '--target' is above 1,000,000"),
+        (["report", "--since", "99999999999999999999d"], "'--since 99999999999999999999d' is out of range"),
+        (["report", "--since", "7d\u{1B}[2J"], "'--since 7d\\e[2J' is not a duration or a date"),
     ])
     func badValuesExit65WithOneLineAndTouchNothing(arguments: [String], message: String) throws {
         let sandbox = try JuiceSandbox()

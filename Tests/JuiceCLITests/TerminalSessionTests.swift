@@ -183,4 +183,48 @@ import Testing
         }
         return nil
     }
+
+    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: script)))
+    func noColourForADumbTerminal() throws {
+        let sandbox = try JuiceSandbox()
+        sandbox.environment["TERM"] = "dumb"
+        let shell = try startOnTerminal(sandbox, "shell")
+        #expect(shell.wait(until: { $0.contains("order> ") }), "\(shell.stdout)")
+        try shell.type("7\n")
+        #expect(shell.wait(until: { $0.contains("Enjoy!") }))
+        try shell.type("\u{04}")
+        #expect(shell.finish() == 0)
+        #expect(shell.stdout.contains("Here's your mango-kiwi juice! Enjoy!"))
+        #expect(!shell.stdout.contains("\u{1B}["), "TERM=dumb: no colour: \(shell.stdout)")
+    }
+
+    /// On a terminal the screen shows its question; under --quiet (no notifier alert)
+    /// the whole seed question.
+    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: script)))
+    func quietAsksTheWholeSeedQuestionInKorean() throws {
+        let sandbox = try JuiceSandbox(language: "ko_KR.UTF-8")
+        let shell = try startOnTerminal(sandbox, "shell --quiet")
+        #expect(shell.wait(until: { $0.contains("주문> ") }))
+        try shell.type("딸기쥬스\n")
+        #expect(shell.wait(until: { $0.contains("재료가 모자라요. 재고를 수정할까요? (y/N) ") }), "\(shell.stdout)")
+        try shell.type("n\n")
+        #expect(shell.wait(until: { occurrences(of: "주문> ", in: $0) == 2 }))
+        try shell.type("\u{04}")
+        #expect(shell.finish() == 0)
+        #expect(try sandbox.stock()["strawberry"] == 10)
+    }
+
+    /// On a terminal the notifier's alert asks the seed's question and the screen adds `(y/N)`.
+    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: script)))
+    func aFailedOrderAsksOnATerminal() throws {
+        let sandbox = try JuiceSandbox()
+        sandbox.environment["NO_COLOR"] = "1"
+        let shell = try startOnTerminal(sandbox, "shell")
+        #expect(shell.wait(until: { $0.contains("order> ") }))
+        try shell.type("1\n")
+        #expect(shell.wait(until: { $0.contains("(y/N) ") }), "\(shell.stdout)")
+        #expect(shell.stdout.contains("Not enough fruit. Edit the stock?\r\n  🍓 strawberry: 6 short\r\n(y/N) "), "\(shell.stdout)")
+        try shell.type("n\n\u{04}")
+        #expect(shell.finish() == 0)
+    }
 }

@@ -72,6 +72,21 @@ struct OrderTests {
         #expect(try fixture.maker.make(.banana, count: 500_000) == .insufficient(shortages: FruitAmounts(banana: 999_990)))
     }
 
+    @Test("each juice's largest order is what a full stock makes; one more is refused")
+    func largestOrderPerJuice() throws {
+        #expect(Juice.strawberry.largestOrder == 62_500)
+        #expect(Juice.banana.largestOrder == 500_000)
+        #expect(Juice.strawberryBanana.largestOrder == 100_000)
+        #expect(Juice.mangoKiwi.largestOrder == 500_000)
+        let fixture = try Fixture()
+        for juice in Juice.allCases {
+            #expect(throws: Never.self) { try fixture.maker.make(juice, count: juice.largestOrder) }
+            try fixture.expectRefused(.invalidCount(juice.largestOrder + 1)) { () throws(JuiceMakerError) in
+                try fixture.maker.make(juice, count: juice.largestOrder + 1)
+            }
+        }
+    }
+
     @Test("order(_:count:) answers with the stock its own transaction left")
     func receiptCarriesTheStock() throws {
         let fixture = try Fixture()

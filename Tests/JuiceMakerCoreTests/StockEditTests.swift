@@ -29,8 +29,12 @@ struct StockEditTests {
         try fixture.expectRefused(.aboveMaximum(.mango, requested: maximum + 1, maximum: maximum)) {
             () throws(JuiceMakerError) in try fixture.maker.add(2, of: .mango)
         }
-        try fixture.expectRefused(.aboveMaximum(.mango, requested: Int.max, maximum: maximum)) {
+        // An amount no stock could take is refused as such, never as a saturated sum.
+        try fixture.expectRefused(.amountAboveMaximum(.mango, amount: Int.max, maximum: maximum)) {
             () throws(JuiceMakerError) in try fixture.maker.add(Int.max, of: .mango)
+        }
+        try fixture.expectRefused(.amountAboveMaximum(.kiwi, amount: maximum + 1, maximum: maximum)) {
+            () throws(JuiceMakerError) in try fixture.maker.add(maximum + 1, of: .kiwi)
         }
         try fixture.expectRefused(.invalidAmount(.banana, 0)) { () throws(JuiceMakerError) in
             try fixture.maker.remove(0, of: .banana)
@@ -95,6 +99,9 @@ struct StockEditTests {
         #expect(throws: JuiceMakerError.invalidAmount(.kiwi, 0)) { try draft.add(0, of: .kiwi) }
         #expect(throws: JuiceMakerError.aboveMaximum(.kiwi, requested: Stock.maximumQuantity + 1, maximum: Stock.maximumQuantity)) {
             try draft.set(.kiwi, to: Stock.maximumQuantity + 1)
+        }
+        #expect(throws: JuiceMakerError.amountAboveMaximum(.kiwi, amount: Int.max, maximum: Stock.maximumQuantity)) {
+            try draft.add(Int.max, of: .kiwi)
         }
         #expect(draft == before)
     }

@@ -25,7 +25,7 @@ package func runThreads(
 /// returns whether it held. Not a timing assertion. Only for what sends this process
 /// no signal (files another process writes, another process's threads and life):
 /// whatever has a signal is waited for on it.
-package func eventually(within limit: Duration = .seconds(30), _ condition: () throws -> Bool) async rethrows -> Bool {
+package func eventually(within limit: Duration = .seconds(120), _ condition: () throws -> Bool) async rethrows -> Bool {
     let deadline = ContinuousClock.now + limit
     while ContinuousClock.now < deadline {
         if try condition() { return true }

@@ -37,7 +37,7 @@ struct EventsCommand: JuiceCommand {
         self.since = since ?? 0
         sinceGiven = since != nil
         if let text = invocation.value("limit") {
-            let limit = try ValueParsing.integer(text, for: "--limit", path: path)
+            let limit = try ValueParsing.integer(text, for: "--limit", minimum: 1, maximum: Int(Int64.max), path: path)
             guard limit >= 1 else { throw CLIError(.badValue, Catalog.Errors.limitTooSmall(limit), usage: path) }
             self.limit = limit
         } else {

@@ -27,6 +27,9 @@ enum CommandNeeds: Sendable {
 protocol JuiceCommand: CommandDeclaration {
     /// `.store` unless declared otherwise.
     static var needs: CommandNeeds { get }
+    /// Whether the command is a screen that reads the person's answers (`juice shell`,
+    /// `juice stock edit`): only then may plugins ask a question. `false` unless declared.
+    static var isScreen: Bool { get }
     init(_ invocation: Invocation) throws(CLIError)
     /// Commands that wait on plugins (`deliver`) are async; the others satisfy this synchronously.
     func run(_ session: Session) async throws(CLIError) -> ExitCode
@@ -34,6 +37,7 @@ protocol JuiceCommand: CommandDeclaration {
 
 extension JuiceCommand {
     static var needs: CommandNeeds { .store }
+    static var isScreen: Bool { false }
 }
 
 /// A command that reads no config and opens nothing (`config schema`): the runner

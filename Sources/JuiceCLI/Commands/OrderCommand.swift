@@ -4,6 +4,8 @@ import JuiceMakerPluginKit
 /// `juice order <juice> [--count N]`: makes the juice or, if the fruit is not enough,
 /// nothing (exit 1). The notifier shows the outcome; the command prints it only when
 /// no notifier does (and not with `--quiet`). `--json` prints the typed result.
+/// A failed order never asks a question (nobody answers one here): it says what is
+/// short and the command that adds it; under `--quiet`, one line on stderr.
 struct OrderCommand: JuiceCommand {
     static let configuration = CommandConfiguration(
         commandName: "order",
@@ -20,13 +22,29 @@ struct OrderCommand: JuiceCommand {
     let count: Int
 
     init(_ invocation: Invocation) throws(CLIError) {
-        var count = 1
+        let path = invocation.path
+        // The shape of --count first (a usage error), then the juice, then its range.
+        var given: (text: String, reading: ValueParsing.Reading)?
         if let text = invocation.value("count") {
-            count = try ValueParsing.integer(text, for: "--count", path: invocation.path)
-            guard count >= 1 else { throw CLIError(.badValue, Catalog.Errors.countTooSmall(count), usage: invocation.path) }
+            guard let reading = ValueParsing.reading(text) else { throw .usage(Catalog.Errors.notAWholeNumber("--count", text), path) }
+            given = (text, reading)
         }
+        let juice = try ValueParsing.juice(invocation.arguments[0])
+        var count = 1
+        if let (text, reading) = given {
+            // The most one order can make: what a full stock of each fruit makes.
+            let maximum = juice.largestOrder
+            switch reading {
+            case .belowInt: throw CLIError(.badValue, Catalog.Errors.countTooSmall(text), usage: path)
+            case .aboveInt: throw CLIError(.badValue, Catalog.Errors.countAboveMaximum(juice, text, maximum: maximum))
+            case .value(let value):
+                guard value >= 1 else { throw CLIError(.badValue, Catalog.Errors.countTooSmall(text), usage: path) }
+                guard value <= maximum else { throw CLIError(.badValue, Catalog.Errors.countAboveMaximum(juice, text, maximum: maximum)) }
+                count = value
+            }
+        }
+        self.juice = juice
         self.count = count
-        juice = try ValueParsing.juice(invocation.arguments[0])
     }
 
     func run(_ session: Session) throws(CLIError) -> ExitCode {
@@ -46,8 +64,14 @@ struct OrderCommand: JuiceCommand {
             }
             return .success
         case .insufficient(let shortages):
-            if session.confirms(.orderFailed) {
-                context.console.print(Catalog.Results.orderFailed(shortages))
+            let stock = receipt.stock
+            if context.settings.quiet {
+                context.console.report(CLIError(.orderNotMade, Catalog.Results.orderNotMade(juice, count: count, shortages: shortages, stock: stock)))
+            } else if session.confirms(.orderFailed) {
+                context.console.print(Catalog.Results.orderFailed(shortages, stock: stock))
+            } else if !context.settings.json {
+                // The notifier showed the alert and the shortages: add the fix.
+                context.console.print(Catalog.Results.orderFix(shortages, stock: stock))
             }
             return .orderNotMade
         }

@@ -62,13 +62,13 @@ struct ReportCommand: JuiceCommand {
             do {
                 try Data(svg.utf8).write(to: URL(fileURLWithPath: svgPath), options: .atomic)
             } catch {
-                throw CLIError(.storeIO, Catalog.Report.svgUnwritable(ReportText.escaped(svgPath), ReportText.escaped(Self.reason(error))))
+                throw CLIError(.storeIO, Catalog.Report.svgUnwritable(svgPath, Self.reason(error)))
             }
         }
         if context.settings.json {
             context.console.print(JSONWriter.compact(ReportJSON.report(figures)))
         } else if let svgPath {
-            if !context.settings.quiet { context.console.print(Catalog.Report.svgWritten(ReportText.escaped(svgPath))) }
+            if !context.settings.quiet { context.console.print(Catalog.Report.svgWritten(svgPath)) }
         } else {
             let output = context.console.standardOutput
             let style = ReportStyle(
@@ -137,7 +137,7 @@ struct PicklistCommand: JuiceCommand {
         let target = invocation.value("target")
         if cover != nil, target != nil { throw .usage(Catalog.Report.coverAndTarget, invocation.path) }
         if let target {
-            let value = try ValueParsing.integer(target, for: "--target", path: invocation.path)
+            let value = try ValueParsing.integer(target, for: "--target", minimum: 1, maximum: 1_000_000, path: invocation.path)
             guard (1...1_000_000).contains(value) else { throw CLIError(.badValue, Catalog.Report.targetOutOfRange(value)) }
             mode = .target(value)
         } else {

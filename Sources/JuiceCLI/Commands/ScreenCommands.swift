@@ -12,8 +12,11 @@ struct ShellCommand: JuiceCommand {
         abstract: LocalizedText(
             "Open the order screen: order by number or name, edit the stock, see what changed.",
             ko: "주문 화면을 엽니다: 번호나 이름으로 주문하고, 재고를 수정하고, 바뀐 것을 봅니다."))
+    static let isScreen = true
 
-    init(_ invocation: Invocation) throws(CLIError) {}
+    init(_ invocation: Invocation) throws(CLIError) {
+        try refuseJSON(invocation)
+    }
 
     func run(_ session: Session) throws(CLIError) -> ExitCode {
         try showScreen(in: session) { io throws(CLIError) in try OrderScreen(io: io).run() }
@@ -29,13 +32,24 @@ struct StockEditCommand: JuiceCommand {
         abstract: LocalizedText(
             "Open the stock screen: edit a draft, then apply it as one change or cancel it.",
             ko: "재고 수정 화면을 엽니다: 초안을 고친 뒤 한 번에 적용하거나 취소합니다."))
+    static let isScreen = true
 
-    init(_ invocation: Invocation) throws(CLIError) {}
+    init(_ invocation: Invocation) throws(CLIError) {
+        try refuseJSON(invocation)
+    }
 
     func run(_ session: Session) throws(CLIError) -> ExitCode {
         let outcome = try showScreen(in: session) { io throws(CLIError) in try StockScreen(io: io).run() }
         return outcome == .interrupted ? .interrupted : .success
     }
+}
+
+/// A screen is for a person: `--json` would be ignored, so it is refused (exit 64,
+/// one line) before anything runs.
+private func refuseJSON(_ invocation: Invocation) throws(CLIError) {
+    guard invocation.has("json") else { return }
+    let name = invocation.path.map(\.name).joined(separator: " ")
+    throw CLIError(.usage, Catalog.Errors.jsonNotForScreens(name))
 }
 
 /// Opens a screen on the terminal or piped input: the maker with its plugins, and

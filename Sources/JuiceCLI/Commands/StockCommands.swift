@@ -116,7 +116,8 @@ enum StockChange: Sendable {
     /// `<fruit> <n>`, the amount checked first.
     static func fruitAndAmount(_ invocation: Invocation) throws(CLIError) -> (Fruit, Int) {
         let words = invocation.arguments
-        let amount = try ValueParsing.integer(words[1], for: "<n>", path: invocation.path)
+        let amount = try ValueParsing.integer(
+            words[1], for: "<n>", minimum: 1, maximum: FruitAmounts.maximumQuantity, path: invocation.path)
         let fruit = try ValueParsing.fruit(words[0])
         return (fruit, amount)
     }

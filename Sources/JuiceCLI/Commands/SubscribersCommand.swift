@@ -71,16 +71,23 @@ struct SubscribersCommand: JuiceCommand {
             results.lag(language), delivery.nextAttempt(language), results.deadLetters(language),
         ]]
         rows += subscribers.map { entry in
-            let state = entry.enabled ? results.enabled(language) : results.disabled(language)
+            var state = entry.enabled ? results.enabled(language) : results.disabled(language)
+            let name = Catalog.echo(entry.name)
             guard let status = statuses[entry.name] else {
                 let none = results.notDurable(language)
-                return [entry.name, entry.type, state, none, none, none, none]
+                return [name, entry.type, state, none, none, none, none]
             }
             var next = "-"
             if let retry = status.retry {
-                next = retry.disabled ? delivery.stopped(language) : delivery.clock(retry.nextAttemptAt) + " (#\(retry.attempts + 1))"
+                // Stopped by its destination (410 Gone) until `juice subscribers retry`:
+                // a state, with no next attempt.
+                if retry.disabled {
+                    state = delivery.stopped(language)
+                } else {
+                    next = delivery.clock(retry.nextAttemptAt) + " (#\(retry.attempts + 1))"
+                }
             }
-            return [entry.name, entry.type, state, "\(status.cursor)", "\(status.lag)", next, "\(status.deadLetters)"]
+            return [name, entry.type, state, "\(status.cursor)", "\(status.lag)", next, "\(status.deadLetters)"]
         }
         context.console.standardOutput.write(TableLayout.render(rows))
         return .success

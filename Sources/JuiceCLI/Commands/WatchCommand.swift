@@ -42,7 +42,9 @@ struct WatchCommand: JuiceCommand {
         let stop = session.stopSignals()
         let output = context.console.standardOutput
         let json = context.settings.json
-        let renderer = NotificationRenderer(language: context.language, color: context.settings.colorAllowed && output.isTerminal)
+        // Nobody answers a question here: a failed order is stated, not asked about.
+        let renderer = NotificationRenderer(
+            language: context.language, color: context.settings.colorAllowed && output.isTerminal, asks: false)
         if output.isTerminal, !json, !context.settings.quiet {
             context.console.print(Catalog.Screens.watching(context.location.displayPath))
         }

@@ -97,13 +97,14 @@ enum ConfigSchema {
         }
     }
 
-    /// `minLength` and `pattern` for string rules (ECMA-262 regular expressions).
+    /// `minLength`, `maxLength` and `pattern` for string rules (ECMA-262 regular expressions).
     private static func keywords(_ rules: [StringRule]) -> [(key: String, value: ConfigValue)] {
         var members: [(key: String, value: ConfigValue)] = []
         var forbidden = ""
         for rule in rules {
             switch rule {
             case .nonEmpty: members.append(("minLength", .integer(1)))
+            case .maxLength(let maximum, _): members.append(("maxLength", .integer(maximum)))
             case .noEquals: forbidden += "="
             case .noNUL: forbidden += "\\u0000"
             case .httpURL: members.append(("pattern", .string("^[Hh][Tt][Tt][Pp][Ss]?://[^/?#]+")))

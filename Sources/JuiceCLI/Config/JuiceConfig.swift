@@ -51,6 +51,9 @@ struct JuiceConfig: Sendable {
     var substitutedPaths: Set<String> { substituted.paths }
 
     static let defaultFlushDeadlineSeconds = 2.0
+    /// The longest subscriber `name`, in characters: it names a cursor, a lease file
+    /// beside the store and a row of `juice subscribers`.
+    static let maximumNameLength = 64
 }
 
 /// The keys the config accepts besides each plugin's own, declared once: the
@@ -88,8 +91,8 @@ enum ConfigKeys {
         [
             ConfigurationKey("type", .oneOf(registry.typeNames), required: true, description: "Which plugin."),
             ConfigurationKey(
-                "name", .string([.nonEmpty("name")]),
-                description: "Unique name; names durable cursors. Default: the type, then type-2, type-3, ..."),
+                "name", .string([.nonEmpty("name"), .maxLength(JuiceConfig.maximumNameLength, "name")]),
+                description: "Unique name, at most 64 characters; names durable cursors. Default: the type, then type-2, type-3, ..."),
             ConfigurationKey(
                 "enabled", .boolean, default: .bool(true),
                 description: "false keeps the entry, checked, but does not run it."),

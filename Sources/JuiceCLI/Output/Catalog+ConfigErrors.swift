@@ -8,8 +8,10 @@ extension Catalog {
 
         /// `file: path: reason`, or less when the file or the path is not known.
         static func located(_ error: ConfigurationError) -> T {
-            let why = reason(error.reason)
-            let location = [error.file, error.path.isEmpty ? nil : error.path].compactMap { $0 }.joined(separator: ": ")
+            // Texts from the file (values, keys, names) are echoed: escaped and cut.
+            let why = reason(error.mapText { echo($0) }.reason)
+            let file = error.file.map { echo(path: $0) }
+            let location = [file, error.path.isEmpty ? nil : echo(error.path)].compactMap { $0 }.joined(separator: ": ")
             return location.isEmpty ? why : T("\(location): \(why.english)", ko: "\(location): \(why.korean)")
         }
 
@@ -39,6 +41,8 @@ extension Catalog {
                 return "\(value)이(가) 두 번 있습니다(\(firstAt)에도 있음). 한 번씩만 쓰세요"
             case let .empty(_, expected):
                 return "비어 있습니다. \(needs(expected))"
+            case let .tooLong(noun, length, maximum):
+                return "\(noun == "name" ? "이름" : noun)이(가) \(length)자로, 최대 \(maximum)자보다 깁니다. 더 짧게 쓰세요"
             case let .containsNUL(part, value):
                 return "\(korean(part)) \(value)에 NUL 문자(\\u0000)가 있습니다. 지우세요"
             case let .containsEquals(part, value):

@@ -21,11 +21,12 @@ extension Catalog {
             ko: "설정에 켜진 내구성 구독자(webhook, command)가 없습니다.")
 
         static func following(_ names: [String]) -> T {
-            let list = names.joined(separator: ", ")
+            let list = names.map { echo($0) }.joined(separator: ", ")
             return T("Delivering to \(list) as events arrive. Ctrl-C stops.", ko: "\(list)에 이벤트가 오는 대로 전달합니다. Ctrl-C로 멈춥니다.")
         }
 
         static func caughtUp(_ name: String, delivered: Int, deadLettered: Int) -> T {
+            let name = echo(name)
             guard deadLettered > 0 else {
                 return T("\(name): \(delivered) delivered; caught up.", ko: "\(name): \(delivered)개 전달, 모두 따라잡았습니다.")
             }
@@ -34,39 +35,46 @@ extension Catalog {
         }
 
         static func waiting(_ name: String, delivered: Int, until: Double) -> T {
+            let name = echo(name)
             let time = clock(until)
             return T("\(name): \(delivered) delivered; the next event failed and is retried at \(time) (or run `juice deliver` again).",
                      ko: "\(name): \(delivered)개 전달, 다음 이벤트가 실패해 \(time)에 다시 시도합니다 (또는 `juice deliver`를 다시 실행).")
         }
 
         static func leftToAnotherProcess(_ name: String) -> T {
-            T("\(name): another juice process (`juice deliver --follow`?) is delivering its events; left to it.",
+            let name = echo(name)
+            return T("\(name): another juice process (`juice deliver --follow`?) is delivering its events; left to it.",
               ko: "\(name): 다른 juice 프로세스(`juice deliver --follow`?)가 이벤트를 전달하고 있어 맡겨 둡니다.")
         }
 
         static func disabled(_ name: String, reason: String) -> T {
-            T("\(name): stopped: \(reason). Fix it, then run `juice subscribers retry \(name)`.",
+            let (name, reason) = (echo(name), escape(reason))
+            return T("\(name): stopped: \(reason). Fix it, then run `juice subscribers retry \(name)`.",
               ko: "\(name): 멈춤: \(reason). 고친 뒤 `juice subscribers retry \(name)`를 실행하세요.")
         }
 
         static func redelivered(_ name: String, count: Int) -> T {
-            T("\(name): \(count) dead letter(s) delivered.", ko: "\(name): 데드 레터 \(count)개 전달.")
+            let name = echo(name)
+            return T("\(name): \(count) dead letter(s) delivered.", ko: "\(name): 데드 레터 \(count)개 전달.")
         }
 
         static func unknownSubscriber(_ name: String) -> T {
-            T("no enabled subscriber is named '\(name)'; `juice subscribers` lists them",
+            let name = echo(name)
+            return T("no enabled subscriber is named '\(name)'; `juice subscribers` lists them",
               ko: "'\(name)'라는 켜진 구독자가 없습니다. `juice subscribers`로 목록을 보세요")
         }
 
         static func notDurable(_ name: String) -> T {
-            T("'\(name)' does not deliver durably (only webhook and command subscribers do)",
+            let name = echo(name)
+            return T("'\(name)' does not deliver durably (only webhook and command subscribers do)",
               ko: "'\(name)'은(는) 내구성 전달을 하지 않습니다 (webhook과 command 구독자만 합니다)")
         }
 
         // `juice subscribers` columns.
         static let cursor = T("CURSOR", ko: "커서")
         static let nextAttempt = T("NEXT ATTEMPT", ko: "다음 시도")
-        static let stopped = T("stopped (410)", ko: "멈춤 (410)")
+        /// The STATE of a subscriber its destination stopped with 410 Gone.
+        static let stopped = T("stopped (410 Gone)", ko: "멈춤 (410 Gone)")
 
         /// Local wall-clock time of a Unix time: `14:05:09`, or with the date when not today.
         static func clock(_ unixTime: Double) -> String {

@@ -71,7 +71,8 @@ extension Catalog {
               ko: "\(from) UTC 이후 주문이 없습니다. 더 긴 기간을 보세요. 예: --since 30d.")
         }
         static func svgWritten(_ path: String) -> T {
-            T("Charts written to \(path).", ko: "차트를 \(path)에 썼습니다.")
+            let path = echo(path: path)
+            return T("Charts written to \(path).", ko: "차트를 \(path)에 썼습니다.")
         }
 
         // Pick list
@@ -89,41 +90,49 @@ extension Catalog {
 
         // Errors (exit 65 unless said otherwise)
         static func badWindow(_ option: String, _ value: String) -> T {
-            T("'\(option) \(value)' is not a duration or a date; write e.g. 24h, 7d, 2w or 2026-11-01.",
+            let value = echo(value)
+            return T("'\(option) \(value)' is not a duration or a date; write e.g. 24h, 7d, 2w or 2026-11-01.",
               ko: "'\(option) \(value)'은(는) 기간이나 날짜가 아닙니다. 예: 24h, 7d, 2w, 2026-11-01.")
         }
         static func badDuration(_ option: String, _ value: String) -> T {
-            T("'\(option) \(value)' is not a duration; write a whole number and h, d or w, e.g. 12h, 2d, 1w.",
+            let value = echo(value)
+            return T("'\(option) \(value)' is not a duration; write a whole number and h, d or w, e.g. 12h, 2d, 1w.",
               ko: "'\(option) \(value)'은(는) 기간이 아닙니다. 정수와 h, d, w를 쓰세요. 예: 12h, 2d, 1w.")
         }
         static func durationOutOfRange(_ option: String, _ value: String) -> T {
-            T("'\(option) \(value)' is out of range; use from 1h up to 3650d.",
+            let value = echo(value)
+            return T("'\(option) \(value)' is out of range; use from 1h up to 3650d.",
               ko: "'\(option) \(value)'은(는) 범위를 벗어났습니다. 1h부터 3650d까지 쓰세요.")
         }
         static func futureDate(_ option: String, _ value: String) -> T {
-            T("'\(option) \(value)' is in the future; give a date up to today (UTC).",
+            let value = echo(value)
+            return T("'\(option) \(value)' is in the future; give a date up to today (UTC).",
               ko: "'\(option) \(value)'은(는) 미래입니다. 오늘(UTC)까지의 날짜를 쓰세요.")
         }
         static func badTime(_ option: String, _ value: String) -> T {
-            T("'\(option) \(value)' is not a time; write e.g. 2026-11-21T09:00:00Z or 2026-11-21.",
+            let value = echo(value)
+            return T("'\(option) \(value)' is not a time; write e.g. 2026-11-21T09:00:00Z or 2026-11-21.",
               ko: "'\(option) \(value)'은(는) 시각이 아닙니다. 예: 2026-11-21T09:00:00Z 또는 2026-11-21.")
         }
         static func sinceAfterAt(_ since: String, _ at: String) -> T {
-            T("'--since \(since)' starts after '--at \(at)'; give a --since before --at.",
+            let (since, at) = (echo(since), echo(at))
+            return T("'--since \(since)' starts after '--at \(at)'; give a --since before --at.",
               ko: "'--since \(since)'가 '--at \(at)'보다 늦습니다. --at보다 이른 --since를 쓰세요.")
         }
         static func badBucket(_ value: String) -> T {
-            T("'--by \(value)' is not a period; use hour, day or week.",
+            let value = echo(value)
+            return T("'--by \(value)' is not a period; use hour, day or week.",
               ko: "'--by \(value)'은(는) 단위가 아닙니다. hour, day, week 중 하나를 쓰세요.")
         }
         static func targetOutOfRange(_ value: Int) -> T {
-            T("'--target' must be from 1 to 1000000, found \(value).", ko: "'--target'은 1부터 1000000까지여야 합니다. 받은 값: \(value).")
+            T("'--target' must be from 1 to 1,000,000, found \(value).", ko: "'--target'은 1부터 1,000,000까지여야 합니다. 받은 값: \(value).")
         }
         static let coverAndTarget = T(
             "'--cover' and '--target' ask for two different lists; give one of them.",
             ko: "'--cover'와 '--target'은 서로 다른 목록입니다. 하나만 쓰세요.")
         static func svgUnwritable(_ path: String, _ reason: String) -> T {
-            T("cannot write the SVG to \(path) (\(reason)); choose a path in a directory you can write.",
+            let (path, reason) = (echo(path: path), escape(reason))
+            return T("cannot write the SVG to \(path) (\(reason)); choose a path in a directory you can write.",
               ko: "SVG를 \(path)에 쓸 수 없습니다 (\(reason)). 쓸 수 있는 디렉터리의 경로를 고르세요.")
         }
 

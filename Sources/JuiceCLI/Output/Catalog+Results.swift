@@ -13,14 +13,43 @@ extension Catalog {
                 : T("Here are your \(count) \(juice.englishName)s! Enjoy!", ko: "\(juice.koreanName) \(count)잔 나왔습니다! 맛있게 드세요!")
         }
 
-        static func orderFailed(_ shortages: FruitAmounts) -> T {
-            let english = shortages.nonZero.map { "\($0.fruit.englishName) \($0.amount)" }.joined(separator: ", ")
-            let korean = shortages.nonZero.map { "\($0.fruit.koreanName) \($0.amount)개" }.joined(separator: ", ")
-            let command = shortages.nonZero.count == 1
-                ? "juice stock add \(shortages.nonZero[0].fruit.id) \(shortages.nonZero[0].amount)"
-                : "juice stock set " + shortages.nonZero.map { "\($0.fruit.id)=<n>" }.joined(separator: " ")
-            return T("Not enough fruit. Edit the stock? Short: \(english). Try '\(command)'.",
-                     ko: "재료가 모자라요. 재고를 수정할까요? 부족: \(korean). '\(command)'로 채울 수 있어요.")
+        /// A failed `juice order` without a notifier: what is short and the command that
+        /// adds it, on one line. No question: nobody can answer one there.
+        static func orderFailed(_ shortages: FruitAmounts, stock: Stock) -> T {
+            let (english, korean) = shortageList(shortages)
+            let command = restockCommand(shortages, stock: stock)
+            return T("Not enough fruit: short of \(english). Add it with '\(command)', then order again.",
+                     ko: "재료가 모자라요. 부족: \(korean). '\(command)'로 채운 뒤 다시 주문하세요.")
+        }
+
+        /// After the notifier's alert and shortages: the command that adds what is short.
+        static func orderFix(_ shortages: FruitAmounts, stock: Stock) -> T {
+            let command = restockCommand(shortages, stock: stock)
+            return T("Add it with '\(command)', then order again.", ko: "'\(command)'로 채운 뒤 다시 주문하세요.")
+        }
+
+        /// A failed order under `--quiet`: the one line on stderr that says so.
+        static func orderNotMade(_ juice: Juice, count: Int, shortages: FruitAmounts, stock: Stock) -> T {
+            let (english, korean) = shortageList(shortages)
+            let command = restockCommand(shortages, stock: stock)
+            let what = count == 1 ? juice.englishName : "\(count) \(juice.englishName)s"
+            return T("\(what) not made: short of \(english); add it with '\(command)'.",
+                     ko: "\(juice.koreanName) \(count)잔 주문에 실패했습니다. 부족: \(korean). '\(command)'로 채우세요.")
+        }
+
+        /// `strawberry 6, banana 1` / `딸기 6개, 바나나 1개`.
+        private static func shortageList(_ shortages: FruitAmounts) -> (english: String, korean: String) {
+            (shortages.nonZero.map { "\($0.fruit.englishName) \($0.amount)" }.joined(separator: ", "),
+             shortages.nonZero.map { "\($0.fruit.koreanName) \($0.amount)개" }.joined(separator: ", "))
+        }
+
+        /// `juice stock add strawberry 6` for one short fruit; for several, the one
+        /// change that sets each to what the order needs (`juice stock set strawberry=20 banana=2`;
+        /// each at most the stock maximum, as the order's size was checked against it).
+        static func restockCommand(_ shortages: FruitAmounts, stock: Stock) -> String {
+            let short = shortages.nonZero
+            if short.count == 1 { return "juice stock add \(short[0].fruit.id) \(short[0].amount)" }
+            return "juice stock set " + short.map { "\($0.fruit.id)=\(stock[$0.fruit] + $0.amount)" }.joined(separator: " ")
         }
 
         static func stockChanged(_ changes: [(fruit: Fruit, from: Int, to: Int)]) -> T {
@@ -61,7 +90,8 @@ extension Catalog {
         static let builtInDefaults = T("built-in defaults", ko: "내장 기본값")
 
         static func configFile(_ source: String) -> T {
-            T("Config: \(source)", ko: "설정: \(source)")
+            let source = echo(path: source)
+            return T("Config: \(source)", ko: "설정: \(source)")
         }
 
         static func configWarning(_ warning: ConfigurationError) -> T {
@@ -71,7 +101,8 @@ extension Catalog {
         }
 
         static func configValid(_ source: String, subscribers: [String]) -> T {
-            let list = subscribers.isEmpty ? "-" : subscribers.joined(separator: ", ")
+            let source = echo(path: source)
+            let list = subscribers.isEmpty ? "-" : subscribers.map { echo($0) }.joined(separator: ", ")
             return T("Config OK: \(source) (subscribers: \(list)).", ko: "설정이 올바릅니다: \(source) (구독자: \(list)).")
         }
 

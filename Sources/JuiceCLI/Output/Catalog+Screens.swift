@@ -23,18 +23,20 @@ extension Catalog {
         /// Asked when no notifier showed the failure alert (with `--quiet`).
         static let editStockQuestion = T("Not enough fruit. Edit the stock? (y/N)", ko: "재료가 모자라요. 재고를 수정할까요? (y/N)")
 
-        static func noSuchNumber(_ number: Int) -> T {
-            T("there is no juice number \(number); choose 1 to \(Juice.allCases.count), or type a name.",
+        static func noSuchNumber(_ number: String) -> T {
+            let number = echo(number)
+            return T("there is no juice number \(number); choose 1 to \(Juice.allCases.count), or type a name.",
               ko: "\(number)번 쥬스는 없습니다. 1부터 \(Juice.allCases.count)까지 고르거나 이름을 쓰세요.")
         }
 
         static func unknownJuice(_ error: UnknownNameError) -> T {
+            let input = echo(error.input)
             if let suggestion = error.suggestion {
-                return T("unknown juice '\(error.input)'. Did you mean '\(suggestion)'?",
-                         ko: "'\(error.input)'이라는 쥬스는 없습니다. '\(suggestion)'을(를) 말씀하신 건가요?")
+                return T("unknown juice '\(input)'. Did you mean '\(suggestion)'?",
+                         ko: "'\(input)'이라는 쥬스는 없습니다. '\(suggestion)'을(를) 말씀하신 건가요?")
             }
-            return T("unknown juice '\(error.input)'; type a number 1 to \(Juice.allCases.count), a juice name, or help.",
-                     ko: "'\(error.input)'이라는 쥬스는 없습니다. 1부터 \(Juice.allCases.count)까지의 번호, 쥬스 이름 또는 help를 쓰세요.")
+            return T("unknown juice '\(input)'; type a number 1 to \(Juice.allCases.count), a juice name, or help.",
+                     ko: "'\(input)'이라는 쥬스는 없습니다. 1부터 \(Juice.allCases.count)까지의 번호, 쥬스 이름 또는 help를 쓰세요.")
         }
 
         // Stock screen
@@ -64,7 +66,8 @@ extension Catalog {
         }
 
         static func notAStockCommand(_ line: String) -> T {
-            T("'\(line)' is not a stock command; e.g. + kiwi, - kiwi 3, kiwi 20, apply, cancel, help.",
+            let line = echo(line)
+            return T("'\(line)' is not a stock command; e.g. + kiwi, - kiwi 3, kiwi 20, apply, cancel, help.",
               ko: "'\(line)'은(는) 재고 명령이 아닙니다. 예: + 키위, - 키위 3, 키위 20, apply, cancel, help.")
         }
 
@@ -79,23 +82,47 @@ extension Catalog {
         }
 
         static func notAnAmount(_ word: String) -> T {
-            T("'\(word)' is not a whole number; write digits, e.g. 3.", ko: "'\(word)'은(는) 정수가 아닙니다. 예: 3.")
+            let word = echo(word)
+            return T("'\(word)' is not a whole number; write digits, e.g. 3.", ko: "'\(word)'은(는) 정수가 아닙니다. 예: 3.")
+        }
+
+        /// An amount written as digits but above the stock maximum (also beyond 64 bits).
+        static func amountAboveMaximum(_ word: String) -> T {
+            let word = echo(word)
+            let maximum = Catalog.number(FruitAmounts.maximumQuantity)
+            return T("'\(word)' is above the maximum of \(maximum) the machine holds; use a smaller amount.",
+                     ko: "'\(word)'은(는) 기계가 담는 최대 \(maximum)개보다 많습니다. 더 작은 수를 쓰세요.")
+        }
+
+        /// A negative amount written as digits beyond 64 bits.
+        static func amountBelowZero(_ word: String) -> T {
+            let word = echo(word)
+            return T("'\(word)' is below 0; add or remove 1 or more, set 0 or more.",
+                     ko: "'\(word)'은(는) 0보다 작습니다. 더하거나 뺄 때는 1 이상, 정할 때는 0 이상을 쓰세요.")
+        }
+
+        /// Removing more than the draft holds (the draft, not the stored stock).
+        static func notEnoughInDraft(_ fruit: Fruit, available: Int, requested: Int) -> T {
+            T("cannot remove \(requested) \(fruit.englishName): only \(available) left in the draft; remove at most \(available).",
+              ko: "\(fruit.koreanName) \(requested)개를 뺄 수 없습니다. 초안에 \(available)개만 남아 있으니 \(available)개 이하로 빼세요.")
         }
 
         static func unknownFruit(_ error: UnknownNameError) -> T {
+            let input = echo(error.input)
             let names = Fruit.allCases.map(\.id).joined(separator: ", ")
             let korean = Fruit.allCases.map(\.koreanName).joined(separator: ", ")
             if let suggestion = error.suggestion {
-                return T("unknown fruit '\(error.input)'. Did you mean '\(suggestion)'?",
-                         ko: "'\(error.input)'이라는 과일은 없습니다. '\(suggestion)'을(를) 말씀하신 건가요?")
+                return T("unknown fruit '\(input)'. Did you mean '\(suggestion)'?",
+                         ko: "'\(input)'이라는 과일은 없습니다. '\(suggestion)'을(를) 말씀하신 건가요?")
             }
-            return T("unknown fruit '\(error.input)'; the fruits are \(names).",
-                     ko: "'\(error.input)'이라는 과일은 없습니다. 과일: \(korean).")
+            return T("unknown fruit '\(input)'; the fruits are \(names).",
+                     ko: "'\(input)'이라는 과일은 없습니다. 과일: \(korean).")
         }
 
         // Watch
         static func watching(_ store: String) -> T {
-            T("Watching the events of \(store). Ctrl-C stops.", ko: "\(store)의 이벤트를 보고 있습니다. Ctrl-C로 멈춥니다.")
+            let store = echo(path: store)
+            return T("Watching the events of \(store). Ctrl-C stops.", ko: "\(store)의 이벤트를 보고 있습니다. Ctrl-C로 멈춥니다.")
         }
     }
 }

@@ -1,3 +1,5 @@
+import JuiceMakerCore
+
 /// A command line after parsing: which command, its positional arguments, its options.
 struct Invocation: Sendable {
     /// From the root (`juice`) to the command that runs.
@@ -33,6 +35,10 @@ enum ParseOutcome: Sendable {
 /// keeps every value. A value-taking option followed by another option or by nothing
 /// is "missing value"; an empty value (`--config=`) is refused.
 ///
+/// `--help` and `--version` still read the rest of the line: an unknown option or a bad
+/// `--lang` is reported rather than ignored, and `--version` takes no command or
+/// argument (`juice --version extra` is a usage error).
+///
 /// Every mistake throws a usage `CLIError` naming the command whose usage applies.
 public struct CommandLineParser: Sendable {
     let root: CommandSpec
@@ -52,14 +58,12 @@ public struct CommandLineParser: Sendable {
     }
 
     func parse(_ words: [String]) throws(CLIError) -> ParseOutcome {
+        // `juice help order …` is `juice order … --help`.
+        let helpWord = words.first == "help"
+        let words = helpWord ? Array(words.dropFirst()) : words
         let optionWords = words.prefix { $0 != "--" }
-        if optionWords.contains(where: { $0 == "--help" || shortLetters($0)?.contains("h") == true }) {
-            return .help(commandPath(of: words))
-        }
-        if words.first == "help" {
-            return .help(commandPath(of: Array(words.dropFirst())))
-        }
-        if optionWords.contains("--version") { return .version }
+        let wantsHelp = helpWord || optionWords.contains(where: { $0 == "--help" || shortLetters($0)?.contains("h") == true })
+        let wantsVersion = !wantsHelp && optionWords.contains("--version")
 
         var path = [root]
         var arguments: [String] = []
@@ -105,6 +109,17 @@ public struct CommandLineParser: Sendable {
                 }
             }
         }
+        if let code = values["lang"]?.last, Language(rawValue: code) == nil {
+            throw .usage(Catalog.Errors.invalidLanguage(code), path)
+        }
+        if wantsHelp { return .help(commandPath(of: words)) }
+        if wantsVersion {
+            // `--version` is the whole request: a command or argument beside it is a mistake.
+            if let extra = path.count > 1 ? path[1].name : arguments.first {
+                throw .usage(Catalog.Errors.unexpectedArgument(extra), [root])
+            }
+            return .version
+        }
         try check(arguments, against: path)
         return .run(Invocation(path: path, arguments: arguments, values: values, flags: flags))
     }
@@ -126,7 +141,7 @@ public struct CommandLineParser: Sendable {
     /// In a bundle of short options, one that takes a value takes the rest of the word
     /// (`-ofile`), or the next word when it is last (POSIX guideline 5).
     private func options(for word: String, in path: [CommandSpec]) throws(CLIError) -> [(OptionSpec, String?)] {
-        let known = path[path.count - 1].options + globalOptions
+        let known = path[path.count - 1].options + globalOptions + [CommandTable.helpOption, CommandTable.versionOption]
         if word.hasPrefix("--") {
             let body = word.dropFirst(2)
             let name = body.split(separator: "=", maxSplits: 1).first.map(String.init) ?? ""
@@ -153,7 +168,7 @@ public struct CommandLineParser: Sendable {
         let command = path[path.count - 1]
         guard command.runnable != nil else {
             if let first = arguments.first {
-                throw .usage(Catalog.Errors.unknownCommand(first, in: commandName(path)), path)
+                throw .usage(Catalog.Errors.unknownCommand(first, in: commandName(path), suggestion: suggestion(for: first, in: command)), path)
             }
             throw .usage(Catalog.Errors.missingCommand(commandName(path)), path)
         }
@@ -165,10 +180,15 @@ public struct CommandLineParser: Sendable {
         if arguments.count > accepts {
             let extra = arguments[accepts]
             if required.isEmpty, !command.subcommands.isEmpty {
-                throw .usage(Catalog.Errors.unknownCommand(extra, in: commandName(path)), path)
+                throw .usage(Catalog.Errors.unknownCommand(extra, in: commandName(path), suggestion: suggestion(for: extra, in: command)), path)
             }
             throw .usage(Catalog.Errors.unexpectedArgument(extra), path)
         }
+    }
+
+    /// The subcommand of `command` whose name `word` is a typo of (`ordr` → `order`).
+    private func suggestion(for word: String, in command: CommandSpec) -> String? {
+        NameSuggestion.closest(to: word, among: command.subcommands.map(\.name))
     }
 
     /// The deepest command named by the leading non-option words (for help).

@@ -10,7 +10,7 @@ struct GlobalSettings: Sendable {
     let language: Language?
     let json: Bool
     let quiet: Bool
-    /// `--no-color` and `NO_COLOR` (any non-empty value) forbid colour.
+    /// `--no-color`, `NO_COLOR` (any non-empty value) and `TERM=dumb` forbid colour.
     let colorAllowed: Bool
 
     init(_ invocation: Invocation, environment: [String: String]) throws(CLIError) {
@@ -19,7 +19,7 @@ struct GlobalSettings: Sendable {
         inMemory = invocation.has("in-memory")
         json = invocation.has("json")
         quiet = invocation.has("quiet")
-        colorAllowed = !invocation.has("no-color") && (environment["NO_COLOR"] ?? "").isEmpty
+        colorAllowed = !invocation.has("no-color") && (environment["NO_COLOR"] ?? "").isEmpty && environment["TERM"] != "dumb"
         if let code = invocation.value("lang") {
             guard let language = Language(rawValue: code) else {
                 throw .usage(Catalog.Errors.invalidLanguage(code), invocation.path)

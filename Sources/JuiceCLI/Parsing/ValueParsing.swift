@@ -13,49 +13,94 @@ enum ValueParsing {
     }
 
     /// A whole number written as digits, optionally after a `-` (so `+2`, ` 2`, `2.0`
-    /// and `0x2` are refused, as the message "write digits" says); anything else, or a
-    /// number beyond `Int`, is a usage error.
-    static func integer(_ text: String, for what: String, path: [CommandSpec]) throws(CLIError) -> Int {
-        guard let value = wholeNumber(text) else { throw .usage(Catalog.Errors.notAWholeNumber(what, text), path) }
-        return value
+    /// and `0x2` are refused, as the message "write digits" says: a usage error).
+    /// Digits above `maximum`, or beyond `Int` either way, are a bad value (65) that
+    /// names the limit: `99999999999999999999` for `<n>` is above 1,000,000. A value
+    /// within `Int` below the caller's minimum is returned for the caller to refuse in
+    /// its own words.
+    static func integer(_ text: String, for what: String, minimum: Int, maximum: Int, path: [CommandSpec]) throws(CLIError) -> Int {
+        switch reading(text) {
+        case nil: throw .usage(Catalog.Errors.notAWholeNumber(what, text), path)
+        case .aboveInt: throw CLIError(.badValue, Catalog.Errors.numberAboveMaximum(what, text, maximum: maximum))
+        case .belowInt: throw CLIError(.badValue, Catalog.Errors.numberBelowMinimum(what, text, minimum: minimum))
+        case .value(let value):
+            guard value <= maximum else {
+                throw CLIError(.badValue, Catalog.Errors.numberAboveMaximum(what, text, maximum: maximum))
+            }
+            return value
+        }
+    }
+
+    /// How a typed number reads: within `Int`, or digits beyond it either way.
+    enum Reading: Sendable, Equatable {
+        case value(Int)
+        case aboveInt
+        case belowInt
     }
 
     /// The one reading of a typed number, on the command line and on the screens:
-    /// ASCII digits, optionally after `-`, within `Int`. `Int(_:)` alone also takes a
-    /// leading `+`, which every "write digits" message rules out.
-    static func wholeNumber(_ text: String) -> Int? {
-        let digits = text.utf8.first == UInt8(ascii: "-") ? text.utf8.dropFirst() : text.utf8[...]
+    /// ASCII digits, optionally after `-`; `nil` for anything else (`Int(_:)` alone
+    /// also takes a leading `+`, which every "write digits" message rules out).
+    static func reading(_ text: String) -> Reading? {
+        let negative = text.utf8.first == UInt8(ascii: "-")
+        let digits = negative ? text.utf8.dropFirst() : text.utf8[...]
         guard !digits.isEmpty, digits.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }) else { return nil }
-        return Int(text)
+        guard let value = Int(text) else { return negative ? .belowInt : .aboveInt }
+        return .value(value)
     }
 
-    /// `strawberry=20` (or `딸기=20`) as a fruit and a quantity.
+    /// `reading(text)` when it is within `Int`.
+    static func wholeNumber(_ text: String) -> Int? {
+        guard case .value(let value)? = reading(text) else { return nil }
+        return value
+    }
+
     /// `--since N` (0 or more), or nil when not given.
     static func since(_ invocation: Invocation) throws(CLIError) -> Int64? {
         guard let text = invocation.value("since") else { return nil }
-        let since = try integer(text, for: "--since", path: invocation.path)
+        let since = try integer(text, for: "--since", minimum: 0, maximum: Int(Int64.max), path: invocation.path)
         guard since >= 0 else { throw CLIError(.badValue, Catalog.Errors.sinceNegative(since), usage: invocation.path) }
         return Int64(since)
     }
 
     /// The kinds named by every `--type` (repeatable, comma-separated), or nil when none.
+    /// Names are read as juice names are: in any case, with or without `-`, `_` or spaces
+    /// (`juiceMade`, `juicemade`, `JUICE-MADE`), or as the CloudEvents type; a typo gets
+    /// a suggestion.
     static func eventKinds(_ invocation: Invocation) throws(CLIError) -> Set<EventKind>? {
         let names = invocation.allValues("type").flatMap { $0.split(separator: ",").map(String.init) }
         var kinds = Set<EventKind>()
         for name in names {
-            guard let kind = EventKind(name: name) else {
-                throw .usage(Catalog.Errors.unknownEventType(name), invocation.path)
+            guard let kind = eventKind(name) else {
+                let suggestion = NameSuggestion.closest(to: squashed(name), among: EventKind.allCases.map { squashed($0.rawValue) })
+                    .flatMap { close in EventKind.allCases.first { squashed($0.rawValue) == close } }
+                throw .usage(Catalog.Errors.unknownEventType(name, suggestion: suggestion), invocation.path)
             }
             kinds.insert(kind)
         }
         return names.isEmpty ? nil : kinds
     }
 
+    /// The kind `name` means, in any case and spelling (see `eventKinds`).
+    static func eventKind(_ name: String) -> EventKind? {
+        if let kind = EventKind(name: name) { return kind }
+        let wanted = squashed(name)
+        return EventKind.allCases.first { squashed($0.rawValue) == wanted || $0.cloudEventType == name.lowercased() }
+    }
+
+    /// Lowercased, without `-`, `_`, spaces and tabs: `JUICE-MADE` → `juicemade`.
+    private static func squashed(_ name: String) -> String {
+        String(name.lowercased().filter { $0 != "-" && $0 != "_" && $0 != " " && $0 != "\t" })
+    }
+
+    /// `strawberry=20` (or `딸기=20`) as a fruit and a quantity (at most the stock maximum).
     static func assignment(_ text: String, path: [CommandSpec]) throws(CLIError) -> (Fruit, Int) {
         let parts = text.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
         guard parts.count == 2, !parts[0].isEmpty else { throw .usage(Catalog.Errors.malformedAssignment(text), path) }
         let fruit = try fruit(String(parts[0]))
-        return (fruit, try integer(String(parts[1]), for: "\(parts[0])=", path: path))
+        let quantity = try integer(
+            String(parts[1]), for: "\(parts[0])=", minimum: 0, maximum: FruitAmounts.maximumQuantity, path: path)
+        return (fruit, quantity)
     }
 
     /// Runs a maker call, mapping its refusal to the exit code and message it deserves.
@@ -67,6 +112,7 @@ enum ValueParsing {
         switch error {
         case let .invalidAmount(fruit, amount): CLIError(.badValue, Catalog.Errors.invalidAmount(fruit, amount))
         case let .aboveMaximum(fruit, requested, maximum): CLIError(.badValue, Catalog.Errors.aboveMaximum(fruit, requested: requested, maximum: maximum))
+        case let .amountAboveMaximum(fruit, amount, maximum): CLIError(.badValue, Catalog.Errors.amountAboveMaximum(fruit, amount: amount, maximum: maximum))
         case let .notEnoughToRemove(fruit, available, requested): CLIError(.badValue, Catalog.Errors.notEnoughToRemove(fruit, available: available, requested: requested))
         case let .invalidCount(count): CLIError(.badValue, Catalog.Errors.invalidCount(count), usage: path)
         case let .draftConflict(fruits): CLIError(.storeIO, Catalog.Errors.draftConflict(fruits))

@@ -104,7 +104,8 @@ struct Runner: Sendable {
         return PluginContext(
             name: entry.name, language: context.language, colorAllowed: context.settings.colorAllowed,
             stateDirectory: context.location.stateDirectory, environment: environment,
-            standardOutput: personal, standardError: standardError)
+            standardOutput: personal, standardError: standardError,
+            mayAsk: context.invocation.command.runnable?.isScreen ?? false)
     }
 
     private func loadConfig(option: String?) throws(CLIError) -> JuiceConfig {

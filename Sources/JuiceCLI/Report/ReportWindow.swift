@@ -58,7 +58,7 @@ struct ReportDuration: Sendable, Equatable {
         let digits = text.dropLast()
         guard !digits.isEmpty, digits.allSatisfy({ $0.isASCII && $0.isNumber }) else { return nil }
         guard let number = Int64(digits), number >= 1, number <= maximumHours / Int64(multiplier) else {
-            throw CLIError(.badValue, Catalog.Report.durationOutOfRange(option, ReportText.escaped(text)))
+            throw CLIError(.badValue, Catalog.Report.durationOutOfRange(option, text))
         }
         return ReportDuration(hours: number * Int64(multiplier), text: text)
     }
@@ -66,7 +66,7 @@ struct ReportDuration: Sendable, Equatable {
     /// `--cover`: a duration only.
     static func cover(_ text: String) throws(CLIError) -> ReportDuration {
         guard let duration = try parse(text, option: "--cover") else {
-            throw CLIError(.badValue, Catalog.Report.badDuration("--cover", ReportText.escaped(text)))
+            throw CLIError(.badValue, Catalog.Report.badDuration("--cover", text))
         }
         return duration
     }
@@ -98,7 +98,7 @@ struct ReportWindow: Sendable, Equatable {
         let hour = ReportDuration.hourMilliseconds
         var until = now
         if let text = invocation.value("at") {
-            guard let at = Self.time(text) else { throw CLIError(.badValue, Catalog.Report.badTime("--at", ReportText.escaped(text))) }
+            guard let at = Self.time(text) else { throw CLIError(.badValue, Catalog.Report.badTime("--at", text)) }
             // The end of the hour holding `at`, never later than now.
             let end = (floorDivide(at, hour) + (at % hour == 0 ? 0 : 1)) * hour
             until = min(end, now)
@@ -110,11 +110,11 @@ struct ReportWindow: Sendable, Equatable {
         } else if Self.isDate(sinceText), let date = Self.time(sinceText) {
             guard date <= now else { throw CLIError(.badValue, Catalog.Report.futureDate("--since", sinceText)) }
             guard date < until else {
-                throw CLIError(.badValue, Catalog.Report.sinceAfterAt(sinceText, ReportText.escaped(invocation.value("at") ?? "")))
+                throw CLIError(.badValue, Catalog.Report.sinceAfterAt(sinceText, invocation.value("at") ?? ""))
             }
             since = date
         } else {
-            throw CLIError(.badValue, Catalog.Report.badWindow("--since", ReportText.escaped(sinceText)))
+            throw CLIError(.badValue, Catalog.Report.badWindow("--since", sinceText))
         }
         sinceMilliseconds = since
         untilMilliseconds = until
@@ -122,7 +122,7 @@ struct ReportWindow: Sendable, Equatable {
         lastHour = max(firstHour, floorDivide(until - 1, hour))
         label = sinceText
         if bucketOption, let text = invocation.value("by") {
-            guard let bucket = Bucket(rawValue: text) else { throw CLIError(.badValue, Catalog.Report.badBucket(ReportText.escaped(text))) }
+            guard let bucket = Bucket(rawValue: text) else { throw CLIError(.badValue, Catalog.Report.badBucket(text)) }
             self.bucket = bucket
         } else {
             let span = lastHour - firstHour + 1

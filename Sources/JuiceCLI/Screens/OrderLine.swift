@@ -33,8 +33,10 @@ enum OrderLine: Sendable, Equatable {
         case "quit", "q", "exit", "종료", "끝": return .quit
         default: break
         }
-        if let number = ValueParsing.wholeNumber(word) {
-            guard (1...Juice.allCases.count).contains(number) else { throw ScreenInputError(Catalog.Screens.noSuchNumber(number)) }
+        if let reading = ValueParsing.reading(word) {
+            guard case .value(let number) = reading, (1...Juice.allCases.count).contains(number) else {
+                throw ScreenInputError(Catalog.Screens.noSuchNumber(word))
+            }
             return .order(Juice.allCases[number - 1])
         }
         do {

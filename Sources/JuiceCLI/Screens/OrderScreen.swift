@@ -10,7 +10,8 @@ struct OrderScreen {
     /// Runs until `quit`, the end of input (success) or a stop signal (`interrupted`).
     /// Only store failures throw.
     func run() throws(CLIError) -> ExitCode {
-        try showScreen()
+        // From a pipe, results only: no stock line, menu or hint until asked (`help`).
+        if io.isInteractive { try showScreen() }
         while true {
             let text: String
             switch io.prompt(Catalog.Screens.orderPrompt, history: .orders) {
@@ -65,7 +66,7 @@ struct OrderScreen {
     /// Opens the stock screen; back here, shows the stock as it is now.
     private func openStockScreen() throws(CLIError) -> StockScreen.Outcome {
         let outcome = try StockScreen(io: io).run()
-        if outcome != .interrupted {
+        if outcome != .interrupted, io.isInteractive {
             io.show(Catalog.Screens.stockLine(try io.stock()))
         }
         return outcome

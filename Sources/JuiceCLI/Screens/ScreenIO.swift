@@ -9,10 +9,11 @@ enum Answer: Sendable, Equatable {
 
 /// What both screens share: the maker, the person's input, and how things are shown.
 ///
-/// Prompts (`주문> `) appear only when the input is a terminal, so a piped session
-/// prints results only. Refusals go to stderr as one `Error:` line. Events are shown
-/// once: by the CLI notifier when one is configured, otherwise by the screen itself
-/// through the same renderer (`CLINotifier.render`).
+/// Prompts (`주문> `), questions, banners and menus appear only when the input is a
+/// terminal, so a piped session prints results only (README). Refusals go to stderr as
+/// one `Error:` line. Events are shown once: by the CLI notifier when one is
+/// configured, otherwise by the screen itself through the same renderer
+/// (`CLINotifier.render`).
 struct ScreenIO {
     let session: Session
     let maker: JuiceMaker
@@ -36,6 +37,9 @@ struct ScreenIO {
     var console: Console { session.context.console }
     /// Whether the person hears about events at all (not with `--quiet`).
     var showsEvents: Bool { !session.context.settings.quiet }
+    /// Whether a person types at a terminal: only then does the screen show its
+    /// banners, menus, prompts and questions. From a pipe it prints results only.
+    var isInteractive: Bool { input.isTerminal }
 
     /// Prints one line (or block) on stdout.
     func show(_ text: LocalizedText) {
@@ -60,11 +64,10 @@ struct ScreenIO {
         return line
     }
 
-    /// Asks `question` (ending in `(y/N)`) and reads the answer: `y`, `yes`, `예`,
-    /// `네` mean yes; anything else, no.
+    /// Asks `question` (ending in `(y/N)`; shown on a terminal only) and reads the
+    /// answer: `y`, `yes`, `예`, `네` mean yes; anything else, no.
     func ask(_ question: String) -> Answer {
-        // On a terminal the question is the prompt; piped, a line of its own.
-        if !input.isTerminal { console.standardOutput.write(question + "\n") }
+        // On a terminal the question is the prompt; piped, results only.
         switch input.next(prompt: question + " ") {
         case .line(let text):
             return ["y", "yes", "예", "네", "ㅇ"].contains(text.trimmingWhitespace().lowercased()) ? .yes : .no

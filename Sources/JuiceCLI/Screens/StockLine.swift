@@ -63,8 +63,12 @@ enum StockLine: Sendable, Equatable {
     }
 
     private static func amount(_ word: String) throws(ScreenInputError) -> Int {
-        guard let value = ValueParsing.wholeNumber(word) else { throw ScreenInputError(Catalog.Screens.notAnAmount(word)) }
-        return value
+        switch ValueParsing.reading(word) {
+        case nil: throw ScreenInputError(Catalog.Screens.notAnAmount(word))
+        case .aboveInt: throw ScreenInputError(Catalog.Screens.amountAboveMaximum(word))
+        case .belowInt: throw ScreenInputError(Catalog.Screens.amountBelowZero(word))
+        case .value(let value): return value
+        }
     }
 
     /// Applies an edit line to `draft`; a refused edit leaves it as it was.

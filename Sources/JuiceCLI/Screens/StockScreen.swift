@@ -17,9 +17,12 @@ struct StockScreen {
     /// failures throw (exit 74); the draft is then lost and nothing was stored.
     func run() throws(CLIError) -> Outcome {
         var draft = StockDraft(base: try io.stock())
-        io.show(Catalog.Screens.stockTitle)
-        showDraft(draft)
-        io.show(Catalog.Screens.stockHint)
+        // From a pipe, results only: the title, the draft and the hint on a terminal.
+        if io.isInteractive {
+            io.show(Catalog.Screens.stockTitle)
+            showDraft(draft)
+            io.show(Catalog.Screens.stockHint)
+        }
         while true {
             let text: String
             switch io.prompt(Catalog.Screens.stockPrompt, history: .stock) {
@@ -53,6 +56,8 @@ struct StockScreen {
                     io.show(row(fruit, draft))
                 } catch .invalidAmount(let fruit, let amount) {
                     io.refuse(Catalog.Screens.invalidAmount(fruit, amount))
+                } catch .notEnoughToRemove(let fruit, let available, let requested) {
+                    io.refuse(Catalog.Screens.notEnoughInDraft(fruit, available: available, requested: requested))
                 } catch {
                     io.refuse(ValueParsing.cliError(error, path: io.session.context.invocation.path).message)
                 }
@@ -67,7 +72,7 @@ struct StockScreen {
             io.show(Catalog.Screens.nothingToApply)
             return nil
         }
-        io.show(draft.changes.map { row($0.fruit, draft) }.joined(separator: "\n"))
+        if io.isInteractive { io.show(draft.changes.map { row($0.fruit, draft) }.joined(separator: "\n")) }
         switch io.ask(Catalog.Screens.applyQuestion(io.language)) {
         case .interrupted: return .interrupted
         case .no, .end:

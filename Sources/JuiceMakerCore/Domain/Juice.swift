@@ -57,4 +57,11 @@ public enum Juice: String, Sendable, CaseIterable, Hashable {
     public func servings(from stock: Stock) -> Int {
         recipe.nonZero.map { stock[$0.fruit] / $0.amount }.min() ?? 0
     }
+
+    /// The most one order can ask for: what a stock of `Stock.maximumQuantity` of every
+    /// fruit makes (62,500 strawberry juices, at 16 strawberries each). A larger order
+    /// could never be made, whatever the stock: `JuiceMaker.order` refuses it.
+    public var largestOrder: Int {
+        servings(from: Stock(repeating: Stock.maximumQuantity))
+    }
 }

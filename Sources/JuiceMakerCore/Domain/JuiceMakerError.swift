@@ -4,6 +4,9 @@ public enum JuiceMakerError: Error, Sendable, Equatable {
     case invalidAmount(Fruit, Int)
     /// The fruit's quantity would exceed `FruitAmounts.maximumQuantity`.
     case aboveMaximum(Fruit, requested: Int, maximum: Int)
+    /// An amount to add that is itself above `FruitAmounts.maximumQuantity`, so no
+    /// stock could take it (and the sum could overflow): refused before adding.
+    case amountAboveMaximum(Fruit, amount: Int, maximum: Int)
     /// Removing more than there is.
     case notEnoughToRemove(Fruit, available: Int, requested: Int)
     /// An order for fewer than one juice, or for more of a fruit than the machine can

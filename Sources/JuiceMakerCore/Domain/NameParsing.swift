@@ -35,6 +35,22 @@ extension Juice {
     }
 }
 
+/// The did-you-mean rule of juice and fruit names, for other names a person types
+/// (command names: `ordr` → `order`).
+public enum NameSuggestion {
+    /// The name in `names` closest to `text`, when it is close enough to be a typo
+    /// (an edit distance of at most a third of its length, between 1 and 3).
+    public static func closest(to text: String, among names: [String]) -> String? {
+        let wanted = Array(NameMatcher.normalize(text))
+        var best: (name: String, distance: Int)?
+        for name in names {
+            let distance = NameMatcher.editDistance(wanted, Array(NameMatcher.normalize(name)))
+            if distance < (best?.distance ?? Int.max) { best = (name, distance) }
+        }
+        return best.flatMap { $0.distance <= NameMatcher.tolerance(wanted.count) ? $0.name : nil }
+    }
+}
+
 /// Exact matching after normalisation, then an edit-distance suggestion.
 enum NameMatcher {
     /// Lowercased, trimmed, with spaces and underscores as hyphens.
@@ -59,9 +75,13 @@ enum NameMatcher {
                 }
             }
         }
-        let tolerance = max(1, min(3, wanted.count / 3))
-        let suggestion = best.flatMap { $0.distance <= tolerance ? $0.id : nil }
+        let suggestion = best.flatMap { $0.distance <= tolerance(wanted.count) ? $0.id : nil }
         throw UnknownNameError(kind: kind, input: text, suggestion: suggestion)
+    }
+
+    /// How far a typed name may be from a known one to be suggested.
+    static func tolerance(_ length: Int) -> Int {
+        max(1, min(3, length / 3))
     }
 
     private static func idOf<Value>(_ value: Value, fallback: String) -> String {

@@ -13,11 +13,16 @@ public struct StockDraft: Sendable, Equatable {
         self.quantities = base
     }
 
-    /// Adds `amount` (≥ 1) of `fruit`.
+    /// Adds `amount` (≥ 1, at most `Stock.maximumQuantity`) of `fruit`; the sum is
+    /// computed with an overflow check and must stay within the maximum too.
     public mutating func add(_ amount: Int, of fruit: Fruit) throws(JuiceMakerError) {
         guard amount >= 1 else { throw .invalidAmount(fruit, amount) }
+        guard amount <= Stock.maximumQuantity else {
+            throw .amountAboveMaximum(fruit, amount: amount, maximum: Stock.maximumQuantity)
+        }
         let (total, overflow) = quantities[fruit].addingReportingOverflow(amount)
-        try set(fruit, to: overflow ? Int.max : total)
+        guard !overflow else { throw .amountAboveMaximum(fruit, amount: amount, maximum: Stock.maximumQuantity) }
+        try set(fruit, to: total)
     }
 
     /// Removes `amount` (≥ 1) of `fruit`; never below zero.

@@ -56,6 +56,8 @@ public struct ConfigurationError: Error, Sendable, Equatable, CustomStringConver
         case duplicate(value: String, firstAt: String)
         /// `""` where a `noun` (path, name) is needed.
         case empty(noun: String, expected: ConfigurationExpectation)
+        /// A `noun` (a name) of `length` characters, above its `maximum`.
+        case tooLong(noun: String, length: Int, maximum: Int)
         /// A string (a value or an object's member name) with U+0000 in it.
         case containsNUL(StringPart, value: String)
         /// A variable name with `=` in it.
@@ -94,6 +96,8 @@ public struct ConfigurationError: Error, Sendable, Equatable, CustomStringConver
                 "expected \(expected), found \(found == 0 ? "an empty array" : "\(found) item(s)")"
             case let .duplicate(value, firstAt): "\(value) is listed twice (also at \(firstAt)); list each once"
             case let .empty(noun, expected): "empty \(noun); expected \(expected)"
+            case let .tooLong(noun, length, maximum):
+                "the \(noun) is \(length) characters long, above the maximum of \(maximum); write a shorter \(noun)"
             case let .containsNUL(part, value): "the \(part) \(value) contains a NUL character (\\u0000); remove it"
             case let .containsEquals(part, value):
                 "the \(part) \(value) contains \"=\"; write the name alone as the key and the value on the right"
@@ -124,8 +128,11 @@ public struct ConfigurationError: Error, Sendable, Equatable, CustomStringConver
             case let .containsEquals(part, value): .containsEquals(part, value: transform(value))
             case let .nameInUse(name, usedBy): .nameInUse(transform(name), usedBy: usedBy)
             case let .notAVariableName(text): .notAVariableName(transform(text))
-            case let .plugin(message): .plugin(PluginMessage(english: transform(message.english), korean: transform(message.korean)))
-            case .wrongType, .tooFewItems, .empty, .missingKey, .missingVariable, .unterminatedVariable, .malformedJSON,
+            // A plugin's message is its own sentence, not a value from the file: escaped
+            // (it may quote one), never cut, so its way out is always shown.
+            case let .plugin(message):
+                .plugin(PluginMessage(english: TerminalText.escaped(message.english), korean: TerminalText.escaped(message.korean)))
+            case .wrongType, .tooFewItems, .empty, .tooLong, .missingKey, .missingVariable, .unterminatedVariable, .malformedJSON,
                  .cannotRead, .notUTF8, .emptyConfigPath:
                 self
             }

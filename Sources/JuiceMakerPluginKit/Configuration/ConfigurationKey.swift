@@ -100,6 +100,9 @@ public struct ConfigurationKey: Sendable {
 public enum StringRule: Sendable, Hashable {
     /// Not `""`; the noun names what is missing ("path" gives "empty path").
     case nonEmpty(String)
+    /// At most this many characters (Unicode scalars, as JSON Schema's `maxLength`
+    /// counts); the noun names what is too long ("name").
+    case maxLength(Int, String)
     /// No U+0000 (a C string, an argument or an environment value would be cut there).
     case noNUL
     /// No `=` (an environment variable's name).
@@ -225,6 +228,9 @@ public indirect enum ConfigurationType: Sendable {
             switch rule {
             case .nonEmpty(let noun):
                 guard !text.isEmpty else { throw fail(.empty(noun: noun, expected: expected)) }
+            case let .maxLength(maximum, noun):
+                let length = text.unicodeScalars.count
+                guard length <= maximum else { throw fail(.tooLong(noun: noun, length: length, maximum: maximum)) }
             case .noNUL:
                 guard !text.unicodeScalars.contains("\0") else {
                     throw fail(.containsNUL(what, value: quoted(text)))

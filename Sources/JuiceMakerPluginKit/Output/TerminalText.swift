@@ -4,9 +4,13 @@
 /// The one place that decides display width: tables (`TableLayout`), help listings and
 /// anything else that pads text to line it up measure with `width(of:)`.
 public enum TerminalText {
+    /// How many characters of an echoed value (a word typed, a name or value read from
+    /// the config or from another machine) a message shows before cutting it with `…`.
+    public static let echoLimit = 80
+
     /// `text` with every character that could move the cursor, change colours, reorder
     /// text or end a line written as an escape: C0 and C1 controls and DEL (`\n`, `\t`,
-    /// `\r`, else `\u{1B}`), U+2028/U+2029, and the bidirectional controls.
+    /// `\r`, `\e` for ESC, else `\u{9b}`), U+2028/U+2029, and the bidirectional controls.
     public static func escaped(_ text: String) -> String {
         guard text.unicodeScalars.contains(where: needsEscape) else { return text }
         var result = String.UnicodeScalarView()
@@ -20,6 +24,29 @@ public enum TerminalText {
         return String(result)
     }
 
+    /// `text` escaped as `escaped(_:)` does and cut to at most `limit` characters of
+    /// the escaped text, ending with `…` when it was cut (never inside an escape).
+    /// For anything a message echoes: one line, no terminal codes, a bounded length.
+    public static func escaped(_ text: String, limit: Int) -> String {
+        var result = ""
+        var count = 0
+        for character in text {
+            let shown = escaped(String(character))
+            let length = shown.count
+            if count + length > limit {
+                return result + "…"
+            }
+            result += shown
+            count += length
+        }
+        return result
+    }
+
+    /// `text` as a message echoes a value: escaped and cut at `echoLimit` characters.
+    public static func echoed(_ text: String) -> String {
+        escaped(text, limit: echoLimit)
+    }
+
     /// Terminal cells `escaped(text)` takes, by Unicode East Asian Width (UAX #11) and
     /// emoji presentation (UTS #51), one grapheme cluster at a time:
     /// - wide (W) and fullwidth (F) characters take 2 (Hangul, CJK, `☕`, `𠀀`);
@@ -28,7 +55,7 @@ public enum TerminalText {
     /// - combining marks (Mn, Me), format characters (Cf: ZWJ, ZWSP, …) and Hangul
     ///   medial vowels and final consonants take 0;
     /// - everything else, ambiguous (A) characters included, takes 1;
-    /// - a control character takes the width of its escape (`\u{1B}`: 6).
+    /// - a control character takes the width of its escape (`\e`: 2, `\u{9b}`: 6).
     public static func width(of text: String) -> Int {
         escaped(text).reduce(0) { $0 + width(of: $1) }
     }
@@ -67,7 +94,8 @@ public enum TerminalText {
         case "\n": "\\n"
         case "\t": "\\t"
         case "\r": "\\r"
-        default: "\\u{" + String(scalar.value, radix: 16, uppercase: true) + "}"
+        case "\u{1B}": "\\e"
+        default: "\\u{" + String(scalar.value, radix: 16) + "}"
         }
     }
 

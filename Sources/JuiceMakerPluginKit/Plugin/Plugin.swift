@@ -55,10 +55,15 @@ public struct PluginContext: Sendable {
     public let standardOutput: any TextSink
     /// Where diagnostics go.
     public let standardError: any TextSink
+    /// Whether the person may be asked a question: a screen reads their answer next
+    /// (`juice shell`). A one-shot command (`juice order`) says `false`; nobody can
+    /// answer there, so a plugin states what happened instead of asking.
+    public let mayAsk: Bool
 
     public init(
         name: String, language: Language, colorAllowed: Bool, stateDirectory: String,
-        environment: [String: String], standardOutput: any TextSink, standardError: any TextSink
+        environment: [String: String], standardOutput: any TextSink, standardError: any TextSink,
+        mayAsk: Bool = true
     ) {
         self.name = name
         self.language = language
@@ -67,6 +72,7 @@ public struct PluginContext: Sendable {
         self.environment = environment
         self.standardOutput = standardOutput
         self.standardError = standardError
+        self.mayAsk = mayAsk
     }
 }
 
