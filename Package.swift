@@ -25,19 +25,22 @@ let natsHeaders = [
     "/usr/include/nats/nats.h", "/usr/include/nats.h", "/usr/local/include/nats/nats.h", "/usr/local/include/nats.h",
     "/opt/homebrew/include/nats/nats.h",
 ]
-let withNATS = ProcessInfo.processInfo.environment["JUICE_WITHOUT_NATS"] != "1"
+let withNATS =
+    ProcessInfo.processInfo.environment["JUICE_WITHOUT_NATS"] != "1"
     && natsHeaders.contains { FileManager.default.fileExists(atPath: $0) }
 /// The NATS targets, or none.
-let natsTargets: [Target] = withNATS ? [
-    .systemLibrary(
-        name: "CNATS", path: "Sources/CNATS", pkgConfig: "libnats",
-        providers: [.apt(["libnats-dev"]), .brew(["cnats"])]),
-    /// The `nats` durable subscriber and the fleet client, over a small safe layer on libnats.
-    .target(
-        name: "NATSPlugin",
-        dependencies: ["JuiceMakerPluginKit", "JuiceMakerCore", "EventBus", "Locking", "FleetConfiguration", "CNATS"],
-        path: "Plugins/NATS", swiftSettings: importsWhatItUses),
-] : []
+let natsTargets: [Target] =
+    withNATS
+    ? [
+        .systemLibrary(
+            name: "CNATS", path: "Sources/CNATS", pkgConfig: "libnats",
+            providers: [.apt(["libnats-dev"]), .brew(["cnats"])]),
+        /// The `nats` durable subscriber and the fleet client, over a small safe layer on libnats.
+        .target(
+            name: "NATSPlugin",
+            dependencies: ["JuiceMakerPluginKit", "JuiceMakerCore", "EventBus", "Locking", "FleetConfiguration", "CNATS"],
+            path: "Plugins/NATS", swiftSettings: importsWhatItUses),
+    ] : []
 let natsDependency: [Target.Dependency] = withNATS ? ["NATSPlugin"] : []
 
 let package = Package(
@@ -141,14 +144,20 @@ let package = Package(
             dependencies: ["JuiceMakerCore", "JuiceMakerPluginKit", "JuiceMakerTesting", "EventBus", "Locking", "JuiceTestSupport"]),
         .testTarget(name: "SQLiteStoreTests", dependencies: ["SQLiteStore", "Locking", "CSQLite", "JuiceStoreProbe", "JuiceTestSupport"]),
         .testTarget(name: "PluginTests", dependencies: ["LoggerPlugin", "CLINotifierPlugin", "JuiceMakerPluginKit", "Locking", "JuiceTestSupport"]),
-        .testTarget(name: "JuiceCLITests", dependencies: ["JuiceCLI", "juice", "JuiceMakerCore", "JuiceMakerPluginKit", "SQLiteStore", "CSQLite", "Locking", "JuiceTestSupport"]),
+        .testTarget(
+            name: "JuiceCLITests",
+            dependencies: ["JuiceCLI", "juice", "JuiceMakerCore", "JuiceMakerPluginKit", "SQLiteStore", "CSQLite", "Locking", "JuiceTestSupport"]),
         .testTarget(
             name: "DeliveryTests",
-            dependencies: ["WebhookPlugin", "CommandPlugin", "JuiceMakerPluginKit", "CCrypto", "CTLS", "JuiceCLI", "juice", "Locking", "JuiceTestSupport"]),
+            dependencies: [
+                "WebhookPlugin", "CommandPlugin", "JuiceMakerPluginKit", "CCrypto", "CTLS", "JuiceCLI", "juice", "Locking", "JuiceTestSupport",
+            ]),
         /// Real `nats-server -js` processes on loopback; skipped (one line) without NATS.
         .testTarget(
             name: "FleetTests",
-            dependencies: ["JuiceCLI", "juice", "JuiceMakerCore", "JuiceMakerPluginKit", "FleetConfiguration", "Locking", "CCrypto", "JuiceTestSupport"]
+            dependencies: [
+                "JuiceCLI", "juice", "JuiceMakerCore", "JuiceMakerPluginKit", "FleetConfiguration", "Locking", "CCrypto", "JuiceTestSupport",
+            ]
                 + natsDependency),
 
         // Fuzz targets (Tests/Fuzz, run.sh): a plain build replays the corpus files given
@@ -156,11 +165,15 @@ let package = Package(
         .target(name: "CFuzzerDriver", path: "Tests/Fuzz/CFuzzerDriver"),
         .target(name: "FuzzSupport", dependencies: ["CFuzzerDriver"], path: "Tests/Fuzz/Support"),
         .executableTarget(name: "FuzzJSONReader", dependencies: ["FuzzSupport", "JuiceCLI"], path: "Tests/Fuzz/FuzzJSONReader", exclude: ["corpus"]),
-        .executableTarget(name: "FuzzCommandLine", dependencies: ["FuzzSupport", "JuiceCLI"], path: "Tests/Fuzz/FuzzCommandLine", exclude: ["corpus"]),
-        .executableTarget(name: "FuzzCloudEvent", dependencies: ["FuzzSupport", "JuiceMakerCore"], path: "Tests/Fuzz/FuzzCloudEvent", exclude: ["corpus"]),
+        .executableTarget(
+            name: "FuzzCommandLine", dependencies: ["FuzzSupport", "JuiceCLI"], path: "Tests/Fuzz/FuzzCommandLine", exclude: ["corpus"]),
+        .executableTarget(
+            name: "FuzzCloudEvent", dependencies: ["FuzzSupport", "JuiceMakerCore"], path: "Tests/Fuzz/FuzzCloudEvent", exclude: ["corpus"]),
         .executableTarget(name: "FuzzRFC3339", dependencies: ["FuzzSupport", "JuiceMakerCore"], path: "Tests/Fuzz/FuzzRFC3339", exclude: ["corpus"]),
-        .executableTarget(name: "FuzzRetryAfter", dependencies: ["FuzzSupport", "WebhookPlugin"], path: "Tests/Fuzz/FuzzRetryAfter", exclude: ["corpus"]),
-        .executableTarget(name: "FuzzHTTPResponse", dependencies: ["FuzzSupport", "WebhookPlugin"], path: "Tests/Fuzz/FuzzHTTPResponse", exclude: ["corpus"]),
+        .executableTarget(
+            name: "FuzzRetryAfter", dependencies: ["FuzzSupport", "WebhookPlugin"], path: "Tests/Fuzz/FuzzRetryAfter", exclude: ["corpus"]),
+        .executableTarget(
+            name: "FuzzHTTPResponse", dependencies: ["FuzzSupport", "WebhookPlugin"], path: "Tests/Fuzz/FuzzHTTPResponse", exclude: ["corpus"]),
     ] + natsTargets,
     swiftLanguageModes: [.v6]
 )

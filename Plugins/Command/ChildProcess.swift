@@ -78,7 +78,8 @@ final class ChildProcess: Sendable {
                 guard errno == EINTR else { return }
             }
             let signal = status & 0x7F
-            let termination = signal == 0
+            let termination =
+                signal == 0
                 ? Termination(status: (status >> 8) & 0xFF, killedBySignal: false)
                 : Termination(status: signal, killedBySignal: true)
             let handler = state.withLock { state in

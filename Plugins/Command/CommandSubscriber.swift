@@ -56,7 +56,9 @@ public final class CommandSubscriber: DurableDeliveryPlugin {
     static let timeoutKey = ConfigurationKey(
         "timeoutSeconds", .number(minimum: 0, exclusiveMinimum: true, maximum: 3_600, unit: "seconds"),
         default: .number(defaultTimeoutSeconds),
-        description: "How long the program may take to read one event; a program that has not read it by then fails the attempt (retried on the schedule) and is restarted.")
+        description:
+            "How long the program may take to read one event; a program that has not read it by then fails the attempt (retried on the schedule) and is restarted."
+    )
     /// The keys the command subscriber reads.
     public static let configuration = [
         commandKey, environmentKey, workingDirectoryKey, eventsKey, ConfigurationKey.retrySchedule, timeoutKey,
@@ -100,9 +102,11 @@ public final class CommandSubscriber: DurableDeliveryPlugin {
         guard let resolved = Self.resolve(program, in: directory, path: environment["PATH"]) else {
             let program = ConfigurationKey.quoted(program)
             let directory = ConfigurationKey.quoted(directory)
-            throw ConfigurationError(path: "\(path).command[0]", plugin: PluginMessage(
-                english: "no executable program \(program) (looked in PATH and \(directory))",
-                korean: "실행할 수 있는 프로그램 \(program)이(가) 없습니다(PATH와 \(directory)에서 찾음)"))
+            throw ConfigurationError(
+                path: "\(path).command[0]",
+                plugin: PluginMessage(
+                    english: "no executable program \(program) (looked in PATH and \(directory))",
+                    korean: "실행할 수 있는 프로그램 \(program)이(가) 없습니다(PATH와 \(directory)에서 찾음)"))
         }
         self.command = [resolved] + command.dropFirst()
         self.environment = environment

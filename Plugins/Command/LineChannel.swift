@@ -102,9 +102,12 @@ final class LineChannel: Sendable {
             let milliseconds = Int32(clamping: TimeSpan(left).millisecondsRoundedUp)
             let ready = poll(&pollers, 2, milliseconds)
             if ready < 0, errno == EINTR { continue }
-            guard ready >= 0 else { throw LineChannelError(reason: PluginMessage(
-                english: "cannot wait for the program's input: \(Self.lastError)",
-                korean: "프로그램의 입력을 기다릴 수 없습니다: \(Self.lastError)")) }
+            guard ready >= 0 else {
+                throw LineChannelError(
+                    reason: PluginMessage(
+                        english: "cannot wait for the program's input: \(Self.lastError)",
+                        korean: "프로그램의 입력을 기다릴 수 없습니다: \(Self.lastError)"))
+            }
             if pollers[1].revents != 0 { throw .cancelled }
             let events = pollers[0].revents
             if events & Int16(POLLNVAL) != 0 { throw .inputClosed("") }
@@ -122,9 +125,12 @@ final class LineChannel: Sendable {
             }
             if events & Int16(POLLERR | POLLHUP) != 0 {
                 // The program closed its input or exited with bytes unread.
-                throw offset == 0 ? .inputClosed("") : LineChannelError(reason: PluginMessage(
-                    english: "the program closed its input or exited before it read the event",
-                    korean: "프로그램이 이벤트를 읽기 전에 입력을 닫았거나 끝났습니다"))
+                throw offset == 0
+                    ? .inputClosed("")
+                    : LineChannelError(
+                        reason: PluginMessage(
+                            english: "the program closed its input or exited before it read the event",
+                            korean: "프로그램이 이벤트를 읽기 전에 입력을 닫았거나 끝났습니다"))
             }
         }
     }
@@ -139,7 +145,11 @@ final class LineChannel: Sendable {
     /// Closes the parent's end: the program reads end-of-file. Call it on the queue
     /// that sends, after `interrupt` has ended a `send` under way.
     func closeInput() {
-        guard state.withLock({ state -> Bool in defer { state.closed = true }; return !state.closed }) else { return }
+        guard
+            state.withLock({ state -> Bool in
+                defer { state.closed = true }; return !state.closed
+            })
+        else { return }
         close(descriptor)
     }
 
@@ -187,13 +197,15 @@ struct LineChannelError: Error, Sendable {
     static let cancelled = LineChannelError(reason: PluginMessage(english: "cancelled", korean: "취소되었습니다"))
 
     static func cannotCreateInput(_ system: String) -> LineChannelError {
-        LineChannelError(reason: PluginMessage(
-            english: "cannot create the program's input: \(system)", korean: "프로그램의 입력을 만들 수 없습니다: \(system)"))
+        LineChannelError(
+            reason: PluginMessage(
+                english: "cannot create the program's input: \(system)", korean: "프로그램의 입력을 만들 수 없습니다: \(system)"))
     }
 
     /// `detail` is empty or the system's reason in parentheses, with a leading space.
     static func inputClosed(_ detail: String) -> LineChannelError {
-        LineChannelError(reason: PluginMessage(
-            english: "the program's input is closed\(detail)", korean: "프로그램의 입력이 닫혔습니다\(detail)"))
+        LineChannelError(
+            reason: PluginMessage(
+                english: "the program's input is closed\(detail)", korean: "프로그램의 입력이 닫혔습니다\(detail)"))
     }
 }

@@ -121,8 +121,9 @@ final class SupervisedProgram: DurableDestination {
             try channel.send(line, timeout: timeout)
         } catch {
             if error.timedOut { abandon(channel) }
-            throw DeliveryFailure(PluginMessage(
-                english: "\(displayName): \(error.reason.english)", korean: "\(displayName): \(error.reason.korean)"))
+            throw DeliveryFailure(
+                PluginMessage(
+                    english: "\(displayName): \(error.reason.english)", korean: "\(displayName): \(error.reason.korean)"))
         }
     }
 
@@ -134,9 +135,10 @@ final class SupervisedProgram: DurableDestination {
         }
         if let process {
             let within = RetrySchedule.message(seconds: TimeSpan(timeout).totalSeconds)
-            report(PluginMessage(
-                english: "\(displayName) did not read its input within \(within.english); it is stopped and restarted for the next attempt",
-                korean: "\(displayName)이(가) \(within.korean) 안에 입력을 읽지 않았습니다. 멈추고 다음 시도 때 다시 시작합니다"))
+            report(
+                PluginMessage(
+                    english: "\(displayName) did not read its input within \(within.english); it is stopped and restarted for the next attempt",
+                    korean: "\(displayName)이(가) \(within.korean) 안에 입력을 읽지 않았습니다. 멈추고 다음 시도 때 다시 시작합니다"))
             process.send(SIGKILL)
         }
     }
@@ -150,8 +152,9 @@ final class SupervisedProgram: DurableDestination {
         guard pipe(&errors) == 0 else {
             let reason = String(cString: strerror(errno))
             channel.closeChildEnd()
-            throw DeliveryFailure(PluginMessage(
-                english: "cannot start \(arguments[0]): \(reason)", korean: "\(arguments[0])을(를) 시작할 수 없습니다: \(reason)"))
+            throw DeliveryFailure(
+                PluginMessage(
+                    english: "cannot start \(arguments[0]): \(reason)", korean: "\(arguments[0])을(를) 시작할 수 없습니다: \(reason)"))
         }
         for end in errors { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
         let exit = ProgramExit()
@@ -188,9 +191,10 @@ final class SupervisedProgram: DurableDestination {
             channel.closeChildEnd()
             close(errors[0])
             close(errors[1])
-            throw DeliveryFailure(PluginMessage(
-                english: "cannot start \(arguments[0]): \(error.description)",
-                korean: "\(arguments[0])을(를) 시작할 수 없습니다: \(error.description)"))
+            throw DeliveryFailure(
+                PluginMessage(
+                    english: "cannot start \(arguments[0]): \(error.description)",
+                    korean: "\(arguments[0])을(를) 시작할 수 없습니다: \(error.description)"))
         }
         channel.closeChildEnd()
         close(errors[1])
@@ -222,9 +226,11 @@ final class SupervisedProgram: DurableDestination {
         let status = termination.status
         let killed = termination.killedBySignal
         let next = RetrySchedule.message(seconds: TimeSpan(pause).totalSeconds)
-        report(PluginMessage(
-            english: "\(displayName) \(killed ? "was killed by signal \(status)" : "exited with status \(status)"); it restarts for the next event in \(next.english)",
-            korean: "\(displayName)이(가) \(killed ? "시그널 \(status)로 종료되었습니다" : "상태 \(status)로 끝났습니다"). \(next.korean) 뒤 다음 이벤트 때 다시 시작합니다"))
+        report(
+            PluginMessage(
+                english:
+                    "\(displayName) \(killed ? "was killed by signal \(status)" : "exited with status \(status)"); it restarts for the next event in \(next.english)",
+                korean: "\(displayName)이(가) \(killed ? "시그널 \(status)로 종료되었습니다" : "상태 \(status)로 끝났습니다"). \(next.korean) 뒤 다음 이벤트 때 다시 시작합니다"))
     }
 
     /// Reports each line the program writes to stderr, on a thread of its own, as an
@@ -246,7 +252,9 @@ final class SupervisedProgram: DurableDestination {
                     report(PluginMessage(untranslated: "\(program): \(TerminalText.echoed(line))"))
                 }
             }
-            if !pending.isEmpty { report(PluginMessage(untranslated: "\(program): \(TerminalText.echoed(String(decoding: pending, as: UTF8.self)))")) }
+            if !pending.isEmpty {
+                report(PluginMessage(untranslated: "\(program): \(TerminalText.echoed(String(decoding: pending, as: UTF8.self)))"))
+            }
             close(descriptor)
         }
     }

@@ -119,9 +119,11 @@ public enum Fleet {
 
     /// A subscriber's name as a durable consumer's name (`webhook-2`, `central_hook`): other characters become `_`.
     public static func consumerName(_ subscriber: String) -> String {
-        String(String.UnicodeScalarView(subscriber.unicodeScalars.map { scalar -> Unicode.Scalar in
-            isTokenScalar(scalar) ? scalar : "_"
-        }))
+        String(
+            String.UnicodeScalarView(
+                subscriber.unicodeScalars.map { scalar -> Unicode.Scalar in
+                    isTokenScalar(scalar) ? scalar : "_"
+                }))
     }
 
     /// The kind's subject tokens: `juicemaker.juice.made` → `juice.made`.
@@ -158,7 +160,7 @@ public enum Fleet {
             let item = String(part.drop(while: \.isWhitespace).reversed().drop(while: \.isWhitespace).reversed())
             let full = item.contains("://") ? item : "nats://\(item)"
             guard let url = URL(string: full), ["nats", "tls"].contains(url.scheme?.lowercased() ?? ""),
-                  let host = url.host, !host.isEmpty, url.path.isEmpty || url.path == "/", url.query == nil
+                let host = url.host, !host.isEmpty, url.path.isEmpty || url.path == "/", url.query == nil
             else { return .failure(BadURL(item: item)) }
             if let port = url.port, !(1...65535).contains(port) { return .failure(BadURL(item: item)) }
             servers.append(full)
@@ -173,8 +175,10 @@ public enum Fleet {
 
     /// The error for a bad `url` at `path`.
     public static func badURL(_ bad: BadURL, at path: String) -> ConfigurationError {
-        ConfigurationError(path: path, plugin: PluginMessage(
-            english: "expected nats://host:port, several comma-separated for a cluster; \"\(URLCredentials.redacted(bad.item))\" is not one",
-            korean: "nats://host:port 형식이어야 합니다(클러스터는 쉼표로 여러 개). \"\(URLCredentials.redacted(bad.item))\"은(는) 아닙니다"))
+        ConfigurationError(
+            path: path,
+            plugin: PluginMessage(
+                english: "expected nats://host:port, several comma-separated for a cluster; \"\(URLCredentials.redacted(bad.item))\" is not one",
+                korean: "nats://host:port 형식이어야 합니다(클러스터는 쉼표로 여러 개). \"\(URLCredentials.redacted(bad.item))\"은(는) 아닙니다"))
     }
 }

@@ -83,9 +83,11 @@ public final class EventLogger: JuiceMakerPlugin {
         // error now (`config check`, every command's start), not a line at run time.
         // A bare name goes in the store's directory, which juice creates with the store.
         if path.contains("/"), let file = resolvedPath, let directory = FileSink.missingDirectory(for: file) {
-            throw ConfigurationError(path: "\(configuration.path).path", plugin: PluginMessage(
-                english: "the directory \(directory) does not exist; create it (mkdir -p \(directory)) or choose another path",
-                korean: "디렉터리 \(directory)이(가) 없습니다. 만들거나(mkdir -p \(directory)) 다른 경로를 쓰세요"))
+            throw ConfigurationError(
+                path: "\(configuration.path).path",
+                plugin: PluginMessage(
+                    english: "the directory \(directory) does not exist; create it (mkdir -p \(directory)) or choose another path",
+                    korean: "디렉터리 \(directory)이(가) 없습니다. 만들거나(mkdir -p \(directory)) 다른 경로를 쓰세요"))
         }
     }
 
@@ -121,15 +123,17 @@ public final class EventLogger: JuiceMakerPlugin {
         if let file = resolvedPath {
             do {
                 sink = try FileSink(appendingTo: file) { reason in
-                    host.reportError(PluginMessage(
-                        english: "cannot write the log \(file): \(reason); later lines may be lost (orders are not affected)",
-                        korean: "로그 \(file)에 쓸 수 없습니다: \(reason). 이후 줄이 빠질 수 있습니다(주문에는 영향이 없습니다)"))
+                    host.reportError(
+                        PluginMessage(
+                            english: "cannot write the log \(file): \(reason); later lines may be lost (orders are not affected)",
+                            korean: "로그 \(file)에 쓸 수 없습니다: \(reason). 이후 줄이 빠질 수 있습니다(주문에는 영향이 없습니다)"))
                 }
             } catch {
                 let why = host.describeStoreError(error)
-                host.reportError(PluginMessage(
-                    english: "cannot open the log \(file): \(why.english); logging is off for this run (orders are not affected)",
-                    korean: "로그 \(file)을(를) 열 수 없습니다: \(why.korean). 이번 실행에서는 로그를 남기지 않습니다(주문에는 영향이 없습니다)"))
+                host.reportError(
+                    PluginMessage(
+                        english: "cannot open the log \(file): \(why.english); logging is off for this run (orders are not affected)",
+                        korean: "로그 \(file)을(를) 열 수 없습니다: \(why.korean). 이번 실행에서는 로그를 남기지 않습니다(주문에는 영향이 없습니다)"))
                 return
             }
         } else {
@@ -199,8 +203,9 @@ public final class EventLogger: JuiceMakerPlugin {
             korean.append("종료 전에 마지막 줄을 쓰지 못했습니다")
         }
         let target = resolvedPath ?? "stderr"
-        host.reportError(PluginMessage(
-            english: "\(english.joined(separator: " and ")) (\(target)); `juice events` lists every event",
-            korean: "\(korean.joined(separator: ". ")) (\(target)). 모든 이벤트는 `juice events`로 볼 수 있습니다"))
+        host.reportError(
+            PluginMessage(
+                english: "\(english.joined(separator: " and ")) (\(target)); `juice events` lists every event",
+                korean: "\(korean.joined(separator: ". ")) (\(target)). 모든 이벤트는 `juice events`로 볼 수 있습니다"))
     }
 }

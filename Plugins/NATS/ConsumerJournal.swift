@@ -111,7 +111,7 @@ public final class ConsumerJournal: EventJournal {
         state.change { state in
             for message in messages {
                 guard let sequence = message.metadata.map({ Int64($0.streamSequence) }),
-                      let decoded = try? CloudEventFormat.decode(message.text)
+                    let decoded = try? CloudEventFormat.decode(message.text)
                 else {
                     refused.append(message)
                     continue

@@ -53,7 +53,7 @@ public struct NATSError: Error, Sendable, CustomStringConvertible {
         let advice: String
         switch status {
         case NATS_NO_SERVER, NATS_CONNECTION_CLOSED, NATS_CONNECTION_DISCONNECTED, NATS_STALE_CONNECTION, NATS_IO_ERROR,
-             NATS_NO_RESPONDERS:
+            NATS_NO_RESPONDERS:
             kind = .unavailable
             advice = "is nats-server -js running there?"
         case NATS_TIMEOUT:
@@ -79,7 +79,8 @@ public struct NATSError: Error, Sendable, CustomStringConvertible {
     }
 
     private static func oneLine(_ text: String) -> String {
-        text.split(whereSeparator: \.isNewline).first.map { String($0.drop(while: \.isWhitespace).reversed().drop(while: \.isWhitespace).reversed()) } ?? ""
+        text.split(whereSeparator: \.isNewline).first.map { String($0.drop(while: \.isWhitespace).reversed().drop(while: \.isWhitespace).reversed()) }
+            ?? ""
     }
 }
 
@@ -316,7 +317,9 @@ public final class NATSConnection: @unchecked Sendable {
         let strings = CStrings()
         var created: OpaquePointer?
         var status = body.withUnsafeBufferPointer { buffer in
-            natsMsg_Create(&created, strings.make(subject), nil, buffer.baseAddress.map { UnsafeRawPointer($0).assumingMemoryBound(to: CChar.self) }, Int32(buffer.count))
+            natsMsg_Create(
+                &created, strings.make(subject), nil, buffer.baseAddress.map { UnsafeRawPointer($0).assumingMemoryBound(to: CChar.self) },
+                Int32(buffer.count))
         }
         guard status == NATS_OK, let message = created else { throw .from(status, doing: "preparing a message for \(subject)") }
         defer { natsMsg_Destroy(message) }
@@ -343,7 +346,9 @@ public final class NATSConnection: @unchecked Sendable {
         let strings = CStrings()
         var created: OpaquePointer?
         var status = body.withUnsafeBufferPointer { buffer in
-            natsMsg_Create(&created, strings.make(subject), nil, buffer.baseAddress.map { UnsafeRawPointer($0).assumingMemoryBound(to: CChar.self) }, Int32(buffer.count))
+            natsMsg_Create(
+                &created, strings.make(subject), nil, buffer.baseAddress.map { UnsafeRawPointer($0).assumingMemoryBound(to: CChar.self) },
+                Int32(buffer.count))
         }
         guard status == NATS_OK, let message = created else { throw .from(status, doing: "preparing a message for \(subject)") }
         for (key, value) in headers + [("Nats-Msg-Id", messageID)] {

@@ -58,15 +58,19 @@ public final class NATSPublisher: DurableDeliveryPlugin {
         options = try Self.options(configuration, context: context, name: "juice \(context.name)")
         subjectPrefix = try configuration.string(Fleet.subjectPrefixKey) ?? Fleet.defaultSubjectPrefix
         guard Fleet.isSubjectPrefix(subjectPrefix) else {
-            throw ConfigurationError(path: "\(configuration.path).subjectPrefix", plugin: PluginMessage(
-                english: "expected subject tokens of letters, digits, - and _ separated by dots (juicemaker, acme.juice)",
-                korean: "글자, 숫자, -, _로 된 주제 토큰을 점으로 이어야 합니다(juicemaker, acme.juice)"))
+            throw ConfigurationError(
+                path: "\(configuration.path).subjectPrefix",
+                plugin: PluginMessage(
+                    english: "expected subject tokens of letters, digits, - and _ separated by dots (juicemaker, acme.juice)",
+                    korean: "글자, 숫자, -, _로 된 주제 토큰을 점으로 이어야 합니다(juicemaker, acme.juice)"))
         }
         stream = try configuration.string(Fleet.streamKey) ?? Fleet.defaultStream
         guard Fleet.isStreamName(stream) else {
-            throw ConfigurationError(path: "\(configuration.path).stream", plugin: PluginMessage(
-                english: "expected a stream name without spaces, '.', '*', '>', '/' or '\\' (JUICEMAKER)",
-                korean: "공백, '.', '*', '>', '/', '\\'가 없는 스트림 이름이어야 합니다(JUICEMAKER)"))
+            throw ConfigurationError(
+                path: "\(configuration.path).stream",
+                plugin: PluginMessage(
+                    english: "expected a stream name without spaces, '.', '*', '>', '/' or '\\' (JUICEMAKER)",
+                    korean: "공백, '.', '*', '>', '/', '\\'가 없는 스트림 이름이어야 합니다(JUICEMAKER)"))
         }
         replicas = Int(try configuration.number(Fleet.replicasKey) ?? 1)
         eventKinds = try configuration.eventKinds(Fleet.eventsKey)
@@ -87,9 +91,11 @@ public final class NATSPublisher: DurableDeliveryPlugin {
         if let file = credentials {
             let absolute = file.hasPrefix("/") ? file : PathText.join(context.stateDirectory, file)
             guard FileManager.default.isReadableFile(atPath: absolute) else {
-                throw ConfigurationError(path: "\(configuration.path).credentials", plugin: PluginMessage(
-                    english: "cannot read the credentials file \(absolute) (a NATS .creds file: nsc generate creds)",
-                    korean: "자격 증명 파일 \(absolute)을(를) 읽을 수 없습니다(NATS .creds 파일: nsc generate creds)"))
+                throw ConfigurationError(
+                    path: "\(configuration.path).credentials",
+                    plugin: PluginMessage(
+                        english: "cannot read the credentials file \(absolute) (a NATS .creds file: nsc generate creds)",
+                        korean: "자격 증명 파일 \(absolute)을(를) 읽을 수 없습니다(NATS .creds 파일: nsc generate creds)"))
             }
             credentials = absolute
         }

@@ -191,7 +191,7 @@ package final class HTTPClient {
                 connection.inbox.removeFirst(used)
                 if body.isComplete { return true }
                 guard body.dataBytes <= Self.maximumDiscardedBody,
-                      let count = try? connection.fill(wait: wait), count > 0
+                    let count = try? connection.fill(wait: wait), count > 0
                 else { return false }
             }
         }

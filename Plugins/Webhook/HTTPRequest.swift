@@ -29,7 +29,7 @@ package struct HTTPRequest: Sendable {
         if let authorization = target.authorization { head += "Authorization: \(authorization)\r\n" }
         for (name, value) in fields {
             guard !name.isEmpty, name.utf8.allSatisfy(HTTPResponseHead.isTokenByte),
-                  value.utf8.allSatisfy(HTTPResponseHead.isFieldValueByte)
+                value.utf8.allSatisfy(HTTPResponseHead.isFieldValueByte)
             else { throw .system("the header field \(name) cannot be sent: it holds a line break or control character") }
             head += "\(name): \(value)\r\n"
         }

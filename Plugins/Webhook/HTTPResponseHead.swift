@@ -111,7 +111,7 @@ package struct HTTPResponseHead: Sendable, Equatable {
         guard let first = line.first else { throw .malformedField }
         if first == space || first == tab { throw .foldedField }
         guard let colon = line.firstIndex(of: UInt8(ascii: ":")), colon > line.startIndex,
-              line[..<colon].allSatisfy(isTokenByte)
+            line[..<colon].allSatisfy(isTokenByte)
         else { throw .malformedField }
         var value = line[(colon + 1)...]
         while let byte = value.first, byte == space || byte == tab { value = value.dropFirst() }
@@ -144,7 +144,7 @@ package struct HTTPResponseHead: Sendable, Equatable {
         guard let first = lengths.first else { return .untilClose }
         // Digits only (no sign, no space), at most 18 of them, and every copy the same.
         guard first.utf8.count <= 18, first.utf8.allSatisfy(Self.isDigit), let length = Int(first),
-              lengths.allSatisfy({ $0 == first })
+            lengths.allSatisfy({ $0 == first })
         else { throw .badContentLength }
         return .length(length)
     }

@@ -45,7 +45,8 @@ package struct HTTPTarget: Sendable, Equatable {
         while let byte = iterator.next() {
             guard byte == UInt8(ascii: "%") else { bytes.append(byte); continue }
             guard let high = iterator.next().flatMap({ Character(Unicode.Scalar($0)).hexDigitValue }),
-                  let low = iterator.next().flatMap({ Character(Unicode.Scalar($0)).hexDigitValue }) else { return nil }
+                let low = iterator.next().flatMap({ Character(Unicode.Scalar($0)).hexDigitValue })
+            else { return nil }
             bytes.append(UInt8(high * 16 + low))
         }
         return String(validating: bytes, as: UTF8.self)

@@ -58,8 +58,8 @@ enum HTTPDate {
         if scanner.word(in: longDays) != nil {
             // rfc850-date: day-name-l "," SP day "-" month "-" 2DIGIT SP time SP "GMT"
             guard scanner.literal(", "), let day = scanner.digits(2), scanner.literal("-"), let month = scanner.month(months),
-                  scanner.literal("-"), let twoDigitYear = scanner.digits(2), scanner.literal(" "), let time = scanner.time(),
-                  scanner.literal(" GMT"), scanner.atEnd
+                scanner.literal("-"), let twoDigitYear = scanner.digits(2), scanner.literal(" "), let time = scanner.time(),
+                scanner.literal(" GMT"), scanner.atEnd
             else { return nil }
             return date(year: fullYear(twoDigitYear, now: now), month: month, day: day, time: time)
         }
@@ -67,8 +67,8 @@ enum HTTPDate {
         if scanner.literal(", ") {
             // IMF-fixdate: day SP month SP year SP time SP "GMT"
             guard let day = scanner.digits(2), scanner.literal(" "), let month = scanner.month(months), scanner.literal(" "),
-                  let year = scanner.digits(4), scanner.literal(" "), let time = scanner.time(), scanner.literal(" GMT"),
-                  scanner.atEnd
+                let year = scanner.digits(4), scanner.literal(" "), let time = scanner.time(), scanner.literal(" GMT"),
+                scanner.atEnd
             else { return nil }
             return date(year: year, month: month, day: day, time: time)
         }
@@ -76,7 +76,7 @@ enum HTTPDate {
         guard scanner.literal(" "), let month = scanner.month(months), scanner.literal(" ") else { return nil }
         let day = scanner.literal(" ") ? scanner.digits(1) : scanner.digits(2)
         guard let day, scanner.literal(" "), let time = scanner.time(), scanner.literal(" "), let year = scanner.digits(4),
-              scanner.atEnd
+            scanner.atEnd
         else { return nil }
         return date(year: year, month: month, day: day, time: time)
     }

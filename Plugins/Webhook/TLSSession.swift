@@ -24,11 +24,12 @@ final class TLSContext {
         self.context = context
         guard ctls_set_minimum_tls12(context) == 1 else { throw .tlsFailed("cannot require TLS 1.2: \(TLSSession.lastError())") }
         SSL_CTX_set_verify(context, SSL_VERIFY_PEER, nil)
-        let loaded = if let trustedCertificatesFile {
-            SSL_CTX_load_verify_locations(context, trustedCertificatesFile, nil)
-        } else {
-            SSL_CTX_set_default_verify_paths(context)
-        }
+        let loaded =
+            if let trustedCertificatesFile {
+                SSL_CTX_load_verify_locations(context, trustedCertificatesFile, nil)
+            } else {
+                SSL_CTX_set_default_verify_paths(context)
+            }
         guard loaded == 1 else { throw .tlsFailed("cannot load the trusted certificates: \(TLSSession.lastError())") }
     }
 

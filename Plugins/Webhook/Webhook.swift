@@ -42,7 +42,9 @@ public final class Webhook: DurableDeliveryPlugin {
         description: "The endpoint each event is POSTed to (CloudEvents structured JSON). Plain http:// to another machine is warned about.")
     static let secretKey = ConfigurationKey(
         "secret", .string([.nonEmpty("secret")]),
-        description: "Signs requests (Standard Webhooks): base64 key material, with or without whsec_, padding optional; usually \"${JUICE_WEBHOOK_SECRET}\". Never printed.")
+        description:
+            "Signs requests (Standard Webhooks): base64 key material, with or without whsec_, padding optional; usually \"${JUICE_WEBHOOK_SECRET}\". Never printed."
+    )
     static let eventsKey = ConfigurationKey.events("Only these kinds of event are sent; default all.")
     static let timeoutKey = ConfigurationKey(
         "timeoutSeconds", .number(minimum: 0.1, maximum: 300, unit: "seconds"), default: .number(defaultTimeoutSeconds),
@@ -91,11 +93,13 @@ public final class Webhook: DurableDeliveryPlugin {
             guard let parsed = WebhookSignature(secret: secret) else {
                 // Never echo the secret: say what is wrong with it, not what it is.
                 let command = "printf 'whsec_%s' \"$(openssl rand -base64 32)\""
-                throw ConfigurationError(path: "\(configuration.path).secret", plugin: PluginMessage(
-                    english: "expected base64 key material, whsec_ followed by base64 (padding optional), as Standard Webhooks "
-                        + "secrets are (the value is not shown); for a new one: \(command)",
-                    korean: "base64 키 값이어야 합니다. Standard Webhooks 비밀 값처럼 whsec_ 뒤에 base64를 씁니다(패딩은 "
-                        + "생략 가능, 값은 보여 주지 않음). 새로 만들려면: \(command)"))
+                throw ConfigurationError(
+                    path: "\(configuration.path).secret",
+                    plugin: PluginMessage(
+                        english: "expected base64 key material, whsec_ followed by base64 (padding optional), as Standard Webhooks "
+                            + "secrets are (the value is not shown); for a new one: \(command)",
+                        korean: "base64 키 값이어야 합니다. Standard Webhooks 비밀 값처럼 whsec_ 뒤에 base64를 씁니다(패딩은 "
+                            + "생략 가능, 값은 보여 주지 않음). 새로 만들려면: \(command)"))
             }
             signature = parsed
         }

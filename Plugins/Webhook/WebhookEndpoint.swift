@@ -74,9 +74,10 @@ final class WebhookEndpoint: DurableDestination {
         case 200..<300:
             return
         case 410:
-            throw DeliveryFailure(PluginMessage(
-                english: "\(displayURL) answered 410 Gone: the endpoint is disabled",
-                korean: "\(displayURL)이(가) 410 Gone으로 답했습니다. 엔드포인트가 꺼졌습니다"), isPermanent: true)
+            throw DeliveryFailure(
+                PluginMessage(
+                    english: "\(displayURL) answered 410 Gone: the endpoint is disabled",
+                    korean: "\(displayURL)이(가) 410 Gone으로 답했습니다. 엔드포인트가 꺼졌습니다"), isPermanent: true)
         case 429, 503:
             let retryAfter = head.value(of: "retry-after").flatMap {
                 Self.retryAfterSeconds($0, now: Date(), longest: longestRetryAfter)
@@ -120,12 +121,14 @@ final class WebhookEndpoint: DurableDestination {
         case .success(let head)?:
             return head
         case .failure(let error)?:
-            throw DeliveryFailure(PluginMessage(
-                english: "POST \(displayURL) failed: \(error.message.english)",
-                korean: "POST \(displayURL) 실패: \(error.message.korean)"))
+            throw DeliveryFailure(
+                PluginMessage(
+                    english: "POST \(displayURL) failed: \(error.message.english)",
+                    korean: "POST \(displayURL) 실패: \(error.message.korean)"))
         case nil:
-            throw DeliveryFailure(PluginMessage(
-                english: "POST \(displayURL) not sent: shutting down", korean: "POST \(displayURL)을(를) 보내지 않았습니다. 종료하는 중입니다"))
+            throw DeliveryFailure(
+                PluginMessage(
+                    english: "POST \(displayURL) not sent: shutting down", korean: "POST \(displayURL)을(를) 보내지 않았습니다. 종료하는 중입니다"))
         }
     }
 

@@ -196,8 +196,9 @@ public final class EventBus<Event: Sendable>: @unchecked Sendable {
             let id = registry.pointee.nextID
             registry.pointee.nextID += 1
             let entry = UnsafeMutablePointer<Entry>.allocate(capacity: 1)
-            entry.initialize(to: Entry(
-                id: id, name: name, delivery: delivery, filter: filter, handler: handler, mailbox: mailbox))
+            entry.initialize(
+                to: Entry(
+                    id: id, name: name, delivery: delivery, filter: filter, handler: handler, mailbox: mailbox))
             registry.pointee.entries.append(entry)
             bumpVersion()
             return id
@@ -299,7 +300,9 @@ public final class EventBus<Event: Sendable>: @unchecked Sendable {
             if entry.pointee.cancelled.load(ordering: .relaxed) { continue }
             if entry.pointee.hasFilter,
                 !entry.pointee.callbacks._withUnsafeGuaranteedRef({ $0.accepts(event) })
-            { continue }
+            {
+                continue
+            }
             if let mailbox = entry.pointee.mailbox {
                 mailbox.enqueue(event)
                 continue

@@ -69,14 +69,24 @@ enum BusBench {
                 ("EventBus queued, 1 subscriber", queued, "target ≤ 100 ns, ≥ 15× AsyncStream: \(Measure.format(asyncStream / queued))×"),
                 ("NotificationCenter post (userInfo)", notificationCenter, "baseline"),
                 ("AsyncStream, 1 consumer", asyncStream, "baseline"),
-                ("maker.events(), 1 consumer", sequence.cost,
-                 "\(Measure.format(sequence.cost / queued))× EventBus queued; added to a committed change (in-memory, \(Measure.format(sequence.changesAlone)) ns alone)"),
+                (
+                    "maker.events(), 1 consumer", sequence.cost,
+                    "\(Measure.format(sequence.cost / queued))× EventBus queued; added to a committed change (in-memory, \(Measure.format(sequence.changesAlone)) ns alone)"
+                ),
                 ("MainActorMessage post, 1 observer", mainActorMessage, "\(Measure.format(mainActorMessage / sync1))× EventBus sync"),
-                ("AsyncMessage post, 1 observer", asyncMessage.post, "\(Measure.format(asyncMessage.post / sync1))× EventBus sync (the poster's cost)"),
-                ("AsyncMessage, post to last delivery", asyncMessage.delivery,
-                 "\(Measure.format(asyncMessage.delivery / queued))× EventBus queued; \(asyncMessage.outOfOrder) of \(asyncMessage.delivered) out of order"),
+                (
+                    "AsyncMessage post, 1 observer", asyncMessage.post,
+                    "\(Measure.format(asyncMessage.post / sync1))× EventBus sync (the poster's cost)"
+                ),
+                (
+                    "AsyncMessage, post to last delivery", asyncMessage.delivery,
+                    "\(Measure.format(asyncMessage.delivery / queued))× EventBus queued; \(asyncMessage.outOfOrder) of \(asyncMessage.delivered) out of order"
+                ),
                 ("one at a time: EventBus queued", latency.queued, "publish, wait for the handler, repeat"),
-                ("one at a time: maker.events()", latency.sequence, "\(Measure.format(latency.sequence / latency.queued))× EventBus queued; includes the change"),
+                (
+                    "one at a time: maker.events()", latency.sequence,
+                    "\(Measure.format(latency.sequence / latency.queued))× EventBus queued; includes the change"
+                ),
                 ("one at a time: AsyncMessage", latency.asyncMessage, "\(Measure.format(latency.asyncMessage / latency.queued))× EventBus queued"),
             ]
             for (name, value, note) in rows {

@@ -41,13 +41,17 @@ enum CLIBench {
         let endpoint = try BenchEndpoint(recordsArrivals: true)
         defer { endpoint.stop() }
         let loggerConfig = directory + "/logger.json"
-        try Data("""
+        try Data(
+            """
             {"subscribers": [{"type": "logger", "format": "text", "path": "juice-maker.log"}, {"type": "cli-notifier"}]}
-            """.utf8).write(to: URL(fileURLWithPath: loggerConfig))
+            """.utf8
+        ).write(to: URL(fileURLWithPath: loggerConfig))
         let deliveryConfig = directory + "/delivery.json"
-        try Data("""
+        try Data(
+            """
             {"subscribers": [{"type": "webhook", "url": "\(endpoint.url)"}, {"type": "command", "command": ["/bin/cat"]}]}
-            """.utf8).write(to: URL(fileURLWithPath: deliveryConfig))
+            """.utf8
+        ).write(to: URL(fileURLWithPath: deliveryConfig))
         let environment = [
             "HOME": directory, "XDG_STATE_HOME": directory + "/state", "XDG_CONFIG_HOME": directory + "/config",
             "PATH": "/usr/bin:/bin", "LANG": "en_US.UTF-8",
@@ -92,7 +96,8 @@ enum CLIBench {
         // memory's), so wait4 here would report ~23 MB for every command.
         for round in 0..<5 {
             for command in commands where ["juice_stock", "sqlite3_select", "juice_hello", "juice_order_delivery"].contains(command.key) {
-                peaks[command.key, default: []].append(try peakMegabytes(command.executable, command.arguments(runs + round), environment, in: directory))
+                peaks[command.key, default: []].append(
+                    try peakMegabytes(command.executable, command.arguments(runs + round), environment, in: directory))
             }
         }
         // What the webhook orders committed, and what reached the endpoint.
@@ -154,7 +159,9 @@ enum CLIBench {
 
     /// The peak resident set size of one run, from `/usr/bin/time -f %M` (its child is
     /// forked from that small program, so only the command's own memory counts).
-    private static func peakMegabytes(_ executable: String, _ arguments: [String], _ environment: [String: String], in directory: String) throws -> Double {
+    private static func peakMegabytes(
+        _ executable: String, _ arguments: [String], _ environment: [String: String], in directory: String
+    ) throws -> Double {
         let time = "/usr/bin/time"
         guard FileManager.default.isExecutableFile(atPath: time) else { return .nan }
         let report = directory + "/rss.txt"

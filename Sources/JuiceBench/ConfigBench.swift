@@ -21,9 +21,10 @@ enum ConfigBench {
             try Data(text(subscribers: count).utf8).write(to: URL(fileURLWithPath: config))
             var samples: [Double] = []
             for _ in 0..<runs {
-                samples.append(try CLIBench.check(
-                    CLIBench.launch(juice, ["config", "check", "--quiet", "--config", config, "--in-memory"], environment),
-                    "juice config check (\(count))"))
+                samples.append(
+                    try CLIBench.check(
+                        CLIBench.launch(juice, ["config", "check", "--quiet", "--config", config, "--in-memory"], environment),
+                        "juice config check (\(count))"))
             }
             results.append(("config check, \(count) subscribers (s)", Measure.median(samples)))
         }

@@ -40,10 +40,18 @@ enum FollowBench {
         let idleEight = idleCPUPercent(store: store, waiters: 8)
         if !json {
             print("follow: another process (sqlite3) commits, this one waits in SQLiteStore.waitForEvents")
-            print("  \("commit → seen, p50 (\(commits) commits)".padding(toLength: 42, withPad: " ", startingAt: 0))\(Measure.format(p50, decimals: 2).leftPadded(to: 8)) ms")
-            print("  \("commit → seen, p99".padding(toLength: 42, withPad: " ", startingAt: 0))\(Measure.format(p99, decimals: 2).leftPadded(to: 8)) ms   target ≤ 100 ms")
-            print("  \("idle waiter, CPU over 5 s".padding(toLength: 42, withPad: " ", startingAt: 0))\(Measure.format(idleOne, decimals: 3).leftPadded(to: 8)) %    target < 1% of a core")
-            print("  \("8 idle waiters, process CPU over 5 s".padding(toLength: 42, withPad: " ", startingAt: 0))\(Measure.format(idleEight, decimals: 3).leftPadded(to: 8)) %    target < 1% of a core")
+            print(
+                "  \("commit → seen, p50 (\(commits) commits)".padding(toLength: 42, withPad: " ", startingAt: 0))\(Measure.format(p50, decimals: 2).leftPadded(to: 8)) ms"
+            )
+            print(
+                "  \("commit → seen, p99".padding(toLength: 42, withPad: " ", startingAt: 0))\(Measure.format(p99, decimals: 2).leftPadded(to: 8)) ms   target ≤ 100 ms"
+            )
+            print(
+                "  \("idle waiter, CPU over 5 s".padding(toLength: 42, withPad: " ", startingAt: 0))\(Measure.format(idleOne, decimals: 3).leftPadded(to: 8)) %    target < 1% of a core"
+            )
+            print(
+                "  \("8 idle waiters, process CPU over 5 s".padding(toLength: 42, withPad: " ", startingAt: 0))\(Measure.format(idleEight, decimals: 3).leftPadded(to: 8)) %    target < 1% of a core"
+            )
         }
         return [
             ("follow_latency_p50_ms", p50), ("follow_latency_p99_ms", p99),
@@ -73,7 +81,8 @@ enum FollowBench {
             var sequence = seen.withLock { $0.sequence }
             while !seen.withLock({ $0.stop }) {
                 guard (try? store.waitForEvents(after: sequence, timeout: .seconds(1))) == true,
-                      let last = try? store.lastSequence() else { continue }
+                    let last = try? store.lastSequence()
+                else { continue }
                 sequence = last
                 seen.change { $0 = (last, .now, $0.stop) }
             }

@@ -23,7 +23,9 @@ enum JSONBench {
         }
         if !json {
             print("json reader (median of 5; target ≤ 0.3 s each)")
-            for (name, seconds) in results { print("  \(name.padding(toLength: 22, withPad: " ", startingAt: 0)) \(Measure.format(seconds, decimals: 3))") }
+            for (name, seconds) in results {
+                print("  \(name.padding(toLength: 22, withPad: " ", startingAt: 0)) \(Measure.format(seconds, decimals: 3))")
+            }
         }
         return results
     }

@@ -16,7 +16,9 @@ enum MemoryOrdersBench {
                 ("2 synchronous counting subscribers", perSecond, "target ≥ 1,000,000"),
                 ("logger (text) + CLI notifier → /dev/null", withPlugins, "the real plugins"),
             ] {
-                print("  \(name.padding(toLength: 42, withPad: " ", startingAt: 0))\(Measure.format(value, decimals: 0).leftPadded(to: 9)) orders/s   \(note)")
+                print(
+                    "  \(name.padding(toLength: 42, withPad: " ", startingAt: 0))\(Measure.format(value, decimals: 0).leftPadded(to: 9)) orders/s   \(note)"
+                )
             }
         }
         return [("memory_per_s", perSecond), ("memory_plugins_per_s", withPlugins)]
@@ -40,9 +42,11 @@ enum MemoryOrdersBench {
             environment: [:], standardOutput: sink, standardError: sink)
         let host = PluginHost(maker: maker, journal: InMemoryStore(), reportError: { _ in })
         let logger = try EventLogger(
-            configuration: PluginConfiguration(path: "subscribers[0]", values: [
-                (key: "format", value: .string("text")), (key: "path", value: .string("/dev/null")),
-            ]),
+            configuration: PluginConfiguration(
+                path: "subscribers[0]",
+                values: [
+                    (key: "format", value: .string("text")), (key: "path", value: .string("/dev/null")),
+                ]),
             context: context)
         let notifier = try CLINotifier(configuration: PluginConfiguration(path: "subscribers[1]", values: []), context: context)
         try logger.attach(to: host)

@@ -26,7 +26,8 @@ final class RawOrders {
         func prepare(_ sql: String) throws -> OpaquePointer {
             var statement: OpaquePointer?
             guard sqlite3_prepare_v3(db, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &statement, nil) == SQLITE_OK,
-                  let statement else { throw BenchError.unavailable("SQL \(sql)") }
+                let statement
+            else { throw BenchError.unavailable("SQL \(sql)") }
             return statement
         }
         begin = try prepare("BEGIN IMMEDIATE")

@@ -45,7 +45,8 @@ enum ReportBench {
         // `juice events --limit 10 --type T` on the same journal, against the sqlite3
         // shell reading the same ten rows through the same index.
         let events = ["events", "--limit", "10", "--type", "juicemaker.order.failed", "--config", config, "--store", store]
-        let eventsQuery = "SELECT sequence, event FROM journal INDEXED BY journal_by_type WHERE type = 'juicemaker.order.failed' ORDER BY sequence DESC LIMIT 10;"
+        let eventsQuery =
+            "SELECT sequence, event FROM journal INDEXED BY journal_by_type WHERE type = 'juicemaker.order.failed' ORDER BY sequence DESC LIMIT 10;"
         var eventsTimes: [Double] = []
         var eventsShellTimes: [Double] = []
         for _ in 0..<runs {
@@ -81,7 +82,9 @@ enum ReportBench {
             print("  ratio report / sqlite3                                           \(Measure.format(reportMedian / shellMedian, decimals: 3))×")
             print("  ratio report --svg / sqlite3                                     \(Measure.format(svgMedian / shellMedian, decimals: 3))×")
             print("  juice events --limit 10 --type juicemaker.order.failed           \(Measure.format(eventsMedian)) ms (target ≤ 50 ms)")
-            print("  sqlite3 shell, the same ten rows through journal_by_type         \(Measure.format(eventsShellMedian)) ms (\(Measure.format(eventsMedian / eventsShellMedian))×)")
+            print(
+                "  sqlite3 shell, the same ten rows through journal_by_type         \(Measure.format(eventsShellMedian)) ms (\(Measure.format(eventsMedian / eventsShellMedian))×)"
+            )
         }
         return figures
     }
@@ -126,9 +129,10 @@ enum ReportBench {
                     let date = Date(timeIntervalSince1970: Double(milliseconds) / 1000)
                     let changeID = ids.next(unixMilliseconds: UInt64(milliseconds), after: batch.last?.id ?? position.lastEventID)
                     func append(_ event: JuiceMakerEvent) {
-                        batch.append(EventEnvelope(
-                            sequence: sequence, id: ids.next(unixMilliseconds: UInt64(milliseconds)), time: date,
-                            source: EventEnvelope.defaultSource, changeID: changeID, event: event))
+                        batch.append(
+                            EventEnvelope(
+                                sequence: sequence, id: ids.next(unixMilliseconds: UInt64(milliseconds)), time: date,
+                                source: EventEnvelope.defaultSource, changeID: changeID, event: event))
                         sequence += 1
                     }
                     if Int.random(in: 0..<10, using: &random) == 0 {

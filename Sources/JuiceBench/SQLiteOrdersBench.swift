@@ -20,9 +20,10 @@ enum SQLiteOrdersBench {
             guard let durability = Durability(rawValue: name) else {
                 throw BenchError.usage("unknown durability \(name); use full or normal")
             }
-            let maker = JuiceMaker(store: try SQLiteStore(
-                path: "\(directory)/maker-\(name).db", durability: durability, initialStock: full,
-                options: .init(checkEvery: checkEvery)))
+            let maker = JuiceMaker(
+                store: try SQLiteStore(
+                    path: "\(directory)/maker-\(name).db", durability: durability, initialStock: full,
+                    options: .init(checkEvery: checkEvery)))
             let raw = try RawOrders(path: "\(directory)/raw-\(name).db", durability: durability)
             let (makerRate, rawRate, ratio) = try measure(maker: maker, raw: raw)
             figures["sqlite_\(name)_per_s"] = Measure.median(makerRate.perSecond)

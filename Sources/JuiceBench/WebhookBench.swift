@@ -22,10 +22,18 @@ enum WebhookBench {
         let hungCPU = try hungEndpointCPUPercent()
         if !json {
             print("webhook: loopback endpoint answering 200 at once (orders: \(pairedRounds) paired rounds, medians)")
-            print("  \("deliveries, one subscriber".padding(toLength: 38, withPad: " ", startingAt: 0))\(Measure.format(deliveries, decimals: 0).leftPadded(to: 9)) events/s")
-            print("  \("orders, no webhook".padding(toLength: 38, withPad: " ", startingAt: 0))\(Measure.format(none, decimals: 0).leftPadded(to: 9)) orders/s")
-            print("  \("orders, webhook attached".padding(toLength: 38, withPad: " ", startingAt: 0))\(Measure.format(attached, decimals: 0).leftPadded(to: 9)) orders/s   \(Measure.format(ratio * 100))% of none (median of paired rounds), target ≥ 90%")
-            print("  \("CPU while waiting on a hung endpoint".padding(toLength: 38, withPad: " ", startingAt: 0))\(Measure.format(hungCPU, decimals: 2).leftPadded(to: 9))% of a core (user+sys / wall over \(Measure.format(Measure.seconds(hungWindow))) s), target < 1%")
+            print(
+                "  \("deliveries, one subscriber".padding(toLength: 38, withPad: " ", startingAt: 0))\(Measure.format(deliveries, decimals: 0).leftPadded(to: 9)) events/s"
+            )
+            print(
+                "  \("orders, no webhook".padding(toLength: 38, withPad: " ", startingAt: 0))\(Measure.format(none, decimals: 0).leftPadded(to: 9)) orders/s"
+            )
+            print(
+                "  \("orders, webhook attached".padding(toLength: 38, withPad: " ", startingAt: 0))\(Measure.format(attached, decimals: 0).leftPadded(to: 9)) orders/s   \(Measure.format(ratio * 100))% of none (median of paired rounds), target ≥ 90%"
+            )
+            print(
+                "  \("CPU while waiting on a hung endpoint".padding(toLength: 38, withPad: " ", startingAt: 0))\(Measure.format(hungCPU, decimals: 2).leftPadded(to: 9))% of a core (user+sys / wall over \(Measure.format(Measure.seconds(hungWindow))) s), target < 1%"
+            )
         }
         return [
             ("webhook_deliveries_per_s", deliveries), ("webhook_orders_none_per_s", none),
@@ -46,9 +54,11 @@ enum WebhookBench {
         let store = InMemoryStore(initialStock: Stock(repeating: Stock.maximumQuantity))
         let maker = JuiceMaker(store: store)
         let plugin = try Webhook(
-            configuration: PluginConfiguration(path: "bench", values: [
-                ("url", .string(endpoint.url)), ("timeoutSeconds", .number(30)), ("retrySchedule", .array([.number(60)])),
-            ]),
+            configuration: PluginConfiguration(
+                path: "bench",
+                values: [
+                    ("url", .string(endpoint.url)), ("timeoutSeconds", .number(30)), ("retrySchedule", .array([.number(60)])),
+                ]),
             context: context("bench-hung"))
         try plugin.attach(to: PluginHost(maker: maker, journal: store, reportError: { _ in }))
         defer { Measure.blocking { await plugin.shutdown(deadline: .now + .seconds(2)) } }
@@ -250,9 +260,10 @@ final class BenchEndpoint: Sendable {
                 continue
             }
             let head = String(decoding: buffer[..<end], as: UTF8.self).lowercased()
-            let length = head.range(of: "content-length:").flatMap { range in
-                Int(head[range.upperBound...].prefix { $0 != "\r" }.trimmingCharacters(in: .whitespaces))
-            } ?? 0
+            let length =
+                head.range(of: "content-length:").flatMap { range in
+                    Int(head[range.upperBound...].prefix { $0 != "\r" }.trimmingCharacters(in: .whitespaces))
+                } ?? 0
             while buffer.count < end + 4 + length {
                 let count = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
                 guard count > 0 else { return }

@@ -23,20 +23,22 @@ public func startDetachedThread(named name: String, _ body: @escaping @Sendable 
     #else
     var thread = pthread_t()
     #endif
-    let created = pthread_create(&thread, &attributes, { argument in
-        #if canImport(Darwin)
-        let start = Unmanaged<ThreadStart>.fromOpaque(argument).takeRetainedValue()
-        #else
-        let start = Unmanaged<ThreadStart>.fromOpaque(argument!).takeRetainedValue()
-        #endif
-        #if canImport(Darwin)
-        _ = pthread_setname_np(start.name)
-        #else
-        if let setName = setThreadName { _ = setName(pthread_self(), String(decoding: start.name.utf8.prefix(15), as: UTF8.self)) }
-        #endif
-        start.body()
-        return nil
-    }, start)
+    let created = pthread_create(
+        &thread, &attributes,
+        { argument in
+            #if canImport(Darwin)
+            let start = Unmanaged<ThreadStart>.fromOpaque(argument).takeRetainedValue()
+            #else
+            let start = Unmanaged<ThreadStart>.fromOpaque(argument!).takeRetainedValue()
+            #endif
+            #if canImport(Darwin)
+            _ = pthread_setname_np(start.name)
+            #else
+            if let setName = setThreadName { _ = setName(pthread_self(), String(decoding: start.name.utf8.prefix(15), as: UTF8.self)) }
+            #endif
+            start.body()
+            return nil
+        }, start)
     guard created == 0 else {
         Unmanaged<ThreadStart>.fromOpaque(start).release()
         fatalError("cannot start thread \(name): error \(created)")

@@ -94,7 +94,8 @@ extension Connection {
     /// unreadable, with its sequence, its `id` column and why.
     func entries(after sequence: Int64, type: String?, limit: Int, newest: Bool) throws(StoreError) -> [JournalEntry] {
         let order = newest ? "DESC" : "ASC"
-        let sql = type == nil
+        let sql =
+            type == nil
             ? "SELECT sequence, event, id FROM journal WHERE sequence > ?1 ORDER BY sequence \(order) LIMIT ?2"
             : "SELECT sequence, event, id FROM journal INDEXED BY journal_by_type WHERE type = ?3 AND sequence > ?1 ORDER BY sequence \(order) LIMIT ?2"
         var rows: [(Int64, String, String)] = []
@@ -112,9 +113,11 @@ extension Connection {
             do {
                 let envelope = try CloudEventFormat.decode(text)
                 guard envelope.sequence == sequence else {
-                    entries.append(.unreadable(UnreadableEvent(
-                        sequence: sequence, eventID: EventID(id),
-                        reason: "the event says sequence \(envelope.sequence), its row \(sequence)")))
+                    entries.append(
+                        .unreadable(
+                            UnreadableEvent(
+                                sequence: sequence, eventID: EventID(id),
+                                reason: "the event says sequence \(envelope.sequence), its row \(sequence)")))
                     continue
                 }
                 entries.append(.event(envelope))

@@ -164,7 +164,7 @@ final class Connection {
             do throws(StoreError) {
                 try run("BEGIN IMMEDIATE")
                 return
-            } catch where error.kind == .busy && attempt < Self.beginAttempts {
+            } catch  where error.kind == .busy && attempt < Self.beginAttempts {
                 attempt += 1
             }
         }
@@ -200,18 +200,19 @@ final class Connection {
     /// A `StoreError` naming the path, what the store was doing and what SQLite said.
     func failure(_ code: Int32, doing operation: StoreError.Operation) -> StoreError {
         let message = String(cString: sqlite3_errmsg(handle))
-        let reason: StoreError.Reason = switch code & 0xFF {
-        case SQLITE_BUSY, SQLITE_LOCKED:
-            .busy(operation, seconds: Int(Self.busyTimeoutMilliseconds / 1000), engineMessage: message)
-        case SQLITE_CORRUPT, SQLITE_NOTADB:
-            .damaged(operation, engineMessage: message)
-        case SQLITE_CANTOPEN, SQLITE_PERM, SQLITE_READONLY, SQLITE_AUTH:
-            .permissionDenied(operation, engineMessage: message)
-        case SQLITE_FULL:
-            .diskFull(operation)
-        default:
-            .engineFailure(operation, code: code, engineMessage: message)
-        }
+        let reason: StoreError.Reason =
+            switch code & 0xFF {
+            case SQLITE_BUSY, SQLITE_LOCKED:
+                .busy(operation, seconds: Int(Self.busyTimeoutMilliseconds / 1000), engineMessage: message)
+            case SQLITE_CORRUPT, SQLITE_NOTADB:
+                .damaged(operation, engineMessage: message)
+            case SQLITE_CANTOPEN, SQLITE_PERM, SQLITE_READONLY, SQLITE_AUTH:
+                .permissionDenied(operation, engineMessage: message)
+            case SQLITE_FULL:
+                .diskFull(operation)
+            default:
+                .engineFailure(operation, code: code, engineMessage: message)
+            }
         let error = StoreError(reason, path: path)
         if case .damaged = reason { onDamage?(error) }
         return error

@@ -115,10 +115,12 @@ extension SQLiteStore {
             defer { if relaxed { try? connection.execute(durability.pragma) } }
             try connection.writeTransaction { () throws(StoreError) in
                 // Cursors only move forward, also when two processes deliver at once.
-                try connection.run("""
+                try connection.run(
+                    """
                     INSERT INTO cursors (subscriber, sequence) VALUES (?1, ?2)
                     ON CONFLICT (subscriber) DO UPDATE SET sequence = max(sequence, excluded.sequence)
-                    """) { statement in
+                    """
+                ) { statement in
                     statement.bind(1, name)
                     statement.bind(2, sequence)
                 }
@@ -139,10 +141,12 @@ extension SQLiteStore {
     public func recordDeadLetter(_ letter: DeadLetter) throws(StoreError) {
         try writable().withLock { connection throws(StoreError) in
             try connection.writeTransaction { () throws(StoreError) in
-                try connection.run("""
+                try connection.run(
+                    """
                     INSERT OR REPLACE INTO dead_letters (subscriber, sequence, event_id, attempts, last_error, recorded_at)
                     VALUES (?1, ?2, ?3, ?4, ?5, ?6)
-                    """) { statement in
+                    """
+                ) { statement in
                     statement.bind(1, letter.subscriber)
                     statement.bind(2, letter.sequence)
                     statement.bind(3, letter.eventID.description)
@@ -157,7 +161,8 @@ extension SQLiteStore {
     public func deadLetters(for subscriber: String?) throws(StoreError) -> [DeadLetter] {
         try reader.withLock { connection throws(StoreError) in
             var letters: [DeadLetter] = []
-            let sql = subscriber == nil
+            let sql =
+                subscriber == nil
                 ? "SELECT subscriber, sequence, event_id, attempts, last_error, recorded_at FROM dead_letters ORDER BY rowid"
                 : "SELECT subscriber, sequence, event_id, attempts, last_error, recorded_at FROM dead_letters WHERE subscriber = ?1 ORDER BY rowid"
             try connection.forEachRow(sql) { statement in
@@ -166,9 +171,10 @@ extension SQLiteStore {
                 guard let id = EventID(row.text(2)) else {
                     throw StoreError(.deadLetterWithoutEventID(subscriber: row.text(0)), path: path)
                 }
-                letters.append(DeadLetter(
-                    subscriber: row.text(0), sequence: row.int64(1), eventID: id,
-                    attempts: Int(row.int64(3)), lastError: row.text(4), recordedAt: row.double(5)))
+                letters.append(
+                    DeadLetter(
+                        subscriber: row.text(0), sequence: row.int64(1), eventID: id,
+                        attempts: Int(row.int64(3)), lastError: row.text(4), recordedAt: row.double(5)))
             }
             return letters
         }

@@ -112,7 +112,7 @@ extension SQLiteStore {
                 _ = try connection.integer("SELECT count(*) FROM sqlite_schema")
                 try connection.execute("PRAGMA query_only = ON")
                 return connection
-            } catch where error.kind == .inaccessible && mode == .readOnly && !StoreFile.hasWriteAheadLog(path) {
+            } catch  where error.kind == .inaccessible && mode == .readOnly && !StoreFile.hasWriteAheadLog(path) {
                 mode = .immutable
             }
         }
@@ -193,7 +193,9 @@ private struct Recovery {
             var lastRead: Int64?
             var rows: [Row] = []
             do throws(StoreError) {
-                try source.forEachRow(Self.scan) { $0.bind(1, after) } row: { statement throws(StoreError) in
+                try source.forEachRow(Self.scan) {
+                    $0.bind(1, after)
+                } row: { statement throws(StoreError) in
                     let row = Row(statement)
                     lastRead = row.sequence
                     rows.append(row)
@@ -204,7 +206,7 @@ private struct Recovery {
                 }
                 try save(rows)
                 break
-            } catch where isSourceDamage(error) {
+            } catch  where isSourceDamage(error) {
                 try save(rows)
             }
             // A damaged page: one sequence at a time until a row reads again.
@@ -214,8 +216,12 @@ private struct Recovery {
             while probe <= bound {
                 var found: Row?
                 do throws(StoreError) {
-                    try source.forEachRow(Self.lookup) { $0.bind(1, probe) } row: { found = Row($0) }
-                } catch where isSourceDamage(error) {
+                    try source.forEachRow(Self.lookup) {
+                        $0.bind(1, probe)
+                    } row: {
+                        found = Row($0)
+                    }
+                } catch  where isSourceDamage(error) {
                     found = nil
                 }
                 if let found {
@@ -237,8 +243,10 @@ private struct Recovery {
         var bound: Int64 = 0
         var queries = ["SELECT max(sequence) FROM journal"]
         queries += EventKind.allCases.map { "SELECT max(sequence) FROM journal WHERE type = '\($0.cloudEventType)'" }
-        queries += ["SELECT max(sequence) FROM cursors", "SELECT max(sequence) FROM dead_letters",
-                    "SELECT max(sequence) FROM retry_states", "SELECT max(folded) FROM report_state"]
+        queries += [
+            "SELECT max(sequence) FROM cursors", "SELECT max(sequence) FROM dead_letters",
+            "SELECT max(sequence) FROM retry_states", "SELECT max(folded) FROM report_state",
+        ]
         for query in queries {
             if let value = try? source.integer(query) { bound = max(bound, value) }
         }
@@ -301,13 +309,15 @@ private struct Recovery {
 
     private func judge(_ row: Row) -> Judgement {
         if let envelope = try? CloudEventFormat.decode(row.event) {
-            let agrees = envelope.sequence == row.sequence && envelope.id.description == row.id
+            let agrees =
+                envelope.sequence == row.sequence && envelope.id.description == row.id
                 && envelope.event.kind.cloudEventType == row.type
             return agrees ? .event(envelope) : .unsound
         }
         guard !EventKind.allCases.contains(where: { $0.cloudEventType == row.type }),
-              let object = try? JSONDecoder().decode(EventIdentity.self, from: Data(row.event.utf8)),
-              object.id == row.id else { return .unsound }
+            let object = try? JSONDecoder().decode(EventIdentity.self, from: Data(row.event.utf8)),
+            object.id == row.id
+        else { return .unsound }
         return .unknownType
     }
 
@@ -335,7 +345,7 @@ private struct Recovery {
             try source.forEachRow("SELECT fruit, quantity FROM stock") { row in
                 if let fruit = Fruit(rawValue: row.text(0)) { quantities[fruit] = Int(row.int64(1)) }
             }
-        } catch where isSourceDamage(error) {
+        } catch  where isSourceDamage(error) {
             incomplete.append("stock")
             for fruit in Fruit.allCases where quantities[fruit] == nil {
                 let quantity = try? source.integer("SELECT quantity FROM stock WHERE fruit = ?1") { $0.bind(1, fruit.id) }
@@ -347,7 +357,8 @@ private struct Recovery {
             if let quantity = quantities[fruit] {
                 entry = .init(fruit: fruit, quantity: min(max(quantity, 0), Stock.maximumQuantity), source: .stockTable)
             } else if let change = lastChange[fruit] {
-                entry = .init(fruit: fruit, quantity: min(max(change.quantity, 0), Stock.maximumQuantity), source: .journal(sequence: change.sequence))
+                entry = .init(
+                    fruit: fruit, quantity: min(max(change.quantity, 0), Stock.maximumQuantity), source: .journal(sequence: change.sequence))
             } else {
                 entry = .init(fruit: fruit, quantity: 0, source: .missing)
             }
@@ -377,7 +388,7 @@ private struct Recovery {
                 }
                 copied += 1
             }
-        } catch where isSourceDamage(error) {
+        } catch  where isSourceDamage(error) {
             incomplete.append(table)
         }
         self.copied[table] = copied

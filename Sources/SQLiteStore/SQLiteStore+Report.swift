@@ -83,9 +83,10 @@ extension SQLiteStore {
                     statement.bind(2, lastHour)
                 } row: { row in
                     guard let kind = ReportSnapshot.Row.Kind(rawValue: Int(row.int64(1))) else { return }
-                    rows.append(ReportSnapshot.Row(
-                        hour: row.int64(0), kind: kind, item: row.text(2), fruit: row.text(3),
-                        events: Int(row.int64(4)), amount: Int(row.int64(5))))
+                    rows.append(
+                        ReportSnapshot.Row(
+                            hour: row.int64(0), kind: kind, item: row.text(2), fruit: row.text(3),
+                            events: Int(row.int64(4)), amount: Int(row.int64(5))))
                 }
                 return ReportSnapshot(rows: rows, stock: try connection.readStock(), throughSequence: last, journalIsEmpty: last == 0)
             }
@@ -196,7 +197,9 @@ enum ReportProjection {
                 try connection.forEachRow(select) { statement in
                     statement.bind(1, firstHour)
                     statement.bind(2, lastHour)
-                } row: { add($0) }
+                } row: {
+                    add($0)
+                }
             } else {
                 folded = 0
             }
@@ -205,7 +208,9 @@ enum ReportProjection {
                     try connection.forEachRow(sql) { statement in
                         statement.bind(1, folded)
                         statement.bind(2, last)
-                    } row: { add($0) }
+                    } row: {
+                        add($0)
+                    }
                 }
             }
             let rows = sums.map { key, sum in
@@ -242,10 +247,12 @@ enum ReportProjection {
             }
         }
         if last != folded || storedVersion != version {
-            try connection.run("""
+            try connection.run(
+                """
                 INSERT INTO report_state (id, folded, version) VALUES (1, ?1, ?2)
                 ON CONFLICT (id) DO UPDATE SET folded = excluded.folded, version = excluded.version
-                """) { statement in
+                """
+            ) { statement in
                 statement.bind(1, last)
                 statement.bind(2, version)
             }

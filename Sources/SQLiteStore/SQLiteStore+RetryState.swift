@@ -37,10 +37,12 @@ extension SQLiteStore {
                     try connection.run("DELETE FROM retry_states WHERE subscriber = ?1") { $0.bind(1, subscriber) }
                     return
                 }
-                try connection.run("""
+                try connection.run(
+                    """
                     INSERT OR REPLACE INTO retry_states (subscriber, sequence, attempts, next_attempt_at, last_error, disabled)
                     VALUES (?1, ?2, ?3, ?4, ?5, ?6)
-                    """) { statement in
+                    """
+                ) { statement in
                     statement.bind(1, subscriber)
                     statement.bind(2, state.sequence)
                     statement.bind(3, Int64(state.attempts))

@@ -107,10 +107,11 @@ public final class SQLiteStore: StockStore, EventJournal {
         }
         if options.createsDirectories, options.access != .readOnly { try StoreFile.createParentDirectories(of: path) }
         let inspection = try StoreFile.inspect(path, latestVersion: Schema.latestVersion, allowReadOnly: options.access != .readWrite)
-        let readOnlyCause: StoreError.ReadOnlyCause? = switch inspection {
-        case let .openReadOnly(cause): cause
-        case .open, .create: options.access == .readOnly ? .requested : nil
-        }
+        let readOnlyCause: StoreError.ReadOnlyCause? =
+            switch inspection {
+            case let .openReadOnly(cause): cause
+            case .open, .create: options.access == .readOnly ? .requested : nil
+            }
         if let readOnlyCause {
             guard inspection != .create else { throw StoreError(.cannotOpen(.current(ENOENT)), path: path) }
             let reader = try Self.openReadOnly(path, mark: mark)
@@ -138,14 +139,15 @@ public final class SQLiteStore: StockStore, EventJournal {
             // A store being created has nothing to look at; one that may have been
             // touched since its last clean close is checked before anyone writes.
             if needsCheck, inspection == .open, !mark.isMarked(),
-               let problem = try Integrity.problems(writer, thorough: false, limit: 10).first {
+                let problem = try Integrity.problems(writer, thorough: false, limit: 10).first
+            {
                 mark.record(problem)
             }
             record?.opened()
             if mark.isMarked() {
                 do throws(StoreError) {
                     try Schema.requireLatest(writer)
-                } catch where error.kind != .newerVersion && error.kind != .foreign {
+                } catch  where error.kind != .newerVersion && error.kind != .foreign {
                     throw mark.refusal()
                 }
                 writer.keepWriteAheadLogOnClose()
@@ -183,7 +185,7 @@ public final class SQLiteStore: StockStore, EventJournal {
                 try Schema.requireLatest(connection)
                 try connection.execute("PRAGMA query_only = ON")
                 return (connection, mode)
-            } catch where error.kind == .inaccessible && mode == .readOnly && !StoreFile.hasWriteAheadLog(path) {
+            } catch  where error.kind == .inaccessible && mode == .readOnly && !StoreFile.hasWriteAheadLog(path) {
                 mode = .immutable
             }
         }

@@ -157,9 +157,10 @@ enum Schema {
             var result: [[String]] = []
             var code = sqlite3_step(statement)
             while code == SQLITE_ROW {
-                result.append((0..<sqlite3_column_count(statement)).map { column in
-                    sqlite3_column_text(statement, column).map { String(cString: $0) } ?? ""
-                })
+                result.append(
+                    (0..<sqlite3_column_count(statement)).map { column in
+                        sqlite3_column_text(statement, column).map { String(cString: $0) } ?? ""
+                    })
                 code = sqlite3_step(statement)
             }
             guard code == SQLITE_DONE else { throw ShapeFailure(description: String(cString: sqlite3_errmsg(handle))) }
@@ -170,7 +171,8 @@ enum Schema {
         for object in objects {
             let (type, name) = (object[0], object[1])
             let quoted = "'" + name.replacing("'", with: "''") + "'"
-            let columns = type == "table"
+            let columns =
+                type == "table"
                 ? try rows("SELECT name, type, \"notnull\", pk FROM pragma_table_info(\(quoted))").map { $0.joined(separator: " ") }
                 : try rows("SELECT name FROM pragma_index_info(\(quoted))").map { $0[0] }
             shape["\(type) \(name)"] = "(" + columns.joined(separator: ", ") + ")"
@@ -201,7 +203,7 @@ enum Schema {
                     throw StoreError(.writeAheadLogRefused(journalMode: mode), path: connection.path)
                 }
                 return
-            } catch where error.kind == .busy && attempt < 5 {
+            } catch  where error.kind == .busy && attempt < 5 {
                 attempt += 1
             }
         }

@@ -151,6 +151,7 @@ import Testing
             configuration: section([("command", .array([.string("/bin/cat")])), ("timeoutSeconds", .number(0.25))]),
             context: rig.context())
         #expect(plugin.timeoutSeconds == 0.25)
-        #expect(try CommandSubscriber(configuration: section([("command", .array([.string("/bin/cat")]))]), context: rig.context()).timeoutSeconds == 10)
+        #expect(
+            try CommandSubscriber(configuration: section([("command", .array([.string("/bin/cat")]))]), context: rig.context()).timeoutSeconds == 10)
     }
 }

@@ -85,21 +85,24 @@ import Testing
         #expect(lock.waitUntilHeld())
         defer { lock.release() }
         go.write(String(repeating: "\n", count: 8))  // one line for each program's `read`
-        let delivered = await deliveredPipe.lines(8).count == 8
+        let delivered =
+            await deliveredPipe.lines(8).count == 8
             && (0..<8).allSatisfy { ((try? String(contentsOfFile: workspace.directory.file("out-\($0)"), encoding: .utf8)) ?? "").hasSuffix("\n") }
         #expect(delivered, "every program read its line")
 
         let interrupted = ContinuousClock.now
         kill(follower.processIdentifier, SIGINT)
         let exited = await waitForExit(follower, within: .seconds(10))
-        print("juice deliver --follow, 8 command subscribers, store locked by another process: exit \(ContinuousClock.now - interrupted) after SIGINT")
+        print(
+            "juice deliver --follow, 8 command subscribers, store locked by another process: exit \(ContinuousClock.now - interrupted) after SIGINT")
         #expect(exited, "juice deliver --follow did not exit within 10 s of SIGINT")
     }
 
     // C. No wait without a bound: a program that never reads its stdin fails the
     // attempt after `timeoutSeconds`; `juice deliver` reports the retry and exits.
     @Test func aProgramThatNeverReadsFailsTheAttemptAfterTimeoutSeconds() async throws {
-        let subscribers = #"[{"type": "command", "name": "stuck", "command": ["/bin/sh", "-c", "exec sleep 1000"], "timeoutSeconds": 0.3, "retrySchedule": [60]}]"#
+        let subscribers =
+            #"[{"type": "command", "name": "stuck", "command": ["/bin/sh", "-c", "exec sleep 1000"], "timeoutSeconds": 0.3, "retrySchedule": [60]}]"#
         let workspace = try JuiceWorkspace(subscribers: subscribers, flushDeadlineSeconds: 0)
         let silent = try workspace.config("silent.json", subscribers: "[]")
         #expect(try workspace.run(["order", "banana"], config: silent) == 0)

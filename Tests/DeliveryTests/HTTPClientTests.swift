@@ -11,7 +11,8 @@ import WebhookPlugin
     @Test func contentLengthChunkedAndCloseDelimitedBodiesAreReadPast() async throws {
         let replies: [[UInt8]] = [
             "HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nhello".bytes,
-            "HTTP/1.1 201 Created\r\nTransfer-Encoding: chunked\r\n\r\n5;name=value\r\nhello\r\n10\r\n0123456789abcdef\r\n0\r\nX-Trailer: yes\r\n\r\n".bytes,
+            "HTTP/1.1 201 Created\r\nTransfer-Encoding: chunked\r\n\r\n5;name=value\r\nhello\r\n10\r\n0123456789abcdef\r\n0\r\nX-Trailer: yes\r\n\r\n"
+                .bytes,
             "HTTP/1.1 202 Accepted\r\nX-Note: no length\r\n\r\nuntil the connection closes".bytes,
         ]
         let server = try ScriptedHTTPServer { request in
@@ -333,7 +334,8 @@ final class TestClient: Sendable {
     private static func threadUsage() -> (cpu: Double, wakeUps: Int) {
         var usage = rusage()
         getrusage(1, &usage)  // RUSAGE_THREAD, which Glibc's module imports as an enum getrusage does not take
-        let cpu = Double(usage.ru_utime.tv_sec) + Double(usage.ru_utime.tv_usec) / 1e6
+        let cpu =
+            Double(usage.ru_utime.tv_sec) + Double(usage.ru_utime.tv_usec) / 1e6
             + Double(usage.ru_stime.tv_sec) + Double(usage.ru_stime.tv_usec) / 1e6
         return (cpu, usage.ru_nvcsw)
     }

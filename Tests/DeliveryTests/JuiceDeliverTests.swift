@@ -66,7 +66,8 @@ import Testing
         let server = LoopbackHTTPServer { index, _ in index == held.load(ordering: .relaxed) ? .hang : .status(200) }
         try server.start()
         defer { server.stop() }
-        let webhook = #"[{"type": "webhook", "url": "\#(server.url)", "events": ["juiceMade"], "timeoutSeconds": 30, "retrySchedule": [0.05, 0.05, 0.05]}]"#
+        let webhook =
+            #"[{"type": "webhook", "url": "\#(server.url)", "events": ["juiceMade"], "timeoutSeconds": 30, "retrySchedule": [0.05, 0.05, 0.05]}]"#
         let workspace = try JuiceWorkspace(subscribers: webhook, flushDeadlineSeconds: 10)
         let silent = try workspace.config("silent.json", subscribers: "[]")
         for _ in 0..<10 {

@@ -67,9 +67,10 @@ import WebhookPlugin
         try plugin.attach(to: rig.host)
         try rig.maker.make(.banana)
         let delivery = try #require(plugin.delivery)
-        #expect(await delivery.wait(until: generousDeadline()) { phase, statistics in
-            statistics.failed >= 1 && phase != .delivering
-        })
+        #expect(
+            await delivery.wait(until: generousDeadline()) { phase, statistics in
+                statistics.failed >= 1 && phase != .delivering
+            })
         await plugin.shutdown(deadline: generousDeadline())
 
         #expect(rig.errors.all.contains { $0.contains("410 Gone") }, "\(rig.errors.all)")

@@ -20,20 +20,32 @@ import Testing
 
     /// RFC 4231, section 4: test cases 1, 2, 3, 4, 6 and 7 (HMAC-SHA-256).
     @Test(arguments: [
-        ("0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b", "4869205468657265",
-         "b0344c61d8db38535ca8afceaf0bf12b881dc200c9833da726e9376c2e32cff7"),
-        ("4a656665", "7768617420646f2079612077616e7420666f72206e6f7468696e673f",
-         "5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843"),
-        ("aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa", String(repeating: "dd", count: 50),
-         "773ea91e36800e46854db8ebd09181a72959098b3ef8c122d9635514ced565fe"),
-        ("0102030405060708090a0b0c0d0e0f10111213141516171819", String(repeating: "cd", count: 50),
-         "82558a389a443c0ea4cc819899f2083a85f0faa3e578f8077a2e3ff46729665b"),
-        (String(repeating: "aa", count: 131),
-         "54657374205573696e67204c6172676572205468616e20426c6f636b2d53697a65204b6579202d2048617368204b6579204669727374",
-         "60e431591ee0b67f0d8a26aacbf5b77f8e0bc6213728c5140546040f0ee37f54"),
-        (String(repeating: "aa", count: 131),
-         "5468697320697320612074657374207573696e672061206c6172676572207468616e20626c6f636b2d73697a65206b657920616e642061206c6172676572207468616e20626c6f636b2d73697a6520646174612e20546865206b6579206e6565647320746f20626520686173686564206265666f7265206265696e6720757365642062792074686520484d414320616c676f726974686d2e",
-         "9b09ffa71b942fcb27635fbcd5b0e944bfdc63644f0713938a7f51535c3a35e2"),
+        (
+            "0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b", "4869205468657265",
+            "b0344c61d8db38535ca8afceaf0bf12b881dc200c9833da726e9376c2e32cff7"
+        ),
+        (
+            "4a656665", "7768617420646f2079612077616e7420666f72206e6f7468696e673f",
+            "5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843"
+        ),
+        (
+            "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa", String(repeating: "dd", count: 50),
+            "773ea91e36800e46854db8ebd09181a72959098b3ef8c122d9635514ced565fe"
+        ),
+        (
+            "0102030405060708090a0b0c0d0e0f10111213141516171819", String(repeating: "cd", count: 50),
+            "82558a389a443c0ea4cc819899f2083a85f0faa3e578f8077a2e3ff46729665b"
+        ),
+        (
+            String(repeating: "aa", count: 131),
+            "54657374205573696e67204c6172676572205468616e20426c6f636b2d53697a65204b6579202d2048617368204b6579204669727374",
+            "60e431591ee0b67f0d8a26aacbf5b77f8e0bc6213728c5140546040f0ee37f54"
+        ),
+        (
+            String(repeating: "aa", count: 131),
+            "5468697320697320612074657374207573696e672061206c6172676572207468616e20626c6f636b2d73697a65206b657920616e642061206c6172676572207468616e20626c6f636b2d73697a6520646174612e20546865206b6579206e6565647320746f20626520686173686564206265666f7265206265696e6720757365642062792074686520484d414320616c676f726974686d2e",
+            "9b09ffa71b942fcb27635fbcd5b0e944bfdc63644f0713938a7f51535c3a35e2"
+        ),
     ])
     func hmacMatchesRFC4231(key: String, data: String, expected: String) {
         #expect(hexString(HMACSHA256.authenticationCode(key: hex(key), message: hex(data))) == expected)
@@ -41,16 +53,18 @@ import Testing
 
     @Test func emptyKeyAndMessageStillAuthenticate() {
         // HMAC-SHA256("", "") is a well-known constant.
-        #expect(hexString(HMACSHA256.authenticationCode(key: [], message: []))
-            == "b613679a0814d9ec772f95d778c35fc5ff1697c493715653c6c712144292c5ad")
+        #expect(
+            hexString(HMACSHA256.authenticationCode(key: [], message: []))
+                == "b613679a0814d9ec772f95d778c35fc5ff1697c493715653c6c712144292c5ad")
     }
 
     @Test func secretsWithAndWithoutThePrefixAreTheSameKey() throws {
         let bare = try #require(WebhookSignature(secret: "MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"))
         let prefixed = try #require(WebhookSignature(secret: "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"))
         let body = Array("{\"a\":1}".utf8)
-        #expect(bare.signature(id: "msg_1", timestamp: 1_700_000_000, body: body)
-            == prefixed.signature(id: "msg_1", timestamp: 1_700_000_000, body: body))
+        #expect(
+            bare.signature(id: "msg_1", timestamp: 1_700_000_000, body: body)
+                == prefixed.signature(id: "msg_1", timestamp: 1_700_000_000, body: body))
         #expect(WebhookSignature(secret: "whsec_%%%") == nil)
         #expect(WebhookSignature(secret: "") == nil)
         #expect(!"\(bare)".contains("MfKQ"))
@@ -60,7 +74,8 @@ import Testing
     @Test func matchesTheStandardWebhooksReferenceExample() throws {
         let signature = try #require(WebhookSignature(secret: "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"))
         let body = Array(#"{"test": 2432232314}"#.utf8)
-        #expect(signature.signature(id: "msg_p5jXN8AQM9LWM0D4loKWxJek", timestamp: 1_614_265_330, body: body)
-            == "v1,g0hM9SsE+OTPJTGt/tmIKtSyZlE3uFJELVlNIOLJ1OE=")
+        #expect(
+            signature.signature(id: "msg_p5jXN8AQM9LWM0D4loKWxJek", timestamp: 1_614_265_330, body: body)
+                == "v1,g0hM9SsE+OTPJTGt/tmIKtSyZlE3uFJELVlNIOLJ1OE=")
     }
 }

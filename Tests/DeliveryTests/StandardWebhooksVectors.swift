@@ -19,22 +19,29 @@ import Testing
 
     static let vectors: [Vector] = [
         // The spec's own example.
-        Vector(secret: "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw", id: "msg_p5jXN8AQM9LWM0D4loKWxJek", timestamp: 1_614_265_330,
-               body: #"{"test": 2432232314}"#, signature: "v1,g0hM9SsE+OTPJTGt/tmIKtSyZlE3uFJELVlNIOLJ1OE="),
+        Vector(
+            secret: "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw", id: "msg_p5jXN8AQM9LWM0D4loKWxJek", timestamp: 1_614_265_330,
+            body: #"{"test": 2432232314}"#, signature: "v1,g0hM9SsE+OTPJTGt/tmIKtSyZlE3uFJELVlNIOLJ1OE="),
         // No padding, padding, and no prefix: the same key ("abcd").
-        Vector(secret: "whsec_YWJjZA", id: "01a1fc5d-b317-72bb-86b9-f40d4ecb94d7", timestamp: 1_763_699_361,
-               body: #"{"specversion":"1.0"}"#, signature: "v1,4MpqVqJI2opj4tooaOkYfm91MOmutNfL1JzLq+/Jrz0="),
-        Vector(secret: "whsec_YWJjZA==", id: "01a1fc5d-b317-72bb-86b9-f40d4ecb94d7", timestamp: 1_763_699_361,
-               body: #"{"specversion":"1.0"}"#, signature: "v1,4MpqVqJI2opj4tooaOkYfm91MOmutNfL1JzLq+/Jrz0="),
-        Vector(secret: "YWJjZA", id: "01a1fc5d-b317-72bb-86b9-f40d4ecb94d7", timestamp: 1_763_699_361,
-               body: #"{"specversion":"1.0"}"#, signature: "v1,4MpqVqJI2opj4tooaOkYfm91MOmutNfL1JzLq+/Jrz0="),
+        Vector(
+            secret: "whsec_YWJjZA", id: "01a1fc5d-b317-72bb-86b9-f40d4ecb94d7", timestamp: 1_763_699_361,
+            body: #"{"specversion":"1.0"}"#, signature: "v1,4MpqVqJI2opj4tooaOkYfm91MOmutNfL1JzLq+/Jrz0="),
+        Vector(
+            secret: "whsec_YWJjZA==", id: "01a1fc5d-b317-72bb-86b9-f40d4ecb94d7", timestamp: 1_763_699_361,
+            body: #"{"specversion":"1.0"}"#, signature: "v1,4MpqVqJI2opj4tooaOkYfm91MOmutNfL1JzLq+/Jrz0="),
+        Vector(
+            secret: "YWJjZA", id: "01a1fc5d-b317-72bb-86b9-f40d4ecb94d7", timestamp: 1_763_699_361,
+            body: #"{"specversion":"1.0"}"#, signature: "v1,4MpqVqJI2opj4tooaOkYfm91MOmutNfL1JzLq+/Jrz0="),
         // A raw secret is base64 too: the library's Webhook("…") decodes it.
-        Vector(secret: "MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw", id: "msg_p5jXN8AQM9LWM0D4loKWxJek", timestamp: 1_614_265_330,
-               body: #"{"test": 2432232314}"#, signature: "v1,g0hM9SsE+OTPJTGt/tmIKtSyZlE3uFJELVlNIOLJ1OE="),
-        Vector(secret: "whsec_c2VjcmV0LWtleS0x", id: "evt-1", timestamp: 0, body: "",
-               signature: "v1,KaFGqyMDX+Cxv2i9zYeJFXhD0xlfSOk4HSibU1nfl20="),
-        Vector(secret: "whsec_AQIDBAUGBwgJCgsMDQ4PEBESExQVFhcYGRobHB0eHyA", id: "id", timestamp: 1_700_000_000,
-               body: "caf\u{E9} \u{2615}", signature: "v1,vK0MUyI0BpEFmTXTI3+qaJjt/fXey8pc6Usa6DmXqkU="),
+        Vector(
+            secret: "MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw", id: "msg_p5jXN8AQM9LWM0D4loKWxJek", timestamp: 1_614_265_330,
+            body: #"{"test": 2432232314}"#, signature: "v1,g0hM9SsE+OTPJTGt/tmIKtSyZlE3uFJELVlNIOLJ1OE="),
+        Vector(
+            secret: "whsec_c2VjcmV0LWtleS0x", id: "evt-1", timestamp: 0, body: "",
+            signature: "v1,KaFGqyMDX+Cxv2i9zYeJFXhD0xlfSOk4HSibU1nfl20="),
+        Vector(
+            secret: "whsec_AQIDBAUGBwgJCgsMDQ4PEBESExQVFhcYGRobHB0eHyA", id: "id", timestamp: 1_700_000_000,
+            body: "caf\u{E9} \u{2615}", signature: "v1,vK0MUyI0BpEFmTXTI3+qaJjt/fXey8pc6Usa6DmXqkU="),
     ]
 
     @Test(arguments: vectors)

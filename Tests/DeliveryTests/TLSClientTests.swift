@@ -14,10 +14,12 @@ struct TLSClientTests {
     private func makeCertificate(in directory: TemporaryDirectory) throws -> (certificate: String, key: String) {
         let certificate = directory.file("cert.pem")
         let key = directory.file("key.pem")
-        _ = try run("/usr/bin/openssl", [
-            "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-days", "1",
-            "-subj", "/CN=localhost", "-addext", "subjectAltName=DNS:localhost", "-keyout", key, "-out", certificate,
-        ])
+        _ = try run(
+            "/usr/bin/openssl",
+            [
+                "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-days", "1",
+                "-subj", "/CN=localhost", "-addext", "subjectAltName=DNS:localhost", "-keyout", key, "-out", certificate,
+            ])
         guard FileManager.default.fileExists(atPath: certificate) else { throw ServerError("openssl req made no certificate") }
         return (certificate, key)
     }

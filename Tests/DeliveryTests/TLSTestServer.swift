@@ -59,15 +59,17 @@ final class TLSTestServer: Sendable {
         guard let context = SSL_CTX_new(TLS_server_method()) else { return }
         defer { SSL_CTX_free(context) }
         guard SSL_CTX_use_certificate_chain_file(context, certificate) == 1,
-              SSL_CTX_use_PrivateKey_file(context, key, SSL_FILETYPE_PEM) == 1
+            SSL_CTX_use_PrivateKey_file(context, key, SSL_FILETYPE_PEM) == 1
         else { return }
         while true {
             let connection = accept(listener, nil, nil)
             guard connection >= 0 else { return }
-            guard state.withLock({ state -> Bool in
-                state.connection = connection
-                return state.running
-            }) else {
+            guard
+                state.withLock({ state -> Bool in
+                    state.connection = connection
+                    return state.running
+                })
+            else {
                 close(connection)
                 return
             }
@@ -108,7 +110,8 @@ final class TLSTestServer: Sendable {
             }
             guard let end else { return }
             let head = String(decoding: buffer[..<end], as: UTF8.self).lowercased()
-            let length = head.components(separatedBy: "\r\n").first { $0.hasPrefix("content-length:") }
+            let length =
+                head.components(separatedBy: "\r\n").first { $0.hasPrefix("content-length:") }
                 .flatMap { Int($0.dropFirst("content-length:".count).trimmingCharacters(in: .whitespaces)) } ?? 0
             while buffer.count < end + 4 + length {
                 let count = chunk.withUnsafeMutableBytes { SSL_read(ssl, $0.baseAddress, Int32($0.count)) }

@@ -118,9 +118,10 @@ import WebhookPlugin
         try plugin.attach(to: rig.host)
         try rig.maker.make(.banana)
         let delivery = try #require(plugin.delivery)
-        #expect(await delivery.wait(until: generousDeadline()) { phase, statistics in
-            phase != .starting && phase != .delivering && statistics.failed == 1
-        })
+        #expect(
+            await delivery.wait(until: generousDeadline()) { phase, statistics in
+                phase != .starting && phase != .delivering && statistics.failed == 1
+            })
         guard case .disabled = delivery.phase else {
             Issue.record("expected disabled, found \(delivery.phase)")
             return

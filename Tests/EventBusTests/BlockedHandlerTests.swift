@@ -75,9 +75,10 @@ struct BlockedHandlerTests {
         // delivery under way (a signal, not a pause), it has passed every point where
         // it could return early.
         let bus = rig.bus
-        #expect(bus.moved.wait(until: .now + .seconds(30)) { _ in
-            bus.cancelWaiters.load(ordering: .sequentiallyConsistent) == 1
-        })
+        #expect(
+            bus.moved.wait(until: .now + .seconds(30)) { _ in
+                bus.cancelWaiters.load(ordering: .sequentiallyConsistent) == 1
+            })
         #expect(!cancelled.wait(within: .zero))
         released.store(true, ordering: .sequentiallyConsistent)
         rig.release.open()
@@ -96,10 +97,11 @@ struct BlockedHandlerTests {
             token.withLock { $0 }?.cancel()
         }
         token.withLock { $0 = subscription }
-        #expect(returns {
-            bus.publish(1)
-            bus.publish(2)
-        })
+        #expect(
+            returns {
+                bus.publish(1)
+                bus.publish(2)
+            })
         #expect(heard.all == [1])
     }
 

@@ -3,9 +3,11 @@ import Testing
 
 @Suite("Failure isolation")
 struct FailureIsolationTests {
-    @Test("a throwing handler affects neither the others nor its own later events", arguments: [
-        Delivery.synchronous, .queued(capacity: 100),
-    ])
+    @Test(
+        "a throwing handler affects neither the others nor its own later events",
+        arguments: [
+            Delivery.synchronous, .queued(capacity: 100),
+        ])
     func throwingHandlerIsIsolated(delivery: Delivery) throws {
         let failures = Log<SubscriberFailure>()
         let bus = EventBus<Int>(errorSink: { failures.append($0) })
@@ -32,8 +34,10 @@ struct FailureIsolationTests {
         #expect(reported.map(\.subscriber) == Array(repeating: "faulty", count: 5))
         #expect(reported.compactMap { ($0.error as? TestError)?.value } == [2, 4, 6, 8, 10])
 
-        #expect(try #require(faultyToken.statistics) == SubscriberStatistics(
-            name: "faulty", delivery: delivery, delivered: 5, failed: 5, dropped: 0, queued: 0))
+        #expect(
+            try #require(faultyToken.statistics)
+                == SubscriberStatistics(
+                    name: "faulty", delivery: delivery, delivered: 5, failed: 5, dropped: 0, queued: 0))
         for token in [beforeToken, afterToken, queuedToken] {
             let statistics = try #require(token.statistics)
             #expect(statistics.delivered == 10)
@@ -70,9 +74,11 @@ struct FailureIsolationTests {
         #expect(blocked.dropped == 6)
         gate.open()
         #expect(bus.drain(timeout: .seconds(30)))
-        #expect(try #require(token.statistics) == SubscriberStatistics(
-            name: "mixed", delivery: .queued(capacity: 3, whenFull: .dropNewest),
-            delivered: 3, failed: 1, dropped: 6, queued: 0))
+        #expect(
+            try #require(token.statistics)
+                == SubscriberStatistics(
+                    name: "mixed", delivery: .queued(capacity: 3, whenFull: .dropNewest),
+                    delivered: 3, failed: 1, dropped: 6, queued: 0))
         #expect(failures.all.map(\.subscriber) == ["mixed"])
     }
 }

@@ -44,9 +44,11 @@ struct QueuedDeliveryTests {
         #expect(newest.elementsEqual((total - newest.count)..<total), "the newest events were not kept")
         #expect(inHand + newest.count == capacity)
         let after = try #require(token.statistics)
-        #expect(after == SubscriberStatistics(
-            name: "slow", delivery: .queued(capacity: capacity, whenFull: .dropOldest),
-            delivered: capacity, failed: 0, dropped: total - capacity, queued: 0))
+        #expect(
+            after
+                == SubscriberStatistics(
+                    name: "slow", delivery: .queued(capacity: capacity, whenFull: .dropOldest),
+                    delivered: capacity, failed: 0, dropped: total - capacity, queued: 0))
     }
 
     /// Capacity 8, one event in hand, 99 more published while the handler is blocked.

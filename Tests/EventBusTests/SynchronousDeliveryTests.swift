@@ -51,8 +51,10 @@ struct SynchronousDeliveryTests {
         let token = bus.subscribe("counter") { _ in }
         for event in 0..<5 { bus.publish(event) }
         let statistics = try #require(token.statistics)
-        #expect(statistics == SubscriberStatistics(
-            name: "counter", delivery: .synchronous, delivered: 5, failed: 0, dropped: 0, queued: 0))
+        #expect(
+            statistics
+                == SubscriberStatistics(
+                    name: "counter", delivery: .synchronous, delivered: 5, failed: 0, dropped: 0, queued: 0))
     }
 }
 
@@ -63,7 +65,12 @@ struct FilterTests {
         let bus = EventBus<Int>()
         let seen = Log<Int>()
         let filtered = Log<Int>()
-        let token = bus.subscribe("even", where: { filtered.append($0); return $0.isMultiple(of: 2) }) {
+        let token = bus.subscribe(
+            "even",
+            where: {
+                filtered.append($0); return $0.isMultiple(of: 2)
+            }
+        ) {
             seen.append($0)
         }
         for event in 1...10 {

@@ -57,8 +57,9 @@ struct FleetIntegrationTests {
         var messages: [StreamedMessage] = []
         while let message = try reader.next(timeout: 5) {
             let id = message.header("Nats-Msg-Id") ?? "?"
-            messages.append(StreamedMessage(
-                id: id, contentType: message.header("Content-Type"), bodyHasID: message.text.contains("\"id\":\"\(id)\"")))
+            messages.append(
+                StreamedMessage(
+                    id: id, contentType: message.header("Content-Type"), bodyHasID: message.text.contains("\"id\":\"\(id)\"")))
             if message.metadata?.pending == 0 { break }
         }
         return messages

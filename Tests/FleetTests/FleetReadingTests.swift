@@ -94,7 +94,9 @@ struct FleetReadingTests {
         #expect(union.count == 600)
         // The central host forwards the fleet to one webhook; it is SIGKILLed 5 times.
         let central = try FleetMachine(
-            "central", subscribers: #"[{"type": "webhook", "name": "central-hook", "url": "\#(hook.url)", "secret": "\#(secret)", "retrySchedule": [0.2, 0.5, 1, 1, 1, 1, 1, 1]}]"#,
+            "central",
+            subscribers:
+                #"[{"type": "webhook", "name": "central-hook", "url": "\#(hook.url)", "secret": "\#(secret)", "retrySchedule": [0.2, 0.5, 1, 1, 1, 1, 1, 1]}]"#,
             extra: #""fleet": {"url": "\#(server.url)"}"#)
         for round in 0..<5 {
             let process = try central.start(["fleet", "deliver", "--follow"]).process
@@ -118,7 +120,7 @@ struct FleetReadingTests {
         var bad = 0
         for request in requests {
             guard let id = request.headers["webhook-id"], let timestamp = request.headers["webhook-timestamp"],
-                  let signature = request.headers["webhook-signature"]
+                let signature = request.headers["webhook-signature"]
             else { bad += 1; continue }
             let message = Array("\(id).\(timestamp).".utf8) + request.body
             if signature != "v1," + Self.hmac(key: key, message) { bad += 1 }

@@ -22,7 +22,8 @@ enum FleetEnvironment {
     static var isAvailable: Bool { isPluginBuilt && serverBinary != nil }
 
     /// The one line a run without NATS prints instead of the fleet tests.
-    static let skipNote: Comment = "fleet tests skipped: needs libnats-dev (at build time) and nats-server (sudo apt-get install nats-server libnats-dev; .ci/run does)"
+    static let skipNote: Comment =
+        "fleet tests skipped: needs libnats-dev (at build time) and nats-server (sudo apt-get install nats-server libnats-dev; .ci/run does)"
 }
 
 /// Runs `body` on a thread of its own and waits for it without holding one of Swift's
@@ -175,7 +176,8 @@ final class FleetMachine: @unchecked Sendable {
         directory = try FleetDirectory()
         configPath = directory.file("config.json")
         let more = extra.isEmpty ? "" : ", \(extra)"
-        let config = #"{"machine": "\#(machine)", "initialStock": 100000, "flushDeadlineSeconds": \#(flushDeadlineSeconds), "store": {"path": "juice.db"}, "subscribers": \#(subscribers)\#(more)}"#
+        let config =
+            #"{"machine": "\#(machine)", "initialStock": 100000, "flushDeadlineSeconds": \#(flushDeadlineSeconds), "store": {"path": "juice.db"}, "subscribers": \#(subscribers)\#(more)}"#
         try Data(config.utf8).write(to: URL(fileURLWithPath: configPath))
     }
 

@@ -49,14 +49,16 @@ import Testing
 
     @Test func aMissingVariableInADisabledSubscriberIsOnlyAWarning() throws {
         let sandbox = try JuiceSandbox()
-        let config = try sandbox.write(#"""
+        let config = try sandbox.write(
+            #"""
             {"subscribers": [{"type": "webhook", "enabled": false, "url": "https://example.com/", "secret": "${JUICE_TEST_UNSET_SECRET}"}]}
             """#, to: "c.json")
         #expect(try sandbox.run(["stock", "--config", config]).status == 0)
         let check = try sandbox.run(["config", "check", "--config", config])
         #expect(check.status == 0)
         #expect(check.stderr.contains("JUICE_TEST_UNSET_SECRET"), "\(check.stderr)")
-        let enabled = try sandbox.write(#"""
+        let enabled = try sandbox.write(
+            #"""
             {"subscribers": [{"type": "webhook", "url": "https://example.com/", "secret": "${JUICE_TEST_UNSET_SECRET}"}]}
             """#, to: "enabled.json")
         #expect(try sandbox.run(["stock", "--config", enabled]).status == 78)
@@ -85,7 +87,9 @@ import Testing
             process.standardError = err
             try process.run()
             let done = DispatchSemaphore(value: 0)
-            Thread { process.waitUntilExit(); done.signal() }.start()
+            Thread {
+                process.waitUntilExit(); done.signal()
+            }.start()
             let exited = done.wait(timeout: .now() + 20) == .success
             if !exited {
                 kill(process.processIdentifier, SIGKILL)

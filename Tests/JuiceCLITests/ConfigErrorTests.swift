@@ -50,12 +50,14 @@ import Testing
             mentions: ["JUICE_TEST_UNSET_LOG", "subscribers[0].path"])
     }
 
-    @Test("a disabled subscriber's values are checked: it is still config someone wrote", arguments: [
-        (#"{"type": "logger", "enabled": false, "level": "loud"}"#, "subscribers[0].level"),
-        (#"{"type": "webhook", "enabled": false}"#, "subscribers[0].url"),
-        (#"{"type": "command", "enabled": false, "command": []}"#, "subscribers[0].command"),
-        (#"{"type": "webhook", "enabled": false, "url": "http://127.0.0.1:9/", "timeoutSeconds": 0}"#, "subscribers[0].timeoutSeconds"),
-    ])
+    @Test(
+        "a disabled subscriber's values are checked: it is still config someone wrote",
+        arguments: [
+            (#"{"type": "logger", "enabled": false, "level": "loud"}"#, "subscribers[0].level"),
+            (#"{"type": "webhook", "enabled": false}"#, "subscribers[0].url"),
+            (#"{"type": "command", "enabled": false, "command": []}"#, "subscribers[0].command"),
+            (#"{"type": "webhook", "enabled": false, "url": "http://127.0.0.1:9/", "timeoutSeconds": 0}"#, "subscribers[0].timeoutSeconds"),
+        ])
     func disabledSubscribersAreChecked(subscriber: String, path: String) throws {
         try expectConfigError(#"{"subscribers": [\#(subscriber)]}"#, mentions: [path, "expected"])
     }
@@ -72,28 +74,40 @@ import Testing
             mentions: ["subscribers[0].workingDirectory", "empty path"])
     }
 
-    @Test("environment names must be non-empty without =, values without NUL", arguments: [
-        (#"{"": "z"}"#, #"subscribers[0].environment[""]"#, "empty variable name"),
-        (#"{"A=B": "z"}"#, #"subscribers[0].environment["A=B"]"#, #"contains "=""#),
-        (#"{"A": "z\u0000y"}"#, "subscribers[0].environment.A", #""z\u0000y" contains a NUL"#),
-    ])
+    @Test(
+        "environment names must be non-empty without =, values without NUL",
+        arguments: [
+            (#"{"": "z"}"#, #"subscribers[0].environment[""]"#, "empty variable name"),
+            (#"{"A=B": "z"}"#, #"subscribers[0].environment["A=B"]"#, #"contains "=""#),
+            (#"{"A": "z\u0000y"}"#, "subscribers[0].environment.A", #""z\u0000y" contains a NUL"#),
+        ])
     func badEnvironmentIsRefused(environment: String, path: String, problem: String) throws {
         try expectConfigError(
             #"{"subscribers": [{"type": "command", "command": ["/bin/cat"], "environment": \#(environment)}]}"#,
             mentions: [path, problem])
     }
 
-    @Test("messages name the expected value and echo numbers as written", arguments: [
-        (#"{"subscribers": [{"type": "webhook", "url": "http://127.0.0.1:9/", "retrySchedule": [-1]}]}"#,
-         ["subscribers[0].retrySchedule[0]: -1 is below 0", "from 0 to 604800"]),
-        (#"{"initialStock": 99999999999999999999999}"#,
-         ["initialStock: 99999999999999999999999 is above 1000000", "whole number from 0 to 1000000"]),
-        (#"{"flushDeadlineSeconds": 1e3}"#, ["flushDeadlineSeconds: 1e3 is above 60"]),
-        (#"{"subscribers": [{"type": "command", "command": ["/bin/cat"], "timeoutSeconds": 0}]}"#,
-         ["subscribers[0].timeoutSeconds: 0 is not above 0", "at most 3600"]),
-        (#"{"subscribers": [{"type": "logger", "name": "\#(String(repeating: "x", count: 300))"}]}"#,
-         ["subscribers[0].name: the name is 300 characters long, above the maximum of 64; write a shorter name"]),
-    ])
+    @Test(
+        "messages name the expected value and echo numbers as written",
+        arguments: [
+            (
+                #"{"subscribers": [{"type": "webhook", "url": "http://127.0.0.1:9/", "retrySchedule": [-1]}]}"#,
+                ["subscribers[0].retrySchedule[0]: -1 is below 0", "from 0 to 604800"]
+            ),
+            (
+                #"{"initialStock": 99999999999999999999999}"#,
+                ["initialStock: 99999999999999999999999 is above 1000000", "whole number from 0 to 1000000"]
+            ),
+            (#"{"flushDeadlineSeconds": 1e3}"#, ["flushDeadlineSeconds: 1e3 is above 60"]),
+            (
+                #"{"subscribers": [{"type": "command", "command": ["/bin/cat"], "timeoutSeconds": 0}]}"#,
+                ["subscribers[0].timeoutSeconds: 0 is not above 0", "at most 3600"]
+            ),
+            (
+                #"{"subscribers": [{"type": "logger", "name": "\#(String(repeating: "x", count: 300))"}]}"#,
+                ["subscribers[0].name: the name is 300 characters long, above the maximum of 64; write a shorter name"]
+            ),
+        ])
     func messagesNameTheExpectedValue(config: String, mentions: [String]) throws {
         try expectConfigError(config, mentions: mentions)
     }
@@ -112,7 +126,8 @@ import Testing
     @Test("a ${NAME} missing in a disabled subscriber blocks nothing; config check warns about it")
     func missingVariableInADisabledSubscriber() throws {
         let sandbox = try JuiceSandbox()
-        let path = try sandbox.write(#"""
+        let path = try sandbox.write(
+            #"""
             {"subscribers": [{"type": "webhook", "enabled": false, "url": "${JUICE_TEST_UNSET_URL}"}]}
             """#, to: "juice.json")
         let stock = try sandbox.run(["stock", "add", "kiwi", "1", "--config", path])
@@ -124,7 +139,8 @@ import Testing
         #expect(check.stderr.contains("subscribers[0].url"))
         #expect(check.stderr.contains("JUICE_TEST_UNSET_URL"))
         // Its other values are still checked.
-        let bad = try sandbox.write(#"""
+        let bad = try sandbox.write(
+            #"""
             {"subscribers": [{"type": "webhook", "enabled": false, "url": "${JUICE_TEST_UNSET_URL}", "timeoutSeconds": -1}]}
             """#, to: "bad.json")
         #expect(try sandbox.run(["stock", "--config", bad]).status == 78)

@@ -19,7 +19,7 @@ import Testing
         for expectation in all {
             switch expectation {
             case .string, .nonEmpty, .httpURL, .oneOf, .boolean, .number, .integer, .list, .dictionary, .object, .anyObject,
-                 .subscriberList, .variableName, .described:
+                .subscriberList, .variableName, .described:
                 break
             }
         }
@@ -37,9 +37,9 @@ import Testing
         for problem in all {
             switch problem {
             case .textAfterValue, .nestedTooDeep, .expectedValue, .expectedKey, .expectedColon, .expectedCommaOrBrace,
-                 .expectedCommaOrBracket, .duplicateKey, .unterminatedString, .controlCharacter, .unknownEscape,
-                 .expectedHexDigits, .loneSurrogate, .invalidSurrogatePair, .expectedDigits, .leadingZero,
-                 .expectedFractionDigits, .expectedExponentDigits, .numberOutOfRange:
+                .expectedCommaOrBracket, .duplicateKey, .unterminatedString, .controlCharacter, .unknownEscape,
+                .expectedHexDigits, .loneSurrogate, .invalidSurrogatePair, .expectedDigits, .leadingZero,
+                .expectedFractionDigits, .expectedExponentDigits, .numberOutOfRange:
                 break
             }
         }
@@ -71,8 +71,8 @@ import Testing
         for reason in all {
             switch reason {
             case .unknownKey, .wrongType, .notAllowed, .belowMinimum, .aboveMaximum, .notWholeNumber, .tooFewItems,
-                 .duplicate, .empty, .tooLong, .containsNUL, .containsEquals, .missingKey, .nameInUse, .missingVariable,
-                 .unterminatedVariable, .notAVariableName, .malformedJSON, .cannotRead, .notUTF8, .emptyConfigPath, .plugin:
+                .duplicate, .empty, .tooLong, .containsNUL, .containsEquals, .missingKey, .nameInUse, .missingVariable,
+                .unterminatedVariable, .notAVariableName, .malformedJSON, .cannotRead, .notUTF8, .emptyConfigPath, .plugin:
                 break
             }
         }

@@ -35,7 +35,8 @@ import Testing
 
     @Test func aScreenLineIsEscapedAndCut() async throws {
         let sandbox = try JuiceSandbox()
-        let result = try await sandbox.running(["stock", "edit"], input: "foo\u{1B}[2J bar baz\n" + String(repeating: "y", count: 500) + " 3\ncancel\n")
+        let result = try await sandbox.running(
+            ["stock", "edit"], input: "foo\u{1B}[2J bar baz\n" + String(repeating: "y", count: 500) + " 3\ncancel\n")
         #expect(isClean(result.stderr), "\(result.stderr)")
         #expect(result.stderr.contains("'foo\\e[2J bar baz' is not a stock command"))
         #expect(result.stderr.contains(String(repeating: "y", count: 80) + "…"))

@@ -10,7 +10,9 @@ import Testing
         let result = try await sandbox.running(["order", "strawberry", "--quiet"])
         #expect(result.status == 1)
         #expect(result.stdout.isEmpty)
-        #expect(result.stderr == "Error: strawberry juice not made: short of strawberry 6; add it with 'juice stock add strawberry 6'.\n", "\(result.stderr)")
+        #expect(
+            result.stderr == "Error: strawberry juice not made: short of strawberry 6; add it with 'juice stock add strawberry 6'.\n",
+            "\(result.stderr)")
 
         let korean = try await JuiceSandbox(language: "ko_KR.UTF-8").running(["order", "strawberry-banana", "--count", "2", "-q"])
         #expect(korean.status == 1)

@@ -54,11 +54,14 @@ import Testing
 
     @Test func theScreensNameTheLimitToo() async throws {
         let sandbox = try JuiceSandbox()
-        let edit = try await sandbox.running(["stock", "edit"], input: "kiwi \(Self.huge)\n+ kiwi \(Self.huge)\n+ kiwi 9223372036854775807\ncancel\n")
+        let edit = try await sandbox.running(
+            ["stock", "edit"], input: "kiwi \(Self.huge)\n+ kiwi \(Self.huge)\n+ kiwi 9223372036854775807\ncancel\n")
         let errors = edit.stderr.split(separator: "\n")
         #expect(errors.count == 3, "\(edit.stderr)")
         #expect(errors.prefix(2).allSatisfy { $0.contains("'99999999999999999999' is above the maximum of 1,000,000") }, "\(edit.stderr)")
-        #expect(errors.last?.contains("cannot add 9,223,372,036,854,775,807 kiwi: that alone is above the maximum of 1,000,000") == true, "\(edit.stderr)")
+        #expect(
+            errors.last?.contains("cannot add 9,223,372,036,854,775,807 kiwi: that alone is above the maximum of 1,000,000") == true, "\(edit.stderr)"
+        )
         let shell = try await sandbox.running(["shell"], input: "\(Self.huge)\nq\n")
         #expect(shell.stderr == "Error: there is no juice number 99999999999999999999; choose 1 to 7, or type a name.\n", "\(shell.stderr)")
         #expect(try await sandbox.running(["events", "--json"]).stdout.isEmpty, "nothing journaled")

@@ -55,9 +55,10 @@ import Testing
         let events = result.stdout.split(separator: "\n").compactMap {
             try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
         }
-        #expect(events.map { $0["type"] as? String } == [
-            "juicemaker.juice.made", "juicemaker.stock.changed", "juicemaker.order.failed",
-        ])
+        #expect(
+            events.map { $0["type"] as? String } == [
+                "juicemaker.juice.made", "juicemaker.stock.changed", "juicemaker.order.failed",
+            ])
         #expect(events.allSatisfy { $0["specversion"] as? String == "1.0" })
         let failed = try sandbox.run(["events", "--json", "--type", "orderFailed"])
         #expect(failed.stdout.split(separator: "\n").count == 1)

@@ -6,11 +6,13 @@ import Testing
 @Suite struct JSONReaderTests {
     @Test func readsEveryKindOfValueKeepingKeyOrder() throws {
         let value = try JSONReader.parse(#" {"z": [1, -2.5e1, true, false, null], "a": "x\"\n\u00e9\ud83c\udf53", "m": {}} "#)
-        #expect(value == .object([
-            ("z", .array([.number(1), .number(-25), .bool(true), .bool(false), .null])),
-            ("a", .string("x\"\né🍓")),
-            ("m", .object([])),
-        ]))
+        #expect(
+            value
+                == .object([
+                    ("z", .array([.number(1), .number(-25), .bool(true), .bool(false), .null])),
+                    ("a", .string("x\"\né🍓")),
+                    ("m", .object([])),
+                ]))
     }
 
     @Test func keepsUTF8Text() throws {

@@ -16,10 +16,11 @@ extension JuiceSandbox {
         let sandbox = Handed(value: self)
         return try await withCheckedThrowingContinuation { continuation in
             Thread {
-                continuation.resume(with: Result {
-                    if let input { return try sandbox.value.run(arguments, input: input) }
-                    return try sandbox.value.run(arguments, environment: extra)
-                })
+                continuation.resume(
+                    with: Result {
+                        if let input { return try sandbox.value.run(arguments, input: input) }
+                        return try sandbox.value.run(arguments, environment: extra)
+                    })
             }.start()
         }
     }

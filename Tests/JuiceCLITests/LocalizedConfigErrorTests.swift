@@ -25,24 +25,30 @@ import Testing
     }
 
     static let cases: [Case] = [
-        Case(name: "unknown key", config: #"{"initialStok": 3}"#,
-             data: ["initialStok", "$schema", "language", "initialStock", "store", "flushDeadlineSeconds", "subscribers"]),
+        Case(
+            name: "unknown key", config: #"{"initialStok": 3}"#,
+            data: ["initialStok", "$schema", "language", "initialStock", "store", "flushDeadlineSeconds", "subscribers"]),
         Case(name: "wrong type", config: #"{"initialStock": "ten"}"#, data: ["initialStock", #""ten""#]),
         Case(name: "number out of range", config: #"{"initialStock": 1e99}"#, data: ["initialStock", "1e99"]),
-        Case(name: "not one of the allowed values", config: #"{"subscribers": [{"type": "logger", "level": "loud"}]}"#,
-             data: ["subscribers[0].level", "trace", "debug", "info", "notice", "warning", "error", "critical", #""loud""#]),
-        Case(name: "an event listed twice",
-             config: #"{"subscribers": [{"type": "logger", "events": ["juiceMade", "juiceMade"]}]}"#,
-             data: ["subscribers[0].events[1]", "subscribers[0].events[0]", #""juiceMade""#]),
-        Case(name: "empty path", config: #"{"subscribers": [{"type": "logger", "path": ""}]}"#,
-             data: ["subscribers[0].path", #""stderr""#]),
-        Case(name: "missing environment variable",
-             config: #"{"subscribers": [{"type": "logger", "path": "${JUICE_TEST_UNSET_LOG}"}]}"#,
-             data: ["subscribers[0].path", "${JUICE_TEST_UNSET_LOG}", "(export)"]),
+        Case(
+            name: "not one of the allowed values", config: #"{"subscribers": [{"type": "logger", "level": "loud"}]}"#,
+            data: ["subscribers[0].level", "trace", "debug", "info", "notice", "warning", "error", "critical", #""loud""#]),
+        Case(
+            name: "an event listed twice",
+            config: #"{"subscribers": [{"type": "logger", "events": ["juiceMade", "juiceMade"]}]}"#,
+            data: ["subscribers[0].events[1]", "subscribers[0].events[0]", #""juiceMade""#]),
+        Case(
+            name: "empty path", config: #"{"subscribers": [{"type": "logger", "path": ""}]}"#,
+            data: ["subscribers[0].path", #""stderr""#]),
+        Case(
+            name: "missing environment variable",
+            config: #"{"subscribers": [{"type": "logger", "path": "${JUICE_TEST_UNSET_LOG}"}]}"#,
+            data: ["subscribers[0].path", "${JUICE_TEST_UNSET_LOG}", "(export)"]),
         Case(name: "malformed JSON", config: #"{"subscribers": ["#, data: []),
-        Case(name: "a webhook secret that is not base64 (the plugin's own check)",
-             config: #"{"subscribers": [{"type": "webhook", "url": "http://127.0.0.1:9/", "secret": "not base64!"}]}"#,
-             data: ["subscribers[0].secret", "Standard Webhooks", "whsec_", #"printf 'whsec_%s' "$(openssl rand -base64 32)""#]),
+        Case(
+            name: "a webhook secret that is not base64 (the plugin's own check)",
+            config: #"{"subscribers": [{"type": "webhook", "url": "http://127.0.0.1:9/", "secret": "not base64!"}]}"#,
+            data: ["subscribers[0].secret", "Standard Webhooks", "whsec_", #"printf 'whsec_%s' "$(openssl rand -base64 32)""#]),
     ]
 
     @Test(arguments: cases)

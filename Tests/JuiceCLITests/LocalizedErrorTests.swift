@@ -125,11 +125,11 @@ import Testing
         for reason in reasons {
             switch reason {
             case .notADatabase, .cutShort, .foreignDatabase, .newerSchema, .noSchemaVersion, .stockRowsMissing,
-                 .journalRowNotAnEvent, .deadLetterWithoutEventID, .damaged, .notARegularFile, .fileNotReadableWritable,
-                 .fileReadOnly, .directoryNotWritable, .cannotCreateDirectory, .cannotOpen, .permissionDenied,
-                 .leaseUnavailable, .busy, .diskFull, .engineFailure, .connectionUnavailable, .writeAheadLogRefused,
-                 .negativeInitialStock, .negativeQuantity, .sequenceRefused, .idRefused, .unexpected, .markedDamaged,
-                 .migrationFailed, .storeReadOnly, .migrationNeedsWriting, .directoryMissing, .targetExists:
+                .journalRowNotAnEvent, .deadLetterWithoutEventID, .damaged, .notARegularFile, .fileNotReadableWritable,
+                .fileReadOnly, .directoryNotWritable, .cannotCreateDirectory, .cannotOpen, .permissionDenied,
+                .leaseUnavailable, .busy, .diskFull, .engineFailure, .connectionUnavailable, .writeAheadLogRefused,
+                .negativeInitialStock, .negativeQuantity, .sequenceRefused, .idRefused, .unexpected, .markedDamaged,
+                .migrationFailed, .storeReadOnly, .migrationNeedsWriting, .directoryMissing, .targetExists:
                 break
             }
         }

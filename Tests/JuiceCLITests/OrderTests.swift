@@ -32,7 +32,9 @@ import Testing
         #expect(!made.stdout.contains("나왔습니다"))
         let failed = try sandbox.run(["order", "strawberry"])
         #expect(failed.status == 1)
-        #expect(failed.stdout == "Not enough fruit.\n  🍓 strawberry: 6 short\nAdd it with 'juice stock add strawberry 6', then order again.\n", "\(failed.stdout)")
+        #expect(
+            failed.stdout == "Not enough fruit.\n  🍓 strawberry: 6 short\nAdd it with 'juice stock add strawberry 6', then order again.\n",
+            "\(failed.stdout)")
         #expect(!failed.stdout.contains("Edit the stock?"))
     }
 

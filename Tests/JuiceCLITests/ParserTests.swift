@@ -98,7 +98,9 @@ import Testing
     }
 
     @Test func helpHasOneLinePerOption() {
-        let help = HelpFormatter(globalOptions: CommandTable.globalOptions, language: .english).help([CommandTable.root, CommandTable.root.subcommands[1]])
+        let help = HelpFormatter(globalOptions: CommandTable.globalOptions, language: .english).help([
+            CommandTable.root, CommandTable.root.subcommands[1],
+        ])
         for option in CommandTable.globalOptions + [CommandTable.helpOption] {
             #expect(help.split(separator: "\n").filter { $0.contains(option.synopsis) }.count == 1, "\(option.name)")
         }

@@ -29,22 +29,27 @@ import Testing
     }
 
     @Test func unknownEventsAreAFootnoteAndUnusedFruitsLastTheWindow() throws {
-        let invocation = try #require({
-            if case .run(let invocation) = try CommandLineParser.juice
-                .parse(["report", "--since", "24h", "--at", "2026-11-21T06:00:00Z"]) { return invocation }
-            return nil
-        }())
+        let invocation = try #require(
+            {
+                if case .run(let invocation) = try CommandLineParser.juice
+                    .parse(["report", "--since", "24h", "--at", "2026-11-21T06:00:00Z"])
+                {
+                    return invocation
+                }
+                return nil
+            }())
         let window = try ReportWindow(invocation, now: 1_795_300_000_000, bucketOption: true)
         #expect(window.sinceMilliseconds == 1_795_154_400_000 && window.untilMilliseconds == 1_795_240_800_000)
         #expect(window.bucket == .hour && window.bucketStarts.count == 24)
         let hour = window.firstHour + 3
-        let snapshot = ReportSnapshot(rows: [
-            .init(hour: hour, kind: .sale, item: "kiwi", events: 2, amount: 2),
-            .init(hour: hour, kind: .consumed, item: "kiwi", events: 2, amount: 6),
-            .init(hour: hour, kind: .unknown, item: "juicemaker.juice.spilled", events: 3, amount: 0),
-            .init(hour: hour, kind: .sale, item: "dragonfruit", events: 1, amount: 1),
-            .init(hour: window.firstHour - 1, kind: .sale, item: "kiwi", events: 5, amount: 5),
-        ], stock: Stock(repeating: 6), throughSequence: 20, journalIsEmpty: false)
+        let snapshot = ReportSnapshot(
+            rows: [
+                .init(hour: hour, kind: .sale, item: "kiwi", events: 2, amount: 2),
+                .init(hour: hour, kind: .consumed, item: "kiwi", events: 2, amount: 6),
+                .init(hour: hour, kind: .unknown, item: "juicemaker.juice.spilled", events: 3, amount: 0),
+                .init(hour: hour, kind: .sale, item: "dragonfruit", events: 1, amount: 1),
+                .init(hour: window.firstHour - 1, kind: .sale, item: "kiwi", events: 5, amount: 5),
+            ], stock: Stock(repeating: 6), throughSequence: 20, journalIsEmpty: false)
         let figures = ReportFigures(snapshot, window: window)
         #expect(figures.unknownEvents == 4, "three events of an unknown type and one sale of an unknown juice")
         #expect(figures.cups == 2, "the hour before the window is left out")

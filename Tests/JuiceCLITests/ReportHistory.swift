@@ -35,8 +35,9 @@ struct ReportHistory {
                 var sequence = position.nextSequence
                 func envelope(_ event: JuiceMakerEvent) -> EventEnvelope {
                     defer { sequence += 1 }
-                    return EventEnvelope(sequence: sequence, id: ids.next(unixMilliseconds: UInt64(at)), time: date,
-                                         source: EventEnvelope.defaultSource, changeID: change, event: event)
+                    return EventEnvelope(
+                        sequence: sequence, id: ids.next(unixMilliseconds: UInt64(at)), time: date,
+                        source: EventEnvelope.defaultSource, changeID: change, event: event)
                 }
                 var stock = current
                 var events: [EventEnvelope] = []

@@ -13,12 +13,14 @@ import Testing
         return try sandbox.run(arguments + ["--config", path], environment: ["JUICE_TEST_SECRET": secret])
     }
 
-    @Test("config errors show *** where an environment value would be", arguments: [
-        #"{"subscribers": [{"type": "logger", "level": "${JUICE_TEST_SECRET}"}]}"#,
-        #"{"subscribers": [{"type": "webhook", "url": "${JUICE_TEST_SECRET}"}]}"#,
-        #"{"subscribers": [{"type": "webhook", "url": "http://127.0.0.1:9/x", "events": ["${JUICE_TEST_SECRET}"]}]}"#,
-        #"{"language": "${JUICE_TEST_SECRET}"}"#,
-    ])
+    @Test(
+        "config errors show *** where an environment value would be",
+        arguments: [
+            #"{"subscribers": [{"type": "logger", "level": "${JUICE_TEST_SECRET}"}]}"#,
+            #"{"subscribers": [{"type": "webhook", "url": "${JUICE_TEST_SECRET}"}]}"#,
+            #"{"subscribers": [{"type": "webhook", "url": "http://127.0.0.1:9/x", "events": ["${JUICE_TEST_SECRET}"]}]}"#,
+            #"{"language": "${JUICE_TEST_SECRET}"}"#,
+        ])
     func errorsHideEnvironmentValues(config: String) throws {
         for arguments in [["order", "banana"], ["config", "check"], ["config", "show"]] {
             let result = try run(config, arguments)
@@ -56,9 +58,11 @@ import Testing
         #expect(!refused.stderr.contains("tok-4711"), "\(refused.stderr)")
     }
 
-    @Test("config check takes Standard Webhooks secrets with or without padding and prefix", arguments: [
-        "whsec_YWJjZA", "whsec_YWJjZA==", "YWJjZA", "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw",
-    ])
+    @Test(
+        "config check takes Standard Webhooks secrets with or without padding and prefix",
+        arguments: [
+            "whsec_YWJjZA", "whsec_YWJjZA==", "YWJjZA", "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw",
+        ])
     func acceptsStandardWebhooksSecrets(secret: String) throws {
         let config = #"{"subscribers": [{"type": "webhook", "url": "http://127.0.0.1:9/x", "secret": "\#(secret)"}]}"#
         let check = try run(config, ["config", "check"])

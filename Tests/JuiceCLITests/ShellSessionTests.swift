@@ -53,10 +53,11 @@ import Testing
         #expect(try sandbox.stock() == ["strawberry": 4, "banana": 10, "pineapple": 10, "kiwi": 10, "mango": 10])
         // orderFailed; the applied edit (one stockChanged); juiceMade + its stockChanged.
         let types = try sandbox.journal().map { $0["type"] as? String ?? "" }
-        #expect(types == [
-            "juicemaker.order.failed", "juicemaker.stock.changed",
-            "juicemaker.juice.made", "juicemaker.stock.changed",
-        ])
+        #expect(
+            types == [
+                "juicemaker.order.failed", "juicemaker.stock.changed",
+                "juicemaker.juice.made", "juicemaker.stock.changed",
+            ])
     }
 
     @Test func failedOrderAnsweredNoStaysOnTheOrderScreen() throws {

@@ -70,9 +70,10 @@ import Testing
         let slow = try sandbox.write("", to: "slow")
         // Takes a line and writes it out; while `slow` exists, then needs a second for the next.
         let program = #"while read -r line; do printf '%s\n' "$line" >> "$0"; if [ -e "$1" ]; then sleep 1; fi; done"#
-        let follower = try sandbox.loggingConfig(extra: #"""
-            , { "type": "command", "name": "audit", "command": ["/bin/sh", "-c", \#(quoted(program)), \#(quoted(out)), \#(quoted(slow))] }
-            """#, flushDeadlineSeconds: 0.5, name: "follower.json")
+        let follower = try sandbox.loggingConfig(
+            extra: #"""
+                , { "type": "command", "name": "audit", "command": ["/bin/sh", "-c", \#(quoted(program)), \#(quoted(out)), \#(quoted(slow))] }
+                """#, flushDeadlineSeconds: 0.5, name: "follower.json")
         let orders = try sandbox.loggingConfig()
         #expect(try sandbox.run(["stock", "--config", orders]).status == 0)  // the store exists
         let deliver = try sandbox.start(["deliver", "--follow", "--config", follower])
@@ -110,10 +111,11 @@ import Testing
         let sandbox = try JuiceSandbox()
         let started = sandbox.root + "/started"
         // Says it started, then never reads: the delivery waits until the deadline.
-        let config = try sandbox.loggingConfig(extra: #"""
-            , { "type": "command", "name": "audit", "command": ["/bin/sh", "-c", "touch \"$0\"; exec sleep 1000", \#(quoted(started))],
-                "timeoutSeconds": 30 }
-            """#, flushDeadlineSeconds: 3)
+        let config = try sandbox.loggingConfig(
+            extra: #"""
+                , { "type": "command", "name": "audit", "command": ["/bin/sh", "-c", "touch \"$0\"; exec sleep 1000", \#(quoted(started))],
+                    "timeoutSeconds": 30 }
+                """#, flushDeadlineSeconds: 3)
         let order = try sandbox.start(["order", "banana", "--config", config])
         #expect(order.wait(until: { _ in FileManager.default.fileExists(atPath: started) }), "\(order.stderr)")
         let exit = order.stop(with: signal)
@@ -150,7 +152,8 @@ extension JuiceSandbox {
     /// A config with a JSON logger writing to `logPath` and the CLI notifier, plus
     /// `extra` subscribers (text that starts with a comma); returns its path.
     func loggingConfig(extra: String = "", flushDeadlineSeconds: Double = 2, name: String = "logging.json") throws -> String {
-        try write(#"""
+        try write(
+            #"""
             { "flushDeadlineSeconds": \#(flushDeadlineSeconds), "subscribers": [
                 { "type": "logger", "format": "json", "path": \#(quoted(logPath)) },
                 { "type": "cli-notifier" }\#(extra) ] }

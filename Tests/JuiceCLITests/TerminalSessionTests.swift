@@ -168,8 +168,8 @@ import Testing
         var children: [Int32: [Int32]] = [:]
         for entry in entries {
             guard let pid = Int32(entry),
-                  let stat = try? String(contentsOfFile: "/proc/\(entry)/stat", encoding: .utf8),
-                  let close = stat.range(of: ")", options: .backwards)
+                let stat = try? String(contentsOfFile: "/proc/\(entry)/stat", encoding: .utf8),
+                let close = stat.range(of: ")", options: .backwards)
             else { continue }
             // pid (comm) state ppid …
             let fields = stat[close.upperBound...].split(separator: " ")

@@ -26,7 +26,9 @@ private func tamper(_ path: String, _ sql: String) throws {
     private func sandboxWithBadRows(language: String = "en_US.UTF-8") throws -> JuiceSandbox {
         let sandbox = try JuiceSandbox(language: language)
         for _ in 0..<3 { #expect(try sandbox.run(["order", "banana", "--quiet"]).status == 0) }
-        try tamper(sandbox.storePath, """
+        try tamper(
+            sandbox.storePath,
+            """
             UPDATE journal SET event = '{bad' WHERE sequence = 2;
             UPDATE journal SET event = replace(event, 'juicemaker.stock.changed', 'juicemaker.stock.moved\\u001b]0;x'),
                 type = 'juicemaker.stock.moved' WHERE sequence = 4;
@@ -91,7 +93,8 @@ private func tamper(_ path: String, _ sql: String) throws {
     @Test func durableDeliveryDeadLettersABadRowAndDeliversTheRest() throws {
         let sandbox = try sandboxWithBadRows()
         let received = sandbox.root + "/received.jsonl"
-        let config = try sandbox.write(#"""
+        let config = try sandbox.write(
+            #"""
             {"subscribers": [{"type": "command", "name": "audit", "command": ["/bin/sh", "-c", "cat >> \#(received)"]}]}
             """#, to: "config.json")
         let deliver = try sandbox.run(["deliver", "--config", config])

@@ -36,9 +36,10 @@ import Testing
         #expect(objects.count == lines.count, "every line is one JSON object")
         #expect(objects.compactMap { $0["sequence"] as? String }.compactMap { Int($0) } == [4, 5, 6])
         #expect(objects.map { $0["specversion"] as? String } == ["1.0", "1.0", "1.0"])
-        #expect(objects.map { $0["type"] as? String } == [
-            "juicemaker.order.failed", "juicemaker.juice.made", "juicemaker.stock.changed",
-        ])
+        #expect(
+            objects.map { $0["type"] as? String } == [
+                "juicemaker.order.failed", "juicemaker.juice.made", "juicemaker.stock.changed",
+            ])
     }
 
     @Test func typeFiltersWhatIsShown() throws {

@@ -8,7 +8,7 @@ struct ChangeEventTests {
     /// contiguous sequences following `previous`.
     private func newEvents(_ fixture: Fixture, after previous: Int64) throws -> [EventEnvelope] {
         let events = try fixture.store.events(after: previous, limit: Int.max)
-        #expect(events.map(\.sequence) == Array(previous + 1 ..< previous + 1 + Int64(events.count)))
+        #expect(events.map(\.sequence) == Array(previous + 1..<previous + 1 + Int64(events.count)))
         #expect(Set(events.map(\.changeID)).count <= 1, "one change, one change id")
         return events
     }
@@ -18,11 +18,12 @@ struct ChangeEventTests {
         let fixture = try Fixture()
         try fixture.maker.make(.mangoKiwi, count: 2)
         let events = try newEvents(fixture, after: 0)
-        #expect(events.map(\.event) == [
-            .juiceMade(juice: .mangoKiwi, count: 2, consumed: FruitAmounts(kiwi: 2, mango: 4)),
-            .stockChanged(fruit: .kiwi, from: 10, to: 8, reason: .order),
-            .stockChanged(fruit: .mango, from: 10, to: 6, reason: .order),
-        ])
+        #expect(
+            events.map(\.event) == [
+                .juiceMade(juice: .mangoKiwi, count: 2, consumed: FruitAmounts(kiwi: 2, mango: 4)),
+                .stockChanged(fruit: .kiwi, from: 10, to: 8, reason: .order),
+                .stockChanged(fruit: .mango, from: 10, to: 6, reason: .order),
+            ])
         #expect(events.allSatisfy { $0.source == EventEnvelope.defaultSource })
         #expect(events.allSatisfy { $0.id != $0.changeID })
     }
@@ -39,29 +40,33 @@ struct ChangeEventTests {
     func editEvents() throws {
         let fixture = try Fixture()
         try fixture.maker.add(5, of: .kiwi)
-        #expect(try newEvents(fixture, after: 0).map(\.event) == [
-            .stockChanged(fruit: .kiwi, from: 10, to: 15, reason: .restock),
-        ])
+        #expect(
+            try newEvents(fixture, after: 0).map(\.event) == [
+                .stockChanged(fruit: .kiwi, from: 10, to: 15, reason: .restock)
+            ])
         try fixture.maker.remove(3, of: .banana)
-        #expect(try newEvents(fixture, after: 1).map(\.event) == [
-            .stockChanged(fruit: .banana, from: 10, to: 7, reason: .edit),
-        ])
+        #expect(
+            try newEvents(fixture, after: 1).map(\.event) == [
+                .stockChanged(fruit: .banana, from: 10, to: 7, reason: .edit)
+            ])
         // Pineapple is set to what it already holds: no event for it.
         try fixture.maker.set([.strawberry: 0, .pineapple: 10, .mango: 30])
-        #expect(try newEvents(fixture, after: 2).map(\.event) == [
-            .stockChanged(fruit: .strawberry, from: 10, to: 0, reason: .edit),
-            .stockChanged(fruit: .mango, from: 10, to: 30, reason: .edit),
-        ])
+        #expect(
+            try newEvents(fixture, after: 2).map(\.event) == [
+                .stockChanged(fruit: .strawberry, from: 10, to: 0, reason: .edit),
+                .stockChanged(fruit: .mango, from: 10, to: 30, reason: .edit),
+            ])
         var draft = try fixture.maker.beginEdit()
         try draft.add(1, of: .banana)
         try draft.remove(15, of: .kiwi)
         try draft.add(1, of: .pineapple)
         try draft.remove(1, of: .pineapple)
         try fixture.maker.apply(draft)
-        #expect(try newEvents(fixture, after: 4).map(\.event) == [
-            .stockChanged(fruit: .banana, from: 7, to: 8, reason: .edit),
-            .stockChanged(fruit: .kiwi, from: 15, to: 0, reason: .edit),
-        ])
+        #expect(
+            try newEvents(fixture, after: 4).map(\.event) == [
+                .stockChanged(fruit: .banana, from: 7, to: 8, reason: .edit),
+                .stockChanged(fruit: .kiwi, from: 15, to: 0, reason: .edit),
+            ])
     }
 
     @Test("a change that changes nothing journals nothing")

@@ -17,10 +17,11 @@ struct CurrentStockTests {
         #expect(recorder.initialStock == Stock(strawberry: 10, banana: 10, pineapple: 10, kiwi: 9, mango: 13))
         #expect(recorder.count == 0)
         try maker.make(.mango)
-        #expect(recorder.events.map(\.event) == [
-            .juiceMade(juice: .mango, count: 1, consumed: FruitAmounts(mango: 3)),
-            .stockChanged(fruit: .mango, from: 13, to: 10, reason: .order),
-        ])
+        #expect(
+            recorder.events.map(\.event) == [
+                .juiceMade(juice: .mango, count: 1, consumed: FruitAmounts(mango: 3)),
+                .stockChanged(fruit: .mango, from: 13, to: 10, reason: .order),
+            ])
     }
 
     @Test("the current stock is handed over before subscribe returns, without it nothing is")
@@ -47,9 +48,11 @@ struct CurrentStockTests {
         return stock
     }
 
-    @Test("subscribing while other threads change the stock never loses or repeats a change", arguments: [
-        Delivery.synchronous, .queued(capacity: 100_000),
-    ])
+    @Test(
+        "subscribing while other threads change the stock never loses or repeats a change",
+        arguments: [
+            Delivery.synchronous, .queued(capacity: 100_000),
+        ])
     func subscribeDuringChanges(delivery: Delivery) throws {
         let store = InMemoryStore()
         let maker = JuiceMaker(store: store)
@@ -89,8 +92,9 @@ struct CurrentStockTests {
             let firstUnseen = journal.count - recorder.count
             let events = recorder.events
             #expect(events == Array(journal[firstUnseen...]), "\(recorder.name) missed or repeated an event")
-            #expect(replay(Array(journal[..<firstUnseen]), onto: Stock(repeating: 10), name: "journal") == initial,
-                    "\(recorder.name): the handed-over stock is not the stock before its first event")
+            #expect(
+                replay(Array(journal[..<firstUnseen]), onto: Stock(repeating: 10), name: "journal") == initial,
+                "\(recorder.name): the handed-over stock is not the stock before its first event")
             #expect(replay(events, onto: initial, name: recorder.name) == final)
         }
     }

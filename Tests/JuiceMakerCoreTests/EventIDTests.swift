@@ -75,11 +75,13 @@ struct EventIDTests {
         #expect(known.unixMilliseconds == 0x0192_f3a4_5b6c)
     }
 
-    @Test("malformed text is not an id", arguments: [
-        "", "0192f3a4-5b6c-7d8e-9f01-23456789abc", "0192f3a4-5b6c-7d8e-9f01-23456789abcde",
-        "0192f3a45b6c-7d8e-9f01-23456789abcd-", "0192f3a4-5b6c-7d8e-9f01-23456789abcg",
-        "0192f3a4_5b6c_7d8e_9f01_23456789abcd", "0192f3a45b6c7d8e9f0123456789abcd",
-    ])
+    @Test(
+        "malformed text is not an id",
+        arguments: [
+            "", "0192f3a4-5b6c-7d8e-9f01-23456789abc", "0192f3a4-5b6c-7d8e-9f01-23456789abcde",
+            "0192f3a45b6c-7d8e-9f01-23456789abcd-", "0192f3a4-5b6c-7d8e-9f01-23456789abcg",
+            "0192f3a4_5b6c_7d8e_9f01_23456789abcd", "0192f3a45b6c7d8e9f0123456789abcd",
+        ])
     func malformed(text: String) {
         #expect(EventID(text) == nil)
     }
@@ -124,10 +126,14 @@ struct JournalOrderIDTests {
         let before = try store.events(after: 0, limit: Int.max)
         #expect(throws: StoreError.self) {
             try store.commit { current, position in
-                StoreChange(stock: current, events: [EventEnvelope(
-                    sequence: position.nextSequence, id: EventID(high: 0, low: 1), time: Date(),
-                    source: "test", changeID: EventID(high: 0, low: 1),
-                    event: .stockChanged(fruit: .kiwi, from: 11, to: 11, reason: .edit))])
+                StoreChange(
+                    stock: current,
+                    events: [
+                        EventEnvelope(
+                            sequence: position.nextSequence, id: EventID(high: 0, low: 1), time: Date(),
+                            source: "test", changeID: EventID(high: 0, low: 1),
+                            event: .stockChanged(fruit: .kiwi, from: 11, to: 11, reason: .edit))
+                    ])
             }
         }
         #expect(try store.events(after: 0, limit: Int.max) == before)

@@ -86,9 +86,11 @@ struct EventsSequenceTests {
         #expect(consumers.map(\.dropped) == [0, 0, 0])
     }
 
-    @Test("a slow consumer with a small buffer: drops counted exactly, delivered + dropped == published", arguments: [
-        OverflowPolicy.dropOldest, .dropNewest,
-    ])
+    @Test(
+        "a slow consumer with a small buffer: drops counted exactly, delivered + dropped == published",
+        arguments: [
+            OverflowPolicy.dropOldest, .dropNewest,
+        ])
     func slowConsumerCountsDrops(policy: OverflowPolicy) async throws {
         let maker = JuiceMaker(store: InMemoryStore())
         let capacity = 4

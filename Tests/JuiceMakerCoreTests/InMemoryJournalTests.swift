@@ -48,8 +48,9 @@ struct InMemoryJournalTests {
         let store = InMemoryStore()
         var ids = EventIDGenerator()
         func letter(_ subscriber: String, _ sequence: Int64) -> DeadLetter {
-            DeadLetter(subscriber: subscriber, sequence: sequence, eventID: ids.next(unixMilliseconds: 1),
-                       attempts: 5, lastError: "HTTP 503", recordedAt: 1_795_235_029)
+            DeadLetter(
+                subscriber: subscriber, sequence: sequence, eventID: ids.next(unixMilliseconds: 1),
+                attempts: 5, lastError: "HTTP 503", recordedAt: 1_795_235_029)
         }
         let letters = [letter("webhook", 3), letter("command", 4), letter("webhook", 7), letter("webhook", 9)]
         for item in letters { try store.recordDeadLetter(item) }

@@ -43,15 +43,17 @@ struct MenuTests {
         #expect(Juice.strawberryBanana.servings(from: stock) == 1)
     }
 
-    @Test("Juice.parse accepts ids, English and Korean names, any case", arguments: [
-        ("mango-kiwi", Juice.mangoKiwi), ("MANGO-KIWI", .mangoKiwi), ("Mango Kiwi Juice", .mangoKiwi),
-        ("mango_kiwi", .mangoKiwi), ("  mango-kiwi  ", .mangoKiwi),
-        ("망고키위쥬스", .mangoKiwi), ("망고키위주스", .mangoKiwi), ("망고키위", .mangoKiwi),
-        ("딸바쥬스", .strawberryBanana), ("딸기바나나주스", .strawberryBanana),
-        ("Strawberry-Banana", .strawberryBanana), ("strawberry-banana juice", .strawberryBanana),
-        ("딸기쥬스", .strawberry), ("Strawberry", .strawberry), ("바나나쥬스", .banana),
-        ("키위주스", .kiwi), ("파인애플쥬스", .pineapple), ("Pineapple Juice", .pineapple), ("망고쥬스", .mango),
-    ])
+    @Test(
+        "Juice.parse accepts ids, English and Korean names, any case",
+        arguments: [
+            ("mango-kiwi", Juice.mangoKiwi), ("MANGO-KIWI", .mangoKiwi), ("Mango Kiwi Juice", .mangoKiwi),
+            ("mango_kiwi", .mangoKiwi), ("  mango-kiwi  ", .mangoKiwi),
+            ("망고키위쥬스", .mangoKiwi), ("망고키위주스", .mangoKiwi), ("망고키위", .mangoKiwi),
+            ("딸바쥬스", .strawberryBanana), ("딸기바나나주스", .strawberryBanana),
+            ("Strawberry-Banana", .strawberryBanana), ("strawberry-banana juice", .strawberryBanana),
+            ("딸기쥬스", .strawberry), ("Strawberry", .strawberry), ("바나나쥬스", .banana),
+            ("키위주스", .kiwi), ("파인애플쥬스", .pineapple), ("Pineapple Juice", .pineapple), ("망고쥬스", .mango),
+        ])
     func parseJuice(text: String, juice: Juice) throws {
         #expect(try Juice.parse(text) == juice)
     }
@@ -65,28 +67,34 @@ struct MenuTests {
         }
     }
 
-    @Test("a typo in a juice gets a suggestion; nonsense gets none", arguments: [
-        ("mango-kiwl", "mango-kiwi" as String?), ("mango kiwii", "mango-kiwi"), ("banan", "banana"),
-        ("strawbery-banana", "strawberry-banana"), ("xylophone", nil), ("qq", nil), ("", nil),
-    ])
+    @Test(
+        "a typo in a juice gets a suggestion; nonsense gets none",
+        arguments: [
+            ("mango-kiwl", "mango-kiwi" as String?), ("mango kiwii", "mango-kiwi"), ("banan", "banana"),
+            ("strawbery-banana", "strawberry-banana"), ("xylophone", nil), ("qq", nil), ("", nil),
+        ])
     func juiceTypos(text: String, suggestion: String?) {
         #expect(throws: UnknownNameError(kind: .juice, input: text, suggestion: suggestion)) {
             try Juice.parse(text)
         }
     }
 
-    @Test("Fruit.parse accepts ids, English and Korean names, any case", arguments: [
-        ("kiwi", Fruit.kiwi), ("Kiwi", .kiwi), ("KIWI", .kiwi), ("키위", .kiwi), ("딸기", .strawberry),
-        ("Pineapple", .pineapple), ("파인애플", .pineapple), ("망고", .mango), ("바나나", .banana),
-    ])
+    @Test(
+        "Fruit.parse accepts ids, English and Korean names, any case",
+        arguments: [
+            ("kiwi", Fruit.kiwi), ("Kiwi", .kiwi), ("KIWI", .kiwi), ("키위", .kiwi), ("딸기", .strawberry),
+            ("Pineapple", .pineapple), ("파인애플", .pineapple), ("망고", .mango), ("바나나", .banana),
+        ])
     func parseFruit(text: String, fruit: Fruit) throws {
         #expect(try Fruit.parse(text) == fruit)
     }
 
-    @Test("a typo in a fruit gets a suggestion; nonsense gets none", arguments: [
-        ("kiwl", "kiwi" as String?), ("bananna", "banana"), ("strawbery", "strawberry"), ("mangp", "mango"),
-        ("zzzz", nil), ("tomato", nil),
-    ])
+    @Test(
+        "a typo in a fruit gets a suggestion; nonsense gets none",
+        arguments: [
+            ("kiwl", "kiwi" as String?), ("bananna", "banana"), ("strawbery", "strawberry"), ("mangp", "mango"),
+            ("zzzz", nil), ("tomato", nil),
+        ])
     func fruitTypos(text: String, suggestion: String?) {
         #expect(throws: UnknownNameError(kind: .fruit, input: text, suggestion: suggestion)) {
             try Fruit.parse(text)

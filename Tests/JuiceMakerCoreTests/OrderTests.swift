@@ -26,25 +26,29 @@ struct OrderTests {
     func insufficient() throws {
         let fixture = try Fixture(stock: Stock(strawberry: 10, banana: 0, pineapple: 10, kiwi: 2, mango: 3))
         #expect(try fixture.maker.make(.strawberry) == .insufficient(shortages: FruitAmounts(strawberry: 6)))
-        #expect(try fixture.maker.make(.strawberryBanana, count: 2)
-            == .insufficient(shortages: FruitAmounts(strawberry: 10, banana: 2)))
+        #expect(
+            try fixture.maker.make(.strawberryBanana, count: 2)
+                == .insufficient(shortages: FruitAmounts(strawberry: 10, banana: 2)))
         // Mango is short, kiwi is not: only mango is listed.
         #expect(try fixture.maker.make(.mangoKiwi, count: 2) == .insufficient(shortages: FruitAmounts(mango: 1)))
-        #expect(try fixture.maker.make(.mangoKiwi, count: 3)
-            == .insufficient(shortages: FruitAmounts(kiwi: 1, mango: 3)))
+        #expect(
+            try fixture.maker.make(.mangoKiwi, count: 3)
+                == .insufficient(shortages: FruitAmounts(kiwi: 1, mango: 3)))
     }
 
     @Test("a failed order changes no stock and journals exactly one orderFailed")
     func failedOrderChangesNothing() throws {
         let fixture = try Fixture()
         let before = try fixture.maker.stock()
-        #expect(try fixture.maker.make(.strawberryBanana, count: 2)
-            == .insufficient(shortages: FruitAmounts(strawberry: 10, banana: 0)))
+        #expect(
+            try fixture.maker.make(.strawberryBanana, count: 2)
+                == .insufficient(shortages: FruitAmounts(strawberry: 10, banana: 0)))
         #expect(try fixture.maker.stock() == before)
         let journal = try fixture.journal
-        #expect(journal.map(\.event) == [
-            .orderFailed(juice: .strawberryBanana, count: 2, shortages: FruitAmounts(strawberry: 10)),
-        ])
+        #expect(
+            journal.map(\.event) == [
+                .orderFailed(juice: .strawberryBanana, count: 2, shortages: FruitAmounts(strawberry: 10))
+            ])
         #expect(journal.map(\.sequence) == [1])
         #expect(fixture.recorder.events == journal)
     }

@@ -10,8 +10,9 @@ struct StockEditTests {
         let fixture = try Fixture()
         #expect(try fixture.maker.add(5, of: .kiwi) == Stock(strawberry: 10, banana: 10, pineapple: 10, kiwi: 15, mango: 10))
         #expect(try fixture.maker.remove(10, of: .banana) == Stock(strawberry: 10, banana: 0, pineapple: 10, kiwi: 15, mango: 10))
-        #expect(try fixture.maker.set([.mango: 0, .strawberry: 16])
-            == Stock(strawberry: 16, banana: 0, pineapple: 10, kiwi: 15, mango: 0))
+        #expect(
+            try fixture.maker.set([.mango: 0, .strawberry: 16])
+                == Stock(strawberry: 16, banana: 0, pineapple: 10, kiwi: 15, mango: 0))
         #expect(try fixture.maker.set([.pineapple: maximum]).pineapple == maximum)
         #expect(try fixture.maker.stock() == Stock(strawberry: 16, banana: 0, pineapple: maximum, kiwi: 15, mango: 0))
     }

@@ -35,12 +35,14 @@ struct TimeSpanTests {
         #expect(TimeSpan(timeval(tv_sec: -1, tv_usec: 500_000)) == TimeSpan(.zero))
     }
 
-    @Test("huge spans saturate rather than trap", arguments: [
-        Duration.seconds(Int64.max),
-        .seconds(Int64.max) + .milliseconds(900),
-        .seconds(Int64.max) * 4,
-        .seconds(Int64.max / 1_000) + .nanoseconds(999_999_999),
-    ])
+    @Test(
+        "huge spans saturate rather than trap",
+        arguments: [
+            Duration.seconds(Int64.max),
+            .seconds(Int64.max) + .milliseconds(900),
+            .seconds(Int64.max) * 4,
+            .seconds(Int64.max / 1_000) + .nanoseconds(999_999_999),
+        ])
     func hugeSpansSaturate(duration: Duration) {
         let span = TimeSpan(duration)
         #expect(span.totalNanoseconds == .max)

@@ -21,12 +21,13 @@ struct CLINotifierTests {
         #expect(try rig.maker.make(.strawberry) == .insufficient(shortages: FruitAmounts(strawberry: 6)))
         try rig.maker.add(10, of: .strawberry)
         try rig.maker.make(.strawberry)
-        #expect(rig.output.texts == [
-            "재료가 모자라요. 재고를 수정할까요?\n  🍓 딸기 6개 부족\n",
-            "🍓 딸기 10 → 20\n",
-            "딸기쥬스 나왔습니다! 맛있게 드세요!\n",
-            "🍓 딸기 20 → 4\n",
-        ])
+        #expect(
+            rig.output.texts == [
+                "재료가 모자라요. 재고를 수정할까요?\n  🍓 딸기 6개 부족\n",
+                "🍓 딸기 10 → 20\n",
+                "딸기쥬스 나왔습니다! 맛있게 드세요!\n",
+                "🍓 딸기 20 → 4\n",
+            ])
         #expect(rig.errors.all.isEmpty)
     }
 
@@ -36,12 +37,13 @@ struct CLINotifierTests {
         try rig.maker.make(.strawberry)
         try rig.maker.add(10, of: .strawberry)
         try rig.maker.make(.strawberry)
-        #expect(rig.output.texts == [
-            "Not enough fruit. Edit the stock?\n  🍓 strawberry: 6 short\n",
-            "🍓 strawberry 10 → 20\n",
-            "Here's your strawberry juice! Enjoy!\n",
-            "🍓 strawberry 20 → 4\n",
-        ])
+        #expect(
+            rig.output.texts == [
+                "Not enough fruit. Edit the stock?\n  🍓 strawberry: 6 short\n",
+                "🍓 strawberry 10 → 20\n",
+                "Here's your strawberry juice! Enjoy!\n",
+                "🍓 strawberry 20 → 4\n",
+            ])
     }
 
     @Test func severalJuicesAndSeveralShortages() throws {
@@ -49,24 +51,26 @@ struct CLINotifierTests {
         _ = try attachedNotifier(rig, language: .korean)
         try rig.maker.make(.mango, count: 3)
         try rig.maker.make(.strawberryBanana, count: 2)
-        #expect(rig.output.lines == [
-            "망고쥬스 3잔 나왔습니다! 맛있게 드세요!",
-            "🥭 망고 10 → 1",
-            "재료가 모자라요. 재고를 수정할까요?",
-            "  🍓 딸기 20개 부족",
-            "  🍌 바나나 2개 부족",
-        ])
+        #expect(
+            rig.output.lines == [
+                "망고쥬스 3잔 나왔습니다! 맛있게 드세요!",
+                "🥭 망고 10 → 1",
+                "재료가 모자라요. 재고를 수정할까요?",
+                "  🍓 딸기 20개 부족",
+                "  🍌 바나나 2개 부족",
+            ])
 
         let english = Rig()
         _ = try attachedNotifier(english, language: .english)
         try english.maker.make(.mango, count: 3)
         try english.maker.make(.mangoKiwi, count: 2)
-        #expect(english.output.lines == [
-            "Here are your 3 mango juices! Enjoy!",
-            "🥭 mango 10 → 1",
-            "Not enough fruit. Edit the stock?",
-            "  🥭 mango: 3 short",
-        ])
+        #expect(
+            english.output.lines == [
+                "Here are your 3 mango juices! Enjoy!",
+                "🥭 mango 10 → 1",
+                "Not enough fruit. Edit the stock?",
+                "  🥭 mango: 3 short",
+            ])
     }
 
     @Test func stockLinesOnePerChangedFruitWithEmojiAndArrow() throws {
@@ -74,13 +78,14 @@ struct CLINotifierTests {
         _ = try attachedNotifier(rig, language: .korean)
         try rig.maker.make(.mangoKiwi)
         try rig.maker.set([.banana: 4, .pineapple: 12, .kiwi: 9])
-        #expect(rig.output.lines == [
-            "망고키위쥬스 나왔습니다! 맛있게 드세요!",
-            "🥝 키위 10 → 9",
-            "🥭 망고 10 → 8",
-            "🍌 바나나 10 → 4",
-            "🍍 파인애플 10 → 12",
-        ])
+        #expect(
+            rig.output.lines == [
+                "망고키위쥬스 나왔습니다! 맛있게 드세요!",
+                "🥝 키위 10 → 9",
+                "🥭 망고 10 → 8",
+                "🍌 바나나 10 → 4",
+                "🍍 파인애플 10 → 12",
+            ])
     }
 
     @Test(arguments: [(false, true), (true, false), (false, false)])
@@ -98,12 +103,13 @@ struct CLINotifierTests {
         _ = try attachedNotifier(rig, language: .korean, colorAllowed: true)
         try rig.maker.make(.strawberry)
         try rig.maker.make(.banana)
-        #expect(rig.output.lines == [
-            "\u{1B}[1;31m재료가 모자라요. 재고를 수정할까요?\u{1B}[0m",
-            "\u{1B}[33m  🍓 딸기 6개 부족\u{1B}[0m",
-            "\u{1B}[1;32m바나나쥬스 나왔습니다! 맛있게 드세요!\u{1B}[0m",
-            "\u{1B}[2m🍌 바나나 10 → 8\u{1B}[0m",
-        ])
+        #expect(
+            rig.output.lines == [
+                "\u{1B}[1;31m재료가 모자라요. 재고를 수정할까요?\u{1B}[0m",
+                "\u{1B}[33m  🍓 딸기 6개 부족\u{1B}[0m",
+                "\u{1B}[1;32m바나나쥬스 나왔습니다! 맛있게 드세요!\u{1B}[0m",
+                "\u{1B}[2m🍌 바나나 10 → 8\u{1B}[0m",
+            ])
     }
 
     @Test func eventsFilterAndHiddenStockLines() throws {

@@ -60,9 +60,11 @@ struct LoggerTests {
     @Test func jsonLinesDecodeToTheJournalInOrder() async throws {
         let directory = try TemporaryDirectory()
         let rig = Rig()
-        let logger = try attachedLogger(rig, directory: directory, [
-            ("format", .string("json")), ("path", .string(directory.file("events.jsonl"))),
-        ])
+        let logger = try attachedLogger(
+            rig, directory: directory,
+            [
+                ("format", .string("json")), ("path", .string(directory.file("events.jsonl"))),
+            ])
         try someOrders(rig.maker)
         await logger.shutdown(deadline: generousDeadline())
 
@@ -81,9 +83,11 @@ struct LoggerTests {
         for (level, kinds) in expectations {
             let directory = try TemporaryDirectory()
             let rig = Rig()
-            let logger = try attachedLogger(rig, directory: directory, [
-                ("level", .string(level)), ("format", .string("json")), ("path", .string("l.jsonl")),
-            ])
+            let logger = try attachedLogger(
+                rig, directory: directory,
+                [
+                    ("level", .string(level)), ("format", .string("json")), ("path", .string("l.jsonl")),
+                ])
             #expect(logger.loggedKinds == kinds)
             try someOrders(rig.maker)
             await logger.shutdown(deadline: generousDeadline())
@@ -95,10 +99,12 @@ struct LoggerTests {
     @Test func eventsFilterCombinesWithLevel() async throws {
         let directory = try TemporaryDirectory()
         let rig = Rig()
-        let logger = try attachedLogger(rig, directory: directory, [
-            ("level", .string("debug")), ("events", .array([.string("juiceMade"), .string("juicemaker.order.failed")])),
-            ("path", .string("filtered.log")),
-        ])
+        let logger = try attachedLogger(
+            rig, directory: directory,
+            [
+                ("level", .string("debug")), ("events", .array([.string("juiceMade"), .string("juicemaker.order.failed")])),
+                ("path", .string("filtered.log")),
+            ])
         try someOrders(rig.maker)
         await logger.shutdown(deadline: generousDeadline())
         let words = try lines(of: directory.file("filtered.log")).map { $0.split(separator: " ")[2] }

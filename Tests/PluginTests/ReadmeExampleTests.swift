@@ -6,9 +6,9 @@ import Testing
 // The plugin from the README's "Writing a plugin", verbatim: if this stops compiling
 // or behaving as described, the README is wrong.
 public final class Tally: JuiceMakerPlugin {
-    public static let type = "tally"                   // selects it in config
-    static let events = ConfigurationKey.events()      // declared once: checks, default, schema
-    public static let configuration = [events]         // besides type, name, enabled
+    public static let type = "tally"  // selects it in config
+    static let events = ConfigurationKey.events()  // declared once: checks, default, schema
+    public static let configuration = [events]  // besides type, name, enabled
     private let context: PluginContext
     private let kinds: Set<EventKind>?
 
@@ -37,9 +37,11 @@ struct ReadmeExampleTests {
             name: "tally", language: .english, colorAllowed: false, stateDirectory: "/tmp",
             environment: [:], standardOutput: sink, standardError: sink)
         let plugin = try Tally(
-            configuration: PluginConfiguration(path: "subscribers[0]", values: [
-                (key: "events", value: .array([.string("juiceMade"), .string("orderFailed")])),
-            ]),
+            configuration: PluginConfiguration(
+                path: "subscribers[0]",
+                values: [
+                    (key: "events", value: .array([.string("juiceMade"), .string("orderFailed")]))
+                ]),
             context: context)
         try plugin.attach(to: PluginHost(maker: maker, journal: store, reportError: { _ in }))
 
@@ -62,9 +64,11 @@ struct ReadmeExampleTests {
             environment: [:], standardOutput: sink, standardError: sink)
         #expect {
             try Tally(
-                configuration: PluginConfiguration(path: "subscribers[2]", values: [
-                    (key: "events", value: .array([.string("juiceMde")])),
-                ]),
+                configuration: PluginConfiguration(
+                    path: "subscribers[2]",
+                    values: [
+                        (key: "events", value: .array([.string("juiceMde")]))
+                    ]),
                 context: context)
         } throws: { error in
             (error as? ConfigurationError)?.path == "subscribers[2].events[0]"

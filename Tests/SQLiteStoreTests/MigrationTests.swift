@@ -16,7 +16,8 @@ import Testing
             changeID: ids.next(unixMilliseconds: 1_700_000_000_000),
             event: .stockChanged(fruit: .kiwi, from: 6, to: 7, reason: .restock))
         let database = try RawDatabase(path)
-        try database.execute("""
+        try database.execute(
+            """
             CREATE TABLE stock (fruit TEXT PRIMARY KEY, quantity INTEGER NOT NULL CHECK (quantity >= 0)) WITHOUT ROWID;
             CREATE TABLE journal (sequence INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE, time INTEGER NOT NULL,
                 type TEXT NOT NULL, change_id TEXT NOT NULL, event TEXT NOT NULL);
@@ -89,7 +90,8 @@ import Testing
         let database = try RawDatabase(path)
         if version >= 2 { try database.execute("CREATE INDEX journal_by_type ON journal (type, sequence); PRAGMA user_version = 2;") }
         if version >= 3 {
-            try database.execute("""
+            try database.execute(
+                """
                 CREATE TABLE retry_states (subscriber TEXT PRIMARY KEY, sequence INTEGER NOT NULL, attempts INTEGER NOT NULL,
                     next_attempt_at REAL NOT NULL, last_error TEXT NOT NULL, disabled INTEGER NOT NULL DEFAULT 0) WITHOUT ROWID;
                 INSERT INTO retry_states VALUES ('webhook', 1, 2, 1700000300.5, 'HTTP 500', 0);

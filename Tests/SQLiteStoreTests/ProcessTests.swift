@@ -25,7 +25,8 @@ import Testing
             let lines = output.out.split(separator: "\n")
             reported += lines.filter { $0.hasPrefix("made ") }.map { String($0.dropFirst(5)) }
             if let summary = lines.last(where: { $0.hasPrefix("summary ") }),
-               let made = summary.split(separator: " ").first(where: { $0.hasPrefix("made=") }) {
+                let made = summary.split(separator: " ").first(where: { $0.hasPrefix("made=") })
+            {
                 madeCount += Int(made.dropFirst(5)) ?? -1
             } else {
                 Issue.record("\(name) printed no summary")

@@ -48,9 +48,10 @@ final class RawDatabase {
             guard code == SQLITE_ROW else {
                 throw Failure(description: "\(sql): \(String(cString: sqlite3_errmsg(handle)))")
             }
-            rows.append((0..<sqlite3_column_count(statement)).map { column in
-                sqlite3_column_text(statement, column).map { String(cString: $0) } ?? ""
-            })
+            rows.append(
+                (0..<sqlite3_column_count(statement)).map { column in
+                    sqlite3_column_text(statement, column).map { String(cString: $0) } ?? ""
+                })
         }
     }
 

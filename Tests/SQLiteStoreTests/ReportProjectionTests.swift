@@ -44,7 +44,8 @@ import Testing
         let store = try SQLiteStore(path: path)
         _ = try JuiceMaker(store: store).make(.banana)
         let next = try store.lastSequence() + 1
-        try RawDatabase(path).execute("""
+        try RawDatabase(path).execute(
+            """
             INSERT INTO journal (sequence, id, time, type, change_id, event) VALUES
               (\(next), 'newer-1', 1795240800000, 'juicemaker.juice.spilled', 'c1', '{"data":{"juice":"banana","count":9}}'),
               (\(next + 1), 'newer-2', 1795240800000, 'juicemaker.juice.spilled', 'c2', '{"data":{}}'),

@@ -40,12 +40,14 @@ struct ConfigCheckCommand: JuiceCommand {
             context.console.standardError.write("juice: \(TerminalText.escaped(warning(context.language)))\n")
         }
         if context.settings.json {
-            context.console.print(JSONWriter.compact(.object([
-                ("valid", .bool(true)),
-                ("file", context.config.source.file.map(ConfigValue.string) ?? .null),
-                ("subscribers", .array(names.map(ConfigValue.string))),
-                ("warnings", .array(warnings.map { .string($0.description) } + startWarnings.map { .string($0(.english)) })),
-            ])))
+            context.console.print(
+                JSONWriter.compact(
+                    .object([
+                        ("valid", .bool(true)),
+                        ("file", context.config.source.file.map(ConfigValue.string) ?? .null),
+                        ("subscribers", .array(names.map(ConfigValue.string))),
+                        ("warnings", .array(warnings.map { .string($0.description) } + startWarnings.map { .string($0(.english)) })),
+                    ])))
         } else if !context.settings.quiet {
             context.console.print(Catalog.Results.configValid(source, subscribers: names))
         }
@@ -93,10 +95,12 @@ struct ConfigShowCommand: JuiceCommand {
         let context = session.context
         let document = Self.effective(context)
         if context.settings.json {
-            context.console.print(JSONWriter.compact(.object([
-                ("file", context.config.source.file.map(ConfigValue.string) ?? .null),
-                ("config", document),
-            ])))
+            context.console.print(
+                JSONWriter.compact(
+                    .object([
+                        ("file", context.config.source.file.map(ConfigValue.string) ?? .null),
+                        ("config", document),
+                    ])))
         } else {
             context.console.print(Catalog.Results.configFile(Self.sourceName(context)))
             context.console.print(JSONWriter.pretty(document))

@@ -30,9 +30,11 @@ struct DeliverCommand: JuiceCommand {
             "Deliver the events durable subscribers (webhook, command) have not received yet.",
             ko: "내구성 구독자(webhook, command)가 아직 받지 못한 이벤트를 전달합니다."),
         options: [
-            OptionSpec("follow", help: LocalizedText(
-                "Keep running and deliver new events as they are committed, by any process (Ctrl-C stops).",
-                ko: "계속 실행하며 어느 프로세스가 커밋한 새 이벤트든 전달합니다 (Ctrl-C로 멈춤).")),
+            OptionSpec(
+                "follow",
+                help: LocalizedText(
+                    "Keep running and deliver new events as they are committed, by any process (Ctrl-C stops).",
+                    ko: "계속 실행하며 어느 프로세스가 커밋한 새 이벤트든 전달합니다 (Ctrl-C로 멈춤)."))
         ])
     /// Retries due within this are awaited by `juice deliver`.
     static let patience = Duration.seconds(10)

@@ -16,8 +16,10 @@ struct EventsCommand: JuiceCommand {
         options: [
             OptionSpec("since", value: "sequence", help: LocalizedText("Only events after this sequence number.", ko: "이 순번 다음의 이벤트만.")),
             typeOption,
-            OptionSpec("limit", value: "n", help: LocalizedText(
-                "At most this many events (the newest, or the first after --since).", ko: "최대 이벤트 수 (최신 것, 또는 --since 다음부터).")),
+            OptionSpec(
+                "limit", value: "n",
+                help: LocalizedText(
+                    "At most this many events (the newest, or the first after --since).", ko: "최대 이벤트 수 (최신 것, 또는 --since 다음부터).")),
         ])
     /// `--type`, also `juice watch`'s.
     static let typeOption = OptionSpec(
@@ -68,9 +70,10 @@ struct EventsCommand: JuiceCommand {
         let status = Self.print(selected, context: context)
         guard !unreadable.isEmpty else { return status }
         let language = context.language
-        context.console.standardError.write(unreadable.map { row in
-            "\(Catalog.Errors.prefix(language)) \(TerminalText.escaped(Catalog.Journal.unreadable(row.sequence, reason: row.reason)(language)))\n"
-        }.joined())
+        context.console.standardError.write(
+            unreadable.map { row in
+                "\(Catalog.Errors.prefix(language)) \(TerminalText.escaped(Catalog.Journal.unreadable(row.sequence, reason: row.reason)(language)))\n"
+            }.joined())
         return .storeIO
     }
 
@@ -84,7 +87,9 @@ struct EventsCommand: JuiceCommand {
             context.console.print(Catalog.Results.noEvents)
             return .success
         }
-        var rows = [[Catalog.Results.sequence(language), Catalog.Results.time(language), Catalog.Results.type(language), Catalog.Results.details(language)]]
+        var rows = [
+            [Catalog.Results.sequence(language), Catalog.Results.time(language), Catalog.Results.type(language), Catalog.Results.details(language)]
+        ]
         rows += selected.map { envelope in
             ["\(envelope.sequence)", RFC3339.format(envelope.time), envelope.event.kind.rawValue, Catalog.Results.event(envelope.event)(language)]
         }

@@ -28,9 +28,11 @@ enum FleetGroup: CommandDeclaration {
         subcommands: [FleetWatchCommand.self, FleetStockCommand.self, FleetDeliverCommand.self])
 
     /// `--nats URL`, every fleet command's.
-    static let natsOption = OptionSpec("nats", value: "url", help: LocalizedText(
-        "The NATS server (nats://host:port, comma-separated for a cluster); default: the config's fleet.url.",
-        ko: "NATS 서버 (nats://host:port, 클러스터는 쉼표로 구분). 기본값: 설정의 fleet.url."))
+    static let natsOption = OptionSpec(
+        "nats", value: "url",
+        help: LocalizedText(
+            "The NATS server (nats://host:port, comma-separated for a cluster); default: the config's fleet.url.",
+            ko: "NATS 서버 (nats://host:port, 클러스터는 쉼표로 구분). 기본값: 설정의 fleet.url."))
 }
 
 /// `juice fleet watch [--machine M] [--type T] [--since DURATION|all] [--json]`.
@@ -44,9 +46,11 @@ struct FleetWatchCommand: JuiceCommand {
             FleetGroup.natsOption,
             OptionSpec("machine", value: "name", help: LocalizedText("Only this machine's events.", ko: "이 기계의 이벤트만.")),
             EventsCommand.typeOption,
-            OptionSpec("since", value: "duration|all", help: LocalizedText(
-                "First replay the events of the last DURATION (30s, 10m, 2h, 1d) or all of them, then follow.",
-                ko: "먼저 지난 DURATION(30s, 10m, 2h, 1d)의 이벤트나 전부를 다시 보여 준 뒤 따라갑니다.")),
+            OptionSpec(
+                "since", value: "duration|all",
+                help: LocalizedText(
+                    "First replay the events of the last DURATION (30s, 10m, 2h, 1d) or all of them, then follow.",
+                    ko: "먼저 지난 DURATION(30s, 10m, 2h, 1d)의 이벤트나 전부를 다시 보여 준 뒤 따라갑니다.")),
         ])
     static let needs = CommandNeeds.plugins
 
@@ -80,16 +84,18 @@ struct FleetWatchCommand: JuiceCommand {
         #if canImport(NATSPlugin)
         let context = session.context
         let reader = try FleetCommandSupport.reader(context, nats: nats)
-        let filters: [String] = if let kinds, kinds.count == 1, let kind = kinds.first {
-            [Fleet.filter(prefix: reader.prefix, machine: machine, kind: kind)]
-        } else {
-            [Fleet.filter(prefix: reader.prefix, machine: machine, kind: nil)]
-        }
-        let start: NATSConnection.Start = switch since {
-        case nil: .new
-        case .some(let date) where date == .distantPast: .all
-        case .some(let date): .since(date)
-        }
+        let filters: [String] =
+            if let kinds, kinds.count == 1, let kind = kinds.first {
+                [Fleet.filter(prefix: reader.prefix, machine: machine, kind: kind)]
+            } else {
+                [Fleet.filter(prefix: reader.prefix, machine: machine, kind: nil)]
+            }
+        let start: NATSConnection.Start =
+            switch since {
+            case nil: .new
+            case .some(let date) where date == .distantPast: .all
+            case .some(let date): .since(date)
+            }
         let subscription: NATSSubscription
         do {
             subscription = try reader.connection.reader(stream: reader.stream, filter: filters[0], start: start)
@@ -158,19 +164,24 @@ struct FleetStockCommand: JuiceCommand {
         }
         let now = Date()
         if context.settings.json {
-            context.console.print(JSONWriter.compact(.array(rows.map { row in
-                .object([
-                    ("machine", .string(row.machine)),
-                    ("stock", .object(Fruit.allCases.compactMap { fruit in row.stock[fruit].map { (fruit.id, .integer($0)) } })),
-                    ("updated", .string(RFC3339.format(row.updated))),
-                    ("ageSeconds", .number(max(0, (now.timeIntervalSince(row.updated) * 1000).rounded() / 1000))),
-                ])
-            })))
+            context.console.print(
+                JSONWriter.compact(
+                    .array(
+                        rows.map { row in
+                            .object([
+                                ("machine", .string(row.machine)),
+                                ("stock", .object(Fruit.allCases.compactMap { fruit in row.stock[fruit].map { (fruit.id, .integer($0)) } })),
+                                ("updated", .string(RFC3339.format(row.updated))),
+                                ("ageSeconds", .number(max(0, (now.timeIntervalSince(row.updated) * 1000).rounded() / 1000))),
+                            ])
+                        })))
             return .success
         }
         let language = context.language
-        var table = [[Catalog.Fleet.machineHeading(language)] + Fruit.allCases.map { "\($0.emoji) \(Catalog.Results.name($0)(language))" }
-            + [Catalog.Fleet.updatedHeading(language)]]
+        var table = [
+            [Catalog.Fleet.machineHeading(language)] + Fruit.allCases.map { "\($0.emoji) \(Catalog.Results.name($0)(language))" }
+                + [Catalog.Fleet.updatedHeading(language)]
+        ]
         table += rows.map { row in
             [row.machine] + Fruit.allCases.map { row.stock[$0].map(String.init) ?? "-" }
                 + [Catalog.Fleet.age(now.timeIntervalSince(row.updated))(language)]
@@ -199,9 +210,11 @@ struct FleetDeliverCommand: JuiceCommand {
             ko: "모든 기계의 이벤트를 스트림에서 읽어 설정된 webhook, command 구독자에게 전달합니다."),
         options: [
             FleetGroup.natsOption,
-            OptionSpec("follow", help: LocalizedText(
-                "Keep running and deliver events as they reach the stream (Ctrl-C stops).",
-                ko: "계속 실행하며 스트림에 오는 이벤트를 전달합니다 (Ctrl-C로 멈춤).")),
+            OptionSpec(
+                "follow",
+                help: LocalizedText(
+                    "Keep running and deliver events as they reach the stream (Ctrl-C stops).",
+                    ko: "계속 실행하며 스트림에 오는 이벤트를 전달합니다 (Ctrl-C로 멈춤).")),
         ])
     static let needs = CommandNeeds.plugins
     /// Messages held (fetched, not yet acknowledged) per subscriber.
@@ -249,8 +262,9 @@ struct FleetDeliverCommand: JuiceCommand {
             }
             journals.append(journal)
             do throws(PluginError) {
-                try built.plugin.attach(to: PluginHost(
-                    maker: maker, journal: journal, reportError: report, describeStoreError: Catalog.Errors.storeForPlugin))
+                try built.plugin.attach(
+                    to: PluginHost(
+                        maker: maker, journal: journal, reportError: report, describeStoreError: Catalog.Errors.storeForPlugin))
             } catch {
                 switch error {
                 case let .store(failure): throw CLIError(.storeIO, Catalog.Errors.store(failure))
@@ -338,13 +352,16 @@ enum FleetCommandSupport {
             // A relative credentials file is relative to the config file's directory.
             var credentials = try section.string(Fleet.credentialsKey)
             if let file = credentials {
-                let base = context.config.source.file.map { PathText.parent(of: $0) }
+                let base =
+                    context.config.source.file.map { PathText.parent(of: $0) }
                     ?? FileManager.default.currentDirectoryPath
                 let absolute = file.hasPrefix("/") ? file : PathText.join(base, file)
                 guard FileManager.default.isReadableFile(atPath: absolute) else {
-                    throw ConfigurationError(path: "fleet.credentials", plugin: PluginMessage(
-                        english: "cannot read the credentials file \(absolute) (a NATS .creds file: nsc generate creds)",
-                        korean: "자격 증명 파일 \(absolute)을(를) 읽을 수 없습니다(NATS .creds 파일: nsc generate creds)"))
+                    throw ConfigurationError(
+                        path: "fleet.credentials",
+                        plugin: PluginMessage(
+                            english: "cannot read the credentials file \(absolute) (a NATS .creds file: nsc generate creds)",
+                            korean: "자격 증명 파일 \(absolute)을(를) 읽을 수 없습니다(NATS .creds 파일: nsc generate creds)"))
                 }
                 credentials = absolute
             }
@@ -391,7 +408,8 @@ struct FleetStockRow {
         while let message = try subscription.next(timeout: 1) {
             let tokens = message.subject.split(separator: ".")
             if tokens.count > prefixTokens, let envelope = try? CloudEventFormat.decode(message.text),
-               case let .stockChanged(fruit, _, to, _) = envelope.event {
+                case let .stockChanged(fruit, _, to, _) = envelope.event
+            {
                 let machine = String(tokens[prefixTokens])
                 var row = rows[machine] ?? FleetStockRow(machine: machine, stock: [:], updated: envelope.time)
                 row.stock[fruit] = to

@@ -11,11 +11,13 @@ struct OrderCommand: JuiceCommand {
         commandName: "order",
         abstract: LocalizedText("Make a juice (exit 1 when the fruit is not enough).", ko: "쥬스를 만듭니다 (과일이 모자라면 종료 코드 1)."),
         arguments: [
-            ArgumentSpec("juice", help: LocalizedText(
-                "The juice: an id (mango-kiwi), English or Korean name.", ko: "쥬스: id (mango-kiwi), 영어 또는 한국어 이름.")),
+            ArgumentSpec(
+                "juice",
+                help: LocalizedText(
+                    "The juice: an id (mango-kiwi), English or Korean name.", ko: "쥬스: id (mango-kiwi), 영어 또는 한국어 이름."))
         ],
         options: [
-            OptionSpec("count", value: "n", help: LocalizedText("How many juices to make (default: 1).", ko: "만들 잔 수 (기본값: 1).")),
+            OptionSpec("count", value: "n", help: LocalizedText("How many juices to make (default: 1).", ko: "만들 잔 수 (기본값: 1)."))
         ])
 
     let juice: Juice

@@ -22,26 +22,36 @@ struct ReportCommand: JuiceCommand {
             ko: "판매, 놓친 판매, 쓴 과일과 재고가 얼마나 갈지 보여 줍니다."),
         options: [
             sinceOption,
-            OptionSpec("by", value: "hour|day|week", help: LocalizedText(
-                "Bucket the fruit consumed by hour, day or week (default: by the window's length).",
-                ko: "쓴 과일을 시간, 일, 주 단위로 묶습니다 (기본값: 기간 길이에 따라).")),
+            OptionSpec(
+                "by", value: "hour|day|week",
+                help: LocalizedText(
+                    "Bucket the fruit consumed by hour, day or week (default: by the window's length).",
+                    ko: "쓴 과일을 시간, 일, 주 단위로 묶습니다 (기본값: 기간 길이에 따라).")),
             atOption,
-            OptionSpec("svg", value: "file", help: LocalizedText(
-                "Also write the charts as one standalone SVG file.",
-                ko: "차트를 독립된 SVG 파일 하나로도 씁니다.")),
-            OptionSpec("ascii", help: LocalizedText(
-                "Draw bars with ASCII (#) instead of Unicode blocks.",
-                ko: "막대를 유니코드 블록 대신 ASCII(#)로 그립니다.")),
+            OptionSpec(
+                "svg", value: "file",
+                help: LocalizedText(
+                    "Also write the charts as one standalone SVG file.",
+                    ko: "차트를 독립된 SVG 파일 하나로도 씁니다.")),
+            OptionSpec(
+                "ascii",
+                help: LocalizedText(
+                    "Draw bars with ASCII (#) instead of Unicode blocks.",
+                    ko: "막대를 유니코드 블록 대신 ASCII(#)로 그립니다.")),
         ],
         subcommands: [PicklistCommand.self])
     /// `--since`, also the picklist's.
-    static let sinceOption = OptionSpec("since", value: "24h|7d|30d|date", help: LocalizedText(
-        "The window: 24h, 7d, 30d (hours, days, weeks: 2w) or a date 2026-11-01 (UTC); default 7d.",
-        ko: "기간: 24h, 7d, 30d (시간, 일, 주: 2w) 또는 날짜 2026-11-01 (UTC). 기본값 7d."))
+    static let sinceOption = OptionSpec(
+        "since", value: "24h|7d|30d|date",
+        help: LocalizedText(
+            "The window: 24h, 7d, 30d (hours, days, weeks: 2w) or a date 2026-11-01 (UTC); default 7d.",
+            ko: "기간: 24h, 7d, 30d (시간, 일, 주: 2w) 또는 날짜 2026-11-01 (UTC). 기본값 7d."))
     /// `--at`, also the picklist's.
-    static let atOption = OptionSpec("at", value: "time", help: LocalizedText(
-        "Report as of the end of this hour (2026-11-21T09:00:00Z or a date) instead of now.",
-        ko: "지금 대신 이 시각이 속한 시간의 끝을 기준으로 봅니다 (2026-11-21T09:00:00Z 또는 날짜)."))
+    static let atOption = OptionSpec(
+        "at", value: "time",
+        help: LocalizedText(
+            "Report as of the end of this hour (2026-11-21T09:00:00Z or a date) instead of now.",
+            ko: "지금 대신 이 시각이 속한 시간의 끝을 기준으로 봅니다 (2026-11-21T09:00:00Z 또는 날짜)."))
 
     private let window: ReportWindow
     private let svgPath: String?
@@ -119,12 +129,16 @@ struct PicklistCommand: JuiceCommand {
             "List how much of each fruit to bring from the storeroom.",
             ko: "창고에서 가져올 과일과 개수를 보여 줍니다."),
         options: [
-            OptionSpec("cover", value: "12h|2d|1w", help: LocalizedText(
-                "Bring enough for this long at the recent rate: 12h, 2d, 1w (default 1d).",
-                ko: "최근 속도로 이 기간 동안 쓸 만큼 가져옵니다: 12h, 2d, 1w (기본값 1d).")),
-            OptionSpec("target", value: "n", help: LocalizedText(
-                "Bring enough to reach this many of each fruit instead.",
-                ko: "대신 과일마다 이 개수가 되도록 가져옵니다.")),
+            OptionSpec(
+                "cover", value: "12h|2d|1w",
+                help: LocalizedText(
+                    "Bring enough for this long at the recent rate: 12h, 2d, 1w (default 1d).",
+                    ko: "최근 속도로 이 기간 동안 쓸 만큼 가져옵니다: 12h, 2d, 1w (기본값 1d).")),
+            OptionSpec(
+                "target", value: "n",
+                help: LocalizedText(
+                    "Bring enough to reach this many of each fruit instead.",
+                    ko: "대신 과일마다 이 개수가 되도록 가져옵니다.")),
             ReportCommand.sinceOption,
             ReportCommand.atOption,
         ])
@@ -154,17 +168,20 @@ struct PicklistCommand: JuiceCommand {
             return .success
         }
         let language = context.language
-        let heading: LocalizedText = switch mode {
-        case .cover(let duration): Catalog.Report.picklistCover(duration.text, window.label)
-        case .target(let target): Catalog.Report.picklistTarget(target)
-        }
+        let heading: LocalizedText =
+            switch mode {
+            case .cover(let duration): Catalog.Report.picklistCover(duration.text, window.label)
+            case .target(let target): Catalog.Report.picklistTarget(target)
+            }
         let items = figures.picklist(mode).filter { $0.bring > 0 }
         guard !items.isEmpty else {
             context.console.print(heading(language) + "\n  " + Catalog.Report.nothingToBring(language))
             return .success
         }
         var rows = [[String]]()
-        rows += items.map { ["  \($0.fruit.emoji) \(Catalog.Results.name($0.fruit)(language))", Catalog.Report.bring($0.bring, have: $0.have)(language)] }
+        rows += items.map {
+            ["  \($0.fruit.emoji) \(Catalog.Results.name($0.fruit)(language))", Catalog.Report.bring($0.bring, have: $0.have)(language)]
+        }
         context.console.standardOutput.write(heading(language) + "\n" + TableLayout.render(rows))
         return .success
     }

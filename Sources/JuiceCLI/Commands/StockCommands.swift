@@ -80,8 +80,10 @@ struct StockSetCommand: JuiceCommand {
         commandName: "set",
         abstract: LocalizedText("Set several fruits at once, in one change.", ko: "여러 과일의 재고를 한 번에 정합니다."),
         arguments: [
-            ArgumentSpec("fruit=n", repeating: true, help: LocalizedText(
-                "A fruit and its new quantity, e.g. strawberry=20 kiwi=5.", ko: "과일과 새 수량, 예: strawberry=20 kiwi=5.")),
+            ArgumentSpec(
+                "fruit=n", repeating: true,
+                help: LocalizedText(
+                    "A fruit and its new quantity, e.g. strawberry=20 kiwi=5.", ko: "과일과 새 수량, 예: strawberry=20 kiwi=5."))
         ])
 
     private let change: StockChange

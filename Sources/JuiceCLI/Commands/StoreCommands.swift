@@ -52,12 +52,14 @@ struct StoreCheckCommand: JuiceCommand {
         case let .damaged(found, moreFound): (problems, more) = (found, moreFound)
         }
         if context.settings.json {
-            context.console.print(JSONWriter.compact(.object([
-                ("store", .string(store.path)),
-                ("ok", .bool(problems.isEmpty)),
-                ("problems", .array(problems.map(ConfigValue.string))),
-                ("more", .bool(more)),
-            ])))
+            context.console.print(
+                JSONWriter.compact(
+                    .object([
+                        ("store", .string(store.path)),
+                        ("ok", .bool(problems.isEmpty)),
+                        ("problems", .array(problems.map(ConfigValue.string))),
+                        ("more", .bool(more)),
+                    ])))
         } else if problems.isEmpty {
             if !context.settings.quiet { context.console.print(Catalog.StoreCommands.checkOK(store.path)) }
         } else {
@@ -96,10 +98,12 @@ struct StoreBackupCommand: JuiceCommand {
             throw CLIError(.storeIO, Catalog.Errors.store(error))
         }
         if context.settings.json {
-            context.console.print(JSONWriter.compact(.object([
-                ("store", .string(store.path)), ("backup", .string(result.path)),
-                ("pages", .integer(result.pages)), ("restarts", .integer(result.restarts)),
-            ])))
+            context.console.print(
+                JSONWriter.compact(
+                    .object([
+                        ("store", .string(store.path)), ("backup", .string(result.path)),
+                        ("pages", .integer(result.pages)), ("restarts", .integer(result.restarts)),
+                    ])))
         } else if !context.settings.quiet {
             context.console.print(Catalog.StoreCommands.backedUp(store.path, to: result.path, pages: result.pages))
         }
@@ -170,17 +174,26 @@ enum StoreCommandSupport {
             ("store", .string(store)), ("recovered", .string(report.path)),
             ("events", .integer(report.events)), ("lastSequence", .number(Double(report.lastSequence))),
             ("skippedEvents", .integer(report.skippedEvents)),
-            ("skippedSequences", .array(report.skippedSequences.map { range in
-                .array([.number(Double(range.lowerBound)), .number(Double(range.upperBound))])
-            })),
-            ("stock", .object(report.stock.map { entry in
-                let source: ConfigValue = switch entry.source {
-                case .stockTable: .string("stock")
-                case let .journal(sequence): .number(Double(sequence))
-                case .missing: .null
-                }
-                return (entry.fruit.id, .object([("quantity", .integer(entry.quantity)), ("from", source)]))
-            })),
+            (
+                "skippedSequences",
+                .array(
+                    report.skippedSequences.map { range in
+                        .array([.number(Double(range.lowerBound)), .number(Double(range.upperBound))])
+                    })
+            ),
+            (
+                "stock",
+                .object(
+                    report.stock.map { entry in
+                        let source: ConfigValue =
+                            switch entry.source {
+                            case .stockTable: .string("stock")
+                            case let .journal(sequence): .number(Double(sequence))
+                            case .missing: .null
+                            }
+                        return (entry.fruit.id, .object([("quantity", .integer(entry.quantity)), ("from", source)]))
+                    })
+            ),
             ("cursors", .integer(report.cursors)), ("deadLetters", .integer(report.deadLetters)),
             ("retryStates", .integer(report.retryStates)),
             ("incompleteTables", .array(report.incompleteTables.map(ConfigValue.string))),
@@ -198,32 +211,42 @@ extension Catalog {
             ko: "'juice store'는 저장소 파일에 씁니다. --in-memory에는 파일이 없습니다.")
 
         static func checkOK(_ path: String) -> T {
-            T("store \(path): ok (SQLite's integrity check found nothing wrong)",
-              ko: "저장소 \(path): 이상 없음(SQLite 무결성 검사에서 아무 문제도 찾지 못했습니다)")
+            T(
+                "store \(path): ok (SQLite's integrity check found nothing wrong)",
+                ko: "저장소 \(path): 이상 없음(SQLite 무결성 검사에서 아무 문제도 찾지 못했습니다)")
         }
 
         static func checkDamaged(_ path: String, problems: Int, more: Bool) -> T {
             let count = "\(problems)\(more ? "+" : "")"
             return T(
                 "store \(path) is damaged: SQLite's integrity check found \(count) problem\(problems == 1 && !more ? "" : "s") (listed above), and changes are refused from now on; save what is readable with 'juice store recover --to NEW.db', then, with no juice running, mv NEW.db \(path)",
-                ko: "저장소 \(path)이(가) 손상되었습니다. SQLite 무결성 검사에서 문제 \(count)개를 찾았고(위 목록), 이제부터 변경은 거부됩니다. 'juice store recover --to NEW.db'로 읽을 수 있는 것을 살린 뒤, juice가 하나도 실행되지 않을 때 mv NEW.db \(path) 하세요")
+                ko:
+                    "저장소 \(path)이(가) 손상되었습니다. SQLite 무결성 검사에서 문제 \(count)개를 찾았고(위 목록), 이제부터 변경은 거부됩니다. 'juice store recover --to NEW.db'로 읽을 수 있는 것을 살린 뒤, juice가 하나도 실행되지 않을 때 mv NEW.db \(path) 하세요"
+            )
         }
 
         static func backedUp(_ path: String, to target: String, pages: Int) -> T {
-            T("store \(path) backed up to \(target) (\(pages) pages, as it was at one moment)",
-              ko: "저장소 \(path)을(를) \(target)에 백업했습니다(\(pages)페이지, 한 시점의 모습 그대로)")
+            T(
+                "store \(path) backed up to \(target) (\(pages) pages, as it was at one moment)",
+                ko: "저장소 \(path)을(를) \(target)에 백업했습니다(\(pages)페이지, 한 시점의 모습 그대로)")
         }
 
         /// What a recovery saved and skipped, and how to put the new file in place.
         static func recovered(_ report: RecoveryReport, from path: String) -> [T] {
             var lines: [T] = []
-            let ranges = report.skippedSequences.map { $0.count == 1 ? "\($0.lowerBound)" : "\($0.lowerBound)–\($0.upperBound)" }
+            let ranges =
+                report.skippedSequences.map { $0.count == 1 ? "\($0.lowerBound)" : "\($0.lowerBound)–\($0.upperBound)" }
                 .joined(separator: ", ") + (report.skippedSequences.map(\.count).reduce(0, +) < report.skippedEvents ? ", …" : "")
-            lines.append(report.skippedEvents == 0
-                ? T("recovered \(path) into \(report.path): all \(report.events) events saved (through sequence \(report.lastSequence))",
-                    ko: "\(path)을(를) \(report.path)(으)로 복구했습니다: 이벤트 \(report.events)개를 모두 살렸습니다(순번 \(report.lastSequence)까지)")
-                : T("recovered \(path) into \(report.path): \(report.events) events saved, \(report.skippedEvents) could not be read (sequences \(ranges)) of \(report.lastSequence)",
-                    ko: "\(path)을(를) \(report.path)(으)로 복구했습니다: 이벤트 \(report.lastSequence)개 중 \(report.events)개를 살렸고 \(report.skippedEvents)개는 읽지 못했습니다(순번 \(ranges))"))
+            lines.append(
+                report.skippedEvents == 0
+                    ? T(
+                        "recovered \(path) into \(report.path): all \(report.events) events saved (through sequence \(report.lastSequence))",
+                        ko: "\(path)을(를) \(report.path)(으)로 복구했습니다: 이벤트 \(report.events)개를 모두 살렸습니다(순번 \(report.lastSequence)까지)")
+                    : T(
+                        "recovered \(path) into \(report.path): \(report.events) events saved, \(report.skippedEvents) could not be read (sequences \(ranges)) of \(report.lastSequence)",
+                        ko:
+                            "\(path)을(를) \(report.path)(으)로 복구했습니다: 이벤트 \(report.lastSequence)개 중 \(report.events)개를 살렸고 \(report.skippedEvents)개는 읽지 못했습니다(순번 \(ranges))"
+                    ))
             let english = report.stock.map { entry -> String in
                 switch entry.source {
                 case .stockTable: "\(entry.fruit.id) \(entry.quantity)"
@@ -239,14 +262,17 @@ extension Catalog {
                 }
             }
             lines.append(T("stock: " + english.joined(separator: ", "), ko: "재고: " + korean.joined(separator: ", ")))
-            lines.append(T(
-                "delivery: \(report.cursors) cursors, \(report.deadLetters) dead letters, \(report.retryStates) retry states saved"
-                    + (report.incompleteTables.isEmpty ? "" : "; some rows of \(report.incompleteTables.joined(separator: ", ")) could not be read"),
-                ko: "전달: 커서 \(report.cursors)개, 배달 못 한 이벤트 \(report.deadLetters)개, 재시도 상태 \(report.retryStates)개를 살렸습니다"
-                    + (report.incompleteTables.isEmpty ? "" : ". \(report.incompleteTables.joined(separator: ", "))의 일부 행은 읽지 못했습니다")))
-            lines.append(T(
-                "to use it: stop every juice, then mv \(report.path) \(path) (the damage mark applies to the old file only)",
-                ko: "사용하려면: juice를 모두 멈춘 뒤 mv \(report.path) \(path) 하세요(손상 표시는 옛 파일에만 해당합니다)"))
+            lines.append(
+                T(
+                    "delivery: \(report.cursors) cursors, \(report.deadLetters) dead letters, \(report.retryStates) retry states saved"
+                        + (report.incompleteTables.isEmpty
+                            ? "" : "; some rows of \(report.incompleteTables.joined(separator: ", ")) could not be read"),
+                    ko: "전달: 커서 \(report.cursors)개, 배달 못 한 이벤트 \(report.deadLetters)개, 재시도 상태 \(report.retryStates)개를 살렸습니다"
+                        + (report.incompleteTables.isEmpty ? "" : ". \(report.incompleteTables.joined(separator: ", "))의 일부 행은 읽지 못했습니다")))
+            lines.append(
+                T(
+                    "to use it: stop every juice, then mv \(report.path) \(path) (the damage mark applies to the old file only)",
+                    ko: "사용하려면: juice를 모두 멈춘 뒤 mv \(report.path) \(path) 하세요(손상 표시는 옛 파일에만 해당합니다)"))
             return lines
         }
     }

@@ -66,10 +66,12 @@ struct SubscribersCommand: JuiceCommand {
         }
         let results = Catalog.Results.self
         let delivery = Catalog.Delivery.self
-        var rows = [[
-            results.subscriber(language), results.type(language), results.state(language), delivery.cursor(language),
-            results.lag(language), delivery.nextAttempt(language), results.deadLetters(language),
-        ]]
+        var rows = [
+            [
+                results.subscriber(language), results.type(language), results.state(language), delivery.cursor(language),
+                results.lag(language), delivery.nextAttempt(language), results.deadLetters(language),
+            ]
+        ]
         rows += subscribers.map { entry in
             var state = entry.enabled ? results.enabled(language) : results.disabled(language)
             let name = Catalog.echo(entry.name)

@@ -11,13 +11,17 @@ struct SubscribersRetryCommand: JuiceCommand {
             "Re-enable a durable subscriber and deliver its pending events now.",
             ko: "내구성 구독자를 다시 켜고 밀린 이벤트를 지금 전달합니다."),
         arguments: [
-            ArgumentSpec("name", help: LocalizedText(
-                "The subscriber's name, as `juice subscribers` lists it.", ko: "`juice subscribers`에 나오는 구독자 이름.")),
+            ArgumentSpec(
+                "name",
+                help: LocalizedText(
+                    "The subscriber's name, as `juice subscribers` lists it.", ko: "`juice subscribers`에 나오는 구독자 이름."))
         ],
         options: [
-            OptionSpec("dead-letters", help: LocalizedText(
-                "Also send each dead letter once more (those delivered are removed).",
-                ko: "데드 레터도 한 번씩 다시 보냅니다 (전달된 것은 지웁니다).")),
+            OptionSpec(
+                "dead-letters",
+                help: LocalizedText(
+                    "Also send each dead letter once more (those delivered are removed).",
+                    ko: "데드 레터도 한 번씩 다시 보냅니다 (전달된 것은 지웁니다)."))
         ])
 
     let name: String

@@ -18,9 +18,11 @@ struct WatchCommand: JuiceCommand {
             "Show events as they happen, also those of other juice processes (Ctrl-C stops).",
             ko: "일어나는 이벤트를 바로 보여 줍니다. 다른 juice 프로세스의 것도 (Ctrl-C로 멈춤)."),
         options: [
-            OptionSpec("since", value: "sequence", help: LocalizedText(
-                "First replay the events after this sequence number, then follow.",
-                ko: "이 순번 다음의 이벤트를 먼저 다시 보여 준 뒤 따라갑니다.")),
+            OptionSpec(
+                "since", value: "sequence",
+                help: LocalizedText(
+                    "First replay the events after this sequence number, then follow.",
+                    ko: "이 순번 다음의 이벤트를 먼저 다시 보여 준 뒤 따라갑니다.")),
             EventsCommand.typeOption,
         ])
     /// How long one wait for new events may last before a stop signal is looked at
@@ -65,9 +67,10 @@ struct WatchCommand: JuiceCommand {
                         continue
                     }
                     guard kinds?.contains(envelope.event.kind) ?? true else { continue }
-                    output.write(json
-                        ? CloudEventFormat.encode(envelope) + "\n"
-                        : renderer.lines(for: envelope).joined(separator: "\n") + "\n")
+                    output.write(
+                        json
+                            ? CloudEventFormat.encode(envelope) + "\n"
+                            : renderer.lines(for: envelope).joined(separator: "\n") + "\n")
                 }
                 if page.count < Self.pageSize {
                     _ = try journal.waitForEvents(after: cursor, timeout: Self.waitSlice)

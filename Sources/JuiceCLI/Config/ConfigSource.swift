@@ -104,7 +104,7 @@ enum BuiltInConfig {
     /// The subscribers a config gets when it has no `subscribers` key (`[]` means none).
     static var subscribers: ConfigValue {
         guard case .object(let members)? = try? JSONReader.parse(text),
-              let subscribers = members.first(where: { $0.key == "subscribers" })?.value
+            let subscribers = members.first(where: { $0.key == "subscribers" })?.value
         else { return .array([]) }
         return subscribers
     }

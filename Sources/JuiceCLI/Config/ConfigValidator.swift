@@ -49,7 +49,7 @@ struct ConfigValidator: Sendable {
     /// `subscribers[i]` of every entry written `"enabled": false`.
     static func disabledSubscriberPaths(in document: ConfigValue) -> [String] {
         guard case .object(let members) = document,
-              case .array(let items)? = members.first(where: { $0.key == "subscribers" })?.value
+            case .array(let items)? = members.first(where: { $0.key == "subscribers" })?.value
         else { return [] }
         return items.enumerated().compactMap { index, item in
             guard case .object(let fields) = item, fields.first(where: { $0.key == "enabled" })?.value == .bool(false) else { return nil }
@@ -79,13 +79,16 @@ struct ConfigValidator: Sendable {
         }
         let language: Language? = if case .string(let text)? = member(ConfigKeys.language) { Language(rawValue: text) } else { nil }
         let initialStock = if case .number(let number, _)? = member(ConfigKeys.initialStock) { Int(number) } else { Stock.defaultInitialQuantity }
-        let flush = if case .number(let number, _)? = member(ConfigKeys.flushDeadlineSeconds) { number } else { JuiceConfig.defaultFlushDeadlineSeconds }
+        let flush =
+            if case .number(let number, _)? = member(ConfigKeys.flushDeadlineSeconds) { number } else { JuiceConfig.defaultFlushDeadlineSeconds }
         var machine = Fleet.defaultMachineName
         if case .string(let text)? = member(ConfigKeys.machine) {
             guard Fleet.isMachineName(text) else {
-                throw ConfigurationError(path: "machine", plugin: PluginMessage(
-                    english: "expected letters, digits, - and _ only (one NATS subject token, at most 64), e.g. shop-1",
-                    korean: "글자, 숫자, -, _만 쓸 수 있습니다(NATS 주제 토큰 하나, 64자 이하). 예: shop-1"))
+                throw ConfigurationError(
+                    path: "machine",
+                    plugin: PluginMessage(
+                        english: "expected letters, digits, - and _ only (one NATS subject token, at most 64), e.g. shop-1",
+                        korean: "글자, 숫자, -, _만 쓸 수 있습니다(NATS 주제 토큰 하나, 64자 이하). 예: shop-1"))
             }
             machine = text
         }
@@ -142,9 +145,10 @@ struct ConfigValidator: Sendable {
             pathByName[name] = path
             let enabled = members.first(where: { $0.key == "enabled" })?.value != .bool(false)
             let own = members.filter { member in !common.contains { $0.name == member.key } }
-            entries.append(SubscriberEntry(
-                path: path, type: type, name: name, enabled: enabled,
-                configuration: PluginConfiguration(path: path, values: own)))
+            entries.append(
+                SubscriberEntry(
+                    path: path, type: type, name: name, enabled: enabled,
+                    configuration: PluginConfiguration(path: path, values: own)))
         }
         return entries
     }

@@ -101,8 +101,9 @@ struct EnvironmentSubstitution: Sendable {
             }
             let name = String(afterOpen[..<close])
             guard Self.isVariableName(name) else {
-                throw ExpansionFailure(error: ConfigurationError(
-                    file: file, path: path, reason: .notAVariableName(ConfigurationKey.quoted("${\(name)}"))))
+                throw ExpansionFailure(
+                    error: ConfigurationError(
+                        file: file, path: path, reason: .notAVariableName(ConfigurationKey.quoted("${\(name)}"))))
             }
             guard let value = environment[name] else {
                 throw ExpansionFailure(

@@ -30,27 +30,31 @@ extension Catalog {
             guard deadLettered > 0 else {
                 return T("\(name): \(delivered) delivered; caught up.", ko: "\(name): \(delivered)개 전달, 모두 따라잡았습니다.")
             }
-            return T("\(name): \(delivered) delivered, \(deadLettered) given up (see `juice subscribers`); caught up.",
-                     ko: "\(name): \(delivered)개 전달, \(deadLettered)개 포기 (`juice subscribers` 참고), 모두 따라잡았습니다.")
+            return T(
+                "\(name): \(delivered) delivered, \(deadLettered) given up (see `juice subscribers`); caught up.",
+                ko: "\(name): \(delivered)개 전달, \(deadLettered)개 포기 (`juice subscribers` 참고), 모두 따라잡았습니다.")
         }
 
         static func waiting(_ name: String, delivered: Int, until: Double) -> T {
             let name = echo(name)
             let time = clock(until)
-            return T("\(name): \(delivered) delivered; the next event failed and is retried at \(time) (or run `juice deliver` again).",
-                     ko: "\(name): \(delivered)개 전달, 다음 이벤트가 실패해 \(time)에 다시 시도합니다 (또는 `juice deliver`를 다시 실행).")
+            return T(
+                "\(name): \(delivered) delivered; the next event failed and is retried at \(time) (or run `juice deliver` again).",
+                ko: "\(name): \(delivered)개 전달, 다음 이벤트가 실패해 \(time)에 다시 시도합니다 (또는 `juice deliver`를 다시 실행).")
         }
 
         static func leftToAnotherProcess(_ name: String) -> T {
             let name = echo(name)
-            return T("\(name): another juice process (`juice deliver --follow`?) is delivering its events; left to it.",
-              ko: "\(name): 다른 juice 프로세스(`juice deliver --follow`?)가 이벤트를 전달하고 있어 맡겨 둡니다.")
+            return T(
+                "\(name): another juice process (`juice deliver --follow`?) is delivering its events; left to it.",
+                ko: "\(name): 다른 juice 프로세스(`juice deliver --follow`?)가 이벤트를 전달하고 있어 맡겨 둡니다.")
         }
 
         static func disabled(_ name: String, reason: String) -> T {
             let (name, reason) = (echo(name), escape(reason))
-            return T("\(name): stopped: \(reason). Fix it, then run `juice subscribers retry \(name)`.",
-              ko: "\(name): 멈춤: \(reason). 고친 뒤 `juice subscribers retry \(name)`를 실행하세요.")
+            return T(
+                "\(name): stopped: \(reason). Fix it, then run `juice subscribers retry \(name)`.",
+                ko: "\(name): 멈춤: \(reason). 고친 뒤 `juice subscribers retry \(name)`를 실행하세요.")
         }
 
         static func redelivered(_ name: String, count: Int) -> T {
@@ -60,14 +64,16 @@ extension Catalog {
 
         static func unknownSubscriber(_ name: String) -> T {
             let name = echo(name)
-            return T("no enabled subscriber is named '\(name)'; `juice subscribers` lists them",
-              ko: "'\(name)'라는 켜진 구독자가 없습니다. `juice subscribers`로 목록을 보세요")
+            return T(
+                "no enabled subscriber is named '\(name)'; `juice subscribers` lists them",
+                ko: "'\(name)'라는 켜진 구독자가 없습니다. `juice subscribers`로 목록을 보세요")
         }
 
         static func notDurable(_ name: String) -> T {
             let name = echo(name)
-            return T("'\(name)' does not deliver durably (only webhook and command subscribers do)",
-              ko: "'\(name)'은(는) 내구성 전달을 하지 않습니다 (webhook과 command 구독자만 합니다)")
+            return T(
+                "'\(name)' does not deliver durably (only webhook and command subscribers do)",
+                ko: "'\(name)'은(는) 내구성 전달을 하지 않습니다 (webhook과 command 구독자만 합니다)")
         }
 
         // `juice subscribers` columns.

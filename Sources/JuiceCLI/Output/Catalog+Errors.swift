@@ -21,7 +21,8 @@ extension Catalog {
         }
         static func emptyValue(_ synopsis: String, isPath: Bool) -> T {
             isPath
-                ? T("empty path for '\(synopsis)'; give a file path (./name for the current directory).",
+                ? T(
+                    "empty path for '\(synopsis)'; give a file path (./name for the current directory).",
                     ko: "'\(synopsis)'의 경로가 비어 있습니다. 파일 경로를 쓰세요(현재 디렉터리는 ./이름).")
                 : T("empty value for '\(synopsis)'; give a value.", ko: "'\(synopsis)'의 값이 비어 있습니다. 값을 쓰세요.")
         }
@@ -30,8 +31,9 @@ extension Catalog {
             guard let suggestion else {
                 return T("unknown command '\(word)' for '\(command)'.", ko: "'\(command)'에 '\(word)'라는 명령은 없습니다.")
             }
-            return T("unknown command '\(word)' for '\(command)'. Did you mean '\(suggestion)'?",
-                     ko: "'\(command)'에 '\(word)'라는 명령은 없습니다. '\(suggestion)'을(를) 말씀하신 건가요?")
+            return T(
+                "unknown command '\(word)' for '\(command)'. Did you mean '\(suggestion)'?",
+                ko: "'\(command)'에 '\(word)'라는 명령은 없습니다. '\(suggestion)'을(를) 말씀하신 건가요?")
         }
         static func missingCommand(_ command: String) -> T {
             T("'\(command)' needs a subcommand.", ko: "'\(command)'에는 하위 명령이 필요합니다.")
@@ -58,15 +60,17 @@ extension Catalog {
         static func unknownEventType(_ name: String, suggestion: EventKind? = nil) -> T {
             let name = echo(name)
             if let suggestion {
-                return T("unknown event type '\(name)'. Did you mean '\(suggestion.rawValue)'?",
-                         ko: "알 수 없는 이벤트 종류 '\(name)'입니다. '\(suggestion.rawValue)'을(를) 말씀하신 건가요?")
+                return T(
+                    "unknown event type '\(name)'. Did you mean '\(suggestion.rawValue)'?",
+                    ko: "알 수 없는 이벤트 종류 '\(name)'입니다. '\(suggestion.rawValue)'을(를) 말씀하신 건가요?")
             }
             let known = EventKind.allCases.map(\.rawValue).joined(separator: ", ")
             return T("unknown event type '\(name)'; use one of \(known).", ko: "알 수 없는 이벤트 종류 '\(name)'입니다. \(known) 중 하나를 쓰세요.")
         }
         static func jsonNotForScreens(_ command: String) -> T {
-            T("'\(command)' is a screen for a person and prints no JSON; leave out '--json' (for scripts: juice order, juice stock set).",
-              ko: "'\(command)'은(는) 사람이 쓰는 화면이라 JSON을 출력하지 않습니다. '--json'을 빼세요 (스크립트에는 juice order, juice stock set).")
+            T(
+                "'\(command)' is a screen for a person and prints no JSON; leave out '--json' (for scripts: juice order, juice stock set).",
+                ko: "'\(command)'은(는) 사람이 쓰는 화면이라 JSON을 출력하지 않습니다. '--json'을 빼세요 (스크립트에는 juice order, juice stock set).")
         }
         static let inMemoryWithStore = T(
             "'--in-memory' and '--store' name two different stores; give one of them.",
@@ -81,22 +85,32 @@ extension Catalog {
         static func countAboveMaximum(_ juice: Juice, _ count: String, maximum: Int) -> T {
             let count = echo(count)
             let limit = juice.recipe.nonZero.min { FruitAmounts.maximumQuantity / $0.amount < FruitAmounts.maximumQuantity / $1.amount }
-            let fruitEnglish = limit.map { " (each takes \($0.fruit.englishName) \(Catalog.number($0.amount)); the stock holds at most \(Catalog.number(FruitAmounts.maximumQuantity)))" } ?? ""
-            let fruitKorean = limit.map { " (한 잔에 \($0.fruit.koreanName) \(Catalog.number($0.amount))개, 재고는 최대 \(Catalog.number(FruitAmounts.maximumQuantity))개)" } ?? ""
-            return T("cannot order \(count) \(juice.englishName)s: at most \(Catalog.number(maximum)) can be made at once\(fruitEnglish); order \(Catalog.number(maximum)) or fewer.",
-                     ko: "\(juice.koreanName) \(count)잔은 주문할 수 없습니다. 한 번에 최대 \(Catalog.number(maximum))잔까지 만들 수 있습니다\(fruitKorean). \(Catalog.number(maximum))잔 이하로 주문하세요.")
+            let fruitEnglish =
+                limit.map {
+                    " (each takes \($0.fruit.englishName) \(Catalog.number($0.amount)); the stock holds at most \(Catalog.number(FruitAmounts.maximumQuantity)))"
+                } ?? ""
+            let fruitKorean =
+                limit.map { " (한 잔에 \($0.fruit.koreanName) \(Catalog.number($0.amount))개, 재고는 최대 \(Catalog.number(FruitAmounts.maximumQuantity))개)" }
+                ?? ""
+            return T(
+                "cannot order \(count) \(juice.englishName)s: at most \(Catalog.number(maximum)) can be made at once\(fruitEnglish); order \(Catalog.number(maximum)) or fewer.",
+                ko:
+                    "\(juice.koreanName) \(count)잔은 주문할 수 없습니다. 한 번에 최대 \(Catalog.number(maximum))잔까지 만들 수 있습니다\(fruitKorean). \(Catalog.number(maximum))잔 이하로 주문하세요."
+            )
         }
         /// A number written as digits but beyond what `what` can be (also beyond 64 bits).
         static func numberAboveMaximum(_ what: String, _ value: String, maximum: Int) -> T {
             let (what, value) = (echo(what), echo(value))
-            return T("'\(value)' for '\(what)' is above \(Catalog.number(maximum)), the most it can be; use a smaller number.",
-                     ko: "'\(what)'의 값 '\(value)'은(는) 최대 \(Catalog.number(maximum))보다 큽니다. 더 작은 수를 쓰세요.")
+            return T(
+                "'\(value)' for '\(what)' is above \(Catalog.number(maximum)), the most it can be; use a smaller number.",
+                ko: "'\(what)'의 값 '\(value)'은(는) 최대 \(Catalog.number(maximum))보다 큽니다. 더 작은 수를 쓰세요.")
         }
         /// A negative number beyond 64 bits.
         static func numberBelowMinimum(_ what: String, _ value: String, minimum: Int) -> T {
             let (what, value) = (echo(what), echo(value))
-            return T("'\(value)' for '\(what)' is below \(Catalog.number(minimum)), the least it can be; use \(Catalog.number(minimum)) or more.",
-                     ko: "'\(what)'의 값 '\(value)'은(는) 최소 \(Catalog.number(minimum))보다 작습니다. \(Catalog.number(minimum)) 이상을 쓰세요.")
+            return T(
+                "'\(value)' for '\(what)' is below \(Catalog.number(minimum)), the least it can be; use \(Catalog.number(minimum)) or more.",
+                ko: "'\(what)'의 값 '\(value)'은(는) 최소 \(Catalog.number(minimum))보다 작습니다. \(Catalog.number(minimum)) 이상을 쓰세요.")
         }
         static func sinceNegative(_ value: Int) -> T {
             T("'--since' must be 0 or more, found \(value).", ko: "'--since'는 0 이상이어야 합니다. 받은 값: \(value).")
@@ -117,24 +131,29 @@ extension Catalog {
             T("\(fruit.id) is set twice; give each fruit once.", ko: "\(fruit.koreanName)을(를) 두 번 정했습니다. 과일마다 한 번만 쓰세요.")
         }
         static func invalidAmount(_ fruit: Fruit, _ amount: Int) -> T {
-            T("\(amount) is not a valid amount of \(fruit.id); amounts are whole numbers of 1 or more (0 or more for 'stock set').",
-              ko: "\(fruit.koreanName) \(amount)개는 올바른 수량이 아닙니다. 1 이상('stock set'은 0 이상)의 정수를 쓰세요.")
+            T(
+                "\(amount) is not a valid amount of \(fruit.id); amounts are whole numbers of 1 or more (0 or more for 'stock set').",
+                ko: "\(fruit.koreanName) \(amount)개는 올바른 수량이 아닙니다. 1 이상('stock set'은 0 이상)의 정수를 쓰세요.")
         }
         static func aboveMaximum(_ fruit: Fruit, requested: Int, maximum: Int) -> T {
-            T("\(fruit.id) would be \(Catalog.number(requested)), above the maximum of \(Catalog.number(maximum)); use a smaller amount.",
-              ko: "\(fruit.koreanName)이(가) \(Catalog.number(requested))개가 되어 최대 \(Catalog.number(maximum))개를 넘습니다. 더 작은 수를 쓰세요.")
+            T(
+                "\(fruit.id) would be \(Catalog.number(requested)), above the maximum of \(Catalog.number(maximum)); use a smaller amount.",
+                ko: "\(fruit.koreanName)이(가) \(Catalog.number(requested))개가 되어 최대 \(Catalog.number(maximum))개를 넘습니다. 더 작은 수를 쓰세요.")
         }
         static func amountAboveMaximum(_ fruit: Fruit, amount: Int, maximum: Int) -> T {
-            T("cannot add \(Catalog.number(amount)) \(fruit.id): that alone is above the maximum of \(Catalog.number(maximum)); use a smaller amount.",
-              ko: "\(fruit.koreanName) \(Catalog.number(amount))개는 더할 수 없습니다. 기계가 담는 최대 \(Catalog.number(maximum))개보다 많습니다. 더 작은 수를 쓰세요.")
+            T(
+                "cannot add \(Catalog.number(amount)) \(fruit.id): that alone is above the maximum of \(Catalog.number(maximum)); use a smaller amount.",
+                ko: "\(fruit.koreanName) \(Catalog.number(amount))개는 더할 수 없습니다. 기계가 담는 최대 \(Catalog.number(maximum))개보다 많습니다. 더 작은 수를 쓰세요.")
         }
         static func notEnoughToRemove(_ fruit: Fruit, available: Int, requested: Int) -> T {
-            T("cannot remove \(requested) \(fruit.id): only \(available) in stock; remove at most \(available).",
-              ko: "\(fruit.koreanName) \(requested)개를 뺄 수 없습니다. 재고가 \(available)개뿐이니 \(available)개 이하로 빼세요.")
+            T(
+                "cannot remove \(requested) \(fruit.id): only \(available) in stock; remove at most \(available).",
+                ko: "\(fruit.koreanName) \(requested)개를 뺄 수 없습니다. 재고가 \(available)개뿐이니 \(available)개 이하로 빼세요.")
         }
         static func invalidCount(_ count: Int) -> T {
-            T("cannot order \(count) juices; order at least 1, and no more than a stock of 1,000,000 of each fruit could make.",
-              ko: "\(count)잔은 주문할 수 없습니다. 1잔 이상, 과일마다 최대 재고 1,000,000개로 만들 수 있는 만큼까지 주문하세요.")
+            T(
+                "cannot order \(count) juices; order at least 1, and no more than a stock of 1,000,000 of each fruit could make.",
+                ko: "\(count)잔은 주문할 수 없습니다. 1잔 이상, 과일마다 최대 재고 1,000,000개로 만들 수 있는 만큼까지 주문하세요.")
         }
         static func draftConflict(_ fruits: [Fruit]) -> T {
             let ids = fruits.map(\.id).joined(separator: ", ")
@@ -147,8 +166,9 @@ extension Catalog {
         }
         static func config(_ error: ConfigurationError) -> T {
             let what = ConfigErrors.located(error)
-            return T("config \(what.english). Fix it, then run 'juice config check'.",
-                     ko: "설정 오류: \(what.korean). 고친 뒤 'juice config check'로 확인하세요.")
+            return T(
+                "config \(what.english). Fix it, then run 'juice config check'.",
+                ko: "설정 오류: \(what.korean). 고친 뒤 'juice config check'로 확인하세요.")
         }
 
         // Reported while running, not fatal

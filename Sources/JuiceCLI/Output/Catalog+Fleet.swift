@@ -31,24 +31,27 @@ extension Catalog {
         static let updatedHeading = T("Updated", ko: "갱신")
 
         static func badMachine(_ name: String) -> T {
-            T("--machine \"\(name)\": expected letters, digits, - and _ only.",
-              ko: "--machine \"\(name)\": 글자, 숫자, -, _만 쓸 수 있습니다.")
+            T(
+                "--machine \"\(name)\": expected letters, digits, - and _ only.",
+                ko: "--machine \"\(name)\": 글자, 숫자, -, _만 쓸 수 있습니다.")
         }
 
         static func badDuration(_ text: String) -> T {
-            T("--since \"\(text)\": expected a duration (30s, 10m, 2h, 1d) or all.",
-              ko: "--since \"\(text)\": 기간(30s, 10m, 2h, 1d)이나 all이어야 합니다.")
+            T(
+                "--since \"\(text)\": expected a duration (30s, 10m, 2h, 1d) or all.",
+                ko: "--since \"\(text)\": 기간(30s, 10m, 2h, 1d)이나 all이어야 합니다.")
         }
 
         /// How long ago: `4s ago`, `12m ago`, `3h ago`, `2d ago`.
         static func age(_ seconds: TimeInterval) -> T {
             let value = max(0, seconds)
-            let (count, unit, koUnit): (Int, String, String) = switch value {
-            case ..<60: (Int(value), "s", "초")
-            case ..<3600: (Int(value / 60), "m", "분")
-            case ..<86400: (Int(value / 3600), "h", "시간")
-            default: (Int(value / 86400), "d", "일")
-            }
+            let (count, unit, koUnit): (Int, String, String) =
+                switch value {
+                case ..<60: (Int(value), "s", "초")
+                case ..<3600: (Int(value / 60), "m", "분")
+                case ..<86400: (Int(value / 3600), "h", "시간")
+                default: (Int(value / 86400), "d", "일")
+                }
             return T("\(count)\(unit) ago", ko: "\(count)\(koUnit) 전")
         }
     }

@@ -8,7 +8,8 @@ extension Catalog {
         static let config = T("Read the config from this file.", ko: "이 파일에서 설정을 읽습니다.")
         static let store = T("Use the store at this path (also JUICE_MAKER_STORE).", ko: "이 경로의 저장소를 씁니다 (JUICE_MAKER_STORE도 가능).")
         static let inMemory = T("Use a store that lives only for this run.", ko: "이번 실행 동안만 있는 저장소를 씁니다.")
-        static let lang = T("The language of messages (default: LC_ALL, then LC_MESSAGES, then LANG).", ko: "메시지 언어 (기본값: LC_ALL, LC_MESSAGES, LANG 순).")
+        static let lang = T(
+            "The language of messages (default: LC_ALL, then LC_MESSAGES, then LANG).", ko: "메시지 언어 (기본값: LC_ALL, LC_MESSAGES, LANG 순).")
         static let json = T("Print machine-readable JSON on stdout (notices go to stderr).", ko: "표준 출력에 기계가 읽는 JSON을 씁니다 (알림은 표준 오류로).")
         static let quiet = T("Print no confirmations; errors and query results only.", ko: "확인 메시지 없이 오류와 조회 결과만 씁니다.")
         static let noColor = T("Never use colour (also NO_COLOR).", ko: "색을 쓰지 않습니다 (NO_COLOR도 가능).")

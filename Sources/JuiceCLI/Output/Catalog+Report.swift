@@ -8,8 +8,9 @@ extension Catalog {
 
         // Headings
         static func title(_ from: String, _ until: String, _ window: String, _ by: Bucket) -> T {
-            T("Report \(from) → \(until) UTC (\(window), by \(by.rawValue))",
-              ko: "보고서 \(from) → \(until) UTC (\(window), \(bucketKorean(by))별)")
+            T(
+                "Report \(from) → \(until) UTC (\(window), by \(by.rawValue))",
+                ko: "보고서 \(from) → \(until) UTC (\(window), \(bucketKorean(by))별)")
         }
         static let sales = T("Sales per juice", ko: "쥬스별 판매")
         static let lostSales = T("Lost sales (failed orders)", ko: "놓친 판매 (실패한 주문)")
@@ -17,8 +18,9 @@ extension Catalog {
             T("Fruit consumed per \(by.rawValue)", ko: "\(bucketKorean(by))별 쓴 과일")
         }
         static func stockNow(_ window: String) -> T {
-            T("Stock now, and how long it lasts at the rate of the last \(window)",
-              ko: "지금 재고와, 최근 \(window) 속도로 얼마나 갈지")
+            T(
+                "Stock now, and how long it lasts at the rate of the last \(window)",
+                ko: "지금 재고와, 최근 \(window) 속도로 얼마나 갈지")
         }
         static let total = T("total", ko: "합계")
 
@@ -28,16 +30,19 @@ extension Catalog {
             return T("\(cups) \(cups == 1 ? "cup" : "cups")  \(percent)", ko: "\(cups)잔  \(percent)")
         }
         static func totalCups(_ cups: Int, orders: Int) -> T {
-            T("\(cups) \(cups == 1 ? "cup" : "cups") in \(orders) \(orders == 1 ? "order" : "orders")",
-              ko: "주문 \(orders)건, \(cups)잔")
+            T(
+                "\(cups) \(cups == 1 ? "cup" : "cups") in \(orders) \(orders == 1 ? "order" : "orders")",
+                ko: "주문 \(orders)건, \(cups)잔")
         }
         static func lost(orders: Int, cups: Int) -> T {
-            T("\(orders) failed \(orders == 1 ? "order" : "orders"), \(cups) \(cups == 1 ? "cup" : "cups")",
-              ko: "실패 \(orders)건, \(cups)잔")
+            T(
+                "\(orders) failed \(orders == 1 ? "order" : "orders"), \(cups) \(cups == 1 ? "cup" : "cups")",
+                ko: "실패 \(orders)건, \(cups)잔")
         }
         static func short(_ fruit: Fruit, missing: Int, orders: Int) -> T {
-            T("short of \(fruit.englishName): \(missing) in \(orders) \(orders == 1 ? "order" : "orders")",
-              ko: "\(fruit.koreanName) 부족: 주문 \(orders)건에 \(missing)개")
+            T(
+                "short of \(fruit.englishName): \(missing) in \(orders) \(orders == 1 ? "order" : "orders")",
+                ko: "\(fruit.koreanName) 부족: 주문 \(orders)건에 \(missing)개")
         }
         static let noSales = T("No juice was sold in this window.", ko: "이 기간에 팔린 쥬스가 없습니다.")
         static let noLostSales = T("No order failed in this window.", ko: "이 기간에 실패한 주문이 없습니다.")
@@ -54,21 +59,24 @@ extension Catalog {
             T("about \(days) days", ko: "약 \(days)일")
         }
         static func notUsed(_ window: String) -> T {
-            T("not used in the last \(window): lasts at least that long",
-              ko: "최근 \(window) 동안 쓰지 않음: 적어도 그만큼은 갑니다")
+            T(
+                "not used in the last \(window): lasts at least that long",
+                ko: "최근 \(window) 동안 쓰지 않음: 적어도 그만큼은 갑니다")
         }
         static let runsOutFirst = T("runs out first", ko: "가장 먼저 떨어짐")
         static func perHour(_ rate: String) -> T { T("\(rate)/h", ko: "시간당 \(rate)") }
         static func unknownEvents(_ count: Int) -> T {
-            T("* \(count) \(count == 1 ? "event" : "events") of a type this version does not know (from a newer juice) \(count == 1 ? "was" : "were") skipped.",
-              ko: "* 이 버전이 모르는 종류의 이벤트 \(count)개(새 버전의 juice가 쓴 것)를 건너뛰었습니다.")
+            T(
+                "* \(count) \(count == 1 ? "event" : "events") of a type this version does not know (from a newer juice) \(count == 1 ? "was" : "were") skipped.",
+                ko: "* 이 버전이 모르는 종류의 이벤트 \(count)개(새 버전의 juice가 쓴 것)를 건너뛰었습니다.")
         }
         static let emptyJournal = T(
             "Nothing to report yet: the journal is empty. Sales show here once juice is ordered ('juice order mango-kiwi').",
             ko: "아직 보고할 것이 없습니다. 기록이 비어 있습니다. 쥬스를 주문하면('juice order mango-kiwi') 여기에 판매가 나옵니다.")
         static func quietWindow(_ from: String) -> T {
-            T("No orders since \(from) UTC; try a longer window, e.g. --since 30d.",
-              ko: "\(from) UTC 이후 주문이 없습니다. 더 긴 기간을 보세요. 예: --since 30d.")
+            T(
+                "No orders since \(from) UTC; try a longer window, e.g. --since 30d.",
+                ko: "\(from) UTC 이후 주문이 없습니다. 더 긴 기간을 보세요. 예: --since 30d.")
         }
         static func svgWritten(_ path: String) -> T {
             let path = echo(path: path)
@@ -77,8 +85,9 @@ extension Catalog {
 
         // Pick list
         static func picklistCover(_ cover: String, _ window: String) -> T {
-            T("Pick list: enough for the next \(cover) at the rate of the last \(window)",
-              ko: "가져올 목록: 최근 \(window) 속도로 다음 \(cover) 동안 쓸 만큼")
+            T(
+                "Pick list: enough for the next \(cover) at the rate of the last \(window)",
+                ko: "가져올 목록: 최근 \(window) 속도로 다음 \(cover) 동안 쓸 만큼")
         }
         static func picklistTarget(_ target: Int) -> T {
             T("Pick list: bring each fruit up to \(target)", ko: "가져올 목록: 과일마다 \(target)개까지")
@@ -91,38 +100,45 @@ extension Catalog {
         // Errors (exit 65 unless said otherwise)
         static func badWindow(_ option: String, _ value: String) -> T {
             let value = echo(value)
-            return T("'\(option) \(value)' is not a duration or a date; write e.g. 24h, 7d, 2w or 2026-11-01.",
-              ko: "'\(option) \(value)'은(는) 기간이나 날짜가 아닙니다. 예: 24h, 7d, 2w, 2026-11-01.")
+            return T(
+                "'\(option) \(value)' is not a duration or a date; write e.g. 24h, 7d, 2w or 2026-11-01.",
+                ko: "'\(option) \(value)'은(는) 기간이나 날짜가 아닙니다. 예: 24h, 7d, 2w, 2026-11-01.")
         }
         static func badDuration(_ option: String, _ value: String) -> T {
             let value = echo(value)
-            return T("'\(option) \(value)' is not a duration; write a whole number and h, d or w, e.g. 12h, 2d, 1w.",
-              ko: "'\(option) \(value)'은(는) 기간이 아닙니다. 정수와 h, d, w를 쓰세요. 예: 12h, 2d, 1w.")
+            return T(
+                "'\(option) \(value)' is not a duration; write a whole number and h, d or w, e.g. 12h, 2d, 1w.",
+                ko: "'\(option) \(value)'은(는) 기간이 아닙니다. 정수와 h, d, w를 쓰세요. 예: 12h, 2d, 1w.")
         }
         static func durationOutOfRange(_ option: String, _ value: String) -> T {
             let value = echo(value)
-            return T("'\(option) \(value)' is out of range; use from 1h up to 3650d.",
-              ko: "'\(option) \(value)'은(는) 범위를 벗어났습니다. 1h부터 3650d까지 쓰세요.")
+            return T(
+                "'\(option) \(value)' is out of range; use from 1h up to 3650d.",
+                ko: "'\(option) \(value)'은(는) 범위를 벗어났습니다. 1h부터 3650d까지 쓰세요.")
         }
         static func futureDate(_ option: String, _ value: String) -> T {
             let value = echo(value)
-            return T("'\(option) \(value)' is in the future; give a date up to today (UTC).",
-              ko: "'\(option) \(value)'은(는) 미래입니다. 오늘(UTC)까지의 날짜를 쓰세요.")
+            return T(
+                "'\(option) \(value)' is in the future; give a date up to today (UTC).",
+                ko: "'\(option) \(value)'은(는) 미래입니다. 오늘(UTC)까지의 날짜를 쓰세요.")
         }
         static func badTime(_ option: String, _ value: String) -> T {
             let value = echo(value)
-            return T("'\(option) \(value)' is not a time; write e.g. 2026-11-21T09:00:00Z or 2026-11-21.",
-              ko: "'\(option) \(value)'은(는) 시각이 아닙니다. 예: 2026-11-21T09:00:00Z 또는 2026-11-21.")
+            return T(
+                "'\(option) \(value)' is not a time; write e.g. 2026-11-21T09:00:00Z or 2026-11-21.",
+                ko: "'\(option) \(value)'은(는) 시각이 아닙니다. 예: 2026-11-21T09:00:00Z 또는 2026-11-21.")
         }
         static func sinceAfterAt(_ since: String, _ at: String) -> T {
             let (since, at) = (echo(since), echo(at))
-            return T("'--since \(since)' starts after '--at \(at)'; give a --since before --at.",
-              ko: "'--since \(since)'가 '--at \(at)'보다 늦습니다. --at보다 이른 --since를 쓰세요.")
+            return T(
+                "'--since \(since)' starts after '--at \(at)'; give a --since before --at.",
+                ko: "'--since \(since)'가 '--at \(at)'보다 늦습니다. --at보다 이른 --since를 쓰세요.")
         }
         static func badBucket(_ value: String) -> T {
             let value = echo(value)
-            return T("'--by \(value)' is not a period; use hour, day or week.",
-              ko: "'--by \(value)'은(는) 단위가 아닙니다. hour, day, week 중 하나를 쓰세요.")
+            return T(
+                "'--by \(value)' is not a period; use hour, day or week.",
+                ko: "'--by \(value)'은(는) 단위가 아닙니다. hour, day, week 중 하나를 쓰세요.")
         }
         static func targetOutOfRange(_ value: Int) -> T {
             T("'--target' must be from 1 to 1,000,000, found \(value).", ko: "'--target'은 1부터 1,000,000까지여야 합니다. 받은 값: \(value).")
@@ -132,8 +148,9 @@ extension Catalog {
             ko: "'--cover'와 '--target'은 서로 다른 목록입니다. 하나만 쓰세요.")
         static func svgUnwritable(_ path: String, _ reason: String) -> T {
             let (path, reason) = (echo(path: path), escape(reason))
-            return T("cannot write the SVG to \(path) (\(reason)); choose a path in a directory you can write.",
-              ko: "SVG를 \(path)에 쓸 수 없습니다 (\(reason)). 쓸 수 있는 디렉터리의 경로를 고르세요.")
+            return T(
+                "cannot write the SVG to \(path) (\(reason)); choose a path in a directory you can write.",
+                ko: "SVG를 \(path)에 쓸 수 없습니다 (\(reason)). 쓸 수 있는 디렉터리의 경로를 고르세요.")
         }
 
         static func bucketKorean(_ bucket: Bucket) -> String {

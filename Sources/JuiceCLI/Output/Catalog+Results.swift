@@ -18,8 +18,9 @@ extension Catalog {
         static func orderFailed(_ shortages: FruitAmounts, stock: Stock) -> T {
             let (english, korean) = shortageList(shortages)
             let command = restockCommand(shortages, stock: stock)
-            return T("Not enough fruit: short of \(english). Add it with '\(command)', then order again.",
-                     ko: "재료가 모자라요. 부족: \(korean). '\(command)'로 채운 뒤 다시 주문하세요.")
+            return T(
+                "Not enough fruit: short of \(english). Add it with '\(command)', then order again.",
+                ko: "재료가 모자라요. 부족: \(korean). '\(command)'로 채운 뒤 다시 주문하세요.")
         }
 
         /// After the notifier's alert and shortages: the command that adds what is short.
@@ -33,14 +34,17 @@ extension Catalog {
             let (english, korean) = shortageList(shortages)
             let command = restockCommand(shortages, stock: stock)
             let what = count == 1 ? juice.englishName : "\(count) \(juice.englishName)s"
-            return T("\(what) not made: short of \(english); add it with '\(command)'.",
-                     ko: "\(juice.koreanName) \(count)잔 주문에 실패했습니다. 부족: \(korean). '\(command)'로 채우세요.")
+            return T(
+                "\(what) not made: short of \(english); add it with '\(command)'.",
+                ko: "\(juice.koreanName) \(count)잔 주문에 실패했습니다. 부족: \(korean). '\(command)'로 채우세요.")
         }
 
         /// `strawberry 6, banana 1` / `딸기 6개, 바나나 1개`.
         private static func shortageList(_ shortages: FruitAmounts) -> (english: String, korean: String) {
-            (shortages.nonZero.map { "\($0.fruit.englishName) \($0.amount)" }.joined(separator: ", "),
-             shortages.nonZero.map { "\($0.fruit.koreanName) \($0.amount)개" }.joined(separator: ", "))
+            (
+                shortages.nonZero.map { "\($0.fruit.englishName) \($0.amount)" }.joined(separator: ", "),
+                shortages.nonZero.map { "\($0.fruit.koreanName) \($0.amount)개" }.joined(separator: ", ")
+            )
         }
 
         /// `juice stock add strawberry 6` for one short fruit; for several, the one
@@ -64,8 +68,9 @@ extension Catalog {
         static func name(_ juice: Juice) -> T { T(juice.englishName, ko: juice.koreanName) }
 
         static func recipe(_ juice: Juice) -> T {
-            T(juice.recipe.nonZero.map { "\($0.fruit.emoji) \($0.fruit.englishName) \($0.amount)" }.joined(separator: " + "),
-              ko: juice.recipe.nonZero.map { "\($0.fruit.emoji) \($0.fruit.koreanName) \($0.amount)" }.joined(separator: " + "))
+            T(
+                juice.recipe.nonZero.map { "\($0.fruit.emoji) \($0.fruit.englishName) \($0.amount)" }.joined(separator: " + "),
+                ko: juice.recipe.nonZero.map { "\($0.fruit.emoji) \($0.fruit.koreanName) \($0.amount)" }.joined(separator: " + "))
         }
 
         // Headings
@@ -96,8 +101,9 @@ extension Catalog {
 
         static func configWarning(_ warning: ConfigurationError) -> T {
             let what = ConfigErrors.located(warning)
-            return T("warning: \(what.english). The subscriber is disabled, so nothing needs it now; set it before enabling the subscriber.",
-                     ko: "경고: \(what.korean). 구독자가 꺼져 있어 지금은 필요하지 않습니다. 구독자를 켜기 전에 설정하세요.")
+            return T(
+                "warning: \(what.english). The subscriber is disabled, so nothing needs it now; set it before enabling the subscriber.",
+                ko: "경고: \(what.korean). 구독자가 꺼져 있어 지금은 필요하지 않습니다. 구독자를 켜기 전에 설정하세요.")
         }
 
         static func configValid(_ source: String, subscribers: [String]) -> T {
@@ -109,8 +115,9 @@ extension Catalog {
         static func event(_ event: JuiceMakerEvent) -> T {
             switch event {
             case let .stockChanged(fruit, from, to, reason):
-                return T("\(fruit.emoji) \(fruit.englishName) \(from) → \(to) (\(reason.rawValue))",
-                         ko: "\(fruit.emoji) \(fruit.koreanName) \(from) → \(to) (\(reasonKorean(reason)))")
+                return T(
+                    "\(fruit.emoji) \(fruit.englishName) \(from) → \(to) (\(reason.rawValue))",
+                    ko: "\(fruit.emoji) \(fruit.koreanName) \(from) → \(to) (\(reasonKorean(reason)))")
             case let .juiceMade(juice, count, _):
                 return T("\(juice.englishName) × \(count) made", ko: "\(juice.koreanName) \(count)잔 완성")
             case let .orderFailed(juice, count, shortages):

@@ -19,8 +19,9 @@ extension Catalog {
         static func line(_ error: StoreError) -> T {
             let why = reason(error.reason)
             let fix = fix(error.reason, store: error.path)
-            return T("store \(error.path): \(why.english); \(fix.english)",
-                     ko: "저장소 \(error.path): \(why.korean). \(fix.korean).")
+            return T(
+                "store \(error.path): \(why.english); \(fix.english)",
+                ko: "저장소 \(error.path): \(why.korean). \(fix.korean).")
         }
 
         /// What went wrong, without the fix (for plugins' reports).
@@ -145,26 +146,33 @@ extension Catalog {
             let anotherKorean = "--store로 다른 경로를 고르세요"
             switch reason {
             case .damaged:
-                return T("save what is readable with 'juice store recover --to NEW.db' and move NEW.db into place, or \(another)",
-                         ko: "'juice store recover --to NEW.db'로 읽을 수 있는 것을 살려 NEW.db를 제자리로 옮기거나 \(anotherKorean)")
+                return T(
+                    "save what is readable with 'juice store recover --to NEW.db' and move NEW.db into place, or \(another)",
+                    ko: "'juice store recover --to NEW.db'로 읽을 수 있는 것을 살려 NEW.db를 제자리로 옮기거나 \(anotherKorean)")
             case .markedDamaged:
                 return T(
                     "save what is readable with 'juice store recover --to NEW.db', then, with no juice running, mv NEW.db \(store) (the mark applies to the damaged file only, so moving the new file into place clears it)",
-                    ko: "'juice store recover --to NEW.db'로 읽을 수 있는 것을 살린 뒤, juice가 하나도 실행되지 않을 때 mv NEW.db \(store) 하세요(표시는 손상된 파일에만 해당하므로 새 파일을 제자리로 옮기면 사라집니다)")
+                    ko:
+                        "'juice store recover --to NEW.db'로 읽을 수 있는 것을 살린 뒤, juice가 하나도 실행되지 않을 때 mv NEW.db \(store) 하세요(표시는 손상된 파일에만 해당하므로 새 파일을 제자리로 옮기면 사라집니다)"
+                )
             case .migrationFailed:
                 return T("restore a backup, or \(another)", ko: "백업을 복원하거나 \(anotherKorean)")
             case .storeReadOnly:
-                return T("only queries work on it; for changes make the file and its directory writable, or \(another)",
-                         ko: "조회만 할 수 있습니다. 바꾸려면 파일과 디렉터리에 쓰기 권한을 주거나 \(anotherKorean)")
+                return T(
+                    "only queries work on it; for changes make the file and its directory writable, or \(another)",
+                    ko: "조회만 할 수 있습니다. 바꾸려면 파일과 디렉터리에 쓰기 권한을 주거나 \(anotherKorean)")
             case .migrationNeedsWriting:
-                return T("open it once with write access (an order or 'juice stock add') to move it forward, or \(another)",
-                         ko: "쓰기 권한으로 한 번 열어(주문이나 'juice stock add') 옮기거나 \(anotherKorean)")
+                return T(
+                    "open it once with write access (an order or 'juice stock add') to move it forward, or \(another)",
+                    ko: "쓰기 권한으로 한 번 열어(주문이나 'juice stock add') 옮기거나 \(anotherKorean)")
             case let .directoryMissing(directory, _):
-                return T("create it (mkdir -p \(directory)) or correct the path given to --store",
-                         ko: "디렉터리를 직접 만들거나 --store에 준 경로를 고치세요")
+                return T(
+                    "create it (mkdir -p \(directory)) or correct the path given to --store",
+                    ko: "디렉터리를 직접 만들거나 --store에 준 경로를 고치세요")
             case .targetExists:
-                return T("choose a file that does not exist yet; existing files are never overwritten",
-                         ko: "아직 없는 파일을 고르세요. 있는 파일은 덮어쓰지 않습니다")
+                return T(
+                    "choose a file that does not exist yet; existing files are never overwritten",
+                    ko: "아직 없는 파일을 고르세요. 있는 파일은 덮어쓰지 않습니다")
             case .notADatabase:
                 return T("move it aside or \(another)", ko: "파일을 옮기거나 \(anotherKorean)")
             case .cutShort:
@@ -188,8 +196,9 @@ extension Catalog {
             case .cannotCreateDirectory:
                 return T("create it yourself or \(another)", ko: "직접 만들거나 \(anotherKorean)")
             case .cannotOpen, .permissionDenied:
-                return T("check the permissions of the file and its directory, or \(another)",
-                         ko: "파일과 디렉터리의 권한을 확인하거나 \(anotherKorean)")
+                return T(
+                    "check the permissions of the file and its directory, or \(another)",
+                    ko: "파일과 디렉터리의 권한을 확인하거나 \(anotherKorean)")
             case .leaseUnavailable:
                 return T("make the store's directory writable", ko: "저장소 디렉터리에 쓰기 권한을 주세요")
             case .busy:

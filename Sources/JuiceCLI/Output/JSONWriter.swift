@@ -61,9 +61,10 @@ extension ConfigValue {
     /// A JSON object of fruit id → amount, in `Fruit.allCases` order; zeros kept
     /// when `includingZero` (a stock), left out otherwise (consumed, shortages).
     static func amounts(_ amounts: FruitAmounts, includingZero: Bool) -> ConfigValue {
-        .object(Fruit.allCases.compactMap { fruit in
-            includingZero || amounts[fruit] != 0 ? (fruit.id, .number(Double(amounts[fruit]))) : nil
-        })
+        .object(
+            Fruit.allCases.compactMap { fruit in
+                includingZero || amounts[fruit] != 0 ? (fruit.id, .number(Double(amounts[fruit]))) : nil
+            })
     }
 
     static func integer(_ value: Int) -> ConfigValue { .number(Double(value)) }

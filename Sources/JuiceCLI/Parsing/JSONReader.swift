@@ -216,7 +216,7 @@ public struct JSONReader {
             index += 2
             let second = try hex4()
             guard (0xDC00...0xDFFF).contains(second),
-                  let scalar = Unicode.Scalar(0x10000 + ((first - 0xD800) << 10) + (second - 0xDC00))
+                let scalar = Unicode.Scalar(0x10000 + ((first - 0xD800) << 10) + (second - 0xDC00))
             else { throw error(.invalidSurrogatePair, at: start) }
             return scalar
         }

@@ -111,9 +111,12 @@ enum ValueParsing {
     static func cliError(_ error: JuiceMakerError, path: [CommandSpec]) -> CLIError {
         switch error {
         case let .invalidAmount(fruit, amount): CLIError(.badValue, Catalog.Errors.invalidAmount(fruit, amount))
-        case let .aboveMaximum(fruit, requested, maximum): CLIError(.badValue, Catalog.Errors.aboveMaximum(fruit, requested: requested, maximum: maximum))
-        case let .amountAboveMaximum(fruit, amount, maximum): CLIError(.badValue, Catalog.Errors.amountAboveMaximum(fruit, amount: amount, maximum: maximum))
-        case let .notEnoughToRemove(fruit, available, requested): CLIError(.badValue, Catalog.Errors.notEnoughToRemove(fruit, available: available, requested: requested))
+        case let .aboveMaximum(fruit, requested, maximum):
+            CLIError(.badValue, Catalog.Errors.aboveMaximum(fruit, requested: requested, maximum: maximum))
+        case let .amountAboveMaximum(fruit, amount, maximum):
+            CLIError(.badValue, Catalog.Errors.amountAboveMaximum(fruit, amount: amount, maximum: maximum))
+        case let .notEnoughToRemove(fruit, available, requested):
+            CLIError(.badValue, Catalog.Errors.notEnoughToRemove(fruit, available: available, requested: requested))
         case let .invalidCount(count): CLIError(.badValue, Catalog.Errors.invalidCount(count), usage: path)
         case let .draftConflict(fruits): CLIError(.storeIO, Catalog.Errors.draftConflict(fruits))
         case let .store(failure): CLIError(.storeIO, Catalog.Errors.store(failure))

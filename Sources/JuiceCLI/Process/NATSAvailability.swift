@@ -17,11 +17,13 @@ final class NATSUnavailable: JuiceMakerPlugin {
     static let configuration = Fleet.subscriberKeys
 
     init(configuration: PluginConfiguration, context: PluginContext) throws(ConfigurationError) {
-        throw ConfigurationError(path: "\(configuration.path).type", plugin: PluginMessage(
-            english: "this juice was built without NATS: install the NATS C client (sudo apt-get install libnats-dev) "
-                + "and rebuild (swift build); the events wait in the journal",
-            korean: "이 juice는 NATS 없이 빌드되었습니다. NATS C 클라이언트를 설치하고(sudo apt-get install libnats-dev) "
-                + "다시 빌드하세요(swift build). 이벤트는 저널에서 기다립니다"))
+        throw ConfigurationError(
+            path: "\(configuration.path).type",
+            plugin: PluginMessage(
+                english: "this juice was built without NATS: install the NATS C client (sudo apt-get install libnats-dev) "
+                    + "and rebuild (swift build); the events wait in the journal",
+                korean: "이 juice는 NATS 없이 빌드되었습니다. NATS C 클라이언트를 설치하고(sudo apt-get install libnats-dev) "
+                    + "다시 빌드하세요(swift build). 이벤트는 저널에서 기다립니다"))
     }
 
     func attach(to host: PluginHost) throws(PluginError) {}

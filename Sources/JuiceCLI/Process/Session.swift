@@ -74,9 +74,11 @@ final class Session {
             let language = context.language
             for built in plugins {
                 let name = built.entry.name
-                let host = PluginHost(maker: maker, journal: store, reportError: { detail in
-                    stderr.write("juice: \(Catalog.Errors.subscriberReport(name, detail)(language))\n")
-                }, describeStoreError: Catalog.Errors.storeForPlugin)
+                let host = PluginHost(
+                    maker: maker, journal: store,
+                    reportError: { detail in
+                        stderr.write("juice: \(Catalog.Errors.subscriberReport(name, detail)(language))\n")
+                    }, describeStoreError: Catalog.Errors.storeForPlugin)
                 do throws(PluginError) {
                     try built.plugin.attach(to: host)
                 } catch {

@@ -67,13 +67,14 @@ final class StopSignals: Sendable {
         }
         let queue = DispatchQueue(label: "juice.stop")
         let numbers = Self.caught.filter { !Self.isIgnored($0) }
-        sources = Locked(numbers.map { number in
-            #if !os(Linux)
-            // kqueue only reports a signal; without this its default action would end the process.
-            signal(number, SIG_IGN)
-            #endif
-            return DispatchSource.makeSignalSource(signal: number, queue: queue)
-        })
+        sources = Locked(
+            numbers.map { number in
+                #if !os(Linux)
+                // kqueue only reports a signal; without this its default action would end the process.
+                signal(number, SIG_IGN)
+                #endif
+                return DispatchSource.makeSignalSource(signal: number, queue: queue)
+            })
         sources.withLock { sources in
             for source in sources {
                 let number = Int32(source.handle)

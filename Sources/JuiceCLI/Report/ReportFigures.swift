@@ -100,9 +100,11 @@ struct ReportFigures: Sendable {
         }.sorted { $0.cups > $1.cups }
         lostSales = Juice.allCases.compactMap { juice in
             lost[juice].map { totals in
-                LostSale(juice: juice, orders: totals.orders, cups: totals.cups, shortages: Fruit.allCases.compactMap { fruit in
-                    short[juice]?[fruit].map { Shortage(fruit: fruit, orders: $0.orders, missing: $0.missing) }
-                })
+                LostSale(
+                    juice: juice, orders: totals.orders, cups: totals.cups,
+                    shortages: Fruit.allCases.compactMap { fruit in
+                        short[juice]?[fruit].map { Shortage(fruit: fruit, orders: $0.orders, missing: $0.missing) }
+                    })
             }
         }.sorted { $0.orders > $1.orders }
         self.consumed = consumed

@@ -18,60 +18,94 @@ enum ReportJSON {
         .object([
             ("window", window(figures)),
             ("throughSequence", .number(Double(figures.throughSequence))),
-            ("sales", .object([
-                ("orders", .integer(figures.orders)),
-                ("cups", .integer(figures.cups)),
-                ("juices", .array(figures.sales.map { sale in
-                    .object([
-                        ("juice", .string(sale.juice.id)), ("orders", .integer(sale.orders)),
-                        ("cups", .integer(sale.cups)), ("share", .number(sale.share)),
-                    ])
-                })),
-            ])),
-            ("lostSales", .array(figures.lostSales.map { lost in
+            (
+                "sales",
                 .object([
-                    ("juice", .string(lost.juice.id)), ("orders", .integer(lost.orders)), ("cups", .integer(lost.cups)),
-                    ("shortages", .array(lost.shortages.map { short in
-                        .object([("fruit", .string(short.fruit.id)), ("orders", .integer(short.orders)), ("missing", .integer(short.missing))])
-                    })),
+                    ("orders", .integer(figures.orders)),
+                    ("cups", .integer(figures.cups)),
+                    (
+                        "juices",
+                        .array(
+                            figures.sales.map { sale in
+                                .object([
+                                    ("juice", .string(sale.juice.id)), ("orders", .integer(sale.orders)),
+                                    ("cups", .integer(sale.cups)), ("share", .number(sale.share)),
+                                ])
+                            })
+                    ),
                 ])
-            })),
-            ("consumed", .object([
-                ("total", .amounts(figures.consumed, includingZero: true)),
-                ("periods", .array(figures.periods.map { period in
-                    .object([
-                        ("start", .string(RFC3339.format(hourDate(period.startHour)))),
-                        ("fruits", .amounts(period.consumed, includingZero: false)),
-                    ])
-                })),
-            ])),
-            ("stock", .array(figures.outlook.map { item in
+            ),
+            (
+                "lostSales",
+                .array(
+                    figures.lostSales.map { lost in
+                        .object([
+                            ("juice", .string(lost.juice.id)), ("orders", .integer(lost.orders)), ("cups", .integer(lost.cups)),
+                            (
+                                "shortages",
+                                .array(
+                                    lost.shortages.map { short in
+                                        .object([
+                                            ("fruit", .string(short.fruit.id)), ("orders", .integer(short.orders)),
+                                            ("missing", .integer(short.missing)),
+                                        ])
+                                    })
+                            ),
+                        ])
+                    })
+            ),
+            (
+                "consumed",
                 .object([
-                    ("fruit", .string(item.fruit.id)), ("quantity", .integer(item.quantity)),
-                    ("consumed", .integer(item.consumed)), ("perHour", .number(item.perHour)),
-                    ("hoursLeft", item.hoursLeft.map { .number($0) } ?? .null),
-                    ("runsOutFirst", .bool(item.runsOutFirst)),
+                    ("total", .amounts(figures.consumed, includingZero: true)),
+                    (
+                        "periods",
+                        .array(
+                            figures.periods.map { period in
+                                .object([
+                                    ("start", .string(RFC3339.format(hourDate(period.startHour)))),
+                                    ("fruits", .amounts(period.consumed, includingZero: false)),
+                                ])
+                            })
+                    ),
                 ])
-            })),
+            ),
+            (
+                "stock",
+                .array(
+                    figures.outlook.map { item in
+                        .object([
+                            ("fruit", .string(item.fruit.id)), ("quantity", .integer(item.quantity)),
+                            ("consumed", .integer(item.consumed)), ("perHour", .number(item.perHour)),
+                            ("hoursLeft", item.hoursLeft.map { .number($0) } ?? .null),
+                            ("runsOutFirst", .bool(item.runsOutFirst)),
+                        ])
+                    })
+            ),
             ("unknownEvents", .integer(figures.unknownEvents)),
         ])
     }
 
     static func picklist(_ figures: ReportFigures, mode: PicklistMode) -> ConfigValue {
-        let modeValue: (String, ConfigValue) = switch mode {
-        case .cover(let duration): ("coverHours", .number(Double(duration.hours)))
-        case .target(let target): ("target", .integer(target))
-        }
+        let modeValue: (String, ConfigValue) =
+            switch mode {
+            case .cover(let duration): ("coverHours", .number(Double(duration.hours)))
+            case .target(let target): ("target", .integer(target))
+            }
         return .object([
             ("window", window(figures)),
             ("throughSequence", .number(Double(figures.throughSequence))),
             modeValue,
-            ("fruits", .array(figures.picklist(mode).map { item in
-                .object([
-                    ("fruit", .string(item.fruit.id)), ("have", .integer(item.have)),
-                    ("need", .integer(item.need)), ("bring", .integer(item.bring)),
-                ])
-            })),
+            (
+                "fruits",
+                .array(
+                    figures.picklist(mode).map { item in
+                        .object([
+                            ("fruit", .string(item.fruit.id)), ("have", .integer(item.have)),
+                            ("need", .integer(item.need)), ("bring", .integer(item.bring)),
+                        ])
+                    })
+            ),
         ])
     }
 

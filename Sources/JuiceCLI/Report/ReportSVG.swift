@@ -34,8 +34,10 @@ enum ReportSVG {
                     let length = max(1, Int((Double(row.value) / Double(maximum) * Double(barWidth)).rounded()))
                     body.append(#"<rect x="\#(margin + labelWidth)" y="\#(y - 13)" width="\#(length)" height="16" rx="2" fill="\#(fill)"/>"#)
                 }
-                body.append(text(row.text, x: margin + labelWidth + barWidth + 12, y: y,
-                                 fill: row.highlighted ? "#c62828" : "#222222", weight: row.highlighted ? "bold" : "normal"))
+                body.append(
+                    text(
+                        row.text, x: margin + labelWidth + barWidth + 12, y: y,
+                        fill: row.highlighted ? "#c62828" : "#222222", weight: row.highlighted ? "bold" : "normal"))
                 y += rowHeight
                 for note in row.notes {
                     body.append(text("· " + note, x: margin + labelWidth, y: y, size: 12, fill: "#555555"))

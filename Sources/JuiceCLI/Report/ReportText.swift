@@ -70,22 +70,27 @@ struct ReportSection: Sendable {
 
     private static func sales(_ figures: ReportFigures, _ language: Language) -> ReportSection {
         var rows = figures.sales.map { sale in
-            Row(label: Catalog.Results.name(sale.juice)(language), value: sale.cups,
+            Row(
+                label: Catalog.Results.name(sale.juice)(language), value: sale.cups,
                 text: Catalog.Report.cups(sale.cups, share: sale.share)(language))
         }
-        rows.append(Row(label: Catalog.Report.total(language), value: 0,
-                        text: Catalog.Report.totalCups(figures.cups, orders: figures.orders)(language)))
+        rows.append(
+            Row(
+                label: Catalog.Report.total(language), value: 0,
+                text: Catalog.Report.totalCups(figures.cups, orders: figures.orders)(language)))
         return ReportSection(heading: Catalog.Report.sales(language), rows: rows)
     }
 
     private static func lost(_ figures: ReportFigures, _ language: Language) -> ReportSection {
         let rows = figures.lostSales.map { lost in
-            Row(label: Catalog.Results.name(lost.juice)(language), value: lost.orders,
+            Row(
+                label: Catalog.Results.name(lost.juice)(language), value: lost.orders,
                 text: Catalog.Report.lost(orders: lost.orders, cups: lost.cups)(language),
                 notes: lost.shortages.map { Catalog.Report.short($0.fruit, missing: $0.missing, orders: $0.orders)(language) })
         }
-        return ReportSection(heading: Catalog.Report.lostSales(language), rows: rows,
-                             empty: rows.isEmpty ? Catalog.Report.noLostSales(language) : nil)
+        return ReportSection(
+            heading: Catalog.Report.lostSales(language), rows: rows,
+            empty: rows.isEmpty ? Catalog.Report.noLostSales(language) : nil)
     }
 
     private static func consumed(_ figures: ReportFigures, _ language: Language) -> ReportSection {
@@ -94,8 +99,9 @@ struct ReportSection: Sendable {
         let rows = figures.periods.map { period in
             let total = Fruit.allCases.reduce(0) { $0 + period.consumed[$1] }
             let parts = period.consumed.nonZero.map { "\($0.fruit.emoji)\($0.amount)" }.joined(separator: " ")
-            return Row(label: ReportWindow.label(hour: period.startHour, bucket: figures.window.bucket), value: total,
-                       text: parts.isEmpty ? "\(total)" : "\(total)  \(parts)")
+            return Row(
+                label: ReportWindow.label(hour: period.startHour, bucket: figures.window.bucket), value: total,
+                text: parts.isEmpty ? "\(total)" : "\(total)  \(parts)")
         }
         return ReportSection(heading: heading, rows: rows)
     }
@@ -105,8 +111,9 @@ struct ReportSection: Sendable {
             var text = Catalog.Report.left(item.quantity)(language) + ", " + ReportText.lasts(item, window: figures.window.label)(language)
             if item.perHour > 0 { text += " (" + Catalog.Report.perHour(ReportText.rate(item.perHour))(language) + ")" }
             if item.runsOutFirst { text += "  ◀ " + Catalog.Report.runsOutFirst(language) }
-            return Row(label: "\(item.fruit.emoji) \(Catalog.Results.name(item.fruit)(language))", value: item.quantity,
-                       text: text, highlighted: item.runsOutFirst)
+            return Row(
+                label: "\(item.fruit.emoji) \(Catalog.Results.name(item.fruit)(language))", value: item.quantity,
+                text: text, highlighted: item.runsOutFirst)
         }
         return ReportSection(heading: Catalog.Report.stockNow(figures.window.label)(language), rows: rows)
     }

@@ -74,7 +74,8 @@ final class LineInput {
         }
         let line = editor.read(prompt: prompt, history: history.map { histories[$0] ?? [] } ?? [])
         if let history, case .line(let text) = line, !text.trimmingWhitespace().isEmpty,
-           histories[history]?.last != text {
+            histories[history]?.last != text
+        {
             histories[history, default: []].append(text)
             if histories[history, default: []].count > Self.historyLimit { histories[history]?.removeFirst() }
         }

@@ -112,7 +112,7 @@ public final class JuiceMaker: Sendable {
         // More of one fruit than the machine can ever hold can never be made: a bad
         // value, not a shortage to journal.
         guard count >= 1, let needed = juice.recipe.multiplied(by: count),
-              Fruit.allCases.allSatisfy({ needed[$0] <= Stock.maximumQuantity })
+            Fruit.allCases.allSatisfy({ needed[$0] <= Stock.maximumQuantity })
         else { throw .invalidCount(count) }
         var result = OrderResult.made(consumed: needed)
         let stock = try commit { current, events in
@@ -243,10 +243,11 @@ public final class JuiceMaker: Sendable {
         fileprivate(set) var envelopes: [EventEnvelope]
 
         mutating func append(_ event: JuiceMakerEvent) {
-            envelopes.append(EventEnvelope(
-                sequence: nextSequence + Int64(envelopes.count),
-                id: ids.next(unixMilliseconds: milliseconds),
-                time: time, source: source, changeID: changeID, event: event))
+            envelopes.append(
+                EventEnvelope(
+                    sequence: nextSequence + Int64(envelopes.count),
+                    id: ids.next(unixMilliseconds: milliseconds),
+                    time: time, source: source, changeID: changeID, event: event))
         }
     }
 

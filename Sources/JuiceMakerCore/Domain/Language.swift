@@ -11,7 +11,8 @@ public enum Language: String, Sendable, CaseIterable {
     /// regard to case, so `kok_IN` (Konkani) is not Korean. Anything but `ko` (or
     /// nothing, or `C`/`POSIX`) means English.
     public init(environment: [String: String]) {
-        let chosen = ["LC_ALL", "LC_MESSAGES", "LANG"]
+        let chosen =
+            ["LC_ALL", "LC_MESSAGES", "LANG"]
             .lazy
             .compactMap { environment[$0] }
             .first { !$0.isEmpty } ?? ""

@@ -196,17 +196,17 @@ extension StoreError.Reason: CustomStringConvertible {
     var kind: StoreError.Kind {
         switch self {
         case .notADatabase, .cutShort, .noSchemaVersion, .stockRowsMissing, .journalRowNotAnEvent,
-             .deadLetterWithoutEventID, .damaged, .markedDamaged, .migrationFailed:
+            .deadLetterWithoutEventID, .damaged, .markedDamaged, .migrationFailed:
             .corrupt
         case .foreignDatabase: .foreign
         case .newerSchema: .newerVersion
         case .notARegularFile, .fileNotReadableWritable, .fileReadOnly, .directoryNotWritable,
-             .cannotCreateDirectory, .cannotOpen, .permissionDenied, .connectionUnavailable, .storeReadOnly,
-             .migrationNeedsWriting, .directoryMissing, .targetExists:
+            .cannotCreateDirectory, .cannotOpen, .permissionDenied, .connectionUnavailable, .storeReadOnly,
+            .migrationNeedsWriting, .directoryMissing, .targetExists:
             .inaccessible
         case .busy: .busy
         case .leaseUnavailable, .diskFull, .engineFailure, .writeAheadLogRefused, .negativeInitialStock,
-             .negativeQuantity, .sequenceRefused, .idRefused, .unexpected:
+            .negativeQuantity, .sequenceRefused, .idRefused, .unexpected:
             .io
         }
     }
@@ -247,7 +247,8 @@ extension StoreError.Reason: CustomStringConvertible {
         case let .storeReadOnly(cause):
             return "the store is read-only: \(cause)"
         case let .migrationNeedsWriting(found, supported):
-            return "the store has schema version \(found), which must be moved to \(supported) before use, and it is opened read-only; it was left untouched"
+            return
+                "the store has schema version \(found), which must be moved to \(supported) before use, and it is opened read-only; it was left untouched"
         case let .directoryMissing(directory, isFile):
             return isFile
                 ? "the directory \(directory) does not exist (a file has that name)"

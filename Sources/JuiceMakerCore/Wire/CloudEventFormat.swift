@@ -173,7 +173,7 @@ public struct WireFormatError: Error, Sendable, Equatable, CustomStringConvertib
 public enum RFC3339 {
     /// The first and last instants RFC 3339 can write: its `date-fullyear` is exactly
     /// four digits (section 5.6), so years 0000…9999 only; a date outside is clamped.
-    static let writableMilliseconds: ClosedRange<Double> = -62_167_219_200_000 ... 253_402_300_799_999
+    static let writableMilliseconds: ClosedRange<Double> = -62_167_219_200_000...253_402_300_799_999
 
     public static func format(_ date: Date) -> String {
         // To the nearest millisecond: a millisecond-precise date (every committed event
@@ -191,7 +191,8 @@ public enum RFC3339 {
         }
         func two(_ n: Int) -> String { padded(n, 2) }
         let millis = padded(milliseconds, 3)
-        return "\(padded(year, 4))-\(two(month))-\(two(day))T\(two(secondOfDay / 3600)):\(two(secondOfDay / 60 % 60)):\(two(secondOfDay % 60)).\(millis)Z"
+        return
+            "\(padded(year, 4))-\(two(month))-\(two(day))T\(two(secondOfDay / 3600)):\(two(secondOfDay / 60 % 60)):\(two(secondOfDay % 60)).\(millis)Z"
     }
 
     /// Parses `YYYY-MM-DDTHH:MM:SS[.fraction](Z|±HH:MM)`.
@@ -207,10 +208,10 @@ public enum RFC3339 {
             return value
         }
         guard bytes.count >= 20, bytes[4] == 45, bytes[7] == 45, bytes[10] == 84 || bytes[10] == 116,
-              bytes[13] == 58, bytes[16] == 58,
-              let year = number(0..<4), let month = number(5..<7), let day = number(8..<10),
-              let hour = number(11..<13), let minute = number(14..<16), let second = number(17..<19),
-              (1...12).contains(month), (1...31).contains(day), hour < 24, minute < 60, second < 61
+            bytes[13] == 58, bytes[16] == 58,
+            let year = number(0..<4), let month = number(5..<7), let day = number(8..<10),
+            let hour = number(11..<13), let minute = number(14..<16), let second = number(17..<19),
+            (1...12).contains(month), (1...31).contains(day), hour < 24, minute < 60, second < 61
         else { return nil }
         var index = 19
         var fraction = 0.0
@@ -230,10 +231,11 @@ public enum RFC3339 {
         if bytes[index] == 90 || bytes[index] == 122 {
             index += 1
         } else if bytes[index] == 43 || bytes[index] == 45, let hours = number(index + 1..<index + 3),
-                  index + 3 < bytes.count, bytes[index + 3] == 58, let minutes = number(index + 4..<index + 6),
-                  // time-numoffset = ("+" / "-") time-hour ":" time-minute, where time-hour
-                  // is 00-23 and time-minute 00-59 (RFC 3339 section 5.6).
-                  hours < 24, minutes < 60 {
+            index + 3 < bytes.count, bytes[index + 3] == 58, let minutes = number(index + 4..<index + 6),
+            // time-numoffset = ("+" / "-") time-hour ":" time-minute, where time-hour
+            // is 00-23 and time-minute 00-59 (RFC 3339 section 5.6).
+            hours < 24, minutes < 60
+        {
             offsetSeconds = (hours * 3600 + minutes * 60) * (bytes[index] == 45 ? -1 : 1)
             index += 6
         } else {

@@ -133,7 +133,7 @@ public struct ConfigurationError: Error, Sendable, Equatable, CustomStringConver
             case let .plugin(message):
                 .plugin(PluginMessage(english: TerminalText.escaped(message.english), korean: TerminalText.escaped(message.korean)))
             case .wrongType, .tooFewItems, .empty, .tooLong, .missingKey, .missingVariable, .unterminatedVariable, .malformedJSON,
-                 .cannotRead, .notUTF8, .emptyConfigPath:
+                .cannotRead, .notUTF8, .emptyConfigPath:
                 self
             }
         }

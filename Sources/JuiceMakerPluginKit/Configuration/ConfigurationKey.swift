@@ -58,9 +58,11 @@ public struct ConfigurationKey: Sendable {
     /// The JSON path of `key` inside the object at `parent`: `parent.key` for a plain
     /// name, `parent["A=B"]` (escaped) for any other.
     public static func path(_ parent: String, _ key: String) -> String {
-        let plain = !key.isEmpty && key.unicodeScalars.allSatisfy {
-            $0 == "_" || $0 == "-" || $0 == "$" || ($0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0)))
-        }
+        let plain =
+            !key.isEmpty
+            && key.unicodeScalars.allSatisfy {
+                $0 == "_" || $0 == "-" || $0 == "$" || ($0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0)))
+            }
         if plain { return parent.isEmpty ? key : "\(parent).\(key)" }
         return "\(parent)[\(quoted(key))]"
     }
@@ -241,7 +243,7 @@ public indirect enum ConfigurationType: Sendable {
                 }
             case .httpURL:
                 guard let url = URL(string: text), let scheme = url.scheme?.lowercased(), ["http", "https"].contains(scheme),
-                      let host = url.host, !host.isEmpty
+                    let host = url.host, !host.isEmpty
                 else { throw fail(.notAllowed(value: quoted(URLCredentials.redacted(text)), expected: expected)) }
             }
         }

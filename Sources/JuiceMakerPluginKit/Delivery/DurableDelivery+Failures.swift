@@ -41,18 +41,24 @@ extension DurableDelivery {
             let retry = DeliveryRetryState(
                 sequence: envelope.sequence, attempts: attempt, nextAttemptAt: now, lastError: failure.reason, disabled: true)
             _ = write { () throws(StoreError) in try journal.setRetryState(retry, for: name) }
-            reportError(PluginMessage(
-                english: "\(failure.message.english); delivery is stopped and events wait in the journal; `juice subscribers retry \(name)` resumes it",
-                korean: "\(failure.message.korean). 전달을 멈췄고 이벤트는 저널에서 기다립니다. `juice subscribers retry \(name)`로 다시 시작하세요"))
+            reportError(
+                PluginMessage(
+                    english:
+                        "\(failure.message.english); delivery is stopped and events wait in the journal; `juice subscribers retry \(name)` resumes it",
+                    korean: "\(failure.message.korean). 전달을 멈췄고 이벤트는 저널에서 기다립니다. `juice subscribers retry \(name)`로 다시 시작하세요"))
         } else if let delay = schedule.delay(afterFailedAttempt: attempt, retryAfter: failure.retryAfter) {
             let retry = DeliveryRetryState(
                 sequence: envelope.sequence, attempts: attempt, nextAttemptAt: now + delay, lastError: failure.reason)
             _ = write { () throws(StoreError) in try journal.setRetryState(retry, for: name) }
             if firstReport {
                 let next = RetrySchedule.message(seconds: delay)
-                reportError(PluginMessage(
-                    english: "event \(envelope.sequence) not delivered (\(failure.message.english)); attempt \(attempt) of \(schedule.maximumAttempts), next in \(next.english); it waits in the journal",
-                    korean: "이벤트 \(envelope.sequence)을(를) 전달하지 못했습니다(\(failure.message.korean)). \(schedule.maximumAttempts)번 중 \(attempt)번째 시도였고 \(next.korean) 뒤에 다시 시도합니다. 이벤트는 저널에서 기다립니다"))
+                reportError(
+                    PluginMessage(
+                        english:
+                            "event \(envelope.sequence) not delivered (\(failure.message.english)); attempt \(attempt) of \(schedule.maximumAttempts), next in \(next.english); it waits in the journal",
+                        korean:
+                            "이벤트 \(envelope.sequence)을(를) 전달하지 못했습니다(\(failure.message.korean)). \(schedule.maximumAttempts)번 중 \(attempt)번째 시도였고 \(next.korean) 뒤에 다시 시도합니다. 이벤트는 저널에서 기다립니다"
+                    ))
             }
         } else {
             let letter = DeadLetter(
@@ -63,19 +69,28 @@ extension DurableDelivery {
                 try journal.setRetryState(nil, for: name)
             }
             guard recorded else { return }
-            update { $0.handledUpTo = envelope.sequence; $0.statistics.deadLettered += 1 }
+            update {
+                $0.handledUpTo = envelope.sequence; $0.statistics.deadLettered += 1
+            }
             persistCursor()
-            reportError(PluginMessage(
-                english: "gave up on event \(envelope.sequence) (id \(envelope.id)) after \(attempt) attempt(s): \(failure.message.english); `juice subscribers retry \(name) --dead-letters` sends it again",
-                korean: "이벤트 \(envelope.sequence)(id \(envelope.id))을(를) \(attempt)번 시도한 뒤 포기했습니다: \(failure.message.korean). `juice subscribers retry \(name) --dead-letters`로 다시 보내세요"))
+            reportError(
+                PluginMessage(
+                    english:
+                        "gave up on event \(envelope.sequence) (id \(envelope.id)) after \(attempt) attempt(s): \(failure.message.english); `juice subscribers retry \(name) --dead-letters` sends it again",
+                    korean:
+                        "이벤트 \(envelope.sequence)(id \(envelope.id))을(를) \(attempt)번 시도한 뒤 포기했습니다: \(failure.message.korean). `juice subscribers retry \(name) --dead-letters`로 다시 보내세요"
+                ))
         }
     }
 
     /// What shutdown says when it cancels an attempt under way.
     static func handedOver(_ sequence: Int64) -> PluginMessage {
         PluginMessage(
-            english: "event \(sequence) was still being delivered when juice had to exit (flushDeadlineSeconds); handed over to the next run: it waits in the journal and the next juice command or `juice deliver` sends it again",
-            korean: "juice가 끝나야 할 때(flushDeadlineSeconds) 이벤트 \(sequence)을(를) 아직 전달하는 중이었습니다. 다음 실행에 넘깁니다: 이벤트는 저널에서 기다리고, 다음 juice 명령이나 `juice deliver`가 다시 보냅니다")
+            english:
+                "event \(sequence) was still being delivered when juice had to exit (flushDeadlineSeconds); handed over to the next run: it waits in the journal and the next juice command or `juice deliver` sends it again",
+            korean:
+                "juice가 끝나야 할 때(flushDeadlineSeconds) 이벤트 \(sequence)을(를) 아직 전달하는 중이었습니다. 다음 실행에 넘깁니다: 이벤트는 저널에서 기다리고, 다음 juice 명령이나 `juice deliver`가 다시 보냅니다"
+        )
     }
 
     /// A journal row that cannot be read (damaged JSON, a type from a newer `juice`)
@@ -93,11 +108,14 @@ extension DurableDelivery {
             if retry?.sequence == row.sequence { try journal.setRetryState(nil, for: name) }
         }
         guard recorded else { return false }
-        state.withLock { $0.handledUpTo = row.sequence; $0.statistics.deadLettered += 1 }
+        state.withLock {
+            $0.handledUpTo = row.sequence; $0.statistics.deadLettered += 1
+        }
         persistCursor()
-        reportError(PluginMessage(
-            english: "skipped event \(row.sequence): \(reason); kept as a dead letter (`juice subscribers` shows it), the events after it go on",
-            korean: "이벤트 \(row.sequence)을(를) 건너뛰었습니다: 저널 항목을 읽을 수 없습니다(\(row.reason)). 데드 레터로 남기고(`juice subscribers`에서 보임) 다음 이벤트를 계속 전달합니다"))
+        reportError(
+            PluginMessage(
+                english: "skipped event \(row.sequence): \(reason); kept as a dead letter (`juice subscribers` shows it), the events after it go on",
+                korean: "이벤트 \(row.sequence)을(를) 건너뛰었습니다: 저널 항목을 읽을 수 없습니다(\(row.reason)). 데드 레터로 남기고(`juice subscribers`에서 보임) 다음 이벤트를 계속 전달합니다"))
         return true
     }
 
@@ -107,22 +125,25 @@ extension DurableDelivery {
         guard let letters = try? journal.deadLetters(for: name) else { return }
         for letter in letters where !isStopping {
             guard let entry = try? journal.entries(after: letter.sequence - 1, limit: 1).first,
-                  entry.sequence == letter.sequence else { continue }
+                entry.sequence == letter.sequence
+            else { continue }
             guard case .event(let envelope) = entry else {
                 if case .unreadable(let row) = entry {
                     update { $0.statistics.failed += 1 }
-                    reportError(PluginMessage(
-                        english: "dead letter \(letter.sequence) still cannot be read (\(row.reason)); it stays a dead letter",
-                        korean: "데드 레터 \(letter.sequence)은(는) 여전히 읽을 수 없어(\(row.reason)) 데드 레터로 남습니다"))
+                    reportError(
+                        PluginMessage(
+                            english: "dead letter \(letter.sequence) still cannot be read (\(row.reason)); it stays a dead letter",
+                            korean: "데드 레터 \(letter.sequence)은(는) 여전히 읽을 수 없어(\(row.reason)) 데드 레터로 남습니다"))
                 }
                 continue
             }
             update { $0.statistics.attempts += 1 }
             if let failure = attempt(envelope) {
                 update { $0.statistics.failed += 1 }
-                reportError(PluginMessage(
-                    english: "dead letter \(letter.sequence) still not delivered: \(failure.message.english)",
-                    korean: "배달 못 한 이벤트 \(letter.sequence)을(를) 여전히 전달하지 못했습니다: \(failure.message.korean)"))
+                reportError(
+                    PluginMessage(
+                        english: "dead letter \(letter.sequence) still not delivered: \(failure.message.english)",
+                        korean: "배달 못 한 이벤트 \(letter.sequence)을(를) 여전히 전달하지 못했습니다: \(failure.message.korean)"))
                 continue
             }
             update { $0.statistics.redelivered += 1 }

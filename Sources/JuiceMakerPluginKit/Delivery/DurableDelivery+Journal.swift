@@ -37,11 +37,15 @@ extension DurableDelivery {
     }
 
     func reportStoreFailure(_ error: StoreError) {
-        if update({ state in defer { state.storeFailureReported = true }; return !state.storeFailureReported }) {
+        if update({ state in
+            defer { state.storeFailureReported = true }; return !state.storeFailureReported
+        }) {
             let store = describeStoreError(error)
-            reportError(PluginMessage(
-                english: "cannot read or update its place in the journal: store \(error.path): \(store.english); delivery resumes when the store answers",
-                korean: "저널에서 전달 위치를 읽거나 고칠 수 없습니다. 저장소 \(error.path): \(store.korean). 저장소가 응답하면 전달을 다시 시작합니다"))
+            reportError(
+                PluginMessage(
+                    english:
+                        "cannot read or update its place in the journal: store \(error.path): \(store.english); delivery resumes when the store answers",
+                    korean: "저널에서 전달 위치를 읽거나 고칠 수 없습니다. 저장소 \(error.path): \(store.korean). 저장소가 응답하면 전달을 다시 시작합니다"))
         }
     }
 

@@ -265,7 +265,9 @@ public final class DurableDelivery: Sendable {
                 waitForWork(after: served, until: .now + .seconds(1))
                 continue
             }
-            if update({ state in defer { state.redeliverDeadLetters = false }; return state.redeliverDeadLetters }) {
+            if update({ state in
+                defer { state.redeliverDeadLetters = false }; return state.redeliverDeadLetters
+            }) {
                 redeliverDeadLetters()
             }
             let cursor: Int64
@@ -341,7 +343,9 @@ public final class DurableDelivery: Sendable {
                 continue
             }
             if let kinds, !kinds.contains(envelope.event.kind) {
-                update { $0.handledUpTo = envelope.sequence; $0.statistics.skipped += 1 }
+                update {
+                    $0.handledUpTo = envelope.sequence; $0.statistics.skipped += 1
+                }
                 continue
             }
             var attempts = 0
@@ -349,7 +353,9 @@ public final class DurableDelivery: Sendable {
             if let retry, retry.sequence == envelope.sequence {
                 attempts = retry.attempts
                 let wait = retry.nextAttemptAt - Date().timeIntervalSince1970
-                let forced = update { state in defer { state.forceAttempt = false }; return state.forceAttempt }
+                let forced = update { state in
+                    defer { state.forceAttempt = false }; return state.forceAttempt
+                }
                 if wait > 0, forced { early = retry }
                 if wait > 0, !forced {
                     persistCursor()
@@ -368,7 +374,9 @@ public final class DurableDelivery: Sendable {
                 recordFailure(of: envelope, attempt: attempts + 1, failure: failure, early: early)
                 return
             }
-            update { $0.handledUpTo = envelope.sequence; $0.statistics.delivered += 1 }
+            update {
+                $0.handledUpTo = envelope.sequence; $0.statistics.delivered += 1
+            }
             if attempts > 0 {
                 _ = write { () throws(StoreError) in try journal.setRetryState(nil, for: name) }
             }
@@ -390,7 +398,9 @@ public final class DurableDelivery: Sendable {
             }
             done.signal()
         }
-        if update({ state in state.current = task; state.currentSequence = envelope.sequence; return state.stopping }) {
+        if update({ state in
+            state.current = task; state.currentSequence = envelope.sequence; return state.stopping
+        }) {
             task.cancel()
         }
         done.wait()

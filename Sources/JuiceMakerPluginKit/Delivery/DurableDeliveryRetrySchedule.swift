@@ -49,12 +49,13 @@ public struct RetrySchedule: Sendable, Equatable {
     /// `seconds` as `describe` words it, in both languages ("5 s", "5초").
     public static func message(seconds: Double) -> PluginMessage {
         let english = describe(seconds: seconds)
-        let korean = switch seconds {
-        case ..<1: "\(Int((seconds * 1000).rounded()))밀리초"
-        case ..<120: "\(Int(seconds.rounded()))초"
-        case ..<7_200: "\(Int((seconds / 60).rounded()))분"
-        default: "\(Int((seconds / 3_600).rounded()))시간"
-        }
+        let korean =
+            switch seconds {
+            case ..<1: "\(Int((seconds * 1000).rounded()))밀리초"
+            case ..<120: "\(Int(seconds.rounded()))초"
+            case ..<7_200: "\(Int((seconds / 60).rounded()))분"
+            default: "\(Int((seconds / 3_600).rounded()))시간"
+            }
         return PluginMessage(english: english, korean: korean)
     }
 }

@@ -42,7 +42,8 @@ public enum FuzzInput {
                 FileHandle.standardError.write(Data("fuzz replay: no such file or directory: \(argument)\n".utf8))
                 exit(66)
             }
-            let files = isDirectory.boolValue
+            let files =
+                isDirectory.boolValue
                 ? ((try? FileManager.default.contentsOfDirectory(atPath: argument)) ?? []).sorted().map { argument + "/" + $0 }
                 : [argument]
             for file in files {
