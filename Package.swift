@@ -119,8 +119,8 @@ let package = Package(
             name: "JuiceBench",
             dependencies: [
                 "Locking", "EventBus", "JuiceMakerCore", "JuiceMakerPluginKit", "SQLiteStore", "CSQLite", "LoggerPlugin",
-                "CLINotifierPlugin", "WebhookPlugin", "JuiceCLI",
-            ]),
+                "CLINotifierPlugin", "WebhookPlugin", "JuiceCLI", "FleetConfiguration",
+            ] + natsDependency + (withNATS ? ["CNATS"] : [])),
         /// A small process the store tests start many times at once (orders, restocks, crashes).
         .executableTarget(name: "JuiceStoreProbe", dependencies: ["Locking", "JuiceMakerCore", "SQLiteStore"]),
 
@@ -138,8 +138,9 @@ let package = Package(
         /// Real `nats-server -js` processes on loopback; skipped (one line) without NATS.
         .testTarget(
             name: "FleetTests",
-            dependencies: ["JuiceCLI", "juice", "JuiceMakerCore", "JuiceMakerPluginKit", "FleetConfiguration", "Locking", "CCrypto"]
-                + natsDependency),
+            dependencies: [
+                "JuiceCLI", "juice", "JuiceMakerCore", "JuiceMakerPluginKit", "FleetConfiguration", "Locking", "CCrypto", "SQLiteStore",
+            ] + natsDependency),
 
         // Fuzz targets (Tests/Fuzz, run.sh): a plain build replays the corpus files given
         // as arguments; built with -sanitize=fuzzer,address -DFUZZING, a libFuzzer target.

@@ -35,6 +35,12 @@ public protocol EventJournal: AnyObject, Sendable {
     /// way. A store with an index answers from it without reading the rest.
     func events(after sequence: Int64, kinds: Set<EventKind>?, limit: Int, newest: Bool) throws(StoreError) -> [EventEnvelope]
 
+    /// The CloudEvents structured JSON (`CloudEventFormat.encode`) of up to `limit`
+    /// events after `sequence`, oldest first, each with its sequence: what a
+    /// destination that sends that JSON needs, without decoding and encoding again. A
+    /// store that keeps the text answers with it as committed.
+    func eventTexts(after sequence: Int64, limit: Int) throws(StoreError) -> [(sequence: Int64, text: String)]
+
     /// Waits until an event after `sequence` exists (committed by any process) or
     /// `timeout` passes, without spinning the CPU. Returns whether one exists.
     func waitForEvents(after sequence: Int64, timeout: Duration) throws(StoreError) -> Bool
@@ -93,6 +99,11 @@ public final class DeliveryLease: Sendable {
 }
 
 extension EventJournal {
+    /// The events encoded: for journals that do not keep the text.
+    public func eventTexts(after sequence: Int64, limit: Int) throws(StoreError) -> [(sequence: Int64, text: String)] {
+        try events(after: sequence, limit: limit).map { ($0.sequence, CloudEventFormat.encode($0)) }
+    }
+
     /// Pages through `events(after:limit:)`: for journals without an index.
     public func events(after sequence: Int64, kinds: Set<EventKind>?, limit: Int, newest: Bool) throws(StoreError) -> [EventEnvelope] {
         guard limit > 0 else { return [] }

@@ -15,7 +15,8 @@ import Synchronization
 /// - **At least once, one resend per crash at most.** The cursor never moves past an
 ///   event before the destination accepted it (or it became a dead letter), and it is
 ///   written after each success before the next event is offered, so a crash resends
-///   at most the event under way. The event `id` is the same on every attempt:
+///   at most the event under way (a destination with a `cursorBatch` above 1: at most
+///   that many accepted events, written together). The event `id` is the same on every attempt:
 ///   receivers use it as the idempotency key.
 /// - **One runner per subscriber.** A runner delivers only while it holds the
 ///   subscriber's lease (`EventJournal.takeDeliveryLease`); one that cannot take it
@@ -23,7 +24,8 @@ import Synchronization
 ///   at each wake-up and, while following, every `leaseRetryInterval`.
 /// - **Off the cooperative pool.** Journal reads and writes, and the waits between
 ///   passes, run on the runner's own thread; the destination's `deliver` runs in a
-///   task the thread waits for (and shutdown cancels).
+///   task the thread waits for (and shutdown cancels), a `BlockingDurableDestination`'s
+///   `deliverBlocking` on the thread itself.
 /// - **Retries on a schedule.** A failed event is retried per `schedule`; its
 ///   attempts and next attempt are kept in the journal (`retryState`), so the schedule
 ///   holds across processes. After the last attempt it is recorded as a dead letter
@@ -303,6 +305,12 @@ public final class DurableDelivery: Sendable {
 
     /// Delivers `batch` in order until it ends, an event fails or must wait.
     private func deliver(_ batch: [EventEnvelope], retry: DeliveryRetryState?, served: UInt64) {
+        let cursorBatch = max(1, destination.cursorBatch)
+        // What will be offered, for a blocking destination's look ahead.
+        let offered = kinds.map { kinds in batch.filter { kinds.contains($0.event.kind) } } ?? batch
+        var position = 0
+        var unrecorded = 0
+        defer { if unrecorded > 0 { persistCursor() } }
         for envelope in batch {
             if isStopping { return }
             if let kinds, !kinds.contains(envelope.event.kind) {
@@ -328,7 +336,8 @@ public final class DurableDelivery: Sendable {
                 state.forceAttempt = false
                 state.statistics.attempts += 1
             }
-            if let failure = attempt(envelope) {
+            position = offered[position...].firstIndex { $0.sequence == envelope.sequence } ?? position
+            if let failure = attempt(envelope, upcoming: offered[min(position + 1, offered.count)...]) {
                 persistCursor()
                 recordFailure(of: envelope, attempt: attempts + 1, failure: failure, early: early)
                 return
@@ -337,13 +346,26 @@ public final class DurableDelivery: Sendable {
             if attempts > 0 {
                 _ = write { () throws(StoreError) in try journal.setRetryState(nil, for: name) }
             }
-            persistCursor()
+            unrecorded += 1
+            if unrecorded >= cursorBatch || attempts > 0 {
+                persistCursor()
+                unrecorded = 0
+            }
         }
     }
 
     /// Hands `envelope` to the destination in a task (cancelled by shutdown) and
-    /// waits for it on this thread; the failure, if it failed.
-    func attempt(_ envelope: EventEnvelope) -> DeliveryFailure? {
+    /// waits for it on this thread, or to a `BlockingDurableDestination` on this
+    /// thread directly; the failure, if it failed.
+    func attempt(_ envelope: EventEnvelope, upcoming: ArraySlice<EventEnvelope> = []) -> DeliveryFailure? {
+        if let blocking = destination as? any BlockingDurableDestination {
+            do throws(DeliveryFailure) {
+                try blocking.deliverBlocking(envelope, upcoming: upcoming)
+                return nil
+            } catch {
+                return error
+            }
+        }
         let outcome = Locked<DeliveryFailure?>(nil)
         let done = DispatchSemaphore(value: 0)
         let destination = destination
