@@ -221,7 +221,7 @@ final class NATSDestination: BlockingDurableDestination {
                 let after = sent.last ?? envelope.sequence
                 let room = Self.window - sent.count - due.count
                 if let upcoming {
-                    due += upcoming.drop { $0.sequence <= after }.prefix(room)
+                    due += upcoming.lazy.filter { [kinds] in $0.sequence > after && kinds?.contains($0.event.kind) ?? true }.prefix(room)
                 } else {
                     due += (try? journal.events(after: after, kinds: kinds, limit: room, newest: false)) ?? []
                 }

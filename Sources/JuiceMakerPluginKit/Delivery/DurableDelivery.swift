@@ -304,15 +304,32 @@ public final class DurableDelivery: Sendable {
     }
 
     /// Delivers `batch` in order until it ends, an event fails or must wait.
-    private func deliver(_ batch: [EventEnvelope], retry: DeliveryRetryState?, served: UInt64) {
+    ///
+    /// For a `BlockingDurableDestination` the batch is read further ahead (the next
+    /// `batchSize` once fewer than half remain), so the destination's look ahead
+    /// (`upcoming`) never runs dry at a batch's end: a pipelined destination keeps
+    /// publishing while the runner reads.
+    private func deliver(_ first: [EventEnvelope], retry: DeliveryRetryState?, served: UInt64) {
         let cursorBatch = max(1, destination.cursorBatch)
-        // What will be offered, for a blocking destination's look ahead.
-        let offered = kinds.map { kinds in batch.filter { kinds.contains($0.event.kind) } } ?? batch
-        var position = 0
+        let readsAhead = destination is any BlockingDurableDestination
+        var batch = first
+        var more = first.count == Self.batchSize
+        var index = 0
         var unrecorded = 0
         defer { if unrecorded > 0 { persistCursor() } }
-        for envelope in batch {
+        while index < batch.count {
+            let envelope = batch[index]
+            index += 1
             if isStopping { return }
+            if readsAhead, more, batch.count - index < Self.batchSize / 2, let last = batch.last {
+                let next = (try? journal.events(after: last.sequence, limit: Self.batchSize)) ?? []
+                more = next.count == Self.batchSize
+                if index > Self.batchSize * 4 {
+                    batch.removeFirst(index)
+                    index = 0
+                }
+                batch += next
+            }
             if let kinds, !kinds.contains(envelope.event.kind) {
                 update { $0.handledUpTo = envelope.sequence; $0.statistics.skipped += 1 }
                 continue
@@ -336,8 +353,7 @@ public final class DurableDelivery: Sendable {
                 state.forceAttempt = false
                 state.statistics.attempts += 1
             }
-            position = offered[position...].firstIndex { $0.sequence == envelope.sequence } ?? position
-            if let failure = attempt(envelope, upcoming: offered[min(position + 1, offered.count)...]) {
+            if let failure = attempt(envelope, upcoming: batch[index...]) {
                 persistCursor()
                 recordFailure(of: envelope, attempt: attempts + 1, failure: failure, early: early)
                 return

@@ -32,9 +32,10 @@ extension DurableDestination {
 /// which the runner stops (`DurableDelivery.shutdown` still returns by its deadline).
 public protocol BlockingDurableDestination: DurableDestination {
     /// Hands `envelope` over, or throws why not, as `deliver` does; may block, up to
-    /// the destination's own timeout. `upcoming`: the events the runner will offer
-    /// next, in order (its filter applied), from the batch it holds: a destination may
-    /// start on them early (publish ahead), but must accept each only when offered.
+    /// the destination's own timeout. `upcoming`: the events after it in the batch the
+    /// runner holds, in order, before its `kinds` filter (those it leaves out are not
+    /// offered): a destination may start on them early (publish ahead), but must
+    /// accept each only when offered.
     func deliverBlocking(_ envelope: EventEnvelope, upcoming: ArraySlice<EventEnvelope>) throws(DeliveryFailure)
 }
 
