@@ -124,14 +124,17 @@ public final class NATSPublisher: DurableDeliveryPlugin {
 /// The stream as a durable destination: one connection, made on first use (and again
 /// after it is lost), the stream checked once per connection.
 ///
-/// Pipelined: the runner offers one event at a time and moves the cursor when
-/// `deliver` returns, so `deliver` returns only once that event's PubAck is in. But it
-/// also publishes the events after it (read from the journal, the same `kinds`)
-/// without waiting, up to `window` outstanding; when the runner offers the next one
-/// its PubAck is usually in already. The cursor still moves one PubAck at a time, in
-/// journal order. After a failure every outstanding publish is forgotten and sent
-/// again later with the same `Nats-Msg-Id`: the stream's duplicate window drops
-/// those that had been stored.
+/// Pipelined: the runner offers one event at a time, on its own thread
+/// (`BlockingDurableDestination`), and `deliver` returns only once that event's
+/// PubAck is in. But it also publishes the events after it (the runner's `upcoming`
+/// ones, with the same `kinds`) without waiting, up to `window` outstanding, topped up
+/// once half of the window is acknowledged; when the runner offers the next one its
+/// PubAck is usually in already. Bodies are the journal's committed CloudEvents JSON
+/// (`eventTexts`), not decoded and encoded again. The runner writes the cursor once
+/// per `cursorBatch` PubAcks, in journal order, never past an event whose PubAck is not
+/// in. After a failure every outstanding publish is forgotten and sent again later
+/// with the same `Nats-Msg-Id`: the stream's duplicate window drops those that had
+/// been stored.
 final class NATSDestination: BlockingDurableDestination {
     /// Publishes waiting for their PubAck at most.
     static let window = 256
@@ -149,8 +152,10 @@ final class NATSDestination: BlockingDurableDestination {
     let journal: any EventJournal
     let kinds: Set<EventKind>?
     private let connection = Locked<NATSConnection?>(nil)
-    /// Sequences published and not yet awaited, in order; only the publishing queue uses it.
-    private let outstanding = Locked<[Int64]>([])
+    /// Publishes not yet awaited, in order; only the publishing queue uses it.
+    private let outstanding = Locked<[(sequence: Int64, id: String)]>([])
+    /// How many PubAcks later a waiting publish also lets come (`awaitAck(then:)`).
+    static let ackGroup = 32
     private let closed = Locked(false)
     private let queue = DispatchQueue(label: "juice.nats.publish")
 
@@ -210,7 +215,7 @@ final class NATSDestination: BlockingDurableDestination {
         do throws(NATSError) {
             var sent = outstanding.withLock { $0 }
             var due: [EventEnvelope] = []
-            if sent.first != envelope.sequence {
+            if sent.first?.sequence != envelope.sequence {
                 // Not the one published ahead (the first offer, or after a failure): start over from it.
                 live.forgetOutstandingAcks()
                 sent = []
@@ -218,7 +223,7 @@ final class NATSDestination: BlockingDurableDestination {
             }
             // Read ahead once half of the window is acknowledged (not one read per event).
             if sent.count + due.count <= Self.window / 2 {
-                let after = sent.last ?? envelope.sequence
+                let after = sent.last?.sequence ?? envelope.sequence
                 let room = Self.window - sent.count - due.count
                 if let upcoming {
                     due += upcoming.lazy.filter { [kinds] in $0.sequence > after && kinds?.contains($0.event.kind) ?? true }.prefix(room)
@@ -230,14 +235,15 @@ final class NATSDestination: BlockingDurableDestination {
             for next in due {
                 do throws(NATSError) {
                     try send(next, body: bodies[next.sequence], on: live)
-                    sent.append(next.sequence)
+                    sent.append((next.sequence, next.id.description))
                 } catch {
                     if sent.isEmpty { throw error }  // the offered event itself
                     break  // the next offer finds it unsent and sends it itself
                 }
             }
             outstanding.withLock { $0 = Array(sent.dropFirst()) }
-            try live.awaitAck(messageID: envelope.id.description)
+            let later = sent.count > 1 ? sent[min(Self.ackGroup, sent.count - 1)].id : nil
+            try live.awaitAck(messageID: envelope.id.description, then: later)
         } catch {
             outstanding.withLock { $0 = [] }
             live.forgetOutstandingAcks()

@@ -249,6 +249,10 @@ struct FleetDeliverCommand: JuiceCommand {
                 throw FleetCommandSupport.failure(error)
             }
             journals.append(journal)
+            // A subscriber a permanent refusal disabled is enabled again by a new run, as
+            // before its state was kept (`juice subscribers retry` acts on the local journal).
+            let kept = Fleet.bookkeepingName(name)
+            if let retry = try? local.retryState(for: kept), retry.disabled { try? local.setRetryState(nil, for: kept) }
             do throws(PluginError) {
                 try built.plugin.attach(to: PluginHost(
                     maker: maker, journal: journal, reportError: report, describeStoreError: Catalog.Errors.storeForPlugin))

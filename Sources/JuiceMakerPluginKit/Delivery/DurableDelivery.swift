@@ -51,6 +51,8 @@ public final class DurableDelivery: Sendable {
 
     let journal: any EventJournal
     let destination: any DurableDestination
+    /// `destination` when it delivers on the runner's thread; looked up once.
+    let blockingDestination: (any BlockingDurableDestination)?
     let reportError: @Sendable (PluginMessage) -> Void
     let describeStoreError: @Sendable (StoreError) -> PluginMessage
     /// The runner's state; its thread waits on it, `change` wakes it.
@@ -100,6 +102,7 @@ public final class DurableDelivery: Sendable {
         self.kinds = kinds
         self.schedule = schedule
         self.destination = destination
+        blockingDestination = destination as? any BlockingDurableDestination
         self.reportError = reportError
         self.describeStoreError = describeStoreError
     }
@@ -311,7 +314,7 @@ public final class DurableDelivery: Sendable {
     /// publishing while the runner reads.
     private func deliver(_ first: [EventEnvelope], retry: DeliveryRetryState?, served: UInt64) {
         let cursorBatch = max(1, destination.cursorBatch)
-        let readsAhead = destination is any BlockingDurableDestination
+        let readsAhead = blockingDestination != nil
         var batch = first
         var more = first.count == Self.batchSize
         var index = 0
@@ -374,7 +377,7 @@ public final class DurableDelivery: Sendable {
     /// waits for it on this thread, or to a `BlockingDurableDestination` on this
     /// thread directly; the failure, if it failed.
     func attempt(_ envelope: EventEnvelope, upcoming: ArraySlice<EventEnvelope> = []) -> DeliveryFailure? {
-        if let blocking = destination as? any BlockingDurableDestination {
+        if let blocking = blockingDestination {
             do throws(DeliveryFailure) {
                 try blocking.deliverBlocking(envelope, upcoming: upcoming)
                 return nil
