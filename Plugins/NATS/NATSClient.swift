@@ -369,14 +369,10 @@ public final class NATSConnection: @unchecked Sendable {
 
     /// Waits for the PubAck of an asynchronous publish: returns whether the stream called
     /// it a duplicate, or throws its failure (also when none came within the timeout).
-    ///
-    /// `then`: a later publish's id. When this one's PubAck is not in yet, the wait
-    /// also lets that one's come (a few milliseconds at most), so a caller that offers
-    /// publishes one at a time wakes once per group of PubAcks, not once per PubAck.
     @discardableResult
-    public func awaitAck(messageID: String, then later: String? = nil) throws(NATSError) -> Bool {
+    public func awaitAck(messageID: String) throws(NATSError) -> Bool {
         let deadline = ContinuousClock.now + .milliseconds(timeoutMilliseconds + 500)
-        switch acks.wait(for: messageID, then: later, until: deadline) {
+        switch acks.wait(for: messageID, until: deadline) {
         case .stored(let duplicate): return duplicate
         case .failed(let error): throw error
         case nil:
@@ -463,8 +459,6 @@ final class PubAcks: Sendable {
     private struct State {
         var expected: Set<String> = []
         var outcomes: [String: PubAckOutcome] = [:]
-        /// The id a waiting thread wants woken for; other outcomes wake nobody.
-        var awaited: String?
     }
 
     private let state = LockedCondition(State())
@@ -490,37 +484,18 @@ final class PubAcks: Sendable {
         }
     }
 
-    /// Called on libnats' thread. An outcome nobody expects (forgotten) is dropped; only
-    /// the awaited one (or a failure) wakes the waiting thread.
+    /// Called on libnats' thread. An outcome nobody expects (forgotten) is dropped.
     func record(_ id: String, _ outcome: PubAckOutcome) {
-        let wakes = state.withLock { state -> Bool in
-            guard state.expected.contains(id) else { return false }
+        state.change { state in
+            guard state.expected.contains(id) else { return }
             state.outcomes[id] = outcome
-            if case .failed = outcome { return true }
-            return state.awaited == id
         }
-        if wakes { state.change { _ in } }
     }
 
-    /// How long a waiter lets the PubAck of `then` come once its own is in.
-    static let groupWait = Duration.milliseconds(5)
-
-    /// The outcome for `id`, taken; `nil` when none came by `deadline`. When it was not
-    /// in at once, also waits (up to `groupWait`) for the outcome of `later`.
-    func wait(for id: String, then later: String?, until deadline: ContinuousClock.Instant) -> PubAckOutcome? {
-        let ready = state.withLock { $0.outcomes[id] != nil }
-        if !ready {
-            state.withLock { $0.awaited = id }
-            _ = state.wait(until: deadline) { $0.outcomes[id] != nil }
-            if let later, state.withLock({ $0.outcomes[id].map { if case .stored = $0 { true } else { false } } ?? false }) {
-                state.withLock { $0.awaited = later }
-                _ = state.wait(until: min(deadline, .now + Self.groupWait)) { state in
-                    state.outcomes[later] != nil || !state.expected.contains(later)
-                }
-            }
-            state.withLock { $0.awaited = nil }
-        }
-        return state.withLock { state in
+    /// The outcome for `id`, taken; `nil` when none came by `deadline`.
+    func wait(for id: String, until deadline: ContinuousClock.Instant) -> PubAckOutcome? {
+        _ = state.wait(until: deadline) { $0.outcomes[id] != nil }
+        return state.change { state in
             state.expected.remove(id)
             return state.outcomes.removeValue(forKey: id)
         }

@@ -152,10 +152,8 @@ final class NATSDestination: BlockingDurableDestination {
     let journal: any EventJournal
     let kinds: Set<EventKind>?
     private let connection = Locked<NATSConnection?>(nil)
-    /// Publishes not yet awaited, in order; only the publishing queue uses it.
-    private let outstanding = Locked<[(sequence: Int64, id: String)]>([])
-    /// How many PubAcks later a waiting publish also lets come (`awaitAck(then:)`).
-    static let ackGroup = 32
+    /// Sequences published and not yet awaited, in order; only the publishing queue uses it.
+    private let outstanding = Locked<[Int64]>([])
     private let closed = Locked(false)
     private let queue = DispatchQueue(label: "juice.nats.publish")
 
@@ -215,7 +213,7 @@ final class NATSDestination: BlockingDurableDestination {
         do throws(NATSError) {
             var sent = outstanding.withLock { $0 }
             var due: [EventEnvelope] = []
-            if sent.first?.sequence != envelope.sequence {
+            if sent.first != envelope.sequence {
                 // Not the one published ahead (the first offer, or after a failure): start over from it.
                 live.forgetOutstandingAcks()
                 sent = []
@@ -223,7 +221,7 @@ final class NATSDestination: BlockingDurableDestination {
             }
             // Read ahead once half of the window is acknowledged (not one read per event).
             if sent.count + due.count <= Self.window / 2 {
-                let after = sent.last?.sequence ?? envelope.sequence
+                let after = sent.last ?? envelope.sequence
                 let room = Self.window - sent.count - due.count
                 if let upcoming {
                     due += upcoming.lazy.filter { [kinds] in $0.sequence > after && kinds?.contains($0.event.kind) ?? true }.prefix(room)
@@ -235,15 +233,14 @@ final class NATSDestination: BlockingDurableDestination {
             for next in due {
                 do throws(NATSError) {
                     try send(next, body: bodies[next.sequence], on: live)
-                    sent.append((next.sequence, next.id.description))
+                    sent.append(next.sequence)
                 } catch {
                     if sent.isEmpty { throw error }  // the offered event itself
                     break  // the next offer finds it unsent and sends it itself
                 }
             }
             outstanding.withLock { $0 = Array(sent.dropFirst()) }
-            let later = sent.count > 1 ? sent[min(Self.ackGroup, sent.count - 1)].id : nil
-            try live.awaitAck(messageID: envelope.id.description, then: later)
+            try live.awaitAck(messageID: envelope.id.description)
         } catch {
             outstanding.withLock { $0 = [] }
             live.forgetOutstandingAcks()
