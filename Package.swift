@@ -125,8 +125,8 @@ let package = Package(
             name: "JuiceBench",
             dependencies: [
                 "Locking", "EventBus", "JuiceMakerCore", "JuiceMakerPluginKit", "SQLiteStore", "CSQLite", "LoggerPlugin",
-                "CLINotifierPlugin", "WebhookPlugin", "JuiceCLI",
-            ]),
+                "CLINotifierPlugin", "WebhookPlugin", "JuiceCLI", "FleetConfiguration",
+            ] + natsDependency + (withNATS ? ["CNATS"] : [])),
         /// A small process the store tests start many times at once (orders, restocks, crashes).
         .executableTarget(name: "JuiceStoreProbe", dependencies: ["Locking", "JuiceMakerCore", "SQLiteStore"]),
 
@@ -157,6 +157,7 @@ let package = Package(
             name: "FleetTests",
             dependencies: [
                 "JuiceCLI", "juice", "JuiceMakerCore", "JuiceMakerPluginKit", "FleetConfiguration", "Locking", "CCrypto", "JuiceTestSupport",
+                "SQLiteStore",
             ]
                 + natsDependency),
 

@@ -117,6 +117,19 @@ public enum Fleet {
             && name.unicodeScalars.allSatisfy { $0.value > 0x20 && $0.value < 0x7F && !".*>/\\".unicodeScalars.contains($0) }
     }
 
+    /// The name `juice fleet deliver` keeps a subscriber's retry state and dead letters
+    /// under in the local store: `<subscriber>@fleet`, apart from the same subscriber's
+    /// own delivery of the local journal (whose sequences are the journal's, not the
+    /// stream's).
+    public static func bookkeepingName(_ subscriber: String) -> String { subscriber + bookkeepingSuffix }
+
+    /// The subscriber a `bookkeepingName` belongs to, or `nil` for another name.
+    public static func subscriber(fromBookkeepingName name: String) -> String? {
+        name.hasSuffix(bookkeepingSuffix) ? String(name.dropLast(bookkeepingSuffix.count)) : nil
+    }
+
+    private static let bookkeepingSuffix = "@fleet"
+
     /// A subscriber's name as a durable consumer's name (`webhook-2`, `central_hook`): other characters become `_`.
     public static func consumerName(_ subscriber: String) -> String {
         String(

@@ -160,6 +160,19 @@ public final class EventLogger: JuiceMakerPlugin {
         state.withLock { $0.subscription = subscription }
     }
 
+    /// Writes `envelope`'s line at once, past the mailbox, as the bus handler would
+    /// (kinds outside `loggedKinds` are passed over), and returns once the line has
+    /// been handed to the log's `write(2)`: for `juice fleet deliver`, which feeds the
+    /// logger from the fleet's stream and acknowledges an event only after this
+    /// returns `true`. `false`: not attached, or the log could not be opened.
+    public func write(_ envelope: EventEnvelope) -> Bool {
+        guard let writer = state.withLock({ $0.writer }) else { return false }
+        guard loggedKinds.contains(envelope.event.kind) else { return true }
+        writer.append(format.line(for: envelope))
+        writer.flush()
+        return true
+    }
+
     /// Waits, until `deadline` at the latest, for the mailbox to empty, then writes
     /// every line it holds and closes the log. Returns by `deadline` even when a
     /// write is stuck. Events dropped for lack of room, events still waiting at

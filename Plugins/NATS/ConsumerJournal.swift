@@ -1,3 +1,4 @@
+import FleetConfiguration
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
@@ -22,8 +23,11 @@ import Locking
 ///   is held; held messages are marked "in progress" so their ack wait does not run
 ///   out while a retry waits. A process that dies holds nothing: the server sends
 ///   its unacknowledged messages again after the ack wait (at least once).
-/// - Retry state, dead letters and the lease live in this process: the consumer
-///   itself is the durable part (a dead letter is acknowledged and reported).
+/// - Retry state and dead letters are kept in `bookkeeping` (the local store's
+///   delivery tables) under `Fleet.bookkeepingName(subscriber)`, so a retry schedule
+///   holds across processes and a dead letter (acknowledged on the stream, never sent
+///   again) stays on record; their `sequence` is the stream's. Without `bookkeeping`
+///   they live in this process. The lease lives in this process.
 public final class ConsumerJournal: EventJournal {
     private struct Held {
         let envelope: EventEnvelope
@@ -45,13 +49,20 @@ public final class ConsumerJournal: EventJournal {
     private let subscription: NATSSubscription
     private let state = LockedCondition(State())
     private let report: @Sendable (String) -> Void
+    /// Where retry state and dead letters are kept across processes, if anywhere.
+    private let bookkeeping: (any EventJournal)?
     /// Messages fetched at once (and the consumer's most unacknowledged).
     public let batch: Int
 
     /// - Parameter report: hears one line per message that is not an event (it is refused for good).
-    public init(subscription: NATSSubscription, batch: Int, report: @escaping @Sendable (String) -> Void) {
+    /// - Parameter bookkeeping: the local store, for retry state and dead letters.
+    public init(
+        subscription: NATSSubscription, batch: Int, bookkeeping: (any EventJournal)? = nil,
+        report: @escaping @Sendable (String) -> Void
+    ) {
         self.subscription = subscription
         self.batch = batch
+        self.bookkeeping = bookkeeping
         self.report = report
     }
 
@@ -191,23 +202,48 @@ public final class ConsumerJournal: EventJournal {
     public func cursors() throws(StoreError) -> [String: Int64] { state.withLock { $0.cursors } }
 
     public func recordDeadLetter(_ letter: DeadLetter) throws(StoreError) {
+        if let bookkeeping {
+            try bookkeeping.recordDeadLetter(
+                DeadLetter(
+                    subscriber: Fleet.bookkeepingName(letter.subscriber), sequence: letter.sequence, eventID: letter.eventID,
+                    attempts: letter.attempts, lastError: letter.lastError, recordedAt: letter.recordedAt))
+            return
+        }
         state.change { $0.deadLetters.append(letter) }
     }
 
     public func deadLetters(for subscriber: String?) throws(StoreError) -> [DeadLetter] {
-        state.withLock { state in state.deadLetters.filter { subscriber == nil || $0.subscriber == subscriber } }
+        if let bookkeeping {
+            let kept = try bookkeeping.deadLetters(for: subscriber.map(Fleet.bookkeepingName))
+            return kept.compactMap { letter in
+                guard let name = Fleet.subscriber(fromBookkeepingName: letter.subscriber) else { return nil }
+                return DeadLetter(
+                    subscriber: name, sequence: letter.sequence, eventID: letter.eventID, attempts: letter.attempts,
+                    lastError: letter.lastError, recordedAt: letter.recordedAt)
+            }
+        }
+        return state.withLock { state in state.deadLetters.filter { subscriber == nil || $0.subscriber == subscriber } }
     }
 
     public func removeDeadLetters(for subscriber: String, sequences: [Int64]) throws(StoreError) {
+        if let bookkeeping {
+            try bookkeeping.removeDeadLetters(for: Fleet.bookkeepingName(subscriber), sequences: sequences)
+            return
+        }
         let doomed = Set(sequences)
         state.change { state in state.deadLetters.removeAll { $0.subscriber == subscriber && doomed.contains($0.sequence) } }
     }
 
     public func retryState(for subscriber: String) throws(StoreError) -> DeliveryRetryState? {
-        state.withLock { $0.retryStates[subscriber] }
+        if let bookkeeping { return try bookkeeping.retryState(for: Fleet.bookkeepingName(subscriber)) }
+        return state.withLock { $0.retryStates[subscriber] }
     }
 
     public func setRetryState(_ retryState: DeliveryRetryState?, for subscriber: String) throws(StoreError) {
+        if let bookkeeping {
+            try bookkeeping.setRetryState(retryState, for: Fleet.bookkeepingName(subscriber))
+            return
+        }
         state.change { $0.retryStates[subscriber] = retryState }
     }
 

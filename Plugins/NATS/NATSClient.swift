@@ -304,6 +304,14 @@ public final class NATSConnection: @unchecked Sendable {
         return info.pointee.State.Msgs
     }
 
+    /// Deletes stream `name` and everything it holds.
+    public func deleteStream(_ name: String) throws(NATSError) {
+        var jsError = jsErrCode(0)
+        let strings = CStrings()
+        let status = js_DeleteStream(jetStream, strings.make(name), nil, &jsError)
+        guard status == NATS_OK else { throw .from(status, doing: "deleting stream \(name)", jsError: jsError) }
+    }
+
     // MARK: Publishing
 
     /// Publishes `body` to `subject` with `headers` and returns when JetStream has

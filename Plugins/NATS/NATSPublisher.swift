@@ -140,17 +140,24 @@ public final class NATSPublisher: DurableDeliveryPlugin {
 /// The stream as a durable destination: one connection, made on first use (and again
 /// after it is lost), the stream checked once per connection.
 ///
-/// Pipelined: the runner offers one event at a time and moves the cursor when
-/// `deliver` returns, so `deliver` returns only once that event's PubAck is in. But it
-/// also publishes the events after it (read from the journal, the same `kinds`)
-/// without waiting, up to `window` outstanding; when the runner offers the next one
-/// its PubAck is usually in already. The cursor still moves one PubAck at a time, in
-/// journal order. After a failure every outstanding publish is forgotten and sent
-/// again later with the same `Nats-Msg-Id`: the stream's duplicate window drops
-/// those that had been stored.
-final class NATSDestination: DurableDestination {
+/// Pipelined: the runner offers one event at a time, on its own thread
+/// (`BlockingDurableDestination`), and `deliver` returns only once that event's
+/// PubAck is in. But it also publishes the events after it (the runner's `upcoming`
+/// ones, with the same `kinds`) without waiting, up to `window` outstanding, topped up
+/// once half of the window is acknowledged; when the runner offers the next one its
+/// PubAck is usually in already. Bodies are the journal's committed CloudEvents JSON
+/// (`eventTexts`), not decoded and encoded again. The runner writes the cursor once
+/// per `cursorBatch` PubAcks, in journal order, never past an event whose PubAck is not
+/// in. After a failure every outstanding publish is forgotten and sent again later
+/// with the same `Nats-Msg-Id`: the stream's duplicate window drops those that had
+/// been stored.
+final class NATSDestination: BlockingDurableDestination {
     /// Publishes waiting for their PubAck at most.
     static let window = 256
+    /// The cursor is written once per this many PubAcks (and at the end of each journal
+    /// batch, on a failure, at shutdown): a crash resends at most these, and the
+    /// stream's duplicate window (`Nats-Msg-Id`) drops what it had stored.
+    var cursorBatch: Int { Self.window }
     let options: NATSOptions
     let subjectPrefix: String
     let stream: String
@@ -179,12 +186,27 @@ final class NATSDestination: DurableDestination {
         self.machine = machine
     }
 
+    /// On the runner's own thread: libnats waits for the PubAck up to `timeout`. The
+    /// events published ahead are the runner's `upcoming` ones.
+    func deliverBlocking(_ envelope: EventEnvelope, upcoming: ArraySlice<EventEnvelope>) throws(DeliveryFailure) {
+        // `sync` on the publishing queue runs here, on this thread, after any publish under way.
+        let result = queue.sync { () -> Result<Void, DeliveryFailure> in
+            do throws(DeliveryFailure) {
+                try publish(envelope, upcoming: upcoming)
+                return .success(())
+            } catch {
+                return .failure(error)
+            }
+        }
+        try result.get()
+    }
+
     func deliver(_ envelope: EventEnvelope) async throws(DeliveryFailure) {
         // libnats blocks until the PubAck: off the cooperative pool, on a queue of its own.
         let result: Result<Void, DeliveryFailure> = await withCheckedContinuation { continuation in
             queue.async { [self] in
                 do throws(DeliveryFailure) {
-                    try publish(envelope)
+                    try publish(envelope, upcoming: nil)
                     continuation.resume(returning: .success(()))
                 } catch {
                     continuation.resume(returning: .failure(error))
@@ -199,26 +221,38 @@ final class NATSDestination: DurableDestination {
         Fleet.subject(prefix: subjectPrefix, machine: Fleet.machine(fromSource: envelope.source) ?? machine, event: envelope.event)
     }
 
-    private func publish(_ envelope: EventEnvelope) throws(DeliveryFailure) {
+    /// Publishes `envelope` unless it was published ahead, tops the window up (from
+    /// `upcoming`, or the journal when `nil`) once half of it is acknowledged, and waits
+    /// for `envelope`'s PubAck.
+    private func publish(_ envelope: EventEnvelope, upcoming: ArraySlice<EventEnvelope>?) throws(DeliveryFailure) {
         let live = try connected()
         do throws(NATSError) {
             var sent = outstanding.withLock { $0 }
+            var due: [EventEnvelope] = []
             if sent.first != envelope.sequence {
                 // Not the one published ahead (the first offer, or after a failure): start over from it.
                 live.forgetOutstandingAcks()
-                try send(envelope, on: live)
-                sent = [envelope.sequence]
+                sent = []
+                due = [envelope]
             }
-            // Read ahead: the events after the last one sent, up to the window.
-            if sent.count < Self.window, let last = sent.last {
-                let ahead = (try? journal.events(after: last, kinds: kinds, limit: Self.window - sent.count, newest: false)) ?? []
-                for next in ahead {
-                    do throws(NATSError) {
-                        try send(next, on: live)
-                        sent.append(next.sequence)
-                    } catch {
-                        break  // the next offer finds it unsent and sends it itself
-                    }
+            // Read ahead once half of the window is acknowledged (not one read per event).
+            if sent.count + due.count <= Self.window / 2 {
+                let after = sent.last ?? envelope.sequence
+                let room = Self.window - sent.count - due.count
+                if let upcoming {
+                    due += upcoming.lazy.filter { [kinds] in $0.sequence > after && kinds?.contains($0.event.kind) ?? true }.prefix(room)
+                } else {
+                    due += (try? journal.events(after: after, kinds: kinds, limit: room, newest: false)) ?? []
+                }
+            }
+            let bodies = committedBodies(of: due)
+            for next in due {
+                do throws(NATSError) {
+                    try send(next, body: bodies[next.sequence], on: live)
+                    sent.append(next.sequence)
+                } catch {
+                    if sent.isEmpty { throw error }  // the offered event itself
+                    break  // the next offer finds it unsent and sends it itself
                 }
             }
             outstanding.withLock { $0 = Array(sent.dropFirst()) }
@@ -232,9 +266,17 @@ final class NATSDestination: DurableDestination {
         }
     }
 
-    private func send(_ envelope: EventEnvelope, on live: NATSConnection) throws(NATSError) {
+    /// The CloudEvents JSON of `envelopes` as the journal keeps it (no decoding or
+    /// encoding again), by sequence; those it cannot give are encoded by `send`.
+    private func committedBodies(of envelopes: [EventEnvelope]) -> [Int64: String] {
+        guard let first = envelopes.first?.sequence, let last = envelopes.last?.sequence, last >= first else { return [:] }
+        let rows = (try? journal.eventTexts(after: first - 1, limit: Int(last - first + 1))) ?? []
+        return Dictionary(rows.map { ($0.sequence, $0.text) }, uniquingKeysWith: { first, _ in first })
+    }
+
+    private func send(_ envelope: EventEnvelope, body: String?, on live: NATSConnection) throws(NATSError) {
         try live.publishAsync(
-            subject: subject(for: envelope), body: Array(CloudEventFormat.encode(envelope).utf8),
+            subject: subject(for: envelope), body: Array((body ?? CloudEventFormat.encode(envelope)).utf8),
             headers: [("Content-Type", CloudEventFormat.contentType)], messageID: envelope.id.description)
     }
 

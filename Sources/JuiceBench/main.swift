@@ -3,7 +3,7 @@ import SQLiteStore
 
 /// juice-bench: every figure beside its baseline, measured in the same run.
 let usage = """
-    usage: juice-bench [bus | orders [--store memory|sqlite] [--durability full|normal] [--check-every N] | webhook | cli | follow | report | json | config | all] [--json]
+    usage: juice-bench [bus | orders [--store memory|sqlite] [--durability full|normal] [--check-every N] | webhook | cli | follow | report | json | config | fleet | all] [--json]
 
       bus      ns per event: direct call, closure array, EventBus sync (1 and 4) and queued,
                NotificationCenter, AsyncStream, maker.events(), MainActorMessage, AsyncMessage
@@ -21,6 +21,10 @@ let usage = """
                writes a large store)
       json     seconds the config's JSON reader takes for large inputs (40,000 keys, 10^6 escapes, 10 MB)
       config   seconds one `juice config check` takes for 1 (the baseline), 8,000 and 16,000 subscribers
+      fleet    events/s the nats subscriber publishes a 100,000-event journal to a local JetStream at,
+               against libnats' own async-publish loop of the same messages; commit → juice fleet
+               watch p50/p99 with juice deliver --follow running (needs libnats-dev at build time and
+               nats-server; not in `all`: it starts a server and writes a large store)
       all      everything above (the default)
       --json   one JSON object instead of tables
     Build with -c release: swift run -c release juice-bench
@@ -49,7 +53,7 @@ func main() -> Int32 {
         return 64
     }
     let command = arguments.first ?? "all"
-    guard arguments.count <= 1, ["bus", "orders", "webhook", "cli", "follow", "report", "json", "config", "all"].contains(command) else {
+    guard arguments.count <= 1, ["bus", "orders", "webhook", "cli", "follow", "report", "json", "config", "fleet", "all"].contains(command) else {
         FileHandle.standardError.write(Data("juice-bench: unknown arguments \(arguments.joined(separator: " "))\n\(usage)\n".utf8))
         return 64
     }
@@ -85,6 +89,13 @@ func main() -> Int32 {
         if command == "follow" || command == "all" { sections.append(("follow", try FollowBench.run(json: json))) }
         if command == "report" {
             sections.append(("report", try ReportBench.run(json: json)))
+        }
+        if command == "fleet" {
+            #if canImport(NATSPlugin)
+            sections.append(("fleet", try FleetBench.run(json: json)))
+            #else
+            throw BenchError.unavailable("the fleet bench: this build has no NATS client (apt-get install libnats-dev, then build again)")
+            #endif
         }
         if command == "json" || command == "all" {
             sections.append(("json", try JSONBench.run(json: json)))

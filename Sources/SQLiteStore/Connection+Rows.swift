@@ -128,6 +128,18 @@ extension Connection {
         return entries
     }
 
+    /// Up to `limit` rows' `event` text after `sequence`, oldest first, not decoded.
+    func eventTexts(after sequence: Int64, limit: Int) throws(StoreError) -> [(sequence: Int64, text: String)] {
+        var rows: [(sequence: Int64, text: String)] = []
+        try forEachRow("SELECT sequence, event FROM journal WHERE sequence > ?1 ORDER BY sequence ASC LIMIT ?2") { statement in
+            statement.bind(1, sequence)
+            statement.bind(2, Int64(limit))
+        } row: { row in
+            rows.append((row.int64(0), row.text(1)))
+        }
+        return rows
+    }
+
     /// Changes whenever another connection, in any process, commits to the file.
     func dataVersion() throws(StoreError) -> Int64 {
         try integer("PRAGMA data_version") ?? 0

@@ -34,6 +34,12 @@ extension SQLiteStore {
         }
     }
 
+    /// The `event` column as committed (it holds `CloudEventFormat.encode` of the event).
+    public func eventTexts(after sequence: Int64, limit: Int) throws(StoreError) -> [(sequence: Int64, text: String)] {
+        guard limit > 0 else { return [] }
+        return try reader.withLock { connection throws(StoreError) in try connection.eventTexts(after: sequence, limit: limit) }
+    }
+
     /// Answers from the indexes: the primary key for every kind, and
     /// `journal_by_type (type, sequence)` per kind, merged; reads only the rows it
     /// returns (at most `limit` per kind), from either end.

@@ -115,7 +115,8 @@ import Testing
         let store = try SQLiteStore(path: workspace.storePath)
         let retry = try #require(try store.retryState(for: "stuck"))
         #expect(retry.attempts == 1)
-        #expect(retry.nextAttemptAt > beforeDelivery + 59, "the next attempt is the schedule's 60 s after the failed one")
+        // The schedule's step (60 s, with jitter) after the failed attempt, not now.
+        #expect(retry.nextAttemptAt > beforeDelivery + 30)
         #expect(try store.cursor(named: "stuck") == 0)
     }
 }

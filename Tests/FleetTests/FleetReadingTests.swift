@@ -3,6 +3,7 @@ import Foundation
 import Testing
 #if canImport(NATSPlugin)
 import NATSPlugin
+import SQLiteStore
 
 /// `juice fleet stock` and `juice fleet deliver` against a real `nats-server -js`.
 @Suite(.enabled(if: FleetEnvironment.isAvailable, FleetEnvironment.skipNote), .serialized)
@@ -128,6 +129,38 @@ struct FleetReadingTests {
         }
         #expect(bad == 0)
         print("fleet deliver: \(requests.count) requests for \(union.count) events (\(requests.count - received.count) resent after kills)")
+    }
+
+    /// `juice fleet deliver` runs the logger too (its line written before the ack), and
+    /// keeps a failing webhook's retry state in the local store, under `<name>@fleet`,
+    /// where the next process finds it.
+    @Test(.timeLimit(.minutes(2)))
+    func fleetDeliverRunsTheLoggerAndKeepsRetryStateInTheStore() async throws {
+        let directory = try FleetDirectory()
+        let server = try NATSServerProcess(directory: directory)
+        try await server.start()
+        defer { server.stop() }
+        let hook = LoopbackHTTPServer { _, _ in .status(503) }
+        try hook.start()
+        defer { hook.stop() }
+        let machine = try FleetMachine("shop-a", subscribers: FleetIntegrationTests.natsSubscriber(server.url))
+        for juice in ["mango-kiwi", "banana"] { #expect(try await machine.run(["order", juice]).status == 0) }
+        #expect(try await machine.run(["deliver"]).status == 0, "\(machine.errors)")
+        let ids = Set(try await machine.eventIDs())
+        let central = try FleetMachine(
+            "central",
+            subscribers:
+                #"[{"type": "webhook", "name": "central-hook", "url": "\#(hook.url)", "retrySchedule": [3600]}, {"type": "logger", "name": "fleet-log", "format": "json", "level": "debug", "path": "fleet.log"}]"#,
+            extra: #""fleet": {"url": "\#(server.url)"}"#)
+        _ = try await central.run(["fleet", "deliver"])
+        let log = (try? String(contentsOfFile: central.directory.file("fleet.log"), encoding: .utf8)) ?? ""
+        let logged = Set(log.split(separator: "\n").compactMap { (Self.decode(String($0)) as? [String: Any])?["id"] as? String })
+        #expect(ids.isSubset(of: logged), "logged \(logged.count) of \(ids.count): \(central.errors)")
+        #expect(hook.requests.count == 1, "\(central.errors)")
+        let store = try SQLiteStore(path: central.directory.file("juice.db"))
+        let retry = try #require(try store.retryState(for: "central-hook@fleet"), "\(central.errors)")
+        #expect(retry.attempts == 1 && retry.nextAttemptAt > Date().timeIntervalSince1970 + 3000)
+        #expect(try store.retryState(for: "central-hook") == nil)
     }
 
     static func hmac(key: [UInt8], _ message: [UInt8]) -> String {

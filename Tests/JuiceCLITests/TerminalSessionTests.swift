@@ -76,6 +76,9 @@ import Testing
         #expect(shell.wait(until: { $0.contains("order> ") }))
         try shell.type("7\n")
         #expect(shell.wait(until: { occurrences(of: "mango-kiwi juice! Enjoy!", in: $0) == 1 }))
+        // Keys typed before the next prompt reach the terminal in its ordinary mode,
+        // which echoes them (as with any readline program): wait for the prompt.
+        #expect(shell.wait(until: { occurrences(of: "order> ", in: $0) == 2 }))
         try shell.type(Self.up + "\n")  // ↑ brings back "7"; Enter orders it again
         #expect(shell.wait(until: { occurrences(of: "mango-kiwi juice! Enjoy!", in: $0) == 2 }), "\(shell.stdout)")
         try shell.type(Self.ctrlD)

@@ -76,6 +76,12 @@ public protocol EventJournal: AnyObject, Sendable {
     /// always.
     func entries(after sequence: Int64, kinds: Set<EventKind>?, limit: Int, newest: Bool) throws(StoreError) -> [JournalEntry]
 
+    /// The CloudEvents structured JSON (`CloudEventFormat.encode`) of up to `limit`
+    /// events after `sequence`, oldest first, each with its sequence: what a
+    /// destination that sends that JSON needs, without decoding and encoding again. A
+    /// store that keeps the text answers with it as committed.
+    func eventTexts(after sequence: Int64, limit: Int) throws(StoreError) -> [(sequence: Int64, text: String)]
+
     /// Waits until an event after `sequence` exists (committed by any process) or
     /// `timeout` passes, without spinning the CPU. Returns whether one exists.
     func waitForEvents(after sequence: Int64, timeout: Duration) throws(StoreError) -> Bool
@@ -156,6 +162,11 @@ extension EventJournal {
             guard let last = entries.last, entries.count == page else { return selected }
             after = last.sequence
         }
+    }
+
+    /// The events encoded: for journals that do not keep the text.
+    public func eventTexts(after sequence: Int64, limit: Int) throws(StoreError) -> [(sequence: Int64, text: String)] {
+        try events(after: sequence, limit: limit).map { ($0.sequence, CloudEventFormat.encode($0)) }
     }
 
     /// Pages through `events(after:limit:)`: for journals without an index.

@@ -25,7 +25,8 @@ import Synchronization
 /// - **At least once, one resend per crash at most.** The cursor never moves past an
 ///   event before the destination accepted it (or it became a dead letter), and it is
 ///   written after each success before the next event is offered, so a crash resends
-///   at most the event under way. The event `id` is the same on every attempt:
+///   at most the event under way (a destination with a `cursorBatch` above 1: at most
+///   that many accepted events, written together). The event `id` is the same on every attempt:
 ///   receivers use it as the idempotency key.
 /// - **One runner per subscriber.** A runner delivers only while it holds the
 ///   subscriber's lease (`EventJournal.takeDeliveryLease`); one that cannot take it
@@ -33,7 +34,8 @@ import Synchronization
 ///   at each wake-up and, while following, every `leaseRetryInterval`.
 /// - **Off the cooperative pool.** Journal reads and writes, and the waits between
 ///   passes, run on the runner's own thread; the destination's `deliver` runs in a
-///   task the thread waits for (and shutdown cancels).
+///   task the thread waits for (and shutdown cancels), a `BlockingDurableDestination`'s
+///   `deliverBlocking` on the thread itself.
 /// - **Retries on a schedule.** A failed event is retried per `schedule`; its
 ///   attempts and next attempt are kept in the journal (`retryState`), so the schedule
 ///   holds across processes. After the last attempt it is recorded as a dead letter
@@ -59,6 +61,8 @@ public final class DurableDelivery: Sendable {
 
     let journal: any EventJournal
     let destination: any DurableDestination
+    /// `destination` when it delivers on the runner's thread; looked up once.
+    let blockingDestination: (any BlockingDurableDestination)?
     let reportError: @Sendable (PluginMessage) -> Void
     let describeStoreError: @Sendable (StoreError) -> PluginMessage
     /// The runner's state; its thread waits on it, `change` wakes it.
@@ -110,6 +114,7 @@ public final class DurableDelivery: Sendable {
         self.kinds = kinds
         self.schedule = schedule
         self.destination = destination
+        blockingDestination = destination as? any BlockingDurableDestination
         self.reportError = reportError
         self.describeStoreError = describeStoreError
     }
@@ -331,14 +336,51 @@ public final class DurableDelivery: Sendable {
     }
 
     /// Delivers `batch` in order until it ends, an event fails or must wait.
-    private func deliver(_ batch: [JournalEntry], retry: DeliveryRetryState?, served: UInt64) {
-        for entry in batch {
+    ///
+    /// For a `BlockingDurableDestination` the batch is read further ahead (the next
+    /// `batchSize` once fewer than half remain), so the destination's look ahead
+    /// (`upcoming`: the readable events after this one) never runs dry at a batch's
+    /// end: a pipelined destination keeps publishing while the runner reads. An
+    /// unreadable row is never offered: it becomes a dead letter at once and the
+    /// cursor moves past it.
+    private func deliver(_ first: [JournalEntry], retry: DeliveryRetryState?, served: UInt64) {
+        let cursorBatch = max(1, destination.cursorBatch)
+        let readsAhead = blockingDestination != nil
+        var batch = first
+        // The readable events of `batch`, in order; `readable[nextReadable...]` are
+        // those after the entry being delivered.
+        var readable = first.compactMap(Self.readableEvent)
+        var nextReadable = 0
+        var more = first.count == Self.batchSize
+        var index = 0
+        var unrecorded = 0
+        defer { if unrecorded > 0 { persistCursor() } }
+        while index < batch.count {
+            let entry = batch[index]
+            index += 1
             if isStopping { return }
+            if readsAhead, more, batch.count - index < Self.batchSize / 2, let last = batch.last {
+                let next = (try? journal.entries(after: last.sequence, limit: Self.batchSize)) ?? []
+                more = next.count == Self.batchSize
+                if index > Self.batchSize * 4 {
+                    batch.removeFirst(index)
+                    index = 0
+                    readable.removeFirst(nextReadable)
+                    nextReadable = 0
+                }
+                batch += next
+                readable += next.compactMap(Self.readableEvent)
+            }
             let envelope: EventEnvelope
             switch entry {
-            case .event(let event): envelope = event
+            case .event(let event):
+                envelope = event
+                nextReadable += 1
             case .unreadable(let row):
-                // Never offered, never a stall: a dead letter at once, the cursor past it.
+                if unrecorded > 0 {
+                    persistCursor()
+                    unrecorded = 0
+                }
                 guard deadLetterUnreadable(row, retry: retry) else { return }
                 continue
             }
@@ -369,7 +411,7 @@ public final class DurableDelivery: Sendable {
                 state.forceAttempt = false
                 state.statistics.attempts += 1
             }
-            if let failure = attempt(envelope) {
+            if let failure = attempt(envelope, upcoming: readable[nextReadable...]) {
                 persistCursor()
                 recordFailure(of: envelope, attempt: attempts + 1, failure: failure, early: early)
                 return
@@ -380,13 +422,31 @@ public final class DurableDelivery: Sendable {
             if attempts > 0 {
                 _ = write { () throws(StoreError) in try journal.setRetryState(nil, for: name) }
             }
-            persistCursor()
+            unrecorded += 1
+            if unrecorded >= cursorBatch || attempts > 0 {
+                persistCursor()
+                unrecorded = 0
+            }
         }
     }
 
+    /// The event of a readable journal row.
+    private static func readableEvent(_ entry: JournalEntry) -> EventEnvelope? {
+        if case .event(let envelope) = entry { envelope } else { nil }
+    }
+
     /// Hands `envelope` to the destination in a task (cancelled by shutdown) and
-    /// waits for it on this thread; the failure, if it failed.
-    func attempt(_ envelope: EventEnvelope) -> DeliveryFailure? {
+    /// waits for it on this thread, or to a `BlockingDurableDestination` on this
+    /// thread directly; the failure, if it failed.
+    func attempt(_ envelope: EventEnvelope, upcoming: ArraySlice<EventEnvelope> = []) -> DeliveryFailure? {
+        if let blocking = blockingDestination {
+            do throws(DeliveryFailure) {
+                try blocking.deliverBlocking(envelope, upcoming: upcoming)
+                return nil
+            } catch {
+                return error
+            }
+        }
         let outcome = Locked<DeliveryFailure?>(nil)
         let done = DispatchSemaphore(value: 0)
         let destination = destination

@@ -19,6 +19,10 @@ final class JournalView: EventJournal {
         try journal.events(after: sequence, limit: limit)
     }
 
+    func eventTexts(after sequence: Int64, limit: Int) throws(StoreError) -> [(sequence: Int64, text: String)] {
+        try journal.eventTexts(after: sequence, limit: limit)
+    }
+
     func events(after sequence: Int64, kinds: Set<EventKind>?, limit: Int, newest: Bool) throws(StoreError) -> [EventEnvelope] {
         try journal.events(after: sequence, kinds: kinds, limit: limit, newest: newest)
     }

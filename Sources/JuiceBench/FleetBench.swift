@@ -1,0 +1,443 @@
+#if canImport(NATSPlugin)
+import CNATS
+import FleetConfiguration
+import Foundation
+import JuiceMakerCore
+import JuiceMakerPluginKit
+import Locking
+import NATSPlugin
+import SQLiteStore
+
+/// `juice-bench fleet`: the fleet's publisher against the NATS C client, in one run,
+/// on a `nats-server -js` this bench starts on loopback (temporary store directory,
+/// stream R1, file storage) and stops.
+///
+/// - Rate: a 100,000-event SQLite journal published by the `nats` durable subscriber
+///   (`NATSPublisher` with its `DurableDelivery` runner, as `juice deliver` runs it),
+///   timed from attaching until caught up (cursor at the last event), against a Swift
+///   loop straight over libnats' calls (`natsMsg_Create`, the `Content-Type` header,
+///   `js_PublishMsgAsync` with `MsgId`, then `js_PublishAsyncComplete`) publishing the
+///   same bodies to the same subjects with the same `Nats-Msg-Id`s, the same 256
+///   PubAcks outstanding (bodies encoded before the clock starts). Both include
+///   connecting and checking the stream. Each round gets fresh streams (so no
+///   duplicate window), rounds alternate; medians. Targets: ≥ 80% of the loop, and
+///   ≥ 20,000 events/s.
+/// - Latency: `juice deliver --follow` (a `nats` subscriber) and `juice fleet watch
+///   --json` run as processes; this process commits orders to the same store and
+///   times from the commit returning until the watcher printed the order's last
+///   event. Commits are spaced by a random pause. Target: p50 ≤ 20 ms.
+///
+/// Figures: `fleet_publish_per_s`, `fleet_c_loop_per_s`, `fleet_publish_ratio`,
+/// `fleet_latency_p50_ms`, `fleet_latency_p99_ms`.
+enum FleetBench {
+    static let events = 100_000
+    static let rounds = 3
+    static let commits = 200
+
+    static func run(json: Bool) throws -> [(String, Double)] {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("juice-bench-fleet-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let server = try BenchNATSServer(directory: directory)
+        defer { server.stop() }
+
+        let storePath = directory + "/journal.db"
+        let written = try generate(at: storePath)
+        let store = try SQLiteStore(path: storePath, durability: .normal)
+        let envelopes = try store.events(after: 0, limit: written)
+        let prefixOf: (String) -> String = { "bench.\($0)" }
+        var publisherRates: [Double] = []
+        var loopRates: [Double] = []
+        var ratios: [Double] = []
+        for round in 0..<rounds {
+            // The order within a pair alternates, so drift falls on both sides alike.
+            var pair: [String: Double] = [:]
+            for side in round % 2 == 0 ? ["juice", "loop"] : ["loop", "juice"] {
+                let stream = "BENCH_\(side.uppercased())_\(round)"
+                let prefix = prefixOf("\(side)\(round)")
+                if side == "juice" {
+                    pair[side] = try publisherRate(store: store, url: server.url, stream: stream, prefix: prefix, round: round, count: written)
+                } else {
+                    pair[side] = try loopRate(envelopes, url: server.url, stream: stream, prefix: prefix)
+                }
+                try server.checkAndDelete(stream: stream, expected: written)
+            }
+            let juice = pair["juice"] ?? .nan
+            let loop = pair["loop"] ?? .nan
+            publisherRates.append(juice)
+            loopRates.append(loop)
+            ratios.append(juice / loop)
+        }
+        let rate = Measure.median(publisherRates)
+        let loop = Measure.median(loopRates)
+        let ratio = Measure.median(ratios) * 100
+
+        let latencies = try watchLatencies(directory: directory, url: server.url)
+        let p50 = percentile(latencies, 0.50) * 1000
+        let p99 = percentile(latencies, 0.99) * 1000
+        if !json {
+            let label = { (text: String) in "  " + text.padding(toLength: 50, withPad: " ", startingAt: 0) }
+            print("fleet: \(written) journal events → local JetStream (R1, file storage), medians of \(rounds) alternating rounds")
+            print(
+                label("nats subscriber (journal → PubAck → cursor)") + Measure.format(rate, decimals: 0).leftPadded(to: 10)
+                    + " events/s   target ≥ 20,000")
+            print(label("libnats async-publish loop, same bodies") + Measure.format(loop, decimals: 0).leftPadded(to: 10) + " events/s")
+            print(label("ratio (median of the rounds' ratios)") + Measure.format(ratio, decimals: 1).leftPadded(to: 10) + " %          target ≥ 80%")
+            print(label("rounds, juice / loop") + zip(publisherRates, loopRates).map { "\(Int($0)) / \(Int($1))" }.joined(separator: ", "))
+            print(
+                label("commit → fleet watch, p50 (\(latencies.count) orders)") + Measure.format(p50, decimals: 2).leftPadded(to: 10)
+                    + " ms          target ≤ 20 ms")
+            print(label("commit → fleet watch, p99") + Measure.format(p99, decimals: 2).leftPadded(to: 10) + " ms")
+        }
+        return [
+            ("fleet_publish_per_s", rate), ("fleet_c_loop_per_s", loop), ("fleet_publish_ratio", ratio),
+            ("fleet_latency_p50_ms", p50), ("fleet_latency_p99_ms", p99),
+        ]
+    }
+
+    static let machine = "bench"
+
+    /// A journal of `events` events (orders and restocks, as the maker writes them) from
+    /// machine `bench`, committed 5,000 at a time.
+    private static func generate(at path: String) throws -> Int {
+        let store = try SQLiteStore(path: path, durability: .normal, initialStock: Stock(repeating: 50))
+        var ids = EventIDGenerator()
+        var written = 0
+        var round = 0
+        let source = Fleet.source(machine: machine)
+        while written < events {
+            let change = try store.commit { current, position in
+                var stock = current
+                var batch: [EventEnvelope] = []
+                var sequence = position.nextSequence
+                let now = Date()
+                let milliseconds = UInt64(now.timeIntervalSince1970 * 1000)
+                while batch.count < min(5_000, events - written) {
+                    round += 1
+                    let changeID = ids.next(unixMilliseconds: milliseconds, after: batch.last?.id ?? position.lastEventID)
+                    func append(_ event: JuiceMakerEvent) {
+                        batch.append(
+                            EventEnvelope(
+                                sequence: sequence, id: ids.next(unixMilliseconds: milliseconds), time: now, source: source,
+                                changeID: changeID, event: event))
+                        sequence += 1
+                    }
+                    let juice = Juice.allCases[round % Juice.allCases.count]
+                    let needed = juice.recipe
+                    guard
+                        FruitAmounts(
+                            strawberry: max(0, needed.strawberry - stock.strawberry), banana: max(0, needed.banana - stock.banana),
+                            pineapple: max(0, needed.pineapple - stock.pineapple), kiwi: max(0, needed.kiwi - stock.kiwi),
+                            mango: max(0, needed.mango - stock.mango)
+                        ).isZero
+                    else {
+                        for fruit in Fruit.allCases where stock[fruit] < 20 {
+                            let before = stock[fruit]
+                            stock[fruit] += 60
+                            append(.stockChanged(fruit: fruit, from: before, to: stock[fruit], reason: .restock))
+                        }
+                        continue
+                    }
+                    append(.juiceMade(juice: juice, count: 1, consumed: needed))
+                    for item in needed.nonZero {
+                        let before = stock[item.fruit]
+                        stock[item.fruit] -= item.amount
+                        append(.stockChanged(fruit: item.fruit, from: before, to: stock[item.fruit], reason: .order))
+                    }
+                }
+                return StoreChange(stock: stock, events: Array(batch.prefix(events - written)))
+            }
+            written += change.events.count
+        }
+        return written
+    }
+
+    private static func context(_ name: String) -> PluginContext {
+        let sink = FileSink(descriptor: 2, closesOnDeinit: false, onFailure: { _ in })
+        return PluginContext(
+            name: name, language: .english, colorAllowed: false, stateDirectory: "/tmp", environment: [:],
+            standardOutput: sink, standardError: sink)
+    }
+
+    /// Events per second the `nats` subscriber publishes the journal at, from attaching
+    /// (connecting, checking the stream) until its cursor is at the last event.
+    private static func publisherRate(store: SQLiteStore, url: String, stream: String, prefix: String, round: Int, count: Int) throws -> Double {
+        let name = "bench-nats-\(round)"
+        let plugin = try NATSPublisher(
+            configuration: PluginConfiguration(
+                path: "bench",
+                values: [
+                    ("url", .string(url)), ("stream", .string(stream)), ("subjectPrefix", .string(prefix)),
+                ]),
+            context: context(name))
+        let maker = JuiceMaker(store: store, source: Fleet.source(machine: machine))
+        let start = ContinuousClock.now
+        try plugin.attach(to: PluginHost(maker: maker, journal: store, reportError: { print("fleet bench: \($0.english)") }))
+        let outcome = Measure.blocking { await plugin.delivery?.deliverPending() } ?? nil
+        let elapsed = Measure.seconds(ContinuousClock.now - start)
+        Measure.blocking { await plugin.shutdown(deadline: .now + .seconds(5)) }
+        guard outcome == .caughtUp, try store.cursor(named: name) == Int64(count) else {
+            throw BenchError.failed("fleet bench: the nats subscriber did not catch up (\(String(describing: outcome)))")
+        }
+        return Double(count) / elapsed
+    }
+
+    /// Events per second of a loop straight over libnats: the same bodies, subjects,
+    /// `Content-Type` and `Nats-Msg-Id`, 256 PubAcks outstanding, until all are acked.
+    private static func loopRate(_ envelopes: [EventEnvelope], url: String, stream: String, prefix: String) throws -> Double {
+        let messages = envelopes.map { envelope in
+            (
+                subject: Fleet.subject(prefix: prefix, machine: machine, event: envelope.event),
+                body: Array(CloudEventFormat.encode(envelope).utf8), id: envelope.id.description
+            )
+        }
+        let start = ContinuousClock.now
+        let connection = try NATSConnection(NATSOptions(servers: [url], reconnects: false, name: "juice-bench loop"))
+        try connection.ensureStream(stream, subjects: "\(prefix).>", replicas: 1)
+        try RawPublisher.publish(messages, url: url)
+        let elapsed = Measure.seconds(ContinuousClock.now - start)
+        connection.close()
+        return Double(messages.count) / elapsed
+    }
+
+    // MARK: Latency
+
+    /// Seconds from each order's commit until `juice fleet watch --json` printed its
+    /// last event, with `juice deliver --follow` publishing.
+    private static func watchLatencies(directory: String, url: String) throws -> [Double] {
+        let juice = try CLIBench.juiceBinary()
+        let home = directory + "/latency"
+        try FileManager.default.createDirectory(atPath: home, withIntermediateDirectories: true)
+        let storePath = home + "/juice.db"
+        let config = home + "/config.json"
+        let reader = #"{"url": "\#(url)", "stream": "LATENCY", "subjectPrefix": "lat"}"#
+        try Data(
+            #"""
+            {"machine": "\#(machine)", "initialStock": 100000, "store": {"path": "\#(storePath)", "durability": "normal"},
+             "subscribers": [{"type": "nats", "url": "\#(url)", "stream": "LATENCY", "subjectPrefix": "lat"}],
+             "fleet": \#(reader)}
+            """#.utf8
+        ).write(to: URL(fileURLWithPath: config))
+        let store = try SQLiteStore(path: storePath, durability: .normal, initialStock: Stock(repeating: 100_000))
+        let maker = JuiceMaker(store: store, source: Fleet.source(machine: machine))
+        // One order first, so the stream exists before the watcher looks for it.
+        try maker.make(.banana)
+        let environment = ["HOME": home, "PATH": "/usr/bin:/bin", "LANG": "C", "NO_COLOR": "1"]
+        let deliverer = try ChildProcess(juice, ["deliver", "--follow", "--config", config], environment, stdout: home + "/deliver.out")
+        defer { deliverer.stop() }
+        let seen = LockedCondition<[String: ContinuousClock.Instant]>([:])
+        let streamDeadline = ContinuousClock.now + .seconds(10)
+        while (try? NATSConnection(NATSOptions(servers: [url], reconnects: false)).streamMessageCount("LATENCY")) ?? 0 == 0 {
+            guard ContinuousClock.now < streamDeadline else {
+                throw BenchError.failed("fleet bench: juice deliver --follow published nothing in 10 s")
+            }
+            usleep(20_000)
+        }
+        let watcher = try ChildProcess(juice, ["fleet", "watch", "--json", "--config", config], environment, stdout: nil) { line in
+            guard let envelope = try? CloudEventFormat.decode(line) else { return }
+            let now = ContinuousClock.now
+            seen.change { $0[envelope.id.description] = now }
+        }
+        defer { watcher.stop() }
+        usleep(500_000)  // the watcher subscribes (new events only)
+        var latencies: [Double] = []
+        var generator = SystemRandomNumberGenerator()
+        for round in 0..<commits {
+            usleep(UInt32.random(in: 2_000...40_000, using: &generator))
+            let before = try store.lastSequence()
+            let started = ContinuousClock.now
+            try maker.make(Juice.allCases[round % Juice.allCases.count])
+            guard let last = try store.events(after: before, limit: 100).last?.id.description else { continue }
+            guard seen.wait(until: .now + .seconds(10), for: { $0[last] != nil }) else {
+                throw BenchError.failed("fleet bench: order \(round) did not reach juice fleet watch within 10 s")
+            }
+            latencies.append(Measure.seconds(seen.withLock { $0[last]! } - started))
+        }
+        return latencies
+    }
+
+    private static func percentile(_ values: [Double], _ fraction: Double) -> Double {
+        let sorted = values.sorted()
+        guard !sorted.isEmpty else { return .nan }
+        return sorted[min(sorted.count - 1, Int((Double(sorted.count) * fraction).rounded(.up)) - 1)]
+    }
+}
+
+/// The baseline: libnats' own asynchronous JetStream publishing, no juice in between.
+enum RawPublisher {
+    static func publish(_ messages: [(subject: String, body: [UInt8], id: String)], url: String) throws {
+        var options: OpaquePointer?
+        guard natsOptions_Create(&options) == NATS_OK, let options else { throw BenchError.unavailable("natsOptions_Create") }
+        defer { natsOptions_Destroy(options) }
+        _ = natsOptions_SetURL(options, url)
+        var connection: OpaquePointer?
+        guard natsConnection_Connect(&connection, options) == NATS_OK, let connection else {
+            throw BenchError.failed("fleet bench: libnats could not connect to \(url)")
+        }
+        defer { natsConnection_Destroy(connection) }
+        var jsOptions = jsOptions()
+        jsOptions_Init(&jsOptions)
+        jsOptions.Wait = 5_000
+        jsOptions.PublishAsync.MaxPending = 256
+        jsOptions.PublishAsync.StallWait = 5_000
+        var context: OpaquePointer?
+        guard natsConnection_JetStream(&context, connection, &jsOptions) == NATS_OK, let context else {
+            throw BenchError.failed("fleet bench: natsConnection_JetStream")
+        }
+        defer { jsCtx_Destroy(context) }
+        for message in messages {
+            var created: OpaquePointer?
+            let status = message.body.withUnsafeBufferPointer { buffer in
+                buffer.baseAddress!.withMemoryRebound(to: CChar.self, capacity: buffer.count) { body in
+                    natsMsg_Create(&created, message.subject, nil, body, Int32(buffer.count))
+                }
+            }
+            guard status == NATS_OK, let created else { throw BenchError.failed("fleet bench: natsMsg_Create") }
+            _ = natsMsgHeader_Set(created, "Content-Type", CloudEventFormat.contentType)
+            var pubOptions = jsPubOptions()
+            jsPubOptions_Init(&pubOptions)
+            var pointer: OpaquePointer? = created
+            let published = message.id.withCString { id in
+                pubOptions.MsgId = id
+                return js_PublishMsgAsync(context, &pointer, &pubOptions)
+            }
+            if let left = pointer { natsMsg_Destroy(left) }
+            guard published == NATS_OK else { throw BenchError.failed("fleet bench: js_PublishMsgAsync: \(published)") }
+        }
+        var completeOptions = jsPubOptions()
+        jsPubOptions_Init(&completeOptions)
+        completeOptions.MaxWait = 30_000
+        let completed = js_PublishAsyncComplete(context, &completeOptions)
+        guard completed == NATS_OK else { throw BenchError.failed("fleet bench: js_PublishAsyncComplete: \(completed)") }
+    }
+}
+
+/// A `nats-server -js` on a free loopback port with a store under the bench's directory.
+final class BenchNATSServer {
+    let url: String
+    private let process: ChildProcess
+
+    init(directory: String) throws {
+        let candidates = ["/usr/sbin/nats-server", "/usr/bin/nats-server", "/usr/local/bin/nats-server", "/opt/homebrew/bin/nats-server"]
+        guard let binary = candidates.first(where: { FileManager.default.isExecutableFile(atPath: $0) }) else {
+            throw BenchError.unavailable("nats-server (apt-get install nats-server)")
+        }
+        let port = try Self.freePort()
+        url = "nats://127.0.0.1:\(port)"
+        let log = directory + "/nats.log"
+        process = try ChildProcess(
+            binary, ["-js", "-a", "127.0.0.1", "-p", "\(port)", "-sd", directory + "/jetstream", "-l", log], [:], stdout: nil)
+        let deadline = ContinuousClock.now + .seconds(15)
+        while ContinuousClock.now < deadline {
+            if let text = try? String(contentsOfFile: log, encoding: .utf8), text.contains("Server is ready") { return }
+            usleep(20_000)
+        }
+        process.stop()
+        throw BenchError.failed("fleet bench: nats-server did not start on port \(port)")
+    }
+
+    func stop() { process.stop() }
+
+    /// Checks that `stream` holds `expected` messages, then deletes it (freeing its disk).
+    func checkAndDelete(stream: String, expected: Int) throws {
+        let connection = try NATSConnection(NATSOptions(servers: [url], reconnects: false, name: "juice-bench check"))
+        defer { connection.close() }
+        let count = try connection.streamMessageCount(stream)
+        guard count == UInt64(expected) else {
+            throw BenchError.failed("fleet bench: stream \(stream) holds \(count) messages, not \(expected)")
+        }
+        try connection.deleteStream(stream)
+    }
+
+    private static func freePort() throws -> Int {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { throw BenchError.unavailable("socket: \(errno)") }
+        defer { close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0 }
+        }
+        guard bound else { throw BenchError.unavailable("bind: \(errno)") }
+        return Int(UInt16(bigEndian: address.sin_port))
+    }
+}
+
+/// A child process started with `posix_spawn`: stdout to a file, to /dev/null, or read
+/// line by line on a thread of its own (`onLine`); stopped with SIGTERM (then SIGKILL).
+final class ChildProcess: @unchecked Sendable {
+    // @unchecked Sendable: `pid` is set in init; `stopped` is behind its lock.
+    let pid: pid_t
+    private let stopped = Locked(false)
+
+    init(
+        _ executable: String, _ arguments: [String], _ environment: [String: String], stdout: String?,
+        onLine: (@Sendable (String) -> Void)? = nil
+    ) throws {
+        let argv = ([executable] + arguments).map { strdup($0) } + [nil]
+        let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
+        defer {
+            for pointer in argv { free(pointer) }
+            for pointer in envp { free(pointer) }
+        }
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
+        var fds: [Int32] = [-1, -1]
+        if onLine != nil {
+            guard pipe(&fds) == 0 else { throw BenchError.unavailable("pipe: \(errno)") }
+            posix_spawn_file_actions_adddup2(&actions, fds[1], 1)
+            posix_spawn_file_actions_addclose(&actions, fds[0])
+        } else {
+            posix_spawn_file_actions_addopen(&actions, 1, stdout ?? "/dev/null", O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+        }
+        var child: pid_t = 0
+        let spawned = posix_spawn(&child, executable, &actions, nil, argv, envp)
+        if fds[1] >= 0 { close(fds[1]) }
+        guard spawned == 0 else {
+            if fds[0] >= 0 { close(fds[0]) }
+            throw BenchError.unavailable("\(executable) (posix_spawn failed with error \(spawned))")
+        }
+        pid = child
+        if let onLine {
+            let descriptor = fds[0]
+            let thread = Thread {
+                var pending: [UInt8] = []
+                var buffer = [UInt8](repeating: 0, count: 65_536)
+                while true {
+                    let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+                    if count < 0, errno == EINTR { continue }
+                    guard count > 0 else { break }
+                    pending += buffer[0..<count]
+                    while let newline = pending.firstIndex(of: 10) {
+                        onLine(String(decoding: pending[..<newline], as: UTF8.self))
+                        pending.removeSubrange(...newline)
+                    }
+                }
+                close(descriptor)
+            }
+            thread.start()
+        }
+    }
+
+    func stop() {
+        guard
+            stopped.withLock({ state -> Bool in
+                defer { state = true }; return !state
+            })
+        else { return }
+        kill(pid, SIGTERM)
+        var status: Int32 = 0
+        for _ in 0..<500 {
+            if waitpid(pid, &status, WNOHANG) == pid { return }
+            usleep(10_000)
+        }
+        kill(pid, SIGKILL)
+        _ = waitpid(pid, &status, 0)
+    }
+}
+#endif
