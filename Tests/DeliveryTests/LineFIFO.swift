@@ -1,4 +1,5 @@
 import Foundation
+import JuiceTestSupport
 import Locking
 
 /// A named pipe in a test's directory, for programs that another process runs: they

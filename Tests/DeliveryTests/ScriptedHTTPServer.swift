@@ -1,4 +1,5 @@
 import Foundation
+import JuiceTestSupport
 import Locking
 
 /// A loopback TCP server for the HTTP client's tests (IPv4 or IPv6): reads each

@@ -1,5 +1,6 @@
 import CTLS
 import Foundation
+import JuiceTestSupport
 import Locking
 
 /// A TLS server on 127.0.0.1 for the HTTP client's tests, through the system's

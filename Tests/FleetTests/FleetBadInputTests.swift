@@ -1,4 +1,5 @@
 import Foundation
+import JuiceTestSupport
 import Testing
 #if canImport(NATSPlugin)
 import NATSPlugin
@@ -39,7 +40,7 @@ struct FleetBadInputTests {
 
     @Test(.timeLimit(.minutes(1)))
     func unreachableRefusedOrMismatchedKeepsTheEvents() async throws {
-        let directory = try FleetDirectory()
+        let directory = try TemporaryDirectory(prefix: "juice-fleet-")
         let server = try NATSServerProcess(directory: directory, arguments: ["--auth", "s3cret-token"])
         try await server.start()
         defer { server.stop() }

@@ -1,4 +1,5 @@
 import Foundation
+import JuiceTestSupport
 import Testing
 #if canImport(NATSPlugin)
 import NATSPlugin
@@ -106,7 +107,7 @@ struct FleetIntegrationTests {
 
     @Test(.timeLimit(.minutes(3)))
     func outageLosesNothingAndDuplicatesNothing() async throws {
-        let directory = try FleetDirectory()
+        let directory = try TemporaryDirectory(prefix: "juice-fleet-")
         let server = try NATSServerProcess(directory: directory)
         try await server.start()
         defer { server.stop() }
@@ -158,7 +159,7 @@ struct FleetIntegrationTests {
 
     @Test(.timeLimit(.minutes(3)))
     func clusterWithThreeReplicasSurvivesANodeKilled() async throws {
-        let directory = try FleetDirectory()
+        let directory = try TemporaryDirectory(prefix: "juice-fleet-")
         let clusterPorts = try (0..<3).map { _ in try freeLoopbackPort() }
         let nodes = try (0..<3).map { index in
             try NATSServerProcess(

@@ -1,5 +1,6 @@
 import CCrypto
 import Foundation
+import JuiceTestSupport
 import Testing
 #if canImport(NATSPlugin)
 import NATSPlugin
@@ -14,7 +15,7 @@ struct FleetReadingTests {
 
     @Test(.timeLimit(.minutes(2)))
     func fleetStockEqualsEachMachinesStock() async throws {
-        let directory = try FleetDirectory()
+        let directory = try TemporaryDirectory(prefix: "juice-fleet-")
         let server = try NATSServerProcess(directory: directory)
         try await server.start()
         defer { server.stop() }
@@ -68,7 +69,7 @@ struct FleetReadingTests {
 
     @Test(.timeLimit(.minutes(3)))
     func fleetDeliverSurvivesKillsAndEveryEventArrives() async throws {
-        let directory = try FleetDirectory()
+        let directory = try TemporaryDirectory(prefix: "juice-fleet-")
         let server = try NATSServerProcess(directory: directory)
         try await server.start()
         defer { server.stop() }
@@ -136,7 +137,7 @@ struct FleetReadingTests {
     /// where the next process finds it.
     @Test(.timeLimit(.minutes(2)))
     func fleetDeliverRunsTheLoggerAndKeepsRetryStateInTheStore() async throws {
-        let directory = try FleetDirectory()
+        let directory = try TemporaryDirectory(prefix: "juice-fleet-")
         let server = try NATSServerProcess(directory: directory)
         try await server.start()
         defer { server.stop() }

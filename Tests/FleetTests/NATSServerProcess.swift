@@ -1,4 +1,5 @@
 import Foundation
+import JuiceTestSupport
 import Locking
 import Testing
 
@@ -59,22 +60,6 @@ struct FleetTestError: Error, CustomStringConvertible {
     init(_ description: String) { self.description = description }
 }
 
-/// A temporary directory, removed with this value.
-final class FleetDirectory: Sendable {
-    let path: String
-
-    init() throws {
-        let template = NSTemporaryDirectory() + "juice-fleet-XXXXXX"
-        var bytes = Array(template.utf8CString)
-        guard let made = mkdtemp(&bytes) else { throw FleetTestError("mkdtemp: \(errno)") }
-        path = String(cString: made)
-    }
-
-    func file(_ name: String) -> String { "\(path)/\(name)" }
-
-    deinit { try? FileManager.default.removeItem(atPath: path) }
-}
-
 /// One real `nats-server -js` on 127.0.0.1 with a store directory of its own.
 /// Stopped by `stop()`, and in any case when this value goes away (also when a test
 /// fails), so no server outlives its test.
@@ -91,7 +76,7 @@ final class NATSServerProcess: @unchecked Sendable {
 
     /// - Parameter cluster: this node's cluster port and the other nodes' cluster ports.
     init(
-        name: String = "n1", directory: FleetDirectory, port: Int? = nil, cluster: (port: Int, routes: [Int])? = nil,
+        name: String = "n1", directory: TemporaryDirectory, port: Int? = nil, cluster: (port: Int, routes: [Int])? = nil,
         arguments: [String] = []
     ) throws {
         extraArguments = arguments
@@ -167,13 +152,13 @@ final class NATSServerProcess: @unchecked Sendable {
 final class FleetMachine: @unchecked Sendable {
     // @unchecked Sendable: every property is set in init and never changed.
     let machine: String
-    let directory: FleetDirectory
+    let directory: TemporaryDirectory
     let configPath: String
 
     /// `extra` is more top-level config members as JSON text (`"fleet": {…}`).
     init(_ machine: String, subscribers: String, extra: String = "", flushDeadlineSeconds: Double = 1) throws {
         self.machine = machine
-        directory = try FleetDirectory()
+        directory = try TemporaryDirectory(prefix: "juice-fleet-")
         configPath = directory.file("config.json")
         let more = extra.isEmpty ? "" : ", \(extra)"
         let config =

@@ -1,24 +1,22 @@
 import Foundation
-import JuiceMakerCore
 import JuiceMakerPluginKit
-import JuiceTestSupport
 import Locking
 
 /// A small HTTP/1.1 server on 127.0.0.1, for tests: records every request and
 /// answers what the test scripts. Keep-alive, `Content-Length` bodies only.
 /// Nothing in it sleeps or polls: its threads wait on sockets, a wake-up pipe and
 /// its state's condition, and tests wait for requests with `waitForRequests`.
-final class LoopbackHTTPServer: Sendable {
-    struct Request: Sendable {
-        let method: String
-        let path: String
+package final class LoopbackHTTPServer: Sendable {
+    package struct Request: Sendable {
+        package let method: String
+        package let path: String
         /// Header names lowercased.
-        let headers: [String: String]
-        let body: [UInt8]
-        var text: String { String(decoding: body, as: UTF8.self) }
+        package let headers: [String: String]
+        package let body: [UInt8]
+        package var text: String { String(decoding: body, as: UTF8.self) }
     }
 
-    enum Answer: Sendable {
+    package enum Answer: Sendable {
         case status(Int, headers: [(String, String)] = [])
         /// Never answers; the connection stays open until the server stops.
         case hang
@@ -42,22 +40,22 @@ final class LoopbackHTTPServer: Sendable {
     private let script: @Sendable (Int, Request) -> Answer
 
     /// `script` gets each request's index (0-based, over the server's life) and the request.
-    init(script: @escaping @Sendable (Int, Request) -> Answer = { _, _ in .status(200) }) {
+    package init(script: @escaping @Sendable (Int, Request) -> Answer = { _, _ in .status(200) }) {
         self.script = script
     }
 
-    var port: UInt16 { boundPort.withLock { $0 } }
-    var url: String { "http://127.0.0.1:\(port)/hook" }
-    var requests: [Request] { state.withLock { $0.requests } }
+    package var port: UInt16 { boundPort.withLock { $0 } }
+    package var url: String { "http://127.0.0.1:\(port)/hook" }
+    package var requests: [Request] { state.withLock { $0.requests } }
 
     /// Waits until the server has received `count` requests in all; `false` at
     /// `deadline` (only a hang reaches the generous one).
-    func waitForRequests(_ count: Int, until deadline: ContinuousClock.Instant = generousDeadline()) async -> Bool {
+    package func waitForRequests(_ count: Int, until deadline: ContinuousClock.Instant = generousDeadline()) async -> Bool {
         await arrivals.wait(
             until: deadline, current: { state.withLock { $0.requests.count >= count } }, for: { $0 >= count })
     }
 
-    func start() throws {
+    package func start() throws {
         #if canImport(Glibc)
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         #else
@@ -97,7 +95,7 @@ final class LoopbackHTTPServer: Sendable {
     }
 
     /// Closes the listener and every connection (hanging requests see the connection drop).
-    func stop() {
+    package func stop() {
         let (fds, wake) = state.change { state -> ([Int32], Int32) in
             state.running = false
             defer {
@@ -229,7 +227,7 @@ final class LoopbackHTTPServer: Sendable {
     }
 }
 
-struct ServerError: Error, CustomStringConvertible {
-    let description: String
-    init(_ description: String) { self.description = description }
+package struct ServerError: Error, CustomStringConvertible {
+    package let description: String
+    package init(_ description: String) { self.description = description }
 }
