@@ -94,7 +94,8 @@ public final class ConsumerJournal: EventJournal {
                 do {
                     _ = try fetchOnce(timeout: 1)
                 } catch {
-                    if !state.withLock({ $0.stopped }) { usleep(1_000_000) }
+                    // The server is away: try again in a second, or at once on `stop()`.
+                    _ = state.wait(until: .now + .seconds(1)) { $0.stopped }
                 }
             }
         }

@@ -73,7 +73,9 @@ extension SQLiteStore {
                 guard busyWaits * 10 < Int(Connection.busyTimeoutMilliseconds) else {
                     throw source.failure(code, doing: .running(sql: "sqlite3_backup_step"))
                 }
-                usleep(10_000)
+                // Another process holds the lock, and nothing signals across processes when it
+                // lets go: back off for 10 ms as SQLite's own busy handler does, up to its timeout.
+                sqlite3_sleep(10)
             default:
                 // The error is the source's (damage, I/O) or the destination's (disk full).
                 let failing = sqlite3_errcode(source.handle) & 0xFF == code & 0xFF ? source : destination

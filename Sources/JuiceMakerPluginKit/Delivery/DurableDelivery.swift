@@ -43,6 +43,10 @@ import Synchronization
 /// - **Bounded shutdown.** `shutdown(deadline:)` returns by its deadline. No journal
 ///   write starts after it returns (one already blocked on another process's lock
 ///   may still finish).
+///
+/// This file is the runner's one state machine, and so the package's largest; its
+/// journal bookkeeping and its failure handling are in `DurableDelivery+Journal.swift`
+/// and `DurableDelivery+Failures.swift`.
 public final class DurableDelivery: Sendable {
     /// Events read from the journal at once.
     public static let batchSize = 256

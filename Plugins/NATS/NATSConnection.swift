@@ -1,0 +1,320 @@
+import CNATS
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+import Locking
+
+/// One connection to NATS with its JetStream context.
+///
+/// `@unchecked Sendable`: libnats documents `natsConnection` and `jsCtx` as safe to use
+/// from any thread at once; the pointers are set once in `init` and never changed; they
+/// are destroyed only in `deinit`, when no other reference (so no other call) exists.
+/// `close()` only closes the connection (libnats allows that concurrently with calls,
+/// which then fail with `NATS_CONNECTION_CLOSED`).
+public final class NATSConnection: @unchecked Sendable {
+    private let connection: OpaquePointer
+    private let jetStream: OpaquePointer
+    private let options: OpaquePointer
+    /// The request timeout in milliseconds.
+    let timeoutMilliseconds: Int64
+    /// Where libnats' threads leave the PubAcks of asynchronous publishes.
+    private let acks: PubAcks
+    public let displayServers: String
+
+    /// Connects (failing within `options.timeout` when no server answers) and opens JetStream.
+    public init(_ options: NATSOptions) throws(NATSError) {
+        displayServers = options.displayServers
+        timeoutMilliseconds = Int64((options.timeout * 1000).rounded())
+        let strings = CStrings()
+        var created: OpaquePointer?
+        var status = natsOptions_Create(&created)
+        guard status == NATS_OK, let natsOptions = created else { throw .from(status, doing: "setting up the NATS client") }
+        let doing = "connecting to \(displayServers)"
+        func check(_ status: natsStatus, _ what: String) throws(NATSError) {
+            guard status == NATS_OK else {
+                natsOptions_Destroy(natsOptions)
+                throw .from(status, doing: what)
+            }
+        }
+        try check(natsOptions_SetServers(natsOptions, strings.array(options.servers), Int32(options.servers.count)), doing)
+        try check(natsOptions_SetTimeout(natsOptions, timeoutMilliseconds), doing)
+        try check(natsOptions_SetName(natsOptions, strings.make(options.name)), doing)
+        try check(natsOptions_SetAllowReconnect(natsOptions, options.reconnects), doing)
+        if options.reconnects {
+            try check(natsOptions_SetMaxReconnect(natsOptions, -1), doing)
+            try check(natsOptions_SetReconnectWait(natsOptions, 250), doing)
+        }
+        if let token = options.token { try check(natsOptions_SetToken(natsOptions, strings.make(token)), doing) }
+        if let file = options.credentialsFile {
+            try check(
+                natsOptions_SetUserCredentialsFromFiles(natsOptions, strings.make(file), nil),
+                "reading the credentials file \(file)")
+        }
+        var connected: OpaquePointer?
+        status = natsConnection_Connect(&connected, natsOptions)
+        guard status == NATS_OK, let connection = connected else {
+            natsOptions_Destroy(natsOptions)
+            throw .from(status, doing: doing)
+        }
+        // Retained for good, never released: libnats may call the handler on its own
+        // thread until the connection is destroyed, so it must outlive this object
+        // (one small object per connection).
+        let acks = PubAcks()
+        var jsOptions = jsOptions()
+        jsOptions_Init(&jsOptions)
+        jsOptions.Wait = timeoutMilliseconds
+        jsOptions.PublishAsync.MaxPending = Int64(max(1, options.maxOutstandingAcks))
+        jsOptions.PublishAsync.AckHandler = pubAckHandler
+        jsOptions.PublishAsync.AckHandlerClosure = Unmanaged.passRetained(acks).toOpaque()
+        jsOptions.PublishAsync.StallWait = timeoutMilliseconds
+        var context: OpaquePointer?
+        status = natsConnection_JetStream(&context, connection, &jsOptions)
+        guard status == NATS_OK, let context else {
+            natsConnection_Destroy(connection)
+            natsOptions_Destroy(natsOptions)
+            throw .from(status, doing: "opening JetStream on \(displayServers)")
+        }
+        self.connection = connection
+        self.jetStream = context
+        self.options = natsOptions
+        self.acks = acks
+    }
+
+    deinit {
+        jsCtx_Destroy(jetStream)
+        natsConnection_Destroy(connection)
+        natsOptions_Destroy(options)
+    }
+
+    /// Closes the connection; later calls fail.
+    public func close() {
+        natsConnection_Close(connection)
+    }
+
+    /// Whether the connection is up now (not closed, not reconnecting).
+    public var isConnected: Bool {
+        natsConnection_Status(connection) == NATS_CONN_STATUS_CONNECTED
+    }
+
+    // MARK: Streams
+
+    /// Makes sure stream `name` exists and takes `subjects`: creates it (file storage,
+    /// `replicas`) when missing; throws `.streamMismatch` when it exists without them.
+    public func ensureStream(_ name: String, subjects: String, replicas: Int) throws(NATSError) {
+        var info: UnsafeMutablePointer<jsStreamInfo>?
+        var jsError = jsErrCode(0)
+        let strings = CStrings()
+        var status = js_GetStreamInfo(&info, jetStream, strings.make(name), nil, &jsError)
+        if status == NATS_OK, let info {
+            defer { jsStreamInfo_Destroy(info) }
+            var existing: [String] = []
+            if let config = info.pointee.Config, let list = config.pointee.Subjects {
+                for index in 0..<Int(config.pointee.SubjectsLen) {
+                    if let subject = list[index] { existing.append(String(cString: subject)) }
+                }
+            }
+            guard existing.contains(subjects) || existing.contains(">") else {
+                throw NATSError(
+                    "stream \(name) exists with subjects \(existing.joined(separator: ", ")), not \(subjects); "
+                        + "set another \"stream\" or \"subjectPrefix\", or change the stream (nats stream edit)",
+                    kind: .streamMismatch)
+            }
+            return
+        }
+        guard status == NATS_NOT_FOUND else { throw .from(status, doing: "looking up stream \(name)", jsError: jsError) }
+        var config = jsStreamConfig()
+        jsStreamConfig_Init(&config)
+        config.Name = strings.make(name)
+        config.Subjects = strings.array([subjects])
+        config.SubjectsLen = 1
+        config.Storage = js_FileStorage
+        config.Replicas = Int64(replicas)
+        info = nil
+        jsError = jsErrCode(0)
+        status = js_AddStream(&info, jetStream, &config, nil, &jsError)
+        if let info { jsStreamInfo_Destroy(info) }
+        guard status == NATS_OK else {
+            // 10065: subjects overlap with another stream's; 10058: the name is taken.
+            if jsError.rawValue == 10065 || jsError.rawValue == 10058 {
+                throw NATSError(
+                    "creating stream \(name) for \(subjects): another stream already takes these subjects, or the name "
+                        + "is in use with other settings [JetStream error \(jsError.rawValue)]; set another \"stream\" or \"subjectPrefix\"",
+                    kind: .streamMismatch)
+            }
+            throw .from(status, doing: "creating stream \(name) (\(subjects), \(replicas) replica(s))", jsError: jsError)
+        }
+    }
+
+    /// How many messages stream `name` holds.
+    public func streamMessageCount(_ name: String) throws(NATSError) -> UInt64 {
+        var info: UnsafeMutablePointer<jsStreamInfo>?
+        var jsError = jsErrCode(0)
+        let strings = CStrings()
+        let status = js_GetStreamInfo(&info, jetStream, strings.make(name), nil, &jsError)
+        guard status == NATS_OK, let info else { throw .from(status, doing: "looking up stream \(name)", jsError: jsError) }
+        defer { jsStreamInfo_Destroy(info) }
+        return info.pointee.State.Msgs
+    }
+
+    /// Deletes stream `name` and everything it holds.
+    public func deleteStream(_ name: String) throws(NATSError) {
+        var jsError = jsErrCode(0)
+        let strings = CStrings()
+        let status = js_DeleteStream(jetStream, strings.make(name), nil, &jsError)
+        guard status == NATS_OK else { throw .from(status, doing: "deleting stream \(name)", jsError: jsError) }
+    }
+
+    // MARK: Publishing
+
+    /// Publishes `body` to `subject` with `headers` and returns when JetStream has
+    /// stored it (the PubAck), or throws. `messageID` goes in `Nats-Msg-Id`: the stream
+    /// drops a second publish with the same id within its duplicate window.
+    /// - Returns: whether the stream reported the message a duplicate.
+    @discardableResult
+    public func publish(
+        subject: String, body: [UInt8], headers: [(String, String)], messageID: String
+    ) throws(NATSError) -> Bool {
+        let strings = CStrings()
+        var created: OpaquePointer?
+        var status = body.withUnsafeBufferPointer { buffer in
+            natsMsg_Create(
+                &created, strings.make(subject), nil, buffer.baseAddress.map { UnsafeRawPointer($0).assumingMemoryBound(to: CChar.self) },
+                Int32(buffer.count))
+        }
+        guard status == NATS_OK, let message = created else { throw .from(status, doing: "preparing a message for \(subject)") }
+        defer { natsMsg_Destroy(message) }
+        for (key, value) in headers {
+            status = natsMsgHeader_Set(message, strings.make(key), strings.make(value))
+            guard status == NATS_OK else { throw .from(status, doing: "setting header \(key)") }
+        }
+        var options = jsPubOptions()
+        jsPubOptions_Init(&options)
+        options.MsgId = strings.make(messageID)
+        options.MaxWait = timeoutMilliseconds
+        var ack: UnsafeMutablePointer<jsPubAck>?
+        var jsError = jsErrCode(0)
+        status = js_PublishMsg(&ack, jetStream, message, &options, &jsError)
+        defer { if let ack { jsPubAck_Destroy(ack) } }
+        guard status == NATS_OK, let ack else { throw .from(status, doing: "publishing to \(subject) on \(displayServers)", jsError: jsError) }
+        return ack.pointee.Duplicate
+    }
+
+    /// Publishes like `publish` without waiting: the PubAck (or the failure) arrives
+    /// later, for `awaitAck(messageID:)`. At most `NATSOptions.maxOutstandingAcks` are
+    /// outstanding; beyond that this waits (up to the timeout) for room.
+    public func publishAsync(subject: String, body: [UInt8], headers: [(String, String)], messageID: String) throws(NATSError) {
+        let strings = CStrings()
+        var created: OpaquePointer?
+        var status = body.withUnsafeBufferPointer { buffer in
+            natsMsg_Create(
+                &created, strings.make(subject), nil, buffer.baseAddress.map { UnsafeRawPointer($0).assumingMemoryBound(to: CChar.self) },
+                Int32(buffer.count))
+        }
+        guard status == NATS_OK, let message = created else { throw .from(status, doing: "preparing a message for \(subject)") }
+        for (key, value) in headers + [("Nats-Msg-Id", messageID)] {
+            status = natsMsgHeader_Set(message, strings.make(key), strings.make(value))
+            guard status == NATS_OK else {
+                natsMsg_Destroy(message)
+                throw .from(status, doing: "setting header \(key)")
+            }
+        }
+        var options = jsPubOptions()
+        jsPubOptions_Init(&options)
+        options.MsgId = strings.make(messageID)
+        options.MaxWait = timeoutMilliseconds
+        acks.expect(messageID)
+        var pointer: OpaquePointer? = message
+        status = js_PublishMsgAsync(jetStream, &pointer, &options)
+        // On success libnats owns the message (and set `pointer` to NULL); otherwise it is ours.
+        if let left = pointer { natsMsg_Destroy(left) }
+        guard status == NATS_OK else {
+            acks.forget(messageID)
+            throw .from(status, doing: "publishing to \(subject) on \(displayServers)")
+        }
+    }
+
+    /// Waits for the PubAck of an asynchronous publish: returns whether the stream called
+    /// it a duplicate, or throws its failure (also when none came within the timeout).
+    @discardableResult
+    public func awaitAck(messageID: String) throws(NATSError) -> Bool {
+        let deadline = ContinuousClock.now + .milliseconds(timeoutMilliseconds + 500)
+        switch acks.wait(for: messageID, until: deadline) {
+        case .stored(let duplicate): return duplicate
+        case .failed(let error): throw error
+        case nil:
+            throw NATSError(
+                "publishing on \(displayServers): no PubAck within \(Double(timeoutMilliseconds) / 1000) s; the server did not answer in time",
+                kind: .timeout)
+        }
+    }
+
+    /// Forgets every outstanding asynchronous publish (after a failure: they are sent again).
+    public func forgetOutstandingAcks() {
+        acks.forgetAll()
+    }
+
+    // MARK: Reading
+
+    /// Where a reader starts in the stream.
+    public enum Start: Sendable {
+        case all
+        case new
+        case since(Date)
+        case lastPerSubject
+    }
+
+    /// An ordered, unacknowledged reader of `filter` in `stream` (for `fleet watch`
+    /// and `fleet stock`): libnats keeps it in order across reconnects.
+    public func reader(stream: String, filter: String, start: Start) throws(NATSError) -> NATSSubscription {
+        let strings = CStrings()
+        var options = jsSubOptions()
+        jsSubOptions_Init(&options)
+        options.Stream = strings.make(stream)
+        options.Ordered = true
+        switch start {
+        case .all: options.Config.DeliverPolicy = js_DeliverAll
+        case .new: options.Config.DeliverPolicy = js_DeliverNew
+        case .lastPerSubject: options.Config.DeliverPolicy = js_DeliverLastPerSubject
+        case .since(let date):
+            options.Config.DeliverPolicy = js_DeliverByStartTime
+            options.Config.OptStartTime = Int64(date.timeIntervalSince1970 * 1e9)
+        }
+        var subscription: OpaquePointer?
+        var jsError = jsErrCode(0)
+        let status = js_SubscribeSync(&subscription, jetStream, strings.make(filter), nil, &options, &jsError)
+        guard status == NATS_OK, let subscription else {
+            throw .from(status, doing: "reading \(filter) from stream \(stream)", jsError: jsError)
+        }
+        return NATSSubscription(subscription, owner: self)
+    }
+
+    /// A pull subscription on the durable consumer `durable` of `stream` (created when
+    /// missing: explicit ack, `ackWait` seconds before an unacknowledged message is
+    /// sent again).
+    public func durableConsumer(
+        stream: String, filter: String, durable: String, ackWait: Double, maxAckPending: Int
+    ) throws(NATSError) -> NATSSubscription {
+        let strings = CStrings()
+        var options = jsSubOptions()
+        jsSubOptions_Init(&options)
+        options.Stream = strings.make(stream)
+        options.Config.AckPolicy = js_AckExplicit
+        options.Config.AckWait = Int64(ackWait * 1e9)
+        options.Config.DeliverPolicy = js_DeliverAll
+        options.Config.MaxAckPending = Int64(maxAckPending)
+        var subscription: OpaquePointer?
+        var jsError = jsErrCode(0)
+        let status = js_PullSubscribe(&subscription, jetStream, strings.make(filter), strings.make(durable), nil, &options, &jsError)
+        guard status == NATS_OK, let subscription else {
+            throw .from(status, doing: "opening consumer \(durable) on stream \(stream)", jsError: jsError)
+        }
+        return NATSSubscription(subscription, owner: self)
+    }
+}

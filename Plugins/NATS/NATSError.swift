@@ -1,0 +1,85 @@
+import CNATS
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+import Locking
+
+/// A libnats failure as one line: what was being done, libnats' own text, and what to
+/// do about it. Never contains a token or a credential.
+public struct NATSError: Error, Sendable, CustomStringConvertible {
+    /// What went wrong, in one line.
+    public let message: String
+    /// The kind of failure, for callers that decide what to do (retry, disable, exit 78).
+    public let kind: Kind
+
+    public enum Kind: Sendable, Equatable {
+        /// The server could not be reached or did not answer in time: try again later.
+        case unavailable
+        /// The server refused who we are (token, credentials).
+        case authorization
+        /// The stream exists with a configuration this client cannot use.
+        case streamMismatch
+        /// A subscription or fetch found nothing before its timeout.
+        case timeout
+        /// Anything else.
+        case other
+    }
+
+    public init(_ message: String, kind: Kind) {
+        self.message = message
+        self.kind = kind
+    }
+
+    public var description: String { message }
+
+    /// `status` while `doing`, with libnats' last error text for this thread.
+    static func from(_ status: natsStatus, doing: String, jsError: jsErrCode = jsErrCode(0)) -> NATSError {
+        let text = String(cString: natsStatus_GetText(status))
+        var detail = ""
+        if let last = nats_GetLastError(nil) {
+            // "(conn.c:2088): No server available for connection": the text without its source position.
+            var lastText = String(cString: last)
+            if lastText.hasPrefix("("), let end = lastText.firstRange(of: "): ") { lastText = String(lastText[end.upperBound...]) }
+            if !lastText.isEmpty, lastText != text { detail = lastText }
+        }
+        let kind: Kind
+        let advice: String
+        switch status {
+        case NATS_NO_SERVER, NATS_CONNECTION_CLOSED, NATS_CONNECTION_DISCONNECTED, NATS_STALE_CONNECTION, NATS_IO_ERROR,
+            NATS_NO_RESPONDERS:
+            kind = .unavailable
+            advice = "is nats-server -js running there?"
+        case NATS_TIMEOUT:
+            kind = .timeout
+            advice = "the server did not answer in time"
+        case NATS_NOT_PERMITTED:
+            kind = .authorization
+            advice = "check the token or the credentials file"
+        default:
+            if detail.lowercased().contains("authorization") || text.lowercased().contains("authorization") {
+                kind = .authorization
+                advice = "check the token or the credentials file"
+            } else {
+                kind = .other
+                advice = ""
+            }
+        }
+        var line = "\(doing): \(text)"
+        if !detail.isEmpty { line += " (\(Self.oneLine(detail)))" }
+        if jsError.rawValue != 0 { line += " [JetStream error \(jsError.rawValue)]" }
+        if !advice.isEmpty { line += "; \(advice)" }
+        return NATSError(line, kind: kind)
+    }
+
+    private static func oneLine(_ text: String) -> String {
+        text.split(whereSeparator: \.isNewline).first.map { String($0.drop(while: \.isWhitespace).reversed().drop(while: \.isWhitespace).reversed()) }
+            ?? ""
+    }
+}

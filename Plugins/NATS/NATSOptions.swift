@@ -1,0 +1,53 @@
+import CNATS
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+import Locking
+
+/// How to reach a NATS server or cluster.
+public struct NATSOptions: Sendable {
+    /// `nats://host:port` URLs (several for a cluster).
+    public var servers: [String]
+    /// An authentication token; never printed.
+    public var token: String?
+    /// A `.creds` file (user JWT and seed).
+    public var credentialsFile: String?
+    /// How long connecting, and each request (a publish's PubAck, a stream lookup), may take.
+    public var timeout: Double
+    /// Whether a lost connection is re-established in the background (a long-running
+    /// reader); a publisher that reconnects on its next attempt may say `false`.
+    public var reconnects: Bool
+    /// The connection's name, as the server's monitoring shows it.
+    public var name: String
+    /// How many asynchronous publishes may wait for their PubAck at once.
+    public var maxOutstandingAcks: Int = 256
+
+    public init(
+        servers: [String], token: String? = nil, credentialsFile: String? = nil, timeout: Double = 5,
+        reconnects: Bool = true, name: String = "juice"
+    ) {
+        self.servers = servers
+        self.token = token
+        self.credentialsFile = credentialsFile
+        self.timeout = timeout
+        self.reconnects = reconnects
+        self.name = name
+    }
+
+    /// The servers as they may be shown (no user or password).
+    public var displayServers: String {
+        servers.map { server in
+            guard var parts = URLComponents(string: server) else { return server }
+            parts.user = nil
+            parts.password = nil
+            return parts.string ?? server
+        }.joined(separator: ",")
+    }
+}

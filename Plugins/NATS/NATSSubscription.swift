@@ -1,0 +1,65 @@
+import CNATS
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+import Locking
+
+/// A subscription (ordered reader or durable pull consumer).
+///
+/// `@unchecked Sendable`: libnats allows `NextMsg`/`Fetch` and `Unsubscribe` from
+/// different threads (an unsubscribe makes a waiting call return); the pointer is set
+/// once and destroyed only in `deinit`.
+public final class NATSSubscription: @unchecked Sendable {
+    private let subscription: OpaquePointer
+    private let owner: NATSConnection
+
+    init(_ subscription: OpaquePointer, owner: NATSConnection) {
+        self.subscription = subscription
+        self.owner = owner
+    }
+
+    deinit {
+        natsSubscription_Destroy(subscription)
+    }
+
+    /// Ends it: a call waiting in `next` or `fetch` returns.
+    public func stop() {
+        _ = natsSubscription_Unsubscribe(subscription)
+    }
+
+    /// The next message of an ordered reader, or `nil` when none came within `timeout` seconds.
+    public func next(timeout: Double) throws(NATSError) -> NATSMessage? {
+        var message: OpaquePointer?
+        let status = natsSubscription_NextMsg(&message, subscription, Int64(timeout * 1000))
+        if status == NATS_TIMEOUT { return nil }
+        guard status == NATS_OK, let message else { throw .from(status, doing: "reading the stream") }
+        return NATSMessage(message, owner: owner)
+    }
+
+    /// Up to `batch` messages of a pull consumer; empty when none came within `timeout` seconds.
+    public func fetch(batch: Int, timeout: Double) throws(NATSError) -> [NATSMessage] {
+        var list = natsMsgList()
+        var jsError = jsErrCode(0)
+        let status = natsSubscription_Fetch(&list, subscription, Int32(batch), Int64(timeout * 1000), &jsError)
+        if status == NATS_TIMEOUT { return [] }
+        guard status == NATS_OK else { throw .from(status, doing: "fetching from the consumer", jsError: jsError) }
+        var messages: [NATSMessage] = []
+        if let items = list.Msgs {
+            for index in 0..<Int(list.Count) {
+                if let message = items[index] {
+                    messages.append(NATSMessage(message, owner: owner))
+                    items[index] = nil  // owned by the NATSMessage now; the list must not destroy it
+                }
+            }
+        }
+        natsMsgList_Destroy(&list)
+        return messages
+    }
+}

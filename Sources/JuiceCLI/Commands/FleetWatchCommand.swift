@@ -1,0 +1,118 @@
+import CLINotifierPlugin
+import FleetConfiguration
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+import JuiceMakerCore
+import JuiceMakerPluginKit
+import LoggerPlugin
+#if canImport(NATSPlugin)
+import NATSPlugin
+#endif
+
+/// `juice fleet watch [--machine M] [--type T] [--since DURATION|all] [--json]`.
+struct FleetWatchCommand: JuiceCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "watch",
+        abstract: LocalizedText(
+            "Show every machine's events as they happen, each prefixed with its machine (Ctrl-C stops).",
+            ko: "모든 기계의 이벤트를 일어나는 대로, 기계 이름을 앞에 붙여 보여 줍니다 (Ctrl-C로 멈춤)."),
+        options: [
+            FleetGroup.natsOption,
+            OptionSpec("machine", value: "name", help: LocalizedText("Only this machine's events.", ko: "이 기계의 이벤트만.")),
+            EventsCommand.typeOption,
+            OptionSpec(
+                "since", value: "duration|all",
+                help: LocalizedText(
+                    "First replay the events of the last DURATION (30s, 10m, 2h, 1d) or all of them, then follow.",
+                    ko: "먼저 지난 DURATION(30s, 10m, 2h, 1d)의 이벤트나 전부를 다시 보여 준 뒤 따라갑니다.")),
+        ])
+    static let needs = CommandNeeds.plugins
+
+    let nats: String?
+    let machine: String?
+    let kinds: Set<EventKind>?
+    /// `nil`: only new events; `.distantPast`: all.
+    let since: Date?
+
+    init(_ invocation: Invocation) throws(CLIError) {
+        nats = invocation.value("nats")
+        machine = invocation.value("machine")
+        if let machine, !Fleet.isMachineName(machine) {
+            throw CLIError(.badValue, Catalog.Fleet.badMachine(machine), usage: invocation.path)
+        }
+        kinds = try ValueParsing.eventKinds(invocation)
+        if let text = invocation.value("since") {
+            if text == "all" {
+                since = .distantPast
+            } else if let seconds = FleetCommandSupport.seconds(text) {
+                since = Date(timeIntervalSinceNow: -seconds)
+            } else {
+                throw CLIError(.badValue, Catalog.Fleet.badDuration(text), usage: invocation.path)
+            }
+        } else {
+            since = nil
+        }
+    }
+
+    func run(_ session: Session) async throws(CLIError) -> ExitCode {
+        #if canImport(NATSPlugin)
+        let context = session.context
+        let reader = try FleetCommandSupport.reader(context, nats: nats)
+        let filters: [String] =
+            if let kinds, kinds.count == 1, let kind = kinds.first {
+                [Fleet.filter(prefix: reader.prefix, machine: machine, kind: kind)]
+            } else {
+                [Fleet.filter(prefix: reader.prefix, machine: machine, kind: nil)]
+            }
+        let start: NATSConnection.Start =
+            switch since {
+            case nil: .new
+            case .some(let date) where date == .distantPast: .all
+            case .some(let date): .since(date)
+            }
+        let subscription: NATSSubscription
+        do {
+            subscription = try reader.connection.reader(stream: reader.stream, filter: filters[0], start: start)
+        } catch {
+            throw FleetCommandSupport.failure(error)
+        }
+        let output = context.console.standardOutput
+        let json = context.settings.json
+        let renderer = NotificationRenderer(language: context.language, color: context.settings.colorAllowed && output.isTerminal)
+        let stop = session.stopSignals()
+        let prefixTokens = reader.prefix.split(separator: ".").count
+        while !stop.isRequested {
+            let message: NATSMessage?
+            do {
+                message = try subscription.next(timeout: 0.2)
+            } catch {
+                throw FleetCommandSupport.failure(error)
+            }
+            guard let message else { continue }
+            let text = message.text
+            guard let envelope = try? CloudEventFormat.decode(text) else { continue }
+            guard kinds?.contains(envelope.event.kind) ?? true else { continue }
+            if json {
+                output.write(text + "\n")
+            } else {
+                let tokens = message.subject.split(separator: ".")
+                let name = tokens.count > prefixTokens ? String(tokens[prefixTokens]) : "?"
+                output.write(renderer.lines(for: envelope).map { "[\(name)] \($0)" }.joined(separator: "\n") + "\n")
+            }
+        }
+        subscription.stop()
+        if output.isTerminal { output.write("\n") }
+        return .success
+        #else
+        throw FleetCommandSupport.unavailableBuild
+        #endif
+    }
+}
