@@ -120,26 +120,3 @@ import Testing
         #expect(try store.cursor(named: "stuck") == 0)
     }
 }
-
-/// Holds a SQLite store's write lock from this process, as another `juice` process
-/// might: a commit whose `decide` waits until `release`.
-private final class StoreWriteLock: Sendable {
-    private let held = DispatchSemaphore(value: 0)
-    private let released = DispatchSemaphore(value: 0)
-
-    init(_ store: SQLiteStore) {
-        let held = held
-        let released = released
-        Thread {
-            _ = try? store.commit { stock, _ in
-                held.signal()
-                released.wait()
-                return StoreChange(stock: stock, events: [])
-            }
-        }.start()
-    }
-
-    func waitUntilHeld() -> Bool { held.wait(timeout: .now() + 30) == .success }
-
-    func release() { released.signal() }
-}

@@ -1,5 +1,6 @@
 import Foundation
 import JuiceMakerCore
+import JuiceTestSupport
 import SQLiteStore
 import Testing
 
@@ -49,27 +50,4 @@ extension RunningJuice {
         }
         return condition(stderr)
     }
-}
-
-/// Holds a SQLite store's write lock from this process, as another `juice` process
-/// might: a commit whose `decide` waits until `release`.
-private final class StoreWriteLock: Sendable {
-    private let held = DispatchSemaphore(value: 0)
-    private let released = DispatchSemaphore(value: 0)
-
-    init(_ store: SQLiteStore) {
-        let held = held
-        let released = released
-        Thread {
-            _ = try? store.commit { stock, _ in
-                held.signal()
-                released.wait()
-                return StoreChange(stock: stock, events: [])
-            }
-        }.start()
-    }
-
-    func waitUntilHeld() -> Bool { held.wait(timeout: .now() + 30) == .success }
-
-    func release() { released.signal() }
 }
