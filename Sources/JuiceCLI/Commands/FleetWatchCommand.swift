@@ -100,11 +100,15 @@ struct FleetWatchCommand: JuiceCommand {
             let text = message.text
             guard let envelope = try? CloudEventFormat.decode(text) else { continue }
             guard kinds?.contains(envelope.event.kind) ?? true else { continue }
+            // The stream is written by other machines: untrusted. A message is shown as it
+            // came only when it is one line with nothing that steers a terminal; otherwise
+            // as this build encodes the event it read. The machine is the subject's token,
+            // which NATS lets hold any byte but space: shown escaped and cut.
             if json {
-                output.write(text + "\n")
+                output.write((TerminalText.escaped(text) == text ? text : CloudEventFormat.encode(envelope)) + "\n")
             } else {
                 let tokens = message.subject.split(separator: ".")
-                let name = tokens.count > prefixTokens ? String(tokens[prefixTokens]) : "?"
+                let name = tokens.count > prefixTokens ? TerminalText.echoed(String(tokens[prefixTokens])) : "?"
                 output.write(renderer.lines(for: envelope).map { "[\(name)] \($0)" }.joined(separator: "\n") + "\n")
             }
         }

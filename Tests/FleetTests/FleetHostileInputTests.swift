@@ -1,0 +1,61 @@
+import Foundation
+import JuiceTestSupport
+import Testing
+#if canImport(NATSPlugin)
+import NATSPlugin
+
+/// The stream is written by other machines, so `juice fleet watch` treats it as
+/// untrusted input: nothing from it reaches the terminal raw.
+@Suite(.enabled(if: FleetEnvironment.isAvailable, FleetEnvironment.skipNote), .serialized)
+struct FleetHostileInputTests {
+    /// Scalars that steer a terminal or end a line: C0 and C1 controls and DEL.
+    static func steers(_ text: String) -> Bool {
+        text.unicodeScalars.contains { $0.value < 0x20 && $0 != "\n" || (0x7F...0x9F).contains($0.value) }
+    }
+
+    @Test(.timeLimit(.minutes(2)))
+    func aHostileSubjectAndBodyAreShownEscaped() async throws {
+        let directory = try TemporaryDirectory(prefix: "juice-fleet-")
+        let server = try NATSServerProcess(directory: directory)
+        try await server.start()
+        defer { server.stop() }
+        let machine = try FleetMachine("shop-a", subscribers: FleetIntegrationTests.natsSubscriber(server.url))
+        #expect(try await machine.run(["order", "kiwi"]).status == 0)
+        #expect(try await machine.run(["deliver"]).status == 0, "\(machine.errors)")
+        // Two events (the juice, the kiwi it took). The last one's JSON is sent again by a
+        // "machine" whose subject token holds an OSC sequence, with a line break between
+        // its members and a raw C1 CSI in an extension attribute (both valid JSON).
+        let line = try #require(try await machine.run(["events", "--json", "--limit", "1"]).output.split(separator: "\n").first)
+        let hostileBody = "{\n\"x\":\"\u{9B}31mred\"," + line.dropFirst()
+        let hostileMachine = "evil\u{1B}]0;PWNED\u{07}"
+        let connection = try NATSConnection(NATSOptions(servers: [server.url], timeout: 5, reconnects: false, name: "test"))
+        defer { connection.close() }
+        let duplicate = try connection.publish(
+            subject: "juicemaker.\(hostileMachine).stock.changed.kiwi", body: Array(hostileBody.utf8),
+            headers: [("Content-Type", "application/cloudevents+json")], messageID: UUID().uuidString)
+        #expect(!duplicate)
+        for json in [false, true] {
+            let (watch, stdout) = try machine.start(["fleet", "watch", "--since", "all", "--nats", server.url] + (json ? ["--json"] : []))
+            let deadline = Date(timeIntervalSinceNow: 15)
+            var text = ""
+            // Until the hostile message's line is out (after every real one, as it came last).
+            while Date() < deadline {
+                text = (try? String(contentsOfFile: stdout, encoding: .utf8)) ?? ""
+                if text.split(separator: "\n").count >= 3 { break }
+                try await Task.sleep(for: .milliseconds(50))
+            }
+            await terminated(watch)
+            text = (try? String(contentsOfFile: stdout, encoding: .utf8)) ?? ""
+            #expect(!Self.steers(text), "\(text.debugDescription)")
+            let lines = text.split(separator: "\n")
+            if json {
+                // One event per line, each a JSON object, the hostile one among them.
+                #expect(lines.count == 3, "\(text.debugDescription)")
+                #expect(lines.allSatisfy { (try? JSONSerialization.jsonObject(with: Data($0.utf8))) is [String: Any] })
+            } else {
+                #expect(text.contains(#"[evil\e]0;PWNED\u{7}] "#), "\(text.debugDescription)")
+            }
+        }
+    }
+}
+#endif
