@@ -204,7 +204,17 @@ public final class DurableDelivery: Sendable {
     /// under way then is cancelled and its event stays undelivered in the journal.
     public func shutdown(deadline: ContinuousClock.Instant) async {
         let target = state.withLock { $0.requests }
-        let isIdle: @Sendable (State) -> Bool = { !$0.started || $0.finished || $0.settled >= target }
+        // Idle: a pass that served every request so far has settled, and no pass is under
+        // way. The phase matters as well as the count: a pass that follows a retry's timed
+        // wait serves the same requests as the pass that settled before that wait.
+        let isIdle: @Sendable (State) -> Bool = { state in
+            if !state.started || state.finished { return true }
+            guard state.settled >= target else { return false }
+            switch state.phase {
+            case .starting, .delivering: return false
+            default: return true
+            }
+        }
         _ = await waiters.wait(until: deadline, current: { state.withLock { isIdle($0) } }, for: isIdle)
         let (current, sequence) = update { state -> (Task<Void, Never>?, Int64?) in
             state.stopping = true
