@@ -1,4 +1,5 @@
 import Foundation
+import JuiceMakerCore
 import JuiceTestSupport
 import Testing
 #if canImport(NATSPlugin)
@@ -8,9 +9,9 @@ import NATSPlugin
 /// untrusted input: nothing from it reaches the terminal raw.
 @Suite(.enabled(if: FleetEnvironment.isAvailable, FleetEnvironment.skipNote), .serialized)
 struct FleetHostileInputTests {
-    /// Scalars that steer a terminal or end a line: C0 and C1 controls and DEL.
+    /// Whether `text` holds a character that steers a terminal, besides the line ends.
     static func steers(_ text: String) -> Bool {
-        text.unicodeScalars.contains { $0.value < 0x20 && $0 != "\n" || (0x7F...0x9F).contains($0.value) }
+        text.unicodeScalars.contains { $0 != "\n" && TerminalControl.steers($0) }
     }
 
     @Test(.timeLimit(.minutes(2)))
@@ -24,9 +25,12 @@ struct FleetHostileInputTests {
         #expect(try await machine.run(["deliver"]).status == 0, "\(machine.errors)")
         // Two events (the juice, the kiwi it took). The last one's JSON is sent again by a
         // "machine" whose subject token holds an OSC sequence, with a line break between
-        // its members and a raw C1 CSI in an extension attribute (both valid JSON).
+        // its members, a raw C1 CSI in an extension attribute, and a source holding a CSI,
+        // a right-to-left override and a line separator (all valid JSON).
         let line = try #require(try await machine.run(["events", "--json", "--limit", "1"]).output.split(separator: "\n").first)
-        let hostileBody = "{\n\"x\":\"\u{9B}31mred\"," + line.dropFirst()
+        let hostileBody = ("{\n\"x\":\"\u{9B}31mred\"," + line.dropFirst())
+            .replacingOccurrences(of: "/juice-maker/shop-a\"", with: "/juice-maker/shop-a\u{9B}2J\u{202E}\u{2028}\"")
+        #expect(hostileBody.contains("\u{202E}"))
         let hostileMachine = "evil\u{1B}]0;PWNED\u{07}"
         let connection = try NATSConnection(NATSOptions(servers: [server.url], timeout: 5, reconnects: false, name: "test"))
         defer { connection.close() }

@@ -41,6 +41,28 @@ struct CloudEventFormatTests {
         }
     }
 
+    @Test("JSON strings carry no character that steers a terminal, and read back the same")
+    func steeringCharactersAreEscaped() throws {
+        let steering: [Unicode.Scalar] = [
+            "\u{1}", "\u{1B}", "\u{7}", "\u{7F}", "\u{85}", "\u{9B}", "\u{9F}", "\u{2028}", "\u{2029}", "\u{200E}", "\u{202E}",
+            "\u{2066}", "\u{2069}", "\u{61C}",
+        ]
+        let text = "a" + steering.map { String($0) + "x" }.joined() + "딸기🍓"
+        var json = ""
+        CloudEventFormat.appendQuoted(text, to: &json)
+        #expect(!json.unicodeScalars.contains { TerminalControl.steers($0) }, "\(json.debugDescription)")
+        #expect(json.contains("\\u009b") && json.contains("\\u202e") && json.contains("딸기🍓"), "\(json)")
+        let decoded = try JSONSerialization.jsonObject(with: Data(json.utf8), options: .fragmentsAllowed) as? String
+        #expect(decoded == text)
+        // Every scalar the predicate does not name is written as it is (besides " and \).
+        for value: UInt32 in [0x20, 0x41, 0xA0, 0x200B, 0x202F, 0xAC00] {
+            let scalar = try #require(Unicode.Scalar(value))
+            var one = ""
+            CloudEventFormat.appendQuoted(String(scalar), to: &one)
+            #expect(one == "\"" + String(scalar) + "\"")
+        }
+    }
+
     @Test("the required attributes are present with the documented values")
     func attributes() throws {
         let types = ["juicemaker.juice.made", "juicemaker.stock.changed", "juicemaker.order.failed"]

@@ -143,7 +143,10 @@ public enum CloudEventFormat {
         "{" + amounts.nonZero.map { "\"\($0.fruit.id)\":\($0.amount)" }.joined(separator: ",") + "}"
     }
 
-    /// Appends `text` as a JSON string literal.
+    /// Appends `text` as a JSON string literal. Every character that steers a terminal
+    /// (`TerminalControl`: C0 and C1 controls, DEL, U+2028/U+2029, bidirectional
+    /// controls) is written as `\uXXXX`, so the JSON can be shown as it is and stays
+    /// one line by any reader's count.
     public static func appendQuoted(_ text: String, to json: inout String) {
         json += "\""
         for scalar in text.unicodeScalars {
@@ -153,7 +156,7 @@ public enum CloudEventFormat {
             case "\n": json += "\\n"
             case "\r": json += "\\r"
             case "\t": json += "\\t"
-            case _ where scalar.value < 0x20:
+            case _ where TerminalControl.steers(scalar):
                 let hex = String(scalar.value, radix: 16)
                 json += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
             default: json.unicodeScalars.append(scalar)

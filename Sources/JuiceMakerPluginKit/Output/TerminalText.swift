@@ -1,3 +1,5 @@
+import JuiceMakerCore
+
 /// Text as a terminal shows it: characters that would steer the terminal made visible,
 /// and the number of cells the text takes.
 ///
@@ -83,10 +85,7 @@ public enum TerminalText {
     }
 
     private static func needsEscape(_ scalar: Unicode.Scalar) -> Bool {
-        switch scalar.value {
-        case 0x00...0x1F, 0x7F...0x9F, 0x2028, 0x2029, 0x200E, 0x200F, 0x202A...0x202E, 0x2066...0x2069, 0x061C: true
-        default: false
-        }
+        TerminalControl.steers(scalar)
     }
 
     private static func escape(_ scalar: Unicode.Scalar) -> String {
