@@ -34,16 +34,17 @@ extension SQLiteStore {
     /// reading and writing. Never overwrites: an existing `target` is refused with
     /// `targetExists`. On failure the partial copy is removed.
     public func backup(to target: String) throws(StoreError) -> BackupResult {
-        try StoreFile.createNew(target, store: path)
+        let partial = try StoreFile.createPartial(for: target, store: path)
         do throws(StoreError) {
             let source = try Connection(path: path, mode: connectionMode)
             source.onDamage = { [mark] error in mark.record(error) }
-            let destination = try Connection(path: target)
-            let result = try Self.copy(from: source, to: destination, target: target, store: path)
+            let destination = try Connection(path: partial)
+            let copied = try Self.copy(from: source, to: destination, target: target, store: path)
             destination.close()
-            return result
+            try StoreFile.publish(partial, as: target, store: path)
+            return copied
         } catch {
-            StoreFile.removeNew(target)
+            StoreFile.removeNew(partial)
             throw error
         }
     }
@@ -91,16 +92,38 @@ extension SQLiteStore {
 }
 
 extension StoreFile {
-    /// Creates an empty file at `target` for a copy, user-only, refusing one that
-    /// exists (`targetExists`, in the words of the store at `store`).
-    static func createNew(_ target: String, store: String) throws(StoreError) {
-        let descriptor = open(target, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
-        guard descriptor >= 0 else {
+    /// Creates the empty file a copy for `target` is written into: `<target>.partial-<pid>`,
+    /// user-only, beside it. The copy takes the name `target` only when it is complete
+    /// (`publish`), so a copy cut short (a signal, a crash, a full disk) never looks
+    /// like a store. Refuses a `target` that exists (`targetExists`, in the words of
+    /// the store at `store`).
+    static func createPartial(for target: String, store: String) throws(StoreError) -> String {
+        guard access(target, F_OK) != 0 else { throw StoreError(.targetExists(target), path: store) }
+        let partial = "\(target).partial-\(getpid())"
+        let descriptor = open(partial, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+        guard descriptor >= 0 else { throw StoreError(.cannotOpen(.current(errno)), path: target) }
+        close(descriptor)
+        return partial
+    }
+
+    /// Gives the complete copy at `partial` the name `target`, with its close record,
+    /// never replacing a file that appeared there meanwhile: a hard link, where the file
+    /// system has them, else a rename after one more look.
+    static func publish(_ partial: String, as target: String, store: String) throws(StoreError) {
+        if link(partial, target) == 0 {
+            unlink(partial)
+        } else {
             let error = errno
             if error == EEXIST { throw StoreError(.targetExists(target), path: store) }
-            throw StoreError(.cannotOpen(.current(error)), path: target)
+            guard error == EPERM || error == ENOTSUP || error == EOPNOTSUPP || error == EMLINK else {
+                throw StoreError(.cannotOpen(.current(error)), path: target)
+            }
+            guard access(target, F_OK) != 0 else { throw StoreError(.targetExists(target), path: store) }
+            guard rename(partial, target) == 0 else { throw StoreError(.cannotOpen(.current(errno)), path: target) }
         }
-        close(descriptor)
+        // What SQLite and the close record keep beside a file goes with it (after a clean
+        // close only the record is there).
+        for suffix in [".clean", "-journal", "-wal", "-shm"] { _ = rename(partial + suffix, target + suffix) }
     }
 
     /// Removes a copy that failed half-way, with what SQLite kept beside it.

@@ -84,20 +84,21 @@ extension SQLiteStore {
             guard case .cutShort = error.reason else { throw error }
         }
         let reader = try openForRecovery(source, mark: mark)
-        try StoreFile.createNew(target, store: source)
+        let partial = try StoreFile.createPartial(for: target, store: source)
         do throws(StoreError) {
             // The schema and an empty stock, exactly as any new store gets them.
-            _ = try SQLiteStore(path: target, initialStock: Stock(repeating: 0), options: Options(createsDirectories: false, checkEvery: 0))
-            let writer = try Connection(path: target)
+            _ = try SQLiteStore(path: partial, initialStock: Stock(repeating: 0), options: Options(createsDirectories: false, checkEvery: 0))
+            let writer = try Connection(path: partial)
             var recovery = Recovery(source: reader, target: writer)
             try recovery.run()
             writer.close()
             // Opening it once checks the new file (its close record does not match
             // what was just written) and leaves a clean close record.
-            _ = try SQLiteStore(path: target, options: Options(createsDirectories: false, checkEvery: 0)).lastSequence()
+            _ = try SQLiteStore(path: partial, options: Options(createsDirectories: false, checkEvery: 0)).lastSequence()
+            try StoreFile.publish(partial, as: target, store: source)
             return recovery.report(path: target)
         } catch {
-            StoreFile.removeNew(target)
+            StoreFile.removeNew(partial)
             throw error
         }
     }

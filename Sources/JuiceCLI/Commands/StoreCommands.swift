@@ -211,12 +211,14 @@ extension Catalog {
             ko: "'juice store'는 저장소 파일에 씁니다. --in-memory에는 파일이 없습니다.")
 
         static func checkOK(_ path: String) -> T {
-            T(
+            let path = Catalog.echo(path: path)
+            return T(
                 "store \(path): ok (SQLite's integrity check found nothing wrong)",
                 ko: "저장소 \(path): 이상 없음(SQLite 무결성 검사에서 아무 문제도 찾지 못했습니다)")
         }
 
         static func checkDamaged(_ path: String, problems: Int, more: Bool) -> T {
+            let path = Catalog.echo(path: path)
             let count = "\(problems)\(more ? "+" : "")"
             return T(
                 "store \(path) is damaged: SQLite's integrity check found \(count) problem\(problems == 1 && !more ? "" : "s") (listed above), and changes are refused from now on; save what is readable with 'juice store recover --to NEW.db', then, with no juice running, mv NEW.db \(path)",
@@ -226,13 +228,15 @@ extension Catalog {
         }
 
         static func backedUp(_ path: String, to target: String, pages: Int) -> T {
-            T(
+            let (path, target) = (Catalog.echo(path: path), Catalog.echo(path: target))
+            return T(
                 "store \(path) backed up to \(target) (\(pages) pages, as it was at one moment)",
                 ko: "저장소 \(path)을(를) \(target)에 백업했습니다(\(pages)페이지, 한 시점의 모습 그대로)")
         }
 
         /// What a recovery saved and skipped, and how to put the new file in place.
         static func recovered(_ report: RecoveryReport, from path: String) -> [T] {
+            let (path, target) = (Catalog.echo(path: path), Catalog.echo(path: report.path))
             var lines: [T] = []
             let ranges =
                 report.skippedSequences.map { $0.count == 1 ? "\($0.lowerBound)" : "\($0.lowerBound)–\($0.upperBound)" }
@@ -240,12 +244,12 @@ extension Catalog {
             lines.append(
                 report.skippedEvents == 0
                     ? T(
-                        "recovered \(path) into \(report.path): all \(report.events) events saved (through sequence \(report.lastSequence))",
-                        ko: "\(path)을(를) \(report.path)(으)로 복구했습니다: 이벤트 \(report.events)개를 모두 살렸습니다(순번 \(report.lastSequence)까지)")
+                        "recovered \(path) into \(target): all \(report.events) events saved (through sequence \(report.lastSequence))",
+                        ko: "\(path)을(를) \(target)(으)로 복구했습니다: 이벤트 \(report.events)개를 모두 살렸습니다(순번 \(report.lastSequence)까지)")
                     : T(
-                        "recovered \(path) into \(report.path): \(report.events) events saved, \(report.skippedEvents) could not be read (sequences \(ranges)) of \(report.lastSequence)",
+                        "recovered \(path) into \(target): \(report.events) events saved, \(report.skippedEvents) could not be read (sequences \(ranges)) of \(report.lastSequence)",
                         ko:
-                            "\(path)을(를) \(report.path)(으)로 복구했습니다: 이벤트 \(report.lastSequence)개 중 \(report.events)개를 살렸고 \(report.skippedEvents)개는 읽지 못했습니다(순번 \(ranges))"
+                            "\(path)을(를) \(target)(으)로 복구했습니다: 이벤트 \(report.lastSequence)개 중 \(report.events)개를 살렸고 \(report.skippedEvents)개는 읽지 못했습니다(순번 \(ranges))"
                     ))
             let english = report.stock.map { entry -> String in
                 switch entry.source {
@@ -271,8 +275,8 @@ extension Catalog {
                         + (report.incompleteTables.isEmpty ? "" : ". \(report.incompleteTables.joined(separator: ", "))의 일부 행은 읽지 못했습니다")))
             lines.append(
                 T(
-                    "to use it: stop every juice, then mv \(report.path) \(path) (the damage mark applies to the old file only)",
-                    ko: "사용하려면: juice를 모두 멈춘 뒤 mv \(report.path) \(path) 하세요(손상 표시는 옛 파일에만 해당합니다)"))
+                    "to use it: stop every juice, then mv \(target) \(path) (the damage mark applies to the old file only)",
+                    ko: "사용하려면: juice를 모두 멈춘 뒤 mv \(target) \(path) 하세요(손상 표시는 옛 파일에만 해당합니다)"))
             return lines
         }
     }
