@@ -62,6 +62,14 @@ enum Schema {
     /// does it become a WAL file.
     static func prepare(_ connection: Connection, initialStock: Stock) throws(StoreError) {
         let path = connection.path
+        // A store of this version needs nothing written: that is read without the write
+        // lock, so opening a store never queues behind another process's writer (a
+        // write-ahead-log reader does not wait for one). Versions only go forward, so
+        // what this read sees cannot need a migration a moment later.
+        if try isLatest(connection) {
+            try enableWriteAheadLog(connection)
+            return
+        }
         try connection.writeTransaction { () throws(StoreError) in
             let applicationID = Int32(truncatingIfNeeded: try connection.integer("PRAGMA application_id") ?? 0)
             let version = Int32(truncatingIfNeeded: try connection.integer("PRAGMA user_version") ?? 0)
@@ -96,6 +104,14 @@ enum Schema {
             try connection.execute("PRAGMA user_version = \(latestVersion)")
         }
         try enableWriteAheadLog(connection)
+    }
+
+    /// Whether the file is a JuiceMaker store of exactly this schema version, read
+    /// outside any write transaction.
+    private static func isLatest(_ connection: Connection) throws(StoreError) -> Bool {
+        let applicationID = Int32(truncatingIfNeeded: try connection.integer("PRAGMA application_id") ?? 0)
+        let version = Int32(truncatingIfNeeded: try connection.integer("PRAGMA user_version") ?? 0)
+        return applicationID == StoreFile.applicationID && version == latestVersion
     }
 
     /// Checks, without writing, that the file is a JuiceMaker store of exactly this

@@ -36,6 +36,20 @@ import Testing
         #expect(try sandbox.stock() == ["strawberry": 10, "banana": 8, "pineapple": 10, "kiwi": 10, "mango": 10])
         #expect(try sandbox.journal().count == 2, "only the banana juice and its stockChanged")
     }
+
+    /// Opening a store of this version reads its schema without the write lock, so a
+    /// query does not queue behind another process's writer (it used to wait out the
+    /// busy timeout, about 30 s, and exit 74).
+    @Test func aQueryAnswersWhileAnotherProcessHoldsTheWriteLock() throws {
+        let sandbox = try JuiceSandbox()
+        #expect(try sandbox.run(["order", "banana"]).status == 0)
+        let lock = StoreWriteLock(try SQLiteStore(path: sandbox.storePath))
+        #expect(lock.waitUntilHeld())
+        defer { lock.release() }
+        let stock = try sandbox.run(["stock", "--json"])
+        #expect(stock.status == 0, "\(stock.stderr)")
+        #expect((try stock.json() as? [String: Int])?["banana"] == 8, "\(stock.stdout)")
+    }
 }
 
 extension RunningJuice {
