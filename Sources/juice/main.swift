@@ -14,5 +14,6 @@ import JuiceCLI
 let code = await JuiceProcess.run(
     arguments: Array(CommandLine.arguments.dropFirst()),
     environment: ProcessInfo.processInfo.environment,
-    workingDirectory: FileManager.default.currentDirectoryPath)
+    workingDirectory: FileManager.default.currentDirectoryPath,
+    undecodableArgument: JuiceProcess.firstUndecodableArgument())
 exit(code)

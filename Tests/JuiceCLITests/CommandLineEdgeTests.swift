@@ -112,3 +112,21 @@ import Testing
         #expect(korean.stdout.contains("멈춤 (410 Gone)"), "\(korean.stdout)")
     }
 }
+
+/// An argument that is not valid UTF-8 is refused, not read with U+FFFD in its place
+/// (two different file names would then name one store).
+@Suite struct UndecodableArgumentTests {
+    @Test func aPathThatIsNotUTF8IsRefusedAndNothingIsCreated() throws {
+        let sandbox = try JuiceSandbox()
+        let directory = sandbox.root + "/work/u8"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        // The shell's printf makes the byte 0xFF, which a Swift String cannot carry.
+        let running = try sandbox.start(
+            ["-c", #"exec "$0" --store "$(printf 'u8/\377.db')" stock add kiwi 1"#, JuiceSandbox.binary], inputFile: "/dev/null",
+            executable: "/bin/sh")
+        let status = running.finish()
+        #expect(status == 64, "\(running.stderr)")
+        #expect(running.stderr.hasPrefix("Error: argument 2 is not valid UTF-8"), "\(running.stderr)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory).isEmpty)
+    }
+}

@@ -19,6 +19,11 @@ extension Catalog {
         static func missingValue(_ synopsis: String) -> T {
             T("missing value for '\(synopsis)'.", ko: "'\(synopsis)'의 값이 없습니다.")
         }
+        static func notUTF8(argument position: Int) -> T {
+            T(
+                "argument \(position) is not valid UTF-8; juice reads names and paths as UTF-8 text (rename the file, or reach it through a link with a UTF-8 name).",
+                ko: "\(position)번째 인자가 올바른 UTF-8이 아닙니다. juice는 이름과 경로를 UTF-8 글자로 읽습니다(파일 이름을 바꾸거나 UTF-8 이름의 링크로 가리키세요).")
+        }
         static func emptyValue(_ synopsis: String, isPath: Bool) -> T {
             isPath
                 ? T(

@@ -18,8 +18,16 @@ struct Runner: Sendable {
     let standardOutput: any TextSink
     let standardError: any TextSink
     let registry: PluginRegistry
+    /// The position (from 1) of the first argument that was not valid UTF-8, if any:
+    /// refused (64) rather than read with U+FFFD in place of its bytes, which could
+    /// name another file.
+    var undecodableArgument: Int? = nil
 
     func run() async -> ExitCode {
+        if let position = undecodableArgument {
+            let error = CLIError.usage(Catalog.Errors.notUTF8(argument: position), [CommandTable.root])
+            return report(error, language: fallbackLanguage(configOption: nil))
+        }
         let parser = CommandLineParser.juice
         let outcome: ParseOutcome
         do {
