@@ -101,7 +101,7 @@ extension StoreFile {
         guard access(target, F_OK) != 0 else { throw StoreError(.targetExists(target), path: store) }
         let partial = "\(target).partial-\(getpid())"
         let descriptor = open(partial, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
-        guard descriptor >= 0 else { throw StoreError(.cannotOpen(.current(errno)), path: target) }
+        guard descriptor >= 0 else { throw StoreError(.targetUnwritable(target, .current(errno)), path: store) }
         close(descriptor)
         return partial
     }
@@ -116,10 +116,10 @@ extension StoreFile {
             let error = errno
             if error == EEXIST { throw StoreError(.targetExists(target), path: store) }
             guard error == EPERM || error == ENOTSUP || error == EOPNOTSUPP || error == EMLINK else {
-                throw StoreError(.cannotOpen(.current(error)), path: target)
+                throw StoreError(.targetUnwritable(target, .current(error)), path: store)
             }
             guard access(target, F_OK) != 0 else { throw StoreError(.targetExists(target), path: store) }
-            guard rename(partial, target) == 0 else { throw StoreError(.cannotOpen(.current(errno)), path: target) }
+            guard rename(partial, target) == 0 else { throw StoreError(.targetUnwritable(target, .current(errno)), path: store) }
         }
         // What SQLite and the close record keep beside a file goes with it (after a clean
         // close only the record is there).

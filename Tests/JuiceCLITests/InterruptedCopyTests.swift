@@ -66,4 +66,15 @@ import Testing
         }
         #expect(try sandbox.run(["store", "backup", "x.db"]).stdout.contains("x.db"))
     }
+
+    @Test func aTargetThatCannotBeWrittenIsNamedAsTheCopyNotAsTheStore() throws {
+        let sandbox = try JuiceSandbox()
+        try JuiceMaker(store: SQLiteStore(path: sandbox.storePath, durability: .normal)).make(.banana)
+        for command in [["store", "backup", "nodir/copy.db"], ["store", "recover", "--to", "nodir/copy.db"]] {
+            let run = try sandbox.run(command)
+            #expect(run.status == 74)
+            #expect(run.stderr.contains("cannot write the copy nodir/copy.db") && !run.stderr.contains("--store"), "\(run.stderr)")
+            #expect(run.stderr.split(separator: "\n").count == 1, "\(run.stderr)")
+        }
+    }
 }

@@ -120,7 +120,7 @@ import Testing
             .storeReadOnly(.fileNotWritable), .storeReadOnly(.directoryNotWritable("/d")), .storeReadOnly(.fileSystemReadOnly),
             .storeReadOnly(.requested), .migrationNeedsWriting(found: 3, supported: 4),
             .directoryMissing(directory: "/d/nope", isFile: false), .directoryMissing(directory: "/d/file", isFile: true),
-            .targetExists("/d/copy.db"),
+            .targetExists("/d/copy.db"), .targetUnwritable("/d/nope/copy.db", .current(ENOENT)),
         ]
         for reason in reasons {
             switch reason {
@@ -129,7 +129,7 @@ import Testing
                 .fileReadOnly, .directoryNotWritable, .cannotCreateDirectory, .cannotOpen, .permissionDenied,
                 .leaseUnavailable, .busy, .diskFull, .engineFailure, .connectionUnavailable, .writeAheadLogRefused,
                 .negativeInitialStock, .negativeQuantity, .sequenceRefused, .idRefused, .unexpected, .markedDamaged,
-                .migrationFailed, .storeReadOnly, .migrationNeedsWriting, .directoryMissing, .targetExists:
+                .migrationFailed, .storeReadOnly, .migrationNeedsWriting, .directoryMissing, .targetExists, .targetUnwritable:
                 break
             }
         }

@@ -72,6 +72,8 @@ extension Catalog {
                     : "저장소 경로의 디렉터리가 없습니다"
             case let .targetExists(target):
                 return "\(target)이(가) 이미 있습니다. 그대로 두었습니다"
+            case let .targetUnwritable(target, failure):
+                return "사본 \(target)을(를) 쓸 수 없습니다(\(system(failure))). 저장소는 그대로 두었습니다"
             case let .directoryNotWritable(directory, fileExists):
                 return fileExists
                     ? "디렉터리 \(directory)에 쓸 수 없는데, SQLite는 저장소 옆에 -wal, -shm 파일을 둡니다"
@@ -173,6 +175,10 @@ extension Catalog {
                 return T(
                     "choose a file that does not exist yet; existing files are never overwritten",
                     ko: "아직 없는 파일을 고르세요. 있는 파일은 덮어쓰지 않습니다")
+            case .targetUnwritable:
+                return T(
+                    "choose a path in a directory that exists and that you may write to",
+                    ko: "있는 디렉터리, 쓸 수 있는 디렉터리 안의 경로를 고르세요")
             case .notADatabase:
                 return T("move it aside or \(another)", ko: "파일을 옮기거나 \(anotherKorean)")
             case .cutShort:

@@ -97,6 +97,9 @@ public struct StoreError: Error, Sendable, Equatable, CustomStringConvertible {
         case directoryMissing(directory: String, isFile: Bool)
         /// A backup or recovery target that already exists; it was not touched.
         case targetExists(String)
+        /// A backup or recovery target that cannot be written (its directory missing or
+        /// not writable); the store was not touched.
+        case targetUnwritable(String, SystemFailure)
         /// The directory cannot be written: the store cannot be created there
         /// (`fileExists` false) or SQLite cannot keep its -wal and -shm files there.
         case directoryNotWritable(directory: String, fileExists: Bool)
@@ -202,7 +205,7 @@ extension StoreError.Reason: CustomStringConvertible {
         case .newerSchema: .newerVersion
         case .notARegularFile, .fileNotReadableWritable, .fileReadOnly, .directoryNotWritable,
             .cannotCreateDirectory, .cannotOpen, .permissionDenied, .connectionUnavailable, .storeReadOnly,
-            .migrationNeedsWriting, .directoryMissing, .targetExists:
+            .migrationNeedsWriting, .directoryMissing, .targetExists, .targetUnwritable:
             .inaccessible
         case .busy: .busy
         case .leaseUnavailable, .diskFull, .engineFailure, .writeAheadLogRefused, .negativeInitialStock,
@@ -255,6 +258,8 @@ extension StoreError.Reason: CustomStringConvertible {
                 : "the directory \(directory) does not exist"
         case let .targetExists(target):
             return "\(target) already exists; it was left untouched"
+        case let .targetUnwritable(target, failure):
+            return "cannot write the copy \(target) (\(failure)); the store was left untouched"
         case let .directoryNotWritable(directory, fileExists):
             return fileExists
                 ? "the directory \(directory) is not writable, and SQLite keeps its -wal and -shm files beside the store"
