@@ -1,15 +1,8 @@
-import CNATS
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
 import Musl
 #endif
-import Locking
 
 /// C strings that live as long as this value: for libnats calls that take `const char *`
 /// arrays and fields.

@@ -4,12 +4,6 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
-import Locking
 
 /// One connection to NATS with its JetStream context.
 ///

@@ -1,15 +1,4 @@
 import CNATS
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
-import Locking
 
 /// A libnats failure as one line: what was being done, libnats' own text, and what to
 /// do about it. Never contains a token or a credential.

@@ -1,15 +1,8 @@
-import CNATS
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
 import Foundation
 #endif
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
-import Locking
 
 /// How to reach a NATS server or cluster.
 public struct NATSOptions: Sendable {

@@ -1,15 +1,4 @@
 import CNATS
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
-import Locking
 
 /// A subscription (ordered reader or durable pull consumer).
 ///

@@ -1,14 +1,4 @@
 import CNATS
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
 import Locking
 
 /// The outcome of one asynchronous publish.

@@ -1,18 +1,10 @@
-import CLINotifierPlugin
 import FleetConfiguration
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
 import Foundation
 #endif
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
 import JuiceMakerCore
-import JuiceMakerPluginKit
-import LoggerPlugin
 #if canImport(NATSPlugin)
 import NATSPlugin
 #endif
