@@ -46,13 +46,19 @@ import Testing
         _ = await eventually(within: .seconds(10)) { threadCount(follower.processIdentifier) >= 17 }
         // Kept sleeps, as no signal can stand for them: an idle follower says nothing
         // (it is idleness that is measured), so start-up is let settle, and then the
-        // wake-ups of a fixed window are counted (a window, not a timing assertion).
+        // wake-ups of fixed windows are counted (windows, not a timing assertion). On a
+        // loaded machine start-up can run into the first window, so the quietest of up
+        // to three counts: a poller (the old loops: ~400 in 2 s) is loud in every one.
         try await Task.sleep(for: .milliseconds(500))
-        let before = wakeUps(follower.processIdentifier)
-        try await Task.sleep(for: .seconds(2))
-        let woke = wakeUps(follower.processIdentifier) - before
-        print("idle juice deliver --follow, 8 subscribers: \(woke) wake-ups in 2 s")
-        #expect(woke < 100, "an idle follower woke \(woke) times in 2 s: something polls")
+        var windows: [Int] = []
+        while windows.count < 3, windows.min() ?? .max >= 100 {
+            let before = wakeUps(follower.processIdentifier)
+            try await Task.sleep(for: .seconds(2))
+            windows.append(wakeUps(follower.processIdentifier) - before)
+        }
+        let woke = windows.min() ?? .max
+        print("idle juice deliver --follow, 8 subscribers: \(windows) wake-ups in 2 s windows")
+        #expect(woke < 100, "an idle follower woke \(windows) times in 2 s windows: something polls")
     }
 
     // B. Blocking I/O never runs on the cooperative pool: with every runner stuck in a

@@ -80,7 +80,9 @@ import Testing
         // which echoes them (as with any readline program): wait for the prompt.
         #expect(shell.wait(until: { occurrences(of: "order> ", in: $0) == 2 }))
         try shell.type(Self.up + "\n")  // ↑ brings back "7"; Enter orders it again
-        #expect(shell.wait(until: { occurrences(of: "mango-kiwi juice! Enjoy!", in: $0) == 2 }), "\(shell.stdout)")
+        #expect(
+            shell.wait(until: { occurrences(of: "mango-kiwi juice! Enjoy!", in: $0) == 2 && occurrences(of: "order> ", in: $0) == 3 }),
+            "\(shell.stdout)")
         try shell.type(Self.ctrlD)
         #expect(shell.finish() == 0)
         #expect(!shell.stdout.contains("^[[A"), "the arrow is a key, not text: \(shell.stdout)")
@@ -95,13 +97,14 @@ import Testing
         #expect(shell.wait(until: { $0.contains("order> ") }))
         // "anana", to the start, "b", to the end: banana.
         try shell.type("anana" + Self.ctrlA + "b" + Self.ctrlE + "\n")
-        #expect(shell.wait(until: { $0.contains("Here's your banana juice! Enjoy!") }), "\(shell.stdout)")
+        #expect(shell.wait(until: { $0.contains("Here's your banana juice! Enjoy!") && occurrences(of: "order> ", in: $0) == 2 }), "\(shell.stdout)")
         // A wrong line wiped out whole: kiwi.
         try shell.type("lemonade" + Self.ctrlU + "kiwi\n")
-        #expect(shell.wait(until: { $0.contains("Here's your kiwi juice! Enjoy!") }), "\(shell.stdout)")
+        #expect(shell.wait(until: { $0.contains("Here's your kiwi juice! Enjoy!") && occurrences(of: "order> ", in: $0) == 3 }), "\(shell.stdout)")
         // Two words rubbed out: pineapple.
         try shell.type("strawberry mango" + Self.ctrlW + Self.ctrlW + "pineapple\n")
-        #expect(shell.wait(until: { $0.contains("Here's your pineapple juice! Enjoy!") }), "\(shell.stdout)")
+        #expect(
+            shell.wait(until: { $0.contains("Here's your pineapple juice! Enjoy!") && occurrences(of: "order> ", in: $0) == 4 }), "\(shell.stdout)")
         try shell.type(Self.ctrlD)
         #expect(shell.finish() == 0)
         #expect(!shell.stdout.contains("Error"), "no line was refused: \(shell.stdout)")
@@ -115,7 +118,7 @@ import Testing
         let shell = try startOnTerminal(sandbox, "shell")
         #expect(shell.wait(until: { $0.contains("주문> ") }))
         try shell.type("망고쥬스" + Self.left + Self.left + "키위\n")
-        #expect(shell.wait(until: { $0.contains("망고키위쥬스 나왔습니다! 맛있게 드세요!") }), "\(shell.stdout)")
+        #expect(shell.wait(until: { $0.contains("망고키위쥬스 나왔습니다! 맛있게 드세요!") && occurrences(of: "주문> ", in: $0) == 2 }), "\(shell.stdout)")
         try shell.type(Self.ctrlD)
         #expect(shell.finish() == 0)
         #expect(try sandbox.stock()["mango"] == 8)
@@ -133,12 +136,17 @@ import Testing
         try shell.type("stock\n")
         #expect(shell.wait(until: { $0.contains("stock> ") }))
         try shell.type("kiwi 20\n")
-        #expect(shell.wait(until: { $0.contains("🥝 kiwi 10 → 20") }))
+        // Keys are typed once the next prompt is out: readline has the terminal then (a
+        // Ctrl-D typed while the line discipline is still canonical is an end of file
+        // that the switch to raw mode drops).
+        #expect(shell.wait(until: { $0.contains("🥝 kiwi 10 → 20") && occurrences(of: "stock> ", in: $0) == 2 }))
         try shell.type(Self.ctrlD)
         #expect(shell.wait(until: { $0.contains("Draft discarded") && occurrences(of: "order> ", in: $0) == 3 }), "\(shell.stdout)")
         // ↑ "stock", ↑ "banana": the order screen's lines, not "kiwi 20".
         try shell.type(Self.up + Self.up + "\n")
-        #expect(shell.wait(until: { occurrences(of: "Here's your banana juice! Enjoy!", in: $0) == 2 }), "\(shell.stdout)")
+        #expect(
+            shell.wait(until: { occurrences(of: "Here's your banana juice! Enjoy!", in: $0) == 2 && occurrences(of: "order> ", in: $0) == 4 }),
+            "\(shell.stdout)")
         try shell.type(Self.ctrlD)
         #expect(shell.finish() == 0)
         #expect(try sandbox.stock() == ["strawberry": 10, "banana": 6, "pineapple": 10, "kiwi": 10, "mango": 10])
