@@ -7,8 +7,9 @@ import Testing
 /// `juice store backup` and `juice store recover` killed half-way: the file they were
 /// asked for either does not exist or is the complete copy, never a part of one that
 /// a later `--store` would take for a store.
-@Suite struct InterruptedCopyTests {
-    /// A store with some orders and 150 MB of other pages, so a copy takes a while.
+@Suite(.serialized) struct InterruptedCopyTests {
+    /// A store with some orders and 48 MB of other pages, so a copy takes a while. One
+    /// test at a time (`.serialized`): two copies of it at once load the disk for everyone.
     private func largeStore(_ sandbox: JuiceSandbox) throws {
         let maker = try JuiceMaker(store: SQLiteStore(path: sandbox.storePath, durability: .normal))
         for _ in 0..<6 { try maker.make(.banana) }
@@ -20,7 +21,7 @@ import Testing
         defer { sqlite3_close_v2(handle) }
         let sql = """
             CREATE TABLE padding(x);
-            WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 150) INSERT INTO padding SELECT randomblob(1000000) FROM n;
+            WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 48) INSERT INTO padding SELECT randomblob(1000000) FROM n;
             """
         guard sqlite3_exec(handle, sql, nil, nil, nil) == SQLITE_OK else { throw CocoaError(.fileWriteUnknown) }
     }
