@@ -71,8 +71,7 @@ enum Schema {
             return
         }
         try connection.writeTransaction { () throws(StoreError) in
-            let applicationID = Int32(truncatingIfNeeded: try connection.integer("PRAGMA application_id") ?? 0)
-            let version = Int32(truncatingIfNeeded: try connection.integer("PRAGMA user_version") ?? 0)
+            let (applicationID, version) = try identity(connection)
             let objects = try connection.integer("SELECT count(*) FROM sqlite_schema") ?? 0
             if applicationID == 0, version == 0, objects == 0 {
                 try create(connection, initialStock: initialStock)
@@ -106,11 +105,19 @@ enum Schema {
         try enableWriteAheadLog(connection)
     }
 
+    /// The file's application id and schema version (`PRAGMA application_id`,
+    /// `PRAGMA user_version`), 0 where unset.
+    private static func identity(_ connection: Connection) throws(StoreError) -> (applicationID: Int32, version: Int32) {
+        (
+            Int32(truncatingIfNeeded: try connection.integer("PRAGMA application_id") ?? 0),
+            Int32(truncatingIfNeeded: try connection.integer("PRAGMA user_version") ?? 0)
+        )
+    }
+
     /// Whether the file is a JuiceMaker store of exactly this schema version, read
     /// outside any write transaction.
     private static func isLatest(_ connection: Connection) throws(StoreError) -> Bool {
-        let applicationID = Int32(truncatingIfNeeded: try connection.integer("PRAGMA application_id") ?? 0)
-        let version = Int32(truncatingIfNeeded: try connection.integer("PRAGMA user_version") ?? 0)
+        let (applicationID, version) = try identity(connection)
         return applicationID == StoreFile.applicationID && version == latestVersion
     }
 
@@ -118,8 +125,7 @@ enum Schema {
     /// schema version: what a read-only store, or one marked damaged, needs before use.
     static func requireLatest(_ connection: Connection) throws(StoreError) {
         let path = connection.path
-        let applicationID = Int32(truncatingIfNeeded: try connection.integer("PRAGMA application_id") ?? 0)
-        let version = Int32(truncatingIfNeeded: try connection.integer("PRAGMA user_version") ?? 0)
+        let (applicationID, version) = try identity(connection)
         guard applicationID == StoreFile.applicationID else {
             throw StoreError(.foreignDatabase(applicationID: nil), path: path)
         }
