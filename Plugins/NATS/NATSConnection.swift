@@ -1,4 +1,5 @@
 import CNATS
+import JuiceMakerCore
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
@@ -203,29 +204,36 @@ public final class NATSConnection: @unchecked Sendable {
     /// Publishes like `publish` without waiting: the PubAck (or the failure) arrives
     /// later, for `awaitAck(messageID:)`. At most `NATSOptions.maxOutstandingAcks` are
     /// outstanding; beyond that this waits (up to the timeout) for room.
-    public func publishAsync(subject: String, body: [UInt8], headers: [(String, String)], messageID: String) throws(NATSError) {
-        let strings = CStrings()
+    public func publishAsync(subject: String, body: String, headers: [(String, String)], messageID: EventID) throws(NATSError) {
+        // No copies on the way: libnats copies the subject, the body and each header.
+        var body = body
         var created: OpaquePointer?
-        var status = body.withUnsafeBufferPointer { buffer in
-            natsMsg_Create(
-                &created, strings.make(subject), nil, buffer.baseAddress.map { UnsafeRawPointer($0).assumingMemoryBound(to: CChar.self) },
-                Int32(buffer.count))
+        var status = subject.withCString { subjectPointer in
+            body.withUTF8 { buffer in
+                natsMsg_Create(
+                    &created, subjectPointer, nil, buffer.baseAddress.map { UnsafeRawPointer($0).assumingMemoryBound(to: CChar.self) },
+                    Int32(buffer.count))
+            }
         }
         guard status == NATS_OK, let message = created else { throw .from(status, doing: "preparing a message for \(subject)") }
-        for (key, value) in headers + [("Nats-Msg-Id", messageID)] {
-            status = natsMsgHeader_Set(message, strings.make(key), strings.make(value))
+        let id = messageID.description
+        // libnats sets `Nats-Msg-Id` from `options.MsgId`.
+        for (key, value) in headers {
+            status = key.withCString { key in value.withCString { value in natsMsgHeader_Set(message, key, value) } }
             guard status == NATS_OK else {
                 natsMsg_Destroy(message)
                 throw .from(status, doing: "setting header \(key)")
             }
         }
-        var options = jsPubOptions()
-        jsPubOptions_Init(&options)
-        options.MsgId = strings.make(messageID)
-        options.MaxWait = timeoutMilliseconds
         acks.expect(messageID)
         var pointer: OpaquePointer? = message
-        status = js_PublishMsgAsync(jetStream, &pointer, &options)
+        status = id.withCString { idPointer in
+            var options = jsPubOptions()
+            jsPubOptions_Init(&options)
+            options.MsgId = idPointer
+            options.MaxWait = timeoutMilliseconds
+            return js_PublishMsgAsync(jetStream, &pointer, &options)
+        }
         // On success libnats owns the message (and set `pointer` to NULL); otherwise it is ours.
         if let left = pointer { natsMsg_Destroy(left) }
         guard status == NATS_OK else {
@@ -237,7 +245,7 @@ public final class NATSConnection: @unchecked Sendable {
     /// Waits for the PubAck of an asynchronous publish: returns whether the stream called
     /// it a duplicate, or throws its failure (also when none came within the timeout).
     @discardableResult
-    public func awaitAck(messageID: String) throws(NATSError) -> Bool {
+    public func awaitAck(messageID: EventID) throws(NATSError) -> Bool {
         let deadline = ContinuousClock.now + .milliseconds(timeoutMilliseconds + 500)
         switch acks.wait(for: messageID, until: deadline) {
         case .stored(let duplicate): return duplicate

@@ -168,10 +168,35 @@ final class NATSDestination: BlockingDurableDestination {
     let journal: any EventJournal
     let kinds: Set<EventKind>?
     private let connection = Locked<NATSConnection?>(nil)
-    /// Sequences published and not yet awaited, in order; only the publishing queue uses it.
-    private let outstanding = Locked<[Int64]>([])
+    /// What the publishing side keeps between offers; its lock also keeps publishes one
+    /// at a time (the runner never offers two at once, but `deliver` runs on `queue`).
+    private let publishing = Locked(Publishing())
     private let closed = Locked(false)
     private let queue = DispatchQueue(label: "juice.nats.publish")
+
+    /// The events published ahead, and the subject prefix of the last source seen.
+    private struct Publishing {
+        /// Sequences published and not yet awaited, in order: `sent[head...]`.
+        var sent: [Int64] = []
+        var head = 0
+        /// The source of the events `subjects` are for.
+        var source = ""
+        /// Subjects of `source`'s events by kind and item (`subject(for:window:)`).
+        var subjects: [Int: String] = [:]
+
+        var first: Int64? { head < sent.count ? sent[head] : nil }
+        var count: Int { sent.count - head }
+
+        mutating func removeAll() {
+            sent.removeAll(keepingCapacity: true)
+            head = 0
+        }
+
+        mutating func removeFirst() {
+            head += 1
+            if head == sent.count { removeAll() }
+        }
+    }
 
     init(
         options: NATSOptions, subjectPrefix: String, stream: String, replicas: Int, machine: String,
@@ -189,16 +214,9 @@ final class NATSDestination: BlockingDurableDestination {
     /// On the runner's own thread: libnats waits for the PubAck up to `timeout`. The
     /// events published ahead are the runner's `upcoming` ones.
     func deliverBlocking(_ envelope: EventEnvelope, upcoming: ArraySlice<EventEnvelope>) throws(DeliveryFailure) {
-        // `sync` on the publishing queue runs here, on this thread, after any publish under way.
-        let result = queue.sync { () -> Result<Void, DeliveryFailure> in
-            do throws(DeliveryFailure) {
-                try publish(envelope, upcoming: upcoming)
-                return .success(())
-            } catch {
-                return .failure(error)
-            }
+        try publishing.withLock { (window: inout Publishing) throws(DeliveryFailure) in
+            try publish(envelope, upcoming: upcoming, window: &window)
         }
-        try result.get()
     }
 
     func deliver(_ envelope: EventEnvelope) async throws(DeliveryFailure) {
@@ -206,7 +224,9 @@ final class NATSDestination: BlockingDurableDestination {
         let result: Result<Void, DeliveryFailure> = await withCheckedContinuation { continuation in
             queue.async { [self] in
                 do throws(DeliveryFailure) {
-                    try publish(envelope, upcoming: nil)
+                    try publishing.withLock { (window: inout Publishing) throws(DeliveryFailure) in
+                        try publish(envelope, upcoming: nil, window: &window)
+                    }
                     continuation.resume(returning: .success(()))
                 } catch {
                     continuation.resume(returning: .failure(error))
@@ -221,63 +241,82 @@ final class NATSDestination: BlockingDurableDestination {
         Fleet.subject(prefix: subjectPrefix, machine: Fleet.machine(fromSource: envelope.source) ?? machine, event: envelope.event)
     }
 
+    /// `subject(for:)`, kept per kind and item for the last source seen (one source
+    /// for all of a machine's events), so a subject is made once, not per event.
+    private func subject(for envelope: EventEnvelope, window: inout Publishing) -> String {
+        if window.subjects.isEmpty || window.source != envelope.source {
+            window.source = envelope.source
+            window.subjects = [:]
+        }
+        let key: Int
+        switch envelope.event {
+        case let .stockChanged(fruit, _, _, _): key = Fruit.allCases.firstIndex(of: fruit) ?? 0
+        case let .juiceMade(juice, _, _): key = 16 + (Juice.allCases.firstIndex(of: juice) ?? 0)
+        case let .orderFailed(juice, _, _): key = 32 + (Juice.allCases.firstIndex(of: juice) ?? 0)
+        }
+        if let known = window.subjects[key] { return known }
+        let made = subject(for: envelope)
+        window.subjects[key] = made
+        return made
+    }
+
     /// Publishes `envelope` unless it was published ahead, tops the window up (from
     /// `upcoming`, or the journal when `nil`) once half of it is acknowledged, and waits
     /// for `envelope`'s PubAck.
-    private func publish(_ envelope: EventEnvelope, upcoming: ArraySlice<EventEnvelope>?) throws(DeliveryFailure) {
+    private func publish(_ envelope: EventEnvelope, upcoming: ArraySlice<EventEnvelope>?, window: inout Publishing) throws(DeliveryFailure) {
         let live = try connected()
         do throws(NATSError) {
-            var sent = outstanding.withLock { $0 }
             var due: [EventEnvelope] = []
-            if sent.first != envelope.sequence {
+            if window.first != envelope.sequence {
                 // Not the one published ahead (the first offer, or after a failure): start over from it.
                 live.forgetOutstandingAcks()
-                sent = []
+                window.removeAll()
                 due = [envelope]
             }
             // Read ahead once half of the window is acknowledged (not one read per event).
-            if sent.count + due.count <= Self.window / 2 {
-                let after = sent.last ?? envelope.sequence
-                let room = Self.window - sent.count - due.count
+            if window.count + due.count <= Self.window / 2 {
+                let after = window.sent.last ?? envelope.sequence
+                let room = Self.window - window.count - due.count
                 if let upcoming {
                     due += upcoming.lazy.filter { [kinds] in $0.sequence > after && kinds?.contains($0.event.kind) ?? true }.prefix(room)
                 } else {
                     due += (try? journal.events(after: after, kinds: kinds, limit: room, newest: false)) ?? []
                 }
             }
-            let bodies = committedBodies(of: due)
-            for next in due {
-                do throws(NATSError) {
-                    try send(next, body: bodies[next.sequence], on: live)
-                    sent.append(next.sequence)
-                } catch {
-                    if sent.isEmpty { throw error }  // the offered event itself
-                    break  // the next offer finds it unsent and sends it itself
+            if !due.isEmpty {
+                let bodies = committedBodies(of: due)
+                let wasEmpty = window.count == 0
+                for next in due {
+                    do throws(NATSError) {
+                        try live.publishAsync(
+                            subject: subject(for: next, window: &window), body: bodies[next.sequence] ?? CloudEventFormat.encode(next),
+                            headers: Self.headers, messageID: next.id)
+                        window.sent.append(next.sequence)
+                    } catch {
+                        if wasEmpty && window.count == 0 { throw error }  // the offered event itself
+                        break  // the next offer finds it unsent and sends it itself
+                    }
                 }
             }
-            outstanding.withLock { $0 = Array(sent.dropFirst()) }
-            try live.awaitAck(messageID: envelope.id.description)
+            window.removeFirst()
+            try live.awaitAck(messageID: envelope.id)
         } catch {
-            outstanding.withLock { $0 = [] }
+            window.removeAll()
             live.forgetOutstandingAcks()
             // A lost connection is made again on the next attempt.
-            if !live.isConnected { drop(live) }
+            if !live.isConnected { drop(live, window: &window) }
             throw Self.failure(error)
         }
     }
 
+    private static let headers = [("Content-Type", CloudEventFormat.contentType)]
+
     /// The CloudEvents JSON of `envelopes` as the journal keeps it (no decoding or
-    /// encoding again), by sequence; those it cannot give are encoded by `send`.
+    /// encoding again), by sequence; those it cannot give are encoded by `publish`.
     private func committedBodies(of envelopes: [EventEnvelope]) -> [Int64: String] {
         guard let first = envelopes.first?.sequence, let last = envelopes.last?.sequence, last >= first else { return [:] }
         let rows = (try? journal.eventTexts(after: first - 1, limit: Int(last - first + 1))) ?? []
         return Dictionary(rows.map { ($0.sequence, $0.text) }, uniquingKeysWith: { first, _ in first })
-    }
-
-    private func send(_ envelope: EventEnvelope, body: String?, on live: NATSConnection) throws(NATSError) {
-        try live.publishAsync(
-            subject: subject(for: envelope), body: Array((body ?? CloudEventFormat.encode(envelope)).utf8),
-            headers: [("Content-Type", CloudEventFormat.contentType)], messageID: envelope.id.description)
     }
 
     /// The connection, made (and the stream checked or created) if there is none.
@@ -299,11 +338,11 @@ final class NATSDestination: BlockingDurableDestination {
         return made
     }
 
-    private func drop(_ live: NATSConnection) {
+    private func drop(_ live: NATSConnection, window: inout Publishing) {
         connection.withLock { current in
             if current === live { current = nil }
         }
-        outstanding.withLock { $0 = [] }
+        window.removeAll()
         live.close()
     }
 

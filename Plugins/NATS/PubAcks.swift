@@ -1,4 +1,10 @@
 import CNATS
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+import JuiceMakerCore
 import Locking
 
 /// The outcome of one asynchronous publish.
@@ -7,52 +13,52 @@ enum PubAckOutcome: Sendable {
     case failed(NATSError)
 }
 
-/// The PubAcks of asynchronous publishes, by message id: libnats' thread records them
-/// (`pubAckHandler`), the publishing thread waits for the one it needs. Everything is
-/// behind one `LockedCondition`.
+/// The PubAcks of asynchronous publishes, by message id (the event id): libnats'
+/// thread records them (`pubAckHandler`), the publishing thread waits for the one it
+/// needs. Everything is behind one `LockedCondition`, which is signalled only when the
+/// outcome the publishing thread waits for comes in (not at every PubAck, which would
+/// wake it once per message for nothing).
 final class PubAcks: Sendable {
     private struct State {
-        var expected: Set<String> = []
-        var outcomes: [String: PubAckOutcome] = [:]
+        /// Each expected publish, with its outcome once it came.
+        var pending: [EventID: PubAckOutcome?] = [:]
+        /// The id the publishing thread waits for, if it waits.
+        var awaited: EventID?
     }
 
     private let state = LockedCondition(State())
 
-    func expect(_ id: String) {
-        state.change { state in
-            state.expected.insert(id)
-            state.outcomes[id] = nil
-        }
+    func expect(_ id: EventID) {
+        state.withLock { _ = $0.pending.updateValue(nil, forKey: id) }
     }
 
-    func forget(_ id: String) {
-        state.change { state in
-            state.expected.remove(id)
-            state.outcomes[id] = nil
-        }
+    func forget(_ id: EventID) {
+        state.withLock { _ = $0.pending.removeValue(forKey: id) }
     }
 
     func forgetAll() {
-        state.change { state in
-            state.expected.removeAll()
-            state.outcomes.removeAll()
-        }
+        state.withLock { $0.pending.removeAll() }
     }
 
     /// Called on libnats' thread. An outcome nobody expects (forgotten) is dropped.
-    func record(_ id: String, _ outcome: PubAckOutcome) {
-        state.change { state in
-            guard state.expected.contains(id) else { return }
-            state.outcomes[id] = outcome
+    func record(_ id: EventID, _ outcome: PubAckOutcome) {
+        let awaited = state.withLock { state -> Bool in
+            guard state.pending.index(forKey: id) != nil else { return false }
+            state.pending.updateValue(outcome, forKey: id)
+            return state.awaited == id
         }
+        if awaited { state.change { _ in } }
     }
 
     /// The outcome for `id`, taken; `nil` when none came by `deadline`.
-    func wait(for id: String, until deadline: ContinuousClock.Instant) -> PubAckOutcome? {
-        _ = state.wait(until: deadline) { $0.outcomes[id] != nil }
-        return state.change { state in
-            state.expected.remove(id)
-            return state.outcomes.removeValue(forKey: id)
+    func wait(for id: EventID, until deadline: ContinuousClock.Instant) -> PubAckOutcome? {
+        state.withLock { $0.awaited = id }
+        _ = state.wait(until: deadline) { state in
+            if case .some(.some) = state.pending[id] { true } else { false }
+        }
+        return state.withLock { state in
+            state.awaited = nil
+            return state.pending.removeValue(forKey: id) ?? nil
         }
     }
 }
@@ -65,8 +71,9 @@ let pubAckHandler: jsPubAckHandler = { _, message, ack, failure, closure in
     guard let closure, let message else { return }
     let acks = Unmanaged<PubAcks>.fromOpaque(closure).takeUnretainedValue()
     var idPointer: UnsafePointer<CChar>?
-    guard natsMsgHeader_Get(message, "Nats-Msg-Id", &idPointer) == NATS_OK, let idPointer else { return }
-    let id = String(cString: idPointer)
+    guard natsMsgHeader_Get(message, "Nats-Msg-Id", &idPointer) == NATS_OK, let idPointer,
+        let id = EventID(utf8: UnsafeBufferPointer(start: UnsafeRawPointer(idPointer).assumingMemoryBound(to: UInt8.self), count: strlen(idPointer)))
+    else { return }
     if let ack {
         acks.record(id, .stored(duplicate: ack.pointee.Duplicate))
     } else if let failure {

@@ -98,33 +98,29 @@ extension Connection {
             type == nil
             ? "SELECT sequence, event, id FROM journal WHERE sequence > ?1 ORDER BY sequence \(order) LIMIT ?2"
             : "SELECT sequence, event, id FROM journal INDEXED BY journal_by_type WHERE type = ?3 AND sequence > ?1 ORDER BY sequence \(order) LIMIT ?2"
-        var rows: [(Int64, String, String)] = []
+        var entries: [JournalEntry] = []
         try forEachRow(sql) { statement in
             statement.bind(1, sequence)
             statement.bind(2, Int64(limit))
             if let type { statement.bind(3, type) }
         } row: { row in
-            rows.append((row.int64(0), row.text(1), row.text(2)))
-        }
-        if newest { rows.reverse() }
-        var entries: [JournalEntry] = []
-        entries.reserveCapacity(rows.count)
-        for (sequence, text, id) in rows {
-            do {
-                let envelope = try CloudEventFormat.decode(text)
-                guard envelope.sequence == sequence else {
-                    entries.append(
-                        .unreadable(
-                            UnreadableEvent(
-                                sequence: sequence, eventID: EventID(id),
-                                reason: "the event says sequence \(envelope.sequence), its row \(sequence)")))
-                    continue
-                }
+            let sequence = row.int64(0)
+            // Decoded from the column's bytes in place; the id is read only for a row that is not an event.
+            let decoded = row.withBytes(1) { bytes in Result { () throws(WireFormatError) in try CloudEventFormat.decode(utf8: bytes) } }
+            switch decoded {
+            case .success(let envelope) where envelope.sequence == sequence:
                 entries.append(.event(envelope))
-            } catch {
-                entries.append(.unreadable(UnreadableEvent(sequence: sequence, eventID: EventID(id), reason: error.description)))
+            case .success(let envelope):
+                entries.append(
+                    .unreadable(
+                        UnreadableEvent(
+                            sequence: sequence, eventID: EventID(row.text(2)),
+                            reason: "the event says sequence \(envelope.sequence), its row \(sequence)")))
+            case .failure(let error):
+                entries.append(.unreadable(UnreadableEvent(sequence: sequence, eventID: EventID(row.text(2)), reason: error.description)))
             }
         }
+        if newest { entries.reverse() }
         return entries
     }
 

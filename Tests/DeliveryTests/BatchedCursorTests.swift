@@ -63,4 +63,31 @@ struct BatchedCursorTests {
         #expect(offers.first?.upcoming == [2, 3, 4, 5, 6, 7, 8])
         #expect(offers.last?.upcoming == [8])
     }
+
+    @Test("over many batches, read ahead on a thread of its own: every event offered once, in order, with the events after it never running dry")
+    func readAheadKeepsOrderAcrossBatches() async throws {
+        let rig = Rig(stock: Stock(repeating: 5_000))
+        for _ in 0..<700 { _ = try rig.maker.make(.banana) }  // 1,400 events: more than five batches
+        let last = try rig.store.lastSequence()
+        #expect(last == 1_400)
+        let destination = BatchingDestination(journal: rig.store, refusing: -1)
+        let delivery = DurableDelivery(
+            name: "batched", journal: rig.store, schedule: RetrySchedule(delays: [3600]), destination: destination,
+            reportError: { rig.errors.report($0) })
+        let phase = await delivery.deliverPending()
+        await delivery.shutdown(deadline: generousDeadline())
+        #expect(phase == .caughtUp)
+        let offers = destination.seen
+        // No gap, no repeat, journal order.
+        #expect(offers.map(\.sequence) == Array(1...last))
+        for offer in offers {
+            // What comes next is the journal after it, with no gap...
+            #expect(offer.upcoming == offer.upcoming.indices.map { offer.sequence + 1 + Int64($0) }, "at \(offer.sequence)")
+            // ...and at least half a batch of it while the journal has that many left.
+            let left = Int(last - offer.sequence)
+            #expect(offer.upcoming.count >= min(left, DurableDelivery.batchSize / 2 - 1), "at \(offer.sequence): \(offer.upcoming.count) ahead")
+        }
+        #expect(try rig.store.cursor(named: "batched") == last)
+        #expect(rig.errors.all.isEmpty)
+    }
 }

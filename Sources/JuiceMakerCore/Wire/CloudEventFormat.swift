@@ -48,15 +48,25 @@ public enum CloudEventFormat {
 
     /// Parses one structured CloudEvent made by `encode`.
     public static func decode(_ text: String) throws(WireFormatError) -> EventEnvelope {
-        // JSONDecoder into the expected shape (FoundationEssentials), not JSONSerialization
-        // (Foundation, with ICU). Every field is optional, so a missing one is named below;
-        // a field of the wrong type (or a text that is not a JSON object) fails here.
-        let wire: Wire
-        do {
-            wire = try JSONDecoder().decode(Wire.self, from: Data(text.utf8))
-        } catch {
-            throw WireFormatError("not a JSON object of the expected shape: \(error)")
-        }
+        if let envelope = FastCloudEventReader.envelope(text) { return envelope }
+        return try envelope(decodedFields(text))
+    }
+
+    /// `decode` of the UTF-8 text in `bytes` (a store's column as it lies in memory):
+    /// what `decode(String(decoding: bytes, as: UTF8.self))` answers, without making
+    /// that string when the fast reader takes the text.
+    public static func decode(utf8 bytes: UnsafeBufferPointer<UInt8>) throws(WireFormatError) -> EventEnvelope {
+        if let envelope = FastCloudEventReader.envelope(utf8: bytes) { return envelope }
+        return try envelope(decodedFields(String(decoding: bytes, as: UTF8.self)))
+    }
+
+    /// `decode` without the fast reader: the reference it must agree with.
+    package static func decodeWithJSONDecoder(_ text: String) throws(WireFormatError) -> EventEnvelope {
+        try envelope(decodedFields(text))
+    }
+
+    /// The envelope `wire` describes, or what is missing or wrong in it.
+    private static func envelope(_ wire: CloudEventFields) throws(WireFormatError) -> EventEnvelope {
         guard try required(wire.specversion, "specversion") == "1.0" else { throw WireFormatError("specversion must be \"1.0\"") }
         let type = try required(wire.type, "type")
         guard let kind = EventKind.allCases.first(where: { $0.cloudEventType == type }) else {
@@ -95,15 +105,16 @@ public enum CloudEventFormat {
             changeID: changeID, event: event)
     }
 
-    /// What `decode` reads: the fields `encode` writes, each optional.
-    private struct Wire: Decodable {
-        let specversion, type, id, sequence, time, source: String?
-        let data: Payload?
-
-        struct Payload: Decodable {
-            let changeId, fruit, reason, juice: String?
-            let from, to, count: Int?
-            let consumed, shortages: [String: Int]?
+    /// The fields of `text` as `JSONDecoder` reads them: the reference the fast reader
+    /// must agree with. `JSONDecoder` into the expected shape (FoundationEssentials),
+    /// not `JSONSerialization` (Foundation, with ICU). Every field is optional, so a
+    /// missing one is named by `decode`; a field of the wrong type (or a text that is
+    /// not a JSON object) fails here.
+    package static func decodedFields(_ text: String) throws(WireFormatError) -> CloudEventFields {
+        do {
+            return try JSONDecoder().decode(CloudEventFields.self, from: Data(text.utf8))
+        } catch {
+            throw WireFormatError("not a JSON object of the expected shape: \(error)")
         }
     }
 
@@ -200,7 +211,12 @@ public enum RFC3339 {
 
     /// Parses `YYYY-MM-DDTHH:MM:SS[.fraction](Z|±HH:MM)`.
     public static func parse(_ text: String) -> Date? {
-        let bytes = Array(text.utf8)
+        var text = text
+        return text.withUTF8 { parse(utf8: $0) }
+    }
+
+    /// `parse` of the UTF-8 text in `bytes`.
+    public static func parse(utf8 bytes: UnsafeBufferPointer<UInt8>) -> Date? {
         func number(_ range: Range<Int>) -> Int? {
             guard range.upperBound <= bytes.count else { return nil }
             var value = 0

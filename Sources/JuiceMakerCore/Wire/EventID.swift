@@ -18,22 +18,30 @@ public struct EventID: Sendable, Hashable, Comparable, CustomStringConvertible {
 
     /// Parses the 8-4-4-4-12 hex form, either case.
     public init?(_ text: String) {
-        var digits: [UInt8] = []
-        digits.reserveCapacity(32)
-        for (offset, byte) in text.utf8.enumerated() {
-            if [8, 13, 18, 23].contains(offset) {
-                guard byte == UInt8(ascii: "-") else { return nil }
-                continue
-            }
-            guard let value = EventID.hexValue(byte) else { return nil }
-            digits.append(value)
-        }
-        guard digits.count == 32, text.utf8.count == 36 else { return nil }
-        var high: UInt64 = 0
-        var low: UInt64 = 0
-        for digit in digits[0..<16] { high = high << 4 | UInt64(digit) }
-        for digit in digits[16..<32] { low = low << 4 | UInt64(digit) }
+        var text = text
+        guard let id = text.withUTF8({ EventID(utf8: $0) }) else { return nil }
+        self = id
+    }
+
+    /// Parses the 8-4-4-4-12 hex form, either case, from its UTF-8 bytes.
+    public init?(utf8 bytes: UnsafeBufferPointer<UInt8>) {
+        guard bytes.count == 36, let base = bytes.baseAddress,
+            base[8] == UInt8(ascii: "-"), base[13] == UInt8(ascii: "-"), base[18] == UInt8(ascii: "-"), base[23] == UInt8(ascii: "-"),
+            let high = Self.hex(base, [0..<8, 9..<13, 14..<18]), let low = Self.hex(base, [19..<23, 24..<36])
+        else { return nil }
         self.init(high: high, low: low)
+    }
+
+    /// The 64-bit value of the hex digits at `ranges` of `base`, in order (16 digits).
+    private static func hex(_ base: UnsafePointer<UInt8>, _ ranges: [Range<Int>]) -> UInt64? {
+        var value: UInt64 = 0
+        for range in ranges {
+            for offset in range {
+                guard let digit = hexValue(base[offset]) else { return nil }
+                value = value << 4 | UInt64(digit)
+            }
+        }
+        return value
     }
 
     private static func hexValue(_ byte: UInt8) -> UInt8? {
@@ -47,17 +55,20 @@ public struct EventID: Sendable, Hashable, Comparable, CustomStringConvertible {
 
     /// Lowercase 8-4-4-4-12 hex (RFC 9562).
     public var description: String {
-        let hex: [UInt8] = Array("0123456789abcdef".utf8)
-        var bytes = [UInt8](repeating: UInt8(ascii: "-"), count: 36)
-        var position = 0
-        for nibble in 0..<32 {
-            if position == 8 || position == 13 || position == 18 || position == 23 { position += 1 }
-            let word = nibble < 16 ? high : low
-            let shift = UInt64(60 - (nibble % 16) * 4)
-            bytes[position] = hex[Int((word >> shift) & 0xF)]
-            position += 1
+        String(unsafeUninitializedCapacity: 36) { bytes in
+            var position = 0
+            for nibble in 0..<32 {
+                if position == 8 || position == 13 || position == 18 || position == 23 {
+                    bytes[position] = UInt8(ascii: "-")
+                    position += 1
+                }
+                let word = nibble < 16 ? high : low
+                let value = UInt8(truncatingIfNeeded: (word >> UInt64(60 - (nibble % 16) * 4)) & 0xF)
+                bytes[position] = value < 10 ? UInt8(ascii: "0") + value : UInt8(ascii: "a") + value - 10
+                position += 1
+            }
+            return 36
         }
-        return String(decoding: bytes, as: UTF8.self)
     }
 
     /// The UUID version field (7 for the ids this package makes).

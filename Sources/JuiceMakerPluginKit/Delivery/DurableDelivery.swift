@@ -352,7 +352,8 @@ public final class DurableDelivery: Sendable {
     /// Delivers `batch` in order until it ends, an event fails or must wait.
     ///
     /// For a `BlockingDurableDestination` the batch is read further ahead (the next
-    /// `batchSize` once fewer than half remain), so the destination's look ahead
+    /// `batchSize`, on a thread of its own while this one is delivered, joined once
+    /// fewer than half remain), so the destination's look ahead
     /// (`upcoming`: the readable events after this one) never runs dry at a batch's
     /// end: a pipelined destination keeps publishing while the runner reads. An
     /// unreadable row is never offered: it becomes a dead letter at once and the
@@ -365,17 +366,28 @@ public final class DurableDelivery: Sendable {
         // those after the entry being delivered.
         var readable = first.compactMap(Self.readableEvent)
         var nextReadable = 0
-        var more = first.count == Self.batchSize
+        // The next batch, read while this one is delivered.
+        var ahead: JournalReadAhead?
+        if readsAhead, first.count == Self.batchSize, let last = first.last {
+            ahead = JournalReadAhead(journal, after: last.sequence, limit: Self.batchSize)
+        }
         var index = 0
         var unrecorded = 0
-        defer { if unrecorded > 0 { persistCursor() } }
+        defer {
+            if unrecorded > 0 { persistCursor() }
+            // Never leave a read running past this pass (the journal outlives it, but a shutdown should find no thread at work).
+            _ = ahead?.entries()
+        }
         while index < batch.count {
             let entry = batch[index]
             index += 1
             if isStopping { return }
-            if readsAhead, more, batch.count - index < Self.batchSize / 2, let last = batch.last {
-                let next = (try? journal.entries(after: last.sequence, limit: Self.batchSize)) ?? []
-                more = next.count == Self.batchSize
+            if let reading = ahead, batch.count - index < Self.batchSize / 2 {
+                let next = reading.entries()
+                ahead = nil
+                if next.count == Self.batchSize, let last = next.last {
+                    ahead = JournalReadAhead(journal, after: last.sequence, limit: Self.batchSize)
+                }
                 if index > Self.batchSize * 4 {
                     batch.removeFirst(index)
                     index = 0
