@@ -216,7 +216,6 @@ public final class NATSConnection: @unchecked Sendable {
             }
         }
         guard status == NATS_OK, let message = created else { throw .from(status, doing: "preparing a message for \(subject)") }
-        let id = messageID.description
         // libnats sets `Nats-Msg-Id` from `options.MsgId`.
         for (key, value) in headers {
             status = key.withCString { key in value.withCString { value in natsMsgHeader_Set(message, key, value) } }
@@ -227,7 +226,7 @@ public final class NATSConnection: @unchecked Sendable {
         }
         acks.expect(messageID)
         var pointer: OpaquePointer? = message
-        status = id.withCString { idPointer in
+        status = messageID.withCString { idPointer in
             var options = jsPubOptions()
             jsPubOptions_Init(&options)
             options.MsgId = idPointer

@@ -286,10 +286,10 @@ final class NATSDestination: BlockingDurableDestination {
             if !due.isEmpty {
                 let bodies = committedBodies(of: due)
                 let wasEmpty = window.count == 0
-                for next in due {
+                for (next, body) in zip(due, bodies) {
                     do throws(NATSError) {
                         try live.publishAsync(
-                            subject: subject(for: next, window: &window), body: bodies[next.sequence] ?? CloudEventFormat.encode(next),
+                            subject: subject(for: next, window: &window), body: body ?? CloudEventFormat.encode(next),
                             headers: Self.headers, messageID: next.id)
                         window.sent.append(next.sequence)
                     } catch {
@@ -312,11 +312,21 @@ final class NATSDestination: BlockingDurableDestination {
     private static let headers = [("Content-Type", CloudEventFormat.contentType)]
 
     /// The CloudEvents JSON of `envelopes` as the journal keeps it (no decoding or
-    /// encoding again), by sequence; those it cannot give are encoded by `publish`.
-    private func committedBodies(of envelopes: [EventEnvelope]) -> [Int64: String] {
-        guard let first = envelopes.first?.sequence, let last = envelopes.last?.sequence, last >= first else { return [:] }
+    /// encoding again), in their order; `nil` for one it cannot give, which `publish`
+    /// encodes. `envelopes` are in journal order, so one walk pairs them with the rows.
+    private func committedBodies(of envelopes: [EventEnvelope]) -> [String?] {
+        guard let first = envelopes.first?.sequence, let last = envelopes.last?.sequence, last >= first else {
+            return Array(repeating: nil, count: envelopes.count)
+        }
         let rows = (try? journal.eventTexts(after: first - 1, limit: Int(last - first + 1))) ?? []
-        return Dictionary(rows.map { ($0.sequence, $0.text) }, uniquingKeysWith: { first, _ in first })
+        var bodies: [String?] = []
+        bodies.reserveCapacity(envelopes.count)
+        var row = rows.startIndex
+        for envelope in envelopes {
+            while row < rows.endIndex, rows[row].sequence < envelope.sequence { row += 1 }
+            bodies.append(row < rows.endIndex && rows[row].sequence == envelope.sequence ? rows[row].text : nil)
+        }
+        return bodies
     }
 
     /// The connection, made (and the stream checked or created) if there is none.

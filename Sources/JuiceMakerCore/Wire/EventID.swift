@@ -55,20 +55,37 @@ public struct EventID: Sendable, Hashable, Comparable, CustomStringConvertible {
 
     /// Lowercase 8-4-4-4-12 hex (RFC 9562).
     public var description: String {
-        String(unsafeUninitializedCapacity: 36) { bytes in
-            var position = 0
-            for nibble in 0..<32 {
-                if position == 8 || position == 13 || position == 18 || position == 23 {
-                    bytes[position] = UInt8(ascii: "-")
-                    position += 1
-                }
-                let word = nibble < 16 ? high : low
-                let value = UInt8(truncatingIfNeeded: (word >> UInt64(60 - (nibble % 16) * 4)) & 0xF)
-                bytes[position] = value < 10 ? UInt8(ascii: "0") + value : UInt8(ascii: "a") + value - 10
+        String(unsafeUninitializedCapacity: 36) { write(into: $0) }
+    }
+
+    /// Runs `body` with the id's text as a C string (NUL-terminated), made on the
+    /// stack: for C calls that take it, with no string allocated.
+    public func withCString<Result>(_ body: (UnsafePointer<CChar>) throws -> Result) rethrows -> Result {
+        try withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 37) { buffer in
+            _ = write(into: buffer)
+            buffer[36] = 0
+            return try buffer.withMemoryRebound(to: CChar.self) { chars in
+                // A temporary allocation of 37 always has an address.
+                guard let start = chars.baseAddress else { return try description.withCString(body) }
+                return try body(start)
+            }
+        }
+    }
+
+    /// Writes the 36 bytes of the lowercase 8-4-4-4-12 text at the start of `bytes`.
+    private func write(into bytes: UnsafeMutableBufferPointer<UInt8>) -> Int {
+        var position = 0
+        for nibble in 0..<32 {
+            if position == 8 || position == 13 || position == 18 || position == 23 {
+                bytes[position] = UInt8(ascii: "-")
                 position += 1
             }
-            return 36
+            let word = nibble < 16 ? high : low
+            let value = UInt8(truncatingIfNeeded: (word >> UInt64(60 - (nibble % 16) * 4)) & 0xF)
+            bytes[position] = value < 10 ? UInt8(ascii: "0") + value : UInt8(ascii: "a") + value - 10
+            position += 1
         }
+        return 36
     }
 
     /// The UUID version field (7 for the ids this package makes).
