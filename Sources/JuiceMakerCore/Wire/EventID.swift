@@ -27,19 +27,18 @@ public struct EventID: Sendable, Hashable, Comparable, CustomStringConvertible {
     public init?(utf8 bytes: UnsafeBufferPointer<UInt8>) {
         guard bytes.count == 36, let base = bytes.baseAddress,
             base[8] == UInt8(ascii: "-"), base[13] == UInt8(ascii: "-"), base[18] == UInt8(ascii: "-"), base[23] == UInt8(ascii: "-"),
-            let high = Self.hex(base, [0..<8, 9..<13, 14..<18]), let low = Self.hex(base, [19..<23, 24..<36])
+            let part1 = Self.hex(base, 0..<8), let part2 = Self.hex(base, 9..<13), let part3 = Self.hex(base, 14..<18),
+            let part4 = Self.hex(base, 19..<23), let part5 = Self.hex(base, 24..<36)
         else { return nil }
-        self.init(high: high, low: low)
+        self.init(high: part1 << 32 | part2 << 16 | part3, low: part4 << 48 | part5)
     }
 
-    /// The 64-bit value of the hex digits at `ranges` of `base`, in order (16 digits).
-    private static func hex(_ base: UnsafePointer<UInt8>, _ ranges: [Range<Int>]) -> UInt64? {
+    /// The value of the hex digits at `range` of `base`.
+    private static func hex(_ base: UnsafePointer<UInt8>, _ range: Range<Int>) -> UInt64? {
         var value: UInt64 = 0
-        for range in ranges {
-            for offset in range {
-                guard let digit = hexValue(base[offset]) else { return nil }
-                value = value << 4 | UInt64(digit)
-            }
+        for offset in range {
+            guard let digit = hexValue(base[offset]) else { return nil }
+            value = value << 4 | UInt64(digit)
         }
         return value
     }

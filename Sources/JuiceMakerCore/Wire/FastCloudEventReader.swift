@@ -187,11 +187,10 @@ private struct ByteReader {
     private mutating func amounts(into slot: inout FruitAmounts?) -> Bool {
         guard slot == nil else { return false }
         var amounts = FruitAmounts()
-        var seen: [Fruit] = []
-        seen.reserveCapacity(Fruit.allCases.count)
+        var seen = FruitAmounts()  // 1 for each fruit read, so a repeated one is refused
         let read = object { reader, name in
-            guard let fruit = NameTable<Fruit>.fruits.value(name), !seen.contains(fruit), let value = reader.integer() else { return false }
-            seen.append(fruit)
+            guard let fruit = NameTable<Fruit>.fruits.value(name), seen[fruit] == 0, let value = reader.integer() else { return false }
+            seen[fruit] = 1
             amounts[fruit] = value
             return true
         }
