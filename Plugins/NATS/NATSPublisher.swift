@@ -174,7 +174,7 @@ final class NATSDestination: BlockingDurableDestination {
     private let closed = Locked(false)
     private let queue = DispatchQueue(label: "juice.nats.publish")
 
-    /// The events published ahead, and the subject prefix of the last source seen.
+    /// The events published ahead, and the subjects of the last source seen.
     private struct Publishing {
         /// Sequences published and not yet awaited, in order: `sent[head...]`.
         var sent: [Int64] = []
@@ -192,9 +192,16 @@ final class NATSDestination: BlockingDurableDestination {
             head = 0
         }
 
+        /// Drops the first; the awaited part is let go once it outgrows a window, so a
+        /// follower that never drains the window keeps a bounded array.
         mutating func removeFirst() {
             head += 1
-            if head == sent.count { removeAll() }
+            if head == sent.count {
+                removeAll()
+            } else if head >= NATSDestination.window {
+                sent.removeFirst(head)
+                head = 0
+            }
         }
     }
 
