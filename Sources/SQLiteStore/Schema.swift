@@ -1,4 +1,11 @@
 import CSQLite
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import JuiceMakerCore
 
 /// The store's tables, by version, and the steps from each version to the next.
@@ -215,8 +222,14 @@ enum Schema {
     }
 
     /// WAL lets readers (`juice watch`, other processes) run while one process writes.
+    ///
+    /// Switching a new file to WAL needs its exclusive lock. When processes open a new
+    /// file at once, SQLite answers busy at once (without its busy handler) where
+    /// waiting could deadlock, so this backs off (1 ms, doubling to 50 ms) and tries
+    /// again for up to the busy timeout the error message names.
     private static func enableWriteAheadLog(_ connection: Connection) throws(StoreError) {
-        var attempt = 0
+        let deadline = ContinuousClock.now + .milliseconds(Int64(Connection.busyTimeoutMilliseconds))
+        var pause = Duration.milliseconds(1)
         while true {
             do throws(StoreError) {
                 var mode = ""
@@ -225,9 +238,17 @@ enum Schema {
                     throw StoreError(.writeAheadLogRefused(journalMode: mode), path: connection.path)
                 }
                 return
-            } catch  where error.kind == .busy && attempt < 5 {
-                attempt += 1
+            } catch  where error.kind == .busy && ContinuousClock.now + pause < deadline {
+                sleepBriefly(pause)
+                pause = min(pause * 2, .milliseconds(50))
             }
         }
+    }
+
+    private static func sleepBriefly(_ pause: Duration) {
+        let (seconds, attoseconds) = pause.components
+        var request = timespec(tv_sec: Int(seconds), tv_nsec: Int(attoseconds / 1_000_000_000))
+        var remaining = timespec()
+        while nanosleep(&request, &remaining) == -1 && errno == EINTR { request = remaining }
     }
 }
