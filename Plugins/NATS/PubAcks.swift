@@ -18,33 +18,81 @@ enum PubAckOutcome: Sendable {
 /// needs. Everything is behind one `LockedCondition`, which is signalled only when the
 /// outcome the publishing thread waits for comes in (not at every PubAck, which would
 /// wake it once per message for nothing).
+///
+/// Kept in publish order, not in a dictionary: PubAcks come back in that order, and the
+/// publishing thread awaits the oldest, so finding one is a comparison or two of two
+/// words, not a hash per call.
 final class PubAcks: Sendable {
+    private struct Expected {
+        let id: EventID
+        var outcome: PubAckOutcome?
+    }
+
     private struct State {
-        /// Each expected publish, with its outcome once it came.
-        var pending: [EventID: PubAckOutcome?] = [:]
+        /// Each expected publish, in publish order, with its outcome once it came:
+        /// `expected[head...]`.
+        var expected: [Expected] = []
+        var head = 0
+        /// Where the next PubAck is looked for first: after the last one recorded.
+        var hint = 0
         /// The id the publishing thread waits for, if it waits.
         var awaited: EventID?
+
+        /// The index of `id`'s entry: from `start` on, then from the head.
+        func index(of id: EventID, from start: Int) -> Int? {
+            let start = max(head, min(start, expected.count))
+            if let found = expected[start...].firstIndex(where: { $0.id == id }) { return found }
+            return expected[head..<start].firstIndex { $0.id == id }
+        }
+
+        /// Removes the entry at `index`; the spent front is let go once it outgrows
+        /// the live part, so the array stays bounded by what is outstanding.
+        mutating func remove(at index: Int) {
+            if index == head {
+                head += 1
+            } else {
+                expected.remove(at: index)
+                if hint > index { hint -= 1 }
+            }
+            hint = max(hint, head)
+            if head == expected.count {
+                expected.removeAll(keepingCapacity: true)
+                head = 0
+                hint = 0
+            } else if head >= 64, head * 2 >= expected.count {
+                expected.removeFirst(head)
+                hint -= head
+                head = 0
+            }
+        }
     }
 
     private let state = LockedCondition(State())
 
     func expect(_ id: EventID) {
-        state.withLock { _ = $0.pending.updateValue(nil, forKey: id) }
+        state.withLock { $0.expected.append(Expected(id: id)) }
     }
 
     func forget(_ id: EventID) {
-        state.withLock { _ = $0.pending.removeValue(forKey: id) }
+        state.withLock { state in
+            if let index = state.index(of: id, from: state.expected.count - 1) { state.remove(at: index) }
+        }
     }
 
     func forgetAll() {
-        state.withLock { $0.pending.removeAll() }
+        state.withLock { state in
+            state.expected.removeAll(keepingCapacity: true)
+            state.head = 0
+            state.hint = 0
+        }
     }
 
     /// Called on libnats' thread. An outcome nobody expects (forgotten) is dropped.
     func record(_ id: EventID, _ outcome: PubAckOutcome) {
         let awaited = state.withLock { state -> Bool in
-            guard state.pending.index(forKey: id) != nil else { return false }
-            state.pending.updateValue(outcome, forKey: id)
+            guard let index = state.index(of: id, from: state.hint) else { return false }
+            state.expected[index].outcome = outcome
+            state.hint = index + 1
             return state.awaited == id
         }
         if awaited { state.change { _ in } }
@@ -54,11 +102,15 @@ final class PubAcks: Sendable {
     func wait(for id: EventID, until deadline: ContinuousClock.Instant) -> PubAckOutcome? {
         state.withLock { $0.awaited = id }
         _ = state.wait(until: deadline) { state in
-            if case .some(.some) = state.pending[id] { true } else { false }
+            guard let index = state.index(of: id, from: state.head) else { return false }
+            return state.expected[index].outcome != nil
         }
         return state.withLock { state in
             state.awaited = nil
-            return state.pending.removeValue(forKey: id) ?? nil
+            guard let index = state.index(of: id, from: state.head) else { return nil }
+            let outcome = state.expected[index].outcome
+            state.remove(at: index)
+            return outcome
         }
     }
 }

@@ -34,6 +34,19 @@ final class BenchNATSServer {
 
     func stop() { process.stop() }
 
+    /// CPU seconds (user + system) the server used so far, from `/proc/<pid>/stat`;
+    /// `nil` where there is no `/proc`.
+    func cpuSeconds() -> Double? {
+        guard let text = try? String(contentsOfFile: "/proc/\(process.pid)/stat", encoding: .utf8),
+            let close = text.lastIndex(of: ")")
+        else { return nil }
+        // After the command's closing parenthesis: state is field 3, utime 14, stime 15.
+        let fields = text[text.index(after: close)...].split(separator: " ")
+        guard fields.count > 12, let user = Double(fields[11]), let system = Double(fields[12]) else { return nil }
+        let ticks = Double(sysconf(Int32(_SC_CLK_TCK)))
+        return (user + system) / ticks
+    }
+
     /// Checks that `stream` holds `expected` messages, then deletes it (freeing its disk).
     func checkAndDelete(stream: String, expected: Int) throws {
         let connection = try NATSConnection(NATSOptions(servers: [url], reconnects: false, name: "juice-bench check"))

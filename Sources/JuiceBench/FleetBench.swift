@@ -49,17 +49,23 @@ enum FleetBench {
         var publisherRates: [Double] = []
         var loopRates: [Double] = []
         var ratios: [Double] = []
+        // CPU microseconds per event, this process and the server, by side.
+        var cpu: [String: (own: [Double], server: [Double])] = ["juice": ([], []), "loop": ([], [])]
         for round in 0..<rounds {
             // The order within a pair alternates, so drift falls on both sides alike.
             var pair: [String: Double] = [:]
             for side in round % 2 == 0 ? ["juice", "loop"] : ["loop", "juice"] {
                 let stream = "BENCH_\(side.uppercased())_\(round)"
                 let prefix = prefixOf("\(side)\(round)")
+                let timed: Timed
                 if side == "juice" {
-                    pair[side] = try publisherRate(store: store, url: server.url, stream: stream, prefix: prefix, round: round, count: written)
+                    timed = try publisherRate(store: store, server: server, stream: stream, prefix: prefix, round: round, count: written)
                 } else {
-                    pair[side] = try loopRate(envelopes, url: server.url, stream: stream, prefix: prefix)
+                    timed = try loopRate(envelopes, server: server, stream: stream, prefix: prefix)
                 }
+                pair[side] = timed.rate
+                cpu[side]?.own.append(timed.cpu / Double(written) * 1e6)
+                cpu[side]?.server.append(timed.serverCPU / Double(written) * 1e6)
                 try server.checkAndDelete(stream: stream, expected: written)
             }
             let juice = pair["juice"] ?? .nan
@@ -84,6 +90,13 @@ enum FleetBench {
             print(label("libnats async-publish loop, same bodies") + Measure.format(loop, decimals: 0).leftPadded(to: 10) + " events/s")
             print(label("ratio (median of the rounds' ratios)") + Measure.format(ratio, decimals: 1).leftPadded(to: 10) + " %          target ≥ 80%")
             print(label("rounds, juice / loop") + zip(publisherRates, loopRates).map { "\(Int($0)) / \(Int($1))" }.joined(separator: ", "))
+            for side in ["juice", "loop"] {
+                let own = Measure.median(cpu[side]?.own ?? [])
+                let server = Measure.median(cpu[side]?.server ?? [])
+                print(
+                    label("CPU per event, \(side == "juice" ? "nats subscriber" : "libnats loop") / nats-server")
+                        + Measure.format(own, decimals: 2).leftPadded(to: 10) + " / " + Measure.format(server, decimals: 2) + " µs")
+            }
             print(
                 label("commit → fleet watch, p50 (\(latencies.count) orders)") + Measure.format(p50, decimals: 2).leftPadded(to: 10)
                     + " ms          target ≤ 20 ms")
@@ -159,9 +172,28 @@ enum FleetBench {
             standardOutput: sink, standardError: sink)
     }
 
+    /// A side's rate, and the CPU seconds this process and the server used meanwhile.
+    private struct Timed {
+        var rate: Double
+        var cpu: Double
+        var serverCPU: Double
+    }
+
+    /// Times `body` (it returns how many events it published).
+    private static func timed(_ server: BenchNATSServer, _ body: () throws -> Int) rethrows -> Timed {
+        let (cpu, serverCPU) = (Measure.cpuSeconds(), server.cpuSeconds() ?? .nan)
+        let start = ContinuousClock.now
+        let count = try body()
+        let elapsed = Measure.seconds(ContinuousClock.now - start)
+        return Timed(rate: Double(count) / elapsed, cpu: Measure.cpuSeconds() - cpu, serverCPU: (server.cpuSeconds() ?? .nan) - serverCPU)
+    }
+
     /// Events per second the `nats` subscriber publishes the journal at, from attaching
     /// (connecting, checking the stream) until its cursor is at the last event.
-    private static func publisherRate(store: SQLiteStore, url: String, stream: String, prefix: String, round: Int, count: Int) throws -> Double {
+    private static func publisherRate(
+        store: SQLiteStore, server: BenchNATSServer, stream: String, prefix: String, round: Int, count: Int
+    ) throws -> Timed {
+        let url = server.url
         let name = "bench-nats-\(round)"
         let plugin = try NATSPublisher(
             configuration: PluginConfiguration(
@@ -171,33 +203,38 @@ enum FleetBench {
                 ]),
             context: context(name))
         let maker = JuiceMaker(store: store, source: Fleet.source(machine: machine))
-        let start = ContinuousClock.now
-        try plugin.attach(to: PluginHost(maker: maker, journal: store, reportError: { print("fleet bench: \($0.english)") }))
-        let outcome = Measure.blocking { await plugin.delivery?.deliverPending() } ?? nil
-        let elapsed = Measure.seconds(ContinuousClock.now - start)
+        var outcome: DeliveryPhase?
+        let result = try timed(server) {
+            try plugin.attach(to: PluginHost(maker: maker, journal: store, reportError: { print("fleet bench: \($0.english)") }))
+            outcome = Measure.blocking { await plugin.delivery?.deliverPending() } ?? nil
+            return count
+        }
         Measure.blocking { await plugin.shutdown(deadline: .now + .seconds(5)) }
         guard outcome == .caughtUp, try store.cursor(named: name) == Int64(count) else {
             throw BenchError.failed("fleet bench: the nats subscriber did not catch up (\(String(describing: outcome)))")
         }
-        return Double(count) / elapsed
+        return result
     }
 
     /// Events per second of a loop straight over libnats: the same bodies, subjects,
     /// `Content-Type` and `Nats-Msg-Id`, 256 PubAcks outstanding, until all are acked.
-    private static func loopRate(_ envelopes: [EventEnvelope], url: String, stream: String, prefix: String) throws -> Double {
+    private static func loopRate(_ envelopes: [EventEnvelope], server: BenchNATSServer, stream: String, prefix: String) throws -> Timed {
+        let url = server.url
         let messages = envelopes.map { envelope in
             (
                 subject: Fleet.subject(prefix: prefix, machine: machine, event: envelope.event),
                 body: Array(CloudEventFormat.encode(envelope).utf8), id: envelope.id.description
             )
         }
-        let start = ContinuousClock.now
-        let connection = try NATSConnection(NATSOptions(servers: [url], reconnects: false, name: "juice-bench loop"))
-        try connection.ensureStream(stream, subjects: "\(prefix).>", replicas: 1)
-        try RawPublisher.publish(messages, url: url)
-        let elapsed = Measure.seconds(ContinuousClock.now - start)
-        connection.close()
-        return Double(messages.count) / elapsed
+        var connection: NATSConnection?
+        defer { connection?.close() }
+        return try timed(server) {
+            let made = try NATSConnection(NATSOptions(servers: [url], reconnects: false, name: "juice-bench loop"))
+            connection = made
+            try made.ensureStream(stream, subjects: "\(prefix).>", replicas: 1)
+            try RawPublisher.publish(messages, url: url)
+            return messages.count
+        }
     }
 
     // MARK: Latency

@@ -269,6 +269,8 @@ public final class DurableDelivery: Sendable {
     }
 
     private func run() {
+        // The thread reading ahead for a pipelined destination, made when first needed.
+        var reader: JournalReadAhead?
         while !isStopping {
             let served = state.withLock { $0.requests }
             wakeQueued.store(false, ordering: .sequentiallyConsistent)
@@ -316,8 +318,9 @@ public final class DurableDelivery: Sendable {
                 continue
             }
             update { $0.phase = .delivering }
-            deliver(batch, retry: retry, served: served)
+            deliver(batch, retry: retry, served: served, reader: &reader)
         }
+        reader?.stop()
         persistCursor()
         // Let the lease go before saying so: a runner started after `shutdown`
         // returned can take it at once.
@@ -358,7 +361,7 @@ public final class DurableDelivery: Sendable {
     /// end: a pipelined destination keeps publishing while the runner reads. An
     /// unreadable row is never offered: it becomes a dead letter at once and the
     /// cursor moves past it.
-    private func deliver(_ first: [JournalEntry], retry: DeliveryRetryState?, served: UInt64) {
+    private func deliver(_ first: [JournalEntry], retry: DeliveryRetryState?, served: UInt64, reader: inout JournalReadAhead?) {
         let cursorBatch = max(1, destination.cursorBatch)
         let readsAhead = blockingDestination != nil
         var batch = first
@@ -366,27 +369,31 @@ public final class DurableDelivery: Sendable {
         // those after the entry being delivered.
         var readable = first.compactMap(Self.readableEvent)
         var nextReadable = 0
-        // The next batch, read while this one is delivered.
-        var ahead: JournalReadAhead?
+        // Whether `reader` is reading the next batch while this one is delivered.
+        var readingAhead = false
         if readsAhead, first.count == Self.batchSize, let last = first.last {
-            ahead = JournalReadAhead(journal, after: last.sequence, limit: Self.batchSize)
+            let made = reader ?? JournalReadAhead(journal)
+            reader = made
+            made.read(after: last.sequence, limit: Self.batchSize)
+            readingAhead = true
         }
         var index = 0
         var unrecorded = 0
         defer {
             if unrecorded > 0 { persistCursor() }
-            // Never leave a read running past this pass (the journal outlives it, but a shutdown should find no thread at work).
-            _ = ahead?.entries()
+            // Never leave a read running past this pass (the journal outlives it, but a shutdown should find no read at work).
+            if readingAhead { _ = reader?.entries() }
         }
         while index < batch.count {
             let entry = batch[index]
             index += 1
             if isStopping { return }
-            if let reading = ahead, batch.count - index < Self.batchSize / 2 {
+            if readingAhead, let reading = reader, batch.count - index < Self.batchSize / 2 {
                 let next = reading.entries()
-                ahead = nil
+                readingAhead = false
                 if next.count == Self.batchSize, let last = next.last {
-                    ahead = JournalReadAhead(journal, after: last.sequence, limit: Self.batchSize)
+                    reading.read(after: last.sequence, limit: Self.batchSize)
+                    readingAhead = true
                 }
                 if index > Self.batchSize * 4 {
                     batch.removeFirst(index)

@@ -1,23 +1,67 @@
 import JuiceMakerCore
 import Locking
 
-/// The next journal batch, read on a thread of its own while the runner delivers the
+/// Reads the next journal batch on a thread of its own while the runner delivers the
 /// one before: for a pipelined destination, reading (the store, decoding) then costs
-/// the runner's thread nothing. `entries()` waits for the read; a store failure reads
-/// as no entries (the runner reads again on its next pass, and reports it there).
+/// the runner's thread nothing. One thread serves a runner for its whole run (made on
+/// the first read ahead, ended by `stop()`), not one per batch.
+///
+/// `read(after:limit:)` asks for a batch, `entries()` waits for it; one read at a
+/// time. A store failure reads as no entries (the runner reads again on its next
+/// pass, and reports it there).
 final class JournalReadAhead: Sendable {
-    private let result = LockedCondition<[JournalEntry]?>(nil)
+    private enum Job: Sendable {
+        case idle
+        case asked(after: Int64, limit: Int)
+        case done([JournalEntry])
+        case stopping
+    }
 
-    init(_ journal: any EventJournal, after sequence: Int64, limit: Int) {
-        startDetachedThread(named: "juice.delivery.read") { [result] in
-            let entries = (try? journal.entries(after: sequence, limit: limit)) ?? []
-            result.change { $0 = entries }
+    private let job = LockedCondition(Job.idle)
+
+    init(_ journal: any EventJournal) {
+        startDetachedThread(named: "juice.delivery.read") { [job] in
+            while true {
+                _ = job.wait(until: nil) { job in
+                    switch job {
+                    case .asked, .stopping: true
+                    case .idle, .done: false
+                    }
+                }
+                guard case .asked(let sequence, let limit) = job.withLock({ $0 }) else { return }
+                let entries = (try? journal.entries(after: sequence, limit: limit)) ?? []
+                let stopped = job.change { job -> Bool in
+                    if case .stopping = job { return true }
+                    job = .done(entries)
+                    return false
+                }
+                if stopped { return }
+            }
         }
     }
 
-    /// The entries read, once the read is done.
+    /// Starts reading up to `limit` entries after `sequence`.
+    func read(after sequence: Int64, limit: Int) {
+        job.change { job in
+            if case .stopping = job { return }
+            job = .asked(after: sequence, limit: limit)
+        }
+    }
+
+    /// The entries of the read asked for, once it is done; none when none was asked.
     func entries() -> [JournalEntry] {
-        _ = result.wait(until: nil) { $0 != nil }
-        return result.withLock { $0 ?? [] }
+        _ = job.wait(until: nil) { job in
+            if case .asked = job { false } else { true }
+        }
+        return job.withLock { job -> [JournalEntry] in
+            guard case .done(let entries) = job else { return [] }
+            job = .idle
+            return entries
+        }
+    }
+
+    /// Ends the thread once its read, if any, is done.
+    func stop() {
+        job.change { $0 = .stopping }
     }
 }
