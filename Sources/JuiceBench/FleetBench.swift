@@ -30,9 +30,16 @@ import SQLiteStore
 /// Figures: `fleet_publish_per_s`, `fleet_c_loop_per_s`, `fleet_publish_ratio`,
 /// `fleet_latency_p50_ms`, `fleet_latency_p99_ms`.
 enum FleetBench {
-    static let events = 100_000
-    static let rounds = 3
+    /// `JUICE_BENCH_FLEET_EVENTS` and `JUICE_BENCH_FLEET_ROUNDS` make a smaller run,
+    /// and `JUICE_BENCH_FLEET_LATENCY=0` leaves the latency out (under `valgrind
+    /// --tool=callgrind`, say); the figures are for the defaults.
+    static let events = setting("JUICE_BENCH_FLEET_EVENTS") ?? 100_000
+    static let rounds = setting("JUICE_BENCH_FLEET_ROUNDS") ?? 3
     static let commits = 200
+
+    private static func setting(_ name: String) -> Int? {
+        ProcessInfo.processInfo.environment[name].flatMap { Int($0) }.flatMap { $0 > 0 ? $0 : nil }
+    }
 
     static func run(json: Bool) throws -> [(String, Double)] {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("juice-bench-fleet-\(UUID().uuidString)").path
@@ -78,7 +85,10 @@ enum FleetBench {
         let loop = Measure.median(loopRates)
         let ratio = Measure.median(ratios) * 100
 
-        let latencies = try watchLatencies(directory: directory, url: server.url)
+        // `JUICE_BENCH_FLEET_LATENCY=0`: the rate only.
+        let latencies =
+            ProcessInfo.processInfo.environment["JUICE_BENCH_FLEET_LATENCY"] == "0"
+            ? [] : try watchLatencies(directory: directory, url: server.url)
         let p50 = percentile(latencies, 0.50) * 1000
         let p99 = percentile(latencies, 0.99) * 1000
         if !json {

@@ -75,6 +75,30 @@ struct EventIDTests {
         #expect(known.unixMilliseconds == 0x0192_f3a4_5b6c)
     }
 
+    @Test("every byte at every digit position: a hex digit of either case parses to its value, anything else is no id")
+    func everyByteAtEveryDigit() throws {
+        let base = Array("0192f3a4-5b6c-7d8e-9f01-23456789abcd".utf8)
+        let digitPositions = (0..<36).filter { ![8, 13, 18, 23].contains($0) }
+        let hexDigits = Array("0123456789abcdef".utf8)
+        for position in digitPositions {
+            for byte in UInt8.min...UInt8.max {
+                var text = base
+                text[position] = byte
+                let parsed = text.withUnsafeBufferPointer { EventID(utf8: $0) }
+                let lower = (UInt8(ascii: "A")...UInt8(ascii: "F")).contains(byte) ? byte + 32 : byte
+                guard let value = hexDigits.firstIndex(of: lower) else {
+                    #expect(parsed == nil, "byte \(byte) at \(position)")
+                    continue
+                }
+                var expected = base
+                expected[position] = hexDigits[value]
+                let id = try #require(parsed, "byte \(byte) at \(position)")
+                #expect(id.description == String(decoding: expected, as: UTF8.self))
+                #expect(id.withCString { String(cString: $0) } == id.description)
+            }
+        }
+    }
+
     @Test(
         "malformed text is not an id",
         arguments: [

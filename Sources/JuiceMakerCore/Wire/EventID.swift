@@ -33,23 +33,20 @@ public struct EventID: Sendable, Hashable, Comparable, CustomStringConvertible {
         self.init(high: part1 << 32 | part2 << 16 | part3, low: part4 << 48 | part5)
     }
 
-    /// The value of the hex digits at `range` of `base`.
+    /// The value of the hex digits at `range` of `base`: one pass without a branch per
+    /// digit (ids are parsed for every journal row read and every PubAck).
     private static func hex(_ base: UnsafePointer<UInt8>, _ range: Range<Int>) -> UInt64? {
         var value: UInt64 = 0
+        var bad = false
         for offset in range {
-            guard let digit = hexValue(base[offset]) else { return nil }
-            value = value << 4 | UInt64(digit)
+            let byte = base[offset]
+            let digit = byte &- UInt8(ascii: "0")
+            // Setting bit 0x20 lowercases 'A'...'F' and leaves 'a'...'f' as they are.
+            let letter = (byte | 0x20) &- UInt8(ascii: "a")
+            bad = bad || (digit > 9 && letter > 5)
+            value = value << 4 | UInt64(digit <= 9 ? digit : letter &+ 10)
         }
-        return value
-    }
-
-    private static func hexValue(_ byte: UInt8) -> UInt8? {
-        switch byte {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
-        default: nil
-        }
+        return bad ? nil : value
     }
 
     /// Lowercase 8-4-4-4-12 hex (RFC 9562).
@@ -73,17 +70,22 @@ public struct EventID: Sendable, Hashable, Comparable, CustomStringConvertible {
 
     /// Writes the 36 bytes of the lowercase 8-4-4-4-12 text at the start of `bytes`.
     private func write(into bytes: UnsafeMutableBufferPointer<UInt8>) -> Int {
-        var position = 0
-        for nibble in 0..<32 {
-            if position == 8 || position == 13 || position == 18 || position == 23 {
-                bytes[position] = UInt8(ascii: "-")
-                position += 1
+        guard bytes.count >= 36, let base = bytes.baseAddress else { return 0 }
+        /// `count` hex digits of `value`'s low bits at `base + start`.
+        func put(_ value: UInt64, digits count: Int, at start: Int) {
+            var value = value
+            for offset in stride(from: start + count - 1, through: start, by: -1) {
+                let nibble = UInt8(truncatingIfNeeded: value & 0xF)
+                base[offset] = nibble < 10 ? UInt8(ascii: "0") &+ nibble : UInt8(ascii: "a") &- 10 &+ nibble
+                value >>= 4
             }
-            let word = nibble < 16 ? high : low
-            let value = UInt8(truncatingIfNeeded: (word >> UInt64(60 - (nibble % 16) * 4)) & 0xF)
-            bytes[position] = value < 10 ? UInt8(ascii: "0") + value : UInt8(ascii: "a") + value - 10
-            position += 1
         }
+        put(high >> 32, digits: 8, at: 0)
+        put(high >> 16, digits: 4, at: 9)
+        put(high, digits: 4, at: 14)
+        put(low >> 48, digits: 4, at: 19)
+        put(low, digits: 12, at: 24)
+        (base[8], base[13], base[18], base[23]) = (UInt8(ascii: "-"), UInt8(ascii: "-"), UInt8(ascii: "-"), UInt8(ascii: "-"))
         return 36
     }
 

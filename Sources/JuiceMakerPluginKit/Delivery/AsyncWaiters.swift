@@ -12,8 +12,10 @@ public final class AsyncWaiters<Value>: Sendable {
         let continuation: CheckedContinuation<Bool, Never>
     }
 
+    /// A few waiters at most, in an array: `resumeSatisfied` runs at every change of
+    /// the value (once or twice per event delivered), so its walk must cost little.
     private struct Registry {
-        var waiters: [UInt64: Waiter] = [:]
+        var waiters: [(id: UInt64, waiter: Waiter)] = []
         var next: UInt64 = 0
     }
 
@@ -32,7 +34,7 @@ public final class AsyncWaiters<Value>: Sendable {
         return await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
             let id = registry.withLock { registry -> UInt64 in
                 registry.next &+= 1
-                registry.waiters[registry.next] = Waiter(isSatisfied: isSatisfied, continuation: continuation)
+                registry.waiters.append((registry.next, Waiter(isSatisfied: isSatisfied, continuation: continuation)))
                 return registry.next
             }
             // A change between the first look and the registration is caught here.
@@ -49,18 +51,25 @@ public final class AsyncWaiters<Value>: Sendable {
     /// Resumes every caller `value` satisfies. Call it under the lock that guards the
     /// value, right after changing it, so no change is missed.
     public func resumeSatisfied(by value: Value) {
-        let ready = registry.withLock { registry -> [CheckedContinuation<Bool, Never>] in
-            var ready: [CheckedContinuation<Bool, Never>] = []
-            for (id, waiter) in registry.waiters where waiter.isSatisfied(value) {
-                ready.append(waiter.continuation)
-                registry.waiters[id] = nil
+        var ready: [CheckedContinuation<Bool, Never>] = []
+        registry.withLock { registry in
+            var index = 0
+            while index < registry.waiters.count {
+                if registry.waiters[index].waiter.isSatisfied(value) {
+                    ready.append(registry.waiters.remove(at: index).waiter.continuation)
+                } else {
+                    index += 1
+                }
             }
-            return ready
         }
         for continuation in ready { continuation.resume(returning: true) }
     }
 
     private func resume(_ id: UInt64, returning satisfied: Bool) {
-        registry.withLock { $0.waiters.removeValue(forKey: id) }?.continuation.resume(returning: satisfied)
+        let waiter = registry.withLock { registry -> Waiter? in
+            guard let index = registry.waiters.firstIndex(where: { $0.id == id }) else { return nil }
+            return registry.waiters.remove(at: index).waiter
+        }
+        waiter?.continuation.resume(returning: satisfied)
     }
 }

@@ -261,11 +261,22 @@ public final class DurableDelivery: Sendable {
     /// Changes the state, wakes the runner's thread and the async callers it satisfies.
     @discardableResult
     func update<Result: Sendable>(_ body: (inout State) -> Result) -> Result {
-        state.change { state -> Result in
-            let result = body(&state)
-            waiters.resumeSatisfied(by: state)
-            return result
-        }
+        state.change { state in changed(&state, by: body) }
+    }
+
+    /// Changes what only async callers wait on (the statistics, `handledUpTo`,
+    /// `forceAttempt`): as `update`, without waking the threads that wait on the state
+    /// (they wait for `requests` and `stopping` only). Once or twice per event.
+    @discardableResult
+    func progress<Result: Sendable>(_ body: (inout State) -> Result) -> Result {
+        state.withLock { state in changed(&state, by: body) }
+    }
+
+    /// Applies `body` under the state's lock, then resumes the async callers it satisfies.
+    private func changed<Result>(_ state: inout State, by body: (inout State) -> Result) -> Result {
+        let result = body(&state)
+        waiters.resumeSatisfied(by: state)
+        return result
     }
 
     private func run() {
@@ -418,7 +429,7 @@ public final class DurableDelivery: Sendable {
                 continue
             }
             if let kinds, !kinds.contains(envelope.event.kind) {
-                update {
+                progress {
                     $0.handledUpTo = envelope.sequence; $0.statistics.skipped += 1
                 }
                 continue
@@ -428,7 +439,7 @@ public final class DurableDelivery: Sendable {
             if let retry, retry.sequence == envelope.sequence {
                 attempts = retry.attempts
                 let wait = retry.nextAttemptAt - Date().timeIntervalSince1970
-                let forced = update { state in
+                let forced = progress { state in
                     defer { state.forceAttempt = false }; return state.forceAttempt
                 }
                 if wait > 0, forced { early = retry }
@@ -440,7 +451,7 @@ public final class DurableDelivery: Sendable {
                     return
                 }
             }
-            update { state in
+            progress { state in
                 state.forceAttempt = false
                 state.statistics.attempts += 1
             }
@@ -449,7 +460,7 @@ public final class DurableDelivery: Sendable {
                 recordFailure(of: envelope, attempt: attempts + 1, failure: failure, early: early)
                 return
             }
-            update {
+            progress {
                 $0.handledUpTo = envelope.sequence; $0.statistics.delivered += 1
             }
             if attempts > 0 {
