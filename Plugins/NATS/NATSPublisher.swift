@@ -140,12 +140,12 @@ public final class NATSPublisher: DurableDeliveryPlugin {
 /// The stream as a durable destination: one connection, made on first use (and again
 /// after it is lost), the stream checked once per connection.
 ///
-/// Pipelined: the runner offers one event at a time, on its own thread
-/// (`BlockingDurableDestination`), and `deliver` returns only once that event's
-/// PubAck is in. But it also publishes the events after it (the runner's `upcoming`
-/// ones, with the same `kinds`) without waiting, up to `window` outstanding, topped up
-/// once half of the window is acknowledged; when the runner offers the next one its
-/// PubAck is usually in already. Bodies are the journal's committed CloudEvents JSON
+/// Pipelined: the runner offers runs of events on its own thread
+/// (`BlockingDurableDestination`), and each is accepted only once its PubAck is in.
+/// But the events after it (the run's later ones, then the runner's `upcoming` ones,
+/// with the same `kinds`) are published without waiting, up to `window` outstanding,
+/// topped up once half of the window is acknowledged; when the next one's turn comes
+/// its PubAck is usually in already. Bodies are the journal's committed CloudEvents JSON
 /// (`eventTexts`), not decoded and encoded again. The runner writes the cursor once
 /// per `cursorBatch` PubAcks, in journal order, never past an event whose PubAck is not
 /// in. After a failure every outstanding publish is forgotten and sent again later
@@ -218,29 +218,23 @@ final class NATSDestination: BlockingDurableDestination {
         self.machine = machine
     }
 
-    /// On the runner's own thread: libnats waits for the PubAck up to `timeout`. The
-    /// events published ahead are the runner's `upcoming` ones.
-    func deliverBlocking(_ envelope: EventEnvelope, upcoming: ArraySlice<EventEnvelope>) throws(DeliveryFailure) {
-        try publishing.withLock { (window: inout Publishing) throws(DeliveryFailure) in
-            try publish(envelope, upcoming: upcoming, window: &window)
-        }
+    /// On the runner's own thread: libnats waits for each PubAck up to `timeout`. The
+    /// events published ahead are the run's later ones, then the runner's `upcoming`.
+    func deliverBlocking(
+        _ events: ArraySlice<EventEnvelope>, upcoming: ArraySlice<EventEnvelope>, accepted: (Int) -> Bool
+    ) -> DeliveryFailure? {
+        publishing.withLock { window in publish(events, upcoming: upcoming, window: &window, accepted: accepted) }
     }
 
     func deliver(_ envelope: EventEnvelope) async throws(DeliveryFailure) {
         // libnats blocks until the PubAck: off the cooperative pool, on a queue of its own.
-        let result: Result<Void, DeliveryFailure> = await withCheckedContinuation { continuation in
+        let failure: DeliveryFailure? = await withCheckedContinuation { continuation in
             queue.async { [self] in
-                do throws(DeliveryFailure) {
-                    try publishing.withLock { (window: inout Publishing) throws(DeliveryFailure) in
-                        try publish(envelope, upcoming: nil, window: &window)
-                    }
-                    continuation.resume(returning: .success(()))
-                } catch {
-                    continuation.resume(returning: .failure(error))
-                }
+                continuation.resume(
+                    returning: publishing.withLock { window in publish([envelope], upcoming: nil, window: &window) { _ in true } })
             }
         }
-        try result.get()
+        if let failure { throw failure }
     }
 
     /// The subject `envelope` goes to.
@@ -267,53 +261,69 @@ final class NATSDestination: BlockingDurableDestination {
         return made
     }
 
-    /// Publishes `envelope` unless it was published ahead, tops the window up (from
-    /// `upcoming`, or the journal when `nil`) once half of it is acknowledged, and waits
-    /// for `envelope`'s PubAck.
-    private func publish(_ envelope: EventEnvelope, upcoming: ArraySlice<EventEnvelope>?, window: inout Publishing) throws(DeliveryFailure) {
-        let live = try connected()
-        do throws(NATSError) {
-            var due: [EventEnvelope] = []
-            if window.first != envelope.sequence {
-                // Not the one published ahead (the first offer, or after a failure): start over from it.
-                live.forgetOutstandingAcks()
-                window.removeAll()
-                due = [envelope]
-            }
-            // Read ahead once half of the window is acknowledged (not one read per event).
-            if window.count + due.count <= Self.window / 2 {
-                let after = window.sent.last ?? envelope.sequence
-                let room = Self.window - window.count - due.count
-                if let upcoming {
-                    due += upcoming.lazy.filter { [kinds] in $0.sequence > after && kinds?.contains($0.event.kind) ?? true }.prefix(room)
-                } else {
-                    due += (try? journal.events(after: after, kinds: kinds, limit: room, newest: false)) ?? []
+    /// Publishes each of `events` unless it was published ahead, tops the window up
+    /// (from the later `events`, then `upcoming`, or the journal when that is `nil`)
+    /// once half of it is acknowledged, waits for each one's PubAck in turn and says so
+    /// to `accepted`. Returns the failure of the first event not accepted.
+    private func publish(
+        _ events: ArraySlice<EventEnvelope>, upcoming: ArraySlice<EventEnvelope>?, window: inout Publishing, accepted: (Int) -> Bool
+    ) -> DeliveryFailure? {
+        let live: NATSConnection
+        do throws(DeliveryFailure) {
+            live = try connected()
+        } catch {
+            return error
+        }
+        for (offset, envelope) in zip(0..., events) {
+            do throws(NATSError) {
+                var due: [EventEnvelope] = []
+                if window.first != envelope.sequence {
+                    // Not the one published ahead (the first offer, or after a failure): start over from it.
+                    live.forgetOutstandingAcks()
+                    window.removeAll()
+                    due = [envelope]
                 }
-            }
-            if !due.isEmpty {
-                let bodies = committedBodies(of: due)
-                let wasEmpty = window.count == 0
-                for (next, body) in zip(due, bodies) {
-                    do throws(NATSError) {
-                        try live.publishAsync(
-                            subject: subject(for: next, window: &window), body: body ?? CloudEventFormat.encode(next),
-                            headers: Self.headers, messageID: next.id)
-                        window.sent.append(next.sequence)
-                    } catch {
-                        if wasEmpty && window.count == 0 { throw error }  // the offered event itself
-                        break  // the next offer finds it unsent and sends it itself
+                // Read ahead once half of the window is acknowledged (not one read per event).
+                if window.count + due.count <= Self.window / 2 {
+                    let after = window.sent.last ?? envelope.sequence
+                    let room = Self.window - window.count - due.count
+                    let later = events[(events.startIndex + offset + 1)...]
+                    due += later.lazy.filter { $0.sequence > after }.prefix(room)
+                    if let upcoming {
+                        let left = Self.window - window.count - due.count
+                        due += upcoming.lazy.filter { [kinds] in $0.sequence > after && kinds?.contains($0.event.kind) ?? true }.prefix(left)
+                    } else if due.count < room {
+                        let from = due.last?.sequence ?? after
+                        due += (try? journal.events(after: from, kinds: kinds, limit: room - due.count, newest: false)) ?? []
                     }
                 }
+                if !due.isEmpty {
+                    let bodies = committedBodies(of: due)
+                    let wasEmpty = window.count == 0
+                    for (next, body) in zip(due, bodies) {
+                        do throws(NATSError) {
+                            try live.publishAsync(
+                                subject: subject(for: next, window: &window), body: body ?? CloudEventFormat.encode(next),
+                                headers: Self.headers, messageID: next.id)
+                            window.sent.append(next.sequence)
+                        } catch {
+                            if wasEmpty && window.count == 0 { throw error }  // the offered event itself
+                            break  // the next offer finds it unsent and sends it itself
+                        }
+                    }
+                }
+                window.removeFirst()
+                try live.awaitAck(messageID: envelope.id)
+            } catch {
+                window.removeAll()
+                live.forgetOutstandingAcks()
+                // A lost connection is made again on the next attempt.
+                if !live.isConnected { drop(live, window: &window) }
+                return Self.failure(error)
             }
-            window.removeFirst()
-            try live.awaitAck(messageID: envelope.id)
-        } catch {
-            window.removeAll()
-            live.forgetOutstandingAcks()
-            // A lost connection is made again on the next attempt.
-            if !live.isConnected { drop(live, window: &window) }
-            throw Self.failure(error)
+            if !accepted(offset + 1) { return nil }
         }
+        return nil
     }
 
     private static let headers = [("Content-Type", CloudEventFormat.contentType)]

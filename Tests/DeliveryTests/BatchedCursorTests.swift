@@ -24,10 +24,19 @@ private final class BatchingDestination: BlockingDurableDestination {
         self.refused = refused
     }
 
-    func deliverBlocking(_ envelope: EventEnvelope, upcoming: ArraySlice<EventEnvelope>) throws(DeliveryFailure) {
-        let cursor = (try? journal.cursor(named: "batched")) ?? -1
-        offers.withLock { $0.append(Offer(sequence: envelope.sequence, cursor: cursor, upcoming: upcoming.map(\.sequence))) }
-        if envelope.sequence == refused { throw DeliveryFailure(PluginMessage(untranslated: "refused")) }
+    /// Notes each event of the run as it comes to it, with what comes after it (the
+    /// rest of the run, then the runner's `upcoming`).
+    func deliverBlocking(
+        _ events: ArraySlice<EventEnvelope>, upcoming: ArraySlice<EventEnvelope>, accepted: (Int) -> Bool
+    ) -> DeliveryFailure? {
+        for (offset, envelope) in zip(1..., events) {
+            let cursor = (try? journal.cursor(named: "batched")) ?? -1
+            let after = events.dropFirst(offset).map(\.sequence) + upcoming.map(\.sequence)
+            offers.withLock { $0.append(Offer(sequence: envelope.sequence, cursor: cursor, upcoming: after)) }
+            if envelope.sequence == refused { return DeliveryFailure(PluginMessage(untranslated: "refused")) }
+            if !accepted(offset) { return nil }
+        }
+        return nil
     }
 
     func deliver(_ envelope: EventEnvelope) async throws(DeliveryFailure) {
@@ -89,5 +98,34 @@ struct BatchedCursorTests {
         }
         #expect(try rig.store.cursor(named: "batched") == last)
         #expect(rig.errors.all.isEmpty)
+    }
+
+    @Test("with a kinds filter, runs offer only the kinds taken, the others are passed over, and the books add up")
+    func kindsFilterInRuns() async throws {
+        let rig = Rig(stock: Stock(repeating: 5_000))
+        for _ in 0..<700 { _ = try rig.maker.make(.banana) }  // 1,400 events, juiceMade and stockChanged alternating
+        let last = try rig.store.lastSequence()
+        // Refuse the 600th juice made (sequence 1,199): everything before it is done with, nothing after.
+        let destination = BatchingDestination(journal: rig.store, refusing: 1_199)
+        let delivery = DurableDelivery(
+            name: "batched", journal: rig.store, kinds: [.juiceMade], schedule: RetrySchedule(delays: [3600]),
+            destination: destination, reportError: { rig.errors.report($0) })
+        let phase = await delivery.deliverPending()
+        await delivery.shutdown(deadline: generousDeadline())
+        guard case .waitingForRetry = phase else {
+            Issue.record("expected waitingForRetry, found \(phase)")
+            return
+        }
+        let offered = destination.seen.map(\.sequence)
+        // Only juices made (odd sequences), each once, in order, up to the refused one.
+        #expect(offered == Array(stride(from: 1, through: 1_199, by: 2)))
+        #expect(try rig.store.cursor(named: "batched") == 1_198)
+        #expect(try rig.store.retryState(for: "batched")?.sequence == 1_199)
+        let statistics = delivery.statistics
+        #expect(statistics.delivered == 599)
+        #expect(statistics.skipped == 599, "the stock changes before the refused event")
+        #expect(statistics.attempts == 600)
+        #expect(statistics.failed == 1)
+        #expect(last == 1_400)
     }
 }

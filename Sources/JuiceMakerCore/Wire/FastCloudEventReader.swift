@@ -73,11 +73,36 @@ private enum Key: String, CaseIterable {
     case specversion, id, source, type, subject, time, datacontenttype, sequence, data
     case changeId, fruit, reason, juice, from, to, count, consumed, shortages
 
-    private static let names = NameTable<Key>(allCases.map { ($0.rawValue, $0) })
-
-    /// The key named `bytes`, if it is one.
+    /// The key named `bytes`, if it is one: picked by length and first bytes, then
+    /// compared whole (it runs for every key of every event read).
     init?(_ bytes: UnsafeBufferPointer<UInt8>) {
-        guard let key = Self.names.value(bytes) else { return nil }
+        guard bytes.count >= 2, let base = bytes.baseAddress else { return nil }
+        let key: Key
+        switch (bytes.count, base[0]) {
+        case (2, UInt8(ascii: "i")): key = .id
+        case (2, UInt8(ascii: "t")): key = .to
+        case (4, UInt8(ascii: "t")): key = base[1] == UInt8(ascii: "y") ? .type : .time
+        case (4, UInt8(ascii: "d")): key = .data
+        case (4, UInt8(ascii: "f")): key = .from
+        case (5, UInt8(ascii: "f")): key = .fruit
+        case (5, UInt8(ascii: "j")): key = .juice
+        case (5, UInt8(ascii: "c")): key = .count
+        case (6, UInt8(ascii: "s")): key = .source
+        case (6, UInt8(ascii: "r")): key = .reason
+        case (7, UInt8(ascii: "s")): key = .subject
+        case (8, UInt8(ascii: "s")): key = .sequence
+        case (8, UInt8(ascii: "c")): key = base[1] == UInt8(ascii: "h") ? .changeId : .consumed
+        case (9, UInt8(ascii: "s")): key = .shortages
+        case (11, UInt8(ascii: "s")): key = .specversion
+        case (15, UInt8(ascii: "d")): key = .datacontenttype
+        default: return nil
+        }
+        // Every name is at most 15 bytes, so `rawValue` is a small string: no allocation.
+        var name = key.rawValue
+        let matches = name.withUTF8 { name in
+            name.count == bytes.count && name.baseAddress.map { memcmp(base, $0, name.count) == 0 } ?? false
+        }
+        guard matches else { return nil }
         self = key
     }
 }
@@ -147,7 +172,7 @@ private struct ByteReader {
             case .id: return reader.once(&id) { EventID(utf8: $0) }
             case .sequence: return reader.once(&sequence) { Self.sequence($0) }
             case .time: return reader.once(&time) { RFC3339.parse(utf8: $0) }
-            case .source: return reader.once(&source) { String(decoding: $0, as: UTF8.self) }
+            case .source: return reader.once(&source, checked: true) { String(decoding: $0, as: UTF8.self) }
             case .subject: return !subject && reader.string { _ in true } && reader.flag(&subject)
             case .datacontenttype: return !dataContentType && reader.string { _ in true } && reader.flag(&dataContentType)
             case .data:
@@ -205,14 +230,19 @@ private struct ByteReader {
         guard take(UInt8(ascii: "{")) else { return false }
         if take(UInt8(ascii: "}")) { return true }
         repeat {
-            guard let key = span(), take(UInt8(ascii: ":")), member(&self, key) else { return false }
+            // A key is taken only when it equals a name, so its bytes need no check.
+            guard let key = span(checked: false), take(UInt8(ascii: ":")), member(&self, key) else { return false }
         } while take(UInt8(ascii: ","))
         return take(UInt8(ascii: "}"))
     }
 
     /// A string whose bytes `parse` takes, into `slot` unless it is already set.
-    private mutating func once<Value>(_ slot: inout Value?, _ parse: (UnsafeBufferPointer<UInt8>) -> Value?) -> Bool {
-        guard slot == nil, let text = span(), let value = parse(text) else { return false }
+    /// `checked: false` when `parse` takes only printable ASCII other than `\\` (hex
+    /// digits, a name from a table, a time), so that bytes it takes need no check.
+    private mutating func once<Value>(
+        _ slot: inout Value?, checked: Bool = false, _ parse: (UnsafeBufferPointer<UInt8>) -> Value?
+    ) -> Bool {
+        guard slot == nil, let text = span(checked: checked), let value = parse(text) else { return false }
         slot = value
         return true
     }
@@ -235,16 +265,21 @@ private struct ByteReader {
     }
 
     /// The bytes of a string of printable ASCII without escapes (the quotes read).
-    private mutating func span() -> UnsafeBufferPointer<UInt8>? {
+    /// `checked: false` leaves the check to the caller, which takes the bytes only if
+    /// they equal something printable without a backslash; the string then still ends
+    /// at the first quote, so an escaped quote leaves a text the caller refuses.
+    private mutating func span(checked: Bool = true) -> UnsafeBufferPointer<UInt8>? {
         guard take(UInt8(ascii: "\"")), let base = bytes.baseAddress,
             let quote = memchr(base + index, Int32(UInt8(ascii: "\"")), bytes.count - index)
         else { return nil }
         let text = UnsafeBufferPointer(start: base + index, count: UnsafeRawPointer(quote) - UnsafeRawPointer(base + index))
         // One pass without early exit (the compiler vectorises it): any byte outside
         // 0x20…0x7E, or a backslash, leaves the text to JSONDecoder.
-        var outside: UInt8 = 0
-        for byte in text { outside |= ((byte &- 0x20) > 0x5E ? 1 : 0) | (byte == UInt8(ascii: "\\") ? 1 : 0) }
-        guard outside == 0 else { return nil }
+        if checked {
+            var outside: UInt8 = 0
+            for byte in text { outside |= ((byte &- 0x20) > 0x5E ? 1 : 0) | (byte == UInt8(ascii: "\\") ? 1 : 0) }
+            guard outside == 0 else { return nil }
+        }
         index += text.count + 1
         return text
     }

@@ -451,11 +451,39 @@ public final class DurableDelivery: Sendable {
                     return
                 }
             }
+            if let blocking = blockingDestination {
+                // A run: this event and the readable rows after it, up to the first
+                // unreadable one (or, while the next batch is read, to half a batch
+                // before the end: it is joined there, and the next run goes on). A
+                // retried event is offered alone.
+                var end = index
+                let limit = readingAhead ? batch.count - Self.batchSize / 2 + 1 : batch.count
+                while attempts == 0, end < limit, case .event = batch[end] { end += 1 }
+                let first = nextReadable - 1
+                let run = readable[first..<(first + end - index + 1)]
+                progress { $0.forceAttempt = false }
+                let (handled, failure) = deliver(
+                    run, to: blocking, upcoming: readable[run.endIndex...], unrecorded: &unrecorded, cursorBatch: cursorBatch)
+                if let failure {
+                    persistCursor()
+                    recordFailure(of: run[run.startIndex + handled], attempt: attempts + 1, failure: failure, early: early)
+                    return
+                }
+                if attempts > 0, handled > 0 {
+                    _ = write { () throws(StoreError) in try journal.setRetryState(nil, for: name) }
+                    persistCursor()
+                    unrecorded = 0
+                }
+                guard handled == run.count else { return }  // stopping
+                index = end
+                nextReadable = run.endIndex
+                continue
+            }
             progress { state in
                 state.forceAttempt = false
                 state.statistics.attempts += 1
             }
-            if let failure = attempt(envelope, upcoming: readable[nextReadable...]) {
+            if let failure = attempt(envelope) {
                 persistCursor()
                 recordFailure(of: envelope, attempt: attempts + 1, failure: failure, early: early)
                 return
@@ -474,6 +502,55 @@ public final class DurableDelivery: Sendable {
         }
     }
 
+    /// Offers the events of `run` that the kinds filter lets through to a blocking
+    /// destination in one call, and keeps the books as it accepts them: the cursor is
+    /// written every `cursorBatch` accepted events (`unrecorded` counts them).
+    ///
+    /// Returns how many events of `run`, from its start, are done with (accepted, or
+    /// passed over by the filter before the next offered one), and the failure that
+    /// stopped the destination: it failed on `run[run.startIndex + handled]`. Fewer
+    /// than `run.count` without a failure: shutdown stopped it.
+    private func deliver(
+        _ run: ArraySlice<EventEnvelope>, to blocking: any BlockingDurableDestination, upcoming: ArraySlice<EventEnvelope>,
+        unrecorded: inout Int, cursorBatch: Int
+    ) -> (handled: Int, failure: DeliveryFailure?) {
+        // Where each offered event is in `run`, counted from its start (nil: all are offered).
+        let positions: [Int]? = kinds.map { kinds in (0..<run.count).filter { kinds.contains(run[run.startIndex + $0].event.kind) } }
+        let offered = positions.map { ArraySlice($0.map { run[run.startIndex + $0] }) } ?? run
+        /// Done with once `count` offered events are accepted: everything before the next offered one.
+        func handled(after count: Int) -> Int {
+            count == offered.count ? run.count : positions?[count] ?? count
+        }
+        var accepted = 0
+        var booked = (accepted: 0, handled: 0)
+        /// Moves the books (`handledUpTo`, the statistics) up to what is accepted now.
+        func book(failed: Bool) {
+            let done = handled(after: accepted)
+            let delivered = accepted - booked.accepted
+            let skipped = (done - accepted) - (booked.handled - booked.accepted)
+            let sequence = done > 0 ? run[run.startIndex + done - 1].sequence : nil
+            progress { state in
+                if let sequence { state.handledUpTo = max(state.handledUpTo, sequence) }
+                state.statistics.delivered += delivered
+                state.statistics.attempts += delivered + (failed ? 1 : 0)
+                state.statistics.skipped += skipped
+            }
+            booked = (accepted, done)
+        }
+        let failure = blocking.deliverBlocking(offered, upcoming: upcoming) { count in
+            accepted = count
+            unrecorded += 1
+            if unrecorded >= cursorBatch {
+                book(failed: false)
+                persistCursor()
+                unrecorded = 0
+            }
+            return !isStopping
+        }
+        book(failed: failure != nil)
+        return (handled(after: accepted), failure)
+    }
+
     /// The event of a readable journal row.
     private static func readableEvent(_ entry: JournalEntry) -> EventEnvelope? {
         if case .event(let envelope) = entry { envelope } else { nil }
@@ -482,14 +559,9 @@ public final class DurableDelivery: Sendable {
     /// Hands `envelope` to the destination in a task (cancelled by shutdown) and
     /// waits for it on this thread, or to a `BlockingDurableDestination` on this
     /// thread directly; the failure, if it failed.
-    func attempt(_ envelope: EventEnvelope, upcoming: ArraySlice<EventEnvelope> = []) -> DeliveryFailure? {
+    func attempt(_ envelope: EventEnvelope) -> DeliveryFailure? {
         if let blocking = blockingDestination {
-            do throws(DeliveryFailure) {
-                try blocking.deliverBlocking(envelope, upcoming: upcoming)
-                return nil
-            } catch {
-                return error
-            }
+            return blocking.deliverBlocking([envelope], upcoming: []) { _ in true }
         }
         let outcome = Locked<DeliveryFailure?>(nil)
         let done = DispatchSemaphore(value: 0)

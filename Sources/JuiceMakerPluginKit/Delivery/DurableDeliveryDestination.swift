@@ -25,18 +25,30 @@ extension DurableDestination {
 }
 
 /// A destination whose delivery is blocking work with a bound of its own (a client
-/// library that waits for an answer up to its timeout): the runner calls
-/// `deliverBlocking` on its own thread, never on the cooperative pool, instead of
-/// handing `deliver` to a task, which saves the task and two thread hand-offs per
-/// event. Shutdown cannot cancel it: it must return within its own timeout, after
-/// which the runner stops (`DurableDelivery.shutdown` still returns by its deadline).
+/// library that waits for an answer up to its timeout), and that takes events in
+/// runs: the runner calls `deliverBlocking` on its own thread, never on the
+/// cooperative pool, with as many events as it has in order, instead of handing
+/// `deliver` one event at a time to a task. That saves the task, two thread
+/// hand-offs and the runner's bookkeeping per event, and lets a pipelined
+/// destination (the `nats` subscriber) publish ahead. Shutdown cannot cancel it: it
+/// must return within its own timeout per event, and return at once when `accepted`
+/// says to stop (`DurableDelivery.shutdown` still returns by its deadline).
 public protocol BlockingDurableDestination: DurableDestination {
-    /// Hands `envelope` over, or throws why not, as `deliver` does; may block, up to
-    /// the destination's own timeout. `upcoming`: the events after it in the batch the
-    /// runner holds, in order, before its `kinds` filter (those it leaves out are not
-    /// offered): a destination may start on them early (publish ahead), but must
-    /// accept each only when offered.
-    func deliverBlocking(_ envelope: EventEnvelope, upcoming: ArraySlice<EventEnvelope>) throws(DeliveryFailure)
+    /// Hands `events` over in order, each as `deliver` would, and returns the failure
+    /// that stopped it, or `nil` when all were accepted (or `accepted` said to stop).
+    ///
+    /// - After each event it accepted, it calls `accepted(n)` with how many of `events`
+    ///   it has accepted so far (1, 2, …); the runner keeps its books there (the
+    ///   cursor moves per `cursorBatch`). When that returns `false` (shutdown), it
+    ///   returns `nil` at once, without offering more.
+    /// - A failure is for the first event not accepted, `events[events.startIndex + n]`
+    ///   after `n` calls: it is offered again later (same `id`), with those after it.
+    /// - `upcoming`: the readable events after `events` in the runner's batch, in
+    ///   order, before the `kinds` filter. It may start on them (publish ahead), but
+    ///   accepts each only in a later call that offers it.
+    func deliverBlocking(
+        _ events: ArraySlice<EventEnvelope>, upcoming: ArraySlice<EventEnvelope>, accepted: (Int) -> Bool
+    ) -> DeliveryFailure?
 }
 
 /// Why a delivery did not happen, and what the runner should do about it.
