@@ -146,7 +146,7 @@ public final class NATSPublisher: DurableDeliveryPlugin {
 /// with the same `kinds`) are published without waiting, up to `window` outstanding,
 /// topped up once half of the window is acknowledged; when the next one's turn comes
 /// its PubAck is usually in already. Bodies are the journal's committed CloudEvents JSON
-/// (`eventTexts`), not decoded and encoded again. The runner writes the cursor once
+/// (`CommittedEvent.text`, read with the events), not encoded again. The runner writes the cursor once
 /// per `cursorBatch` PubAcks, in journal order, never past an event whose PubAck is not
 /// in. After a failure every outstanding publish is forgotten and sent again later
 /// with the same `Nats-Msg-Id`: the stream's duplicate window drops those that had
@@ -221,7 +221,7 @@ final class NATSDestination: BlockingDurableDestination {
     /// On the runner's own thread: libnats waits for each PubAck up to `timeout`. The
     /// events published ahead are the run's later ones, then the runner's `upcoming`.
     func deliverBlocking(
-        _ events: ArraySlice<EventEnvelope>, upcoming: ArraySlice<EventEnvelope>, accepted: (Int) -> Bool
+        _ events: ArraySlice<CommittedEvent>, upcoming: ArraySlice<CommittedEvent>, accepted: (Int) -> Bool
     ) -> DeliveryFailure? {
         publishing.withLock { window in publish(events, upcoming: upcoming, window: &window, accepted: accepted) }
     }
@@ -231,7 +231,9 @@ final class NATSDestination: BlockingDurableDestination {
         let failure: DeliveryFailure? = await withCheckedContinuation { continuation in
             queue.async { [self] in
                 continuation.resume(
-                    returning: publishing.withLock { window in publish([envelope], upcoming: nil, window: &window) { _ in true } })
+                    returning: publishing.withLock { window in
+                        publish([CommittedEvent(envelope, text: nil)], upcoming: nil, window: &window) { _ in true }
+                    })
             }
         }
         if let failure { throw failure }
@@ -266,7 +268,7 @@ final class NATSDestination: BlockingDurableDestination {
     /// once half of it is acknowledged, waits for each one's PubAck in turn and says so
     /// to `accepted`. Returns the failure of the first event not accepted.
     private func publish(
-        _ events: ArraySlice<EventEnvelope>, upcoming: ArraySlice<EventEnvelope>?, window: inout Publishing, accepted: (Int) -> Bool
+        _ events: ArraySlice<CommittedEvent>, upcoming: ArraySlice<CommittedEvent>?, window: inout Publishing, accepted: (Int) -> Bool
     ) -> DeliveryFailure? {
         let live: NATSConnection
         do throws(DeliveryFailure) {
@@ -274,41 +276,38 @@ final class NATSDestination: BlockingDurableDestination {
         } catch {
             return error
         }
-        for (offset, envelope) in zip(0..., events) {
+        for (offset, committed) in zip(0..., events) {
+            let envelope = committed.envelope
             do throws(NATSError) {
-                var due: [EventEnvelope] = []
+                var sending = SendingAhead(wasEmpty: window.count == 0)
                 if window.first != envelope.sequence {
                     // Not the one published ahead (the first offer, or after a failure): start over from it.
                     live.forgetOutstandingAcks()
                     window.removeAll()
-                    due = [envelope]
+                    sending.wasEmpty = true
+                    // With nothing outstanding, a refusal throws.
+                    _ = try send(committed, on: live, window: &window, sending: &sending)
                 }
-                // Read ahead once half of the window is acknowledged (not one read per event).
-                if window.count + due.count <= Self.window / 2 {
+                // Publish ahead once half of the window is acknowledged (not once per event):
+                // the run's later events, then the runner's upcoming ones (or the journal's).
+                if window.count <= Self.window / 2 {
                     let after = window.sent.last ?? envelope.sequence
-                    let room = Self.window - window.count - due.count
                     let later = events[(events.startIndex + offset + 1)...]
-                    due += later.lazy.filter { $0.sequence > after }.prefix(room)
-                    if let upcoming {
-                        let left = Self.window - window.count - due.count
-                        due += upcoming.lazy.filter { [kinds] in $0.sequence > after && kinds?.contains($0.event.kind) ?? true }.prefix(left)
-                    } else if due.count < room {
-                        let from = due.last?.sequence ?? after
-                        due += (try? journal.events(after: from, kinds: kinds, limit: room - due.count, newest: false)) ?? []
+                    var more = true
+                    for next in later[Self.firstIndex(in: later, after: after)...] {
+                        guard more, window.count < Self.window else { break }
+                        more = try send(next, on: live, window: &window, sending: &sending)
                     }
-                }
-                if !due.isEmpty {
-                    let bodies = committedBodies(of: due)
-                    let wasEmpty = window.count == 0
-                    for (next, body) in zip(due, bodies) {
-                        do throws(NATSError) {
-                            try live.publishAsync(
-                                subject: subject(for: next, window: &window), body: body ?? CloudEventFormat.encode(next),
-                                headers: Self.headers, messageID: next.id)
-                            window.sent.append(next.sequence)
-                        } catch {
-                            if wasEmpty && window.count == 0 { throw error }  // the offered event itself
-                            break  // the next offer finds it unsent and sends it itself
+                    if let upcoming {
+                        for next in upcoming[Self.firstIndex(in: upcoming, after: window.sent.last ?? after)...] {
+                            guard more, window.count < Self.window else { break }
+                            guard kinds?.contains(next.envelope.event.kind) ?? true else { continue }
+                            more = try send(next, on: live, window: &window, sending: &sending)
+                        }
+                    } else if more, window.count < Self.window {
+                        for next in committedEvents(after: window.sent.last ?? after, limit: Self.window - window.count) {
+                            guard more else { break }
+                            more = try send(next, on: live, window: &window, sending: &sending)
                         }
                     }
                 }
@@ -326,24 +325,57 @@ final class NATSDestination: BlockingDurableDestination {
         return nil
     }
 
+    /// The index of the first event of `events` (in journal order) after `sequence`:
+    /// a binary search, as a run can be long and is searched once per window top-up.
+    private static func firstIndex(in events: ArraySlice<CommittedEvent>, after sequence: Int64) -> Int {
+        var low = events.startIndex
+        var high = events.endIndex
+        while low < high {
+            let middle = low + (high - low) / 2
+            if events[middle].envelope.sequence > sequence { high = middle } else { low = middle + 1 }
+        }
+        return low
+    }
+
+    /// How publishing ahead went in this offer.
+    private struct SendingAhead {
+        /// Nothing was outstanding when it began: a failure to send is then the offered event's own.
+        var wasEmpty: Bool
+    }
+
+    /// Publishes `next` into the window; `false` (and nothing more this offer) when
+    /// libnats refused it: the next offer finds it unsent and sends it itself. Throws
+    /// when it was the offered event itself that could not be sent.
+    private func send(
+        _ next: CommittedEvent, on live: NATSConnection, window: inout Publishing, sending: inout SendingAhead
+    ) throws(NATSError) -> Bool {
+        do throws(NATSError) {
+            try live.publishAsync(
+                subject: subject(for: next.envelope, window: &window), body: next.text ?? CloudEventFormat.encode(next.envelope),
+                headers: Self.headers, messageID: next.envelope.id)
+            window.sent.append(next.envelope.sequence)
+            return true
+        } catch {
+            if sending.wasEmpty && window.count == 0 { throw error }
+            return false
+        }
+    }
+
     private static let headers = [("Content-Type", CloudEventFormat.contentType)]
 
-    /// The CloudEvents JSON of `envelopes` as the journal keeps it (no decoding or
-    /// encoding again), in their order; `nil` for one it cannot give, which `publish`
-    /// encodes. `envelopes` are in journal order, so one walk pairs them with the rows.
-    private func committedBodies(of envelopes: [EventEnvelope]) -> [String?] {
-        guard let first = envelopes.first?.sequence, let last = envelopes.last?.sequence, last >= first else {
-            return Array(repeating: nil, count: envelopes.count)
+    /// Up to `limit` events of `kinds` after `sequence` with their committed JSON, for
+    /// the publishes ahead of a `deliver` (the runner's runs bring their own).
+    private func committedEvents(after sequence: Int64, limit: Int) -> [CommittedEvent] {
+        var found: [CommittedEvent] = []
+        var after = sequence
+        while found.count < limit, let rows = try? journal.committedEntries(after: after, limit: limit), let last = rows.last {
+            for case .event(let event) in rows where kinds?.contains(event.envelope.event.kind) ?? true {
+                found.append(event)
+            }
+            after = last.sequence
+            if rows.count < limit { break }
         }
-        let rows = (try? journal.eventTexts(after: first - 1, limit: Int(last - first + 1))) ?? []
-        var bodies: [String?] = []
-        bodies.reserveCapacity(envelopes.count)
-        var row = rows.startIndex
-        for envelope in envelopes {
-            while row < rows.endIndex, rows[row].sequence < envelope.sequence { row += 1 }
-            bodies.append(row < rows.endIndex && rows[row].sequence == envelope.sequence ? rows[row].text : nil)
-        }
-        return bodies
+        return Array(found.prefix(limit))
     }
 
     /// The connection, made (and the stream checked or created) if there is none.

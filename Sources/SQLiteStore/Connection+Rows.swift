@@ -104,36 +104,42 @@ extension Connection {
             statement.bind(2, Int64(limit))
             if let type { statement.bind(3, type) }
         } row: { row in
-            let sequence = row.int64(0)
-            // Decoded from the column's bytes in place; the id is read only for a row that is not an event.
-            let decoded = row.withBytes(1) { bytes in Result { () throws(WireFormatError) in try CloudEventFormat.decode(utf8: bytes) } }
-            switch decoded {
-            case .success(let envelope) where envelope.sequence == sequence:
-                entries.append(.event(envelope))
-            case .success(let envelope):
-                entries.append(
-                    .unreadable(
-                        UnreadableEvent(
-                            sequence: sequence, eventID: EventID(row.text(2)),
-                            reason: "the event says sequence \(envelope.sequence), its row \(sequence)")))
-            case .failure(let error):
-                entries.append(.unreadable(UnreadableEvent(sequence: sequence, eventID: EventID(row.text(2)), reason: error.description)))
-            }
+            entries.append(Self.entry(row))
         }
         if newest { entries.reverse() }
         return entries
     }
 
-    /// Up to `limit` rows' `event` text after `sequence`, oldest first, not decoded.
-    func eventTexts(after sequence: Int64, limit: Int) throws(StoreError) -> [(sequence: Int64, text: String)] {
-        var rows: [(sequence: Int64, text: String)] = []
-        try forEachRow("SELECT sequence, event FROM journal WHERE sequence > ?1 ORDER BY sequence ASC LIMIT ?2") { statement in
+    /// Up to `limit` rows after `sequence`, oldest first, each event with its `event`
+    /// text as committed: one pass reads both.
+    func committedEntries(after sequence: Int64, limit: Int) throws(StoreError) -> [CommittedEntry] {
+        var entries: [CommittedEntry] = []
+        try forEachRow("SELECT sequence, event, id FROM journal WHERE sequence > ?1 ORDER BY sequence ASC LIMIT ?2") { statement in
             statement.bind(1, sequence)
             statement.bind(2, Int64(limit))
         } row: { row in
-            rows.append((row.int64(0), row.text(1)))
+            let entry = Self.entry(row)
+            guard case .event = entry else { return entries.append(CommittedEntry(entry, text: nil)) }
+            entries.append(CommittedEntry(entry, text: row.text(1)))
         }
-        return rows
+        return entries
+    }
+
+    /// The entry of a row of `SELECT sequence, event, id`: decoded from the column's
+    /// bytes in place; the id is read only for a row that is not an event.
+    private static func entry(_ row: Statement) -> JournalEntry {
+        let sequence = row.int64(0)
+        let decoded = row.withBytes(1) { bytes in Result { () throws(WireFormatError) in try CloudEventFormat.decode(utf8: bytes) } }
+        switch decoded {
+        case .success(let envelope) where envelope.sequence == sequence:
+            return .event(envelope)
+        case .success(let envelope):
+            return .unreadable(
+                UnreadableEvent(
+                    sequence: sequence, eventID: EventID(row.text(2)), reason: "the event says sequence \(envelope.sequence), its row \(sequence)"))
+        case .failure(let error):
+            return .unreadable(UnreadableEvent(sequence: sequence, eventID: EventID(row.text(2)), reason: error.description))
+        }
     }
 
     /// Changes whenever another connection, in any process, commits to the file.

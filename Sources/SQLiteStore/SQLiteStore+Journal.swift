@@ -34,10 +34,13 @@ extension SQLiteStore {
         }
     }
 
-    /// The `event` column as committed (it holds `CloudEventFormat.encode` of the event).
-    public func eventTexts(after sequence: Int64, limit: Int) throws(StoreError) -> [(sequence: Int64, text: String)] {
+    /// Each event with its `event` column as committed (it holds `CloudEventFormat.encode`
+    /// of the event), read in the pass that decodes it.
+    public func committedEntries(after sequence: Int64, limit: Int) throws(StoreError) -> [CommittedEntry] {
         guard limit > 0 else { return [] }
-        return try reader.withLock { connection throws(StoreError) in try connection.eventTexts(after: sequence, limit: limit) }
+        return try reader.withLock { connection throws(StoreError) in
+            try connection.committedEntries(after: sequence, limit: limit)
+        }
     }
 
     /// Answers from the indexes: the primary key for every kind, and

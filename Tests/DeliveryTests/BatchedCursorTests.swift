@@ -11,6 +11,8 @@ private final class BatchingDestination: BlockingDurableDestination {
         let sequence: Int64
         let cursor: Int64
         let upcoming: [Int64]
+        /// Whether it came with its JSON as committed.
+        var withText = true
     }
 
     let journal: any EventJournal
@@ -27,12 +29,14 @@ private final class BatchingDestination: BlockingDurableDestination {
     /// Notes each event of the run as it comes to it, with what comes after it (the
     /// rest of the run, then the runner's `upcoming`).
     func deliverBlocking(
-        _ events: ArraySlice<EventEnvelope>, upcoming: ArraySlice<EventEnvelope>, accepted: (Int) -> Bool
+        _ events: ArraySlice<CommittedEvent>, upcoming: ArraySlice<CommittedEvent>, accepted: (Int) -> Bool
     ) -> DeliveryFailure? {
-        for (offset, envelope) in zip(1..., events) {
+        for (offset, event) in zip(1..., events) {
+            let envelope = event.envelope
             let cursor = (try? journal.cursor(named: "batched")) ?? -1
-            let after = events.dropFirst(offset).map(\.sequence) + upcoming.map(\.sequence)
-            offers.withLock { $0.append(Offer(sequence: envelope.sequence, cursor: cursor, upcoming: after)) }
+            let after = events.dropFirst(offset).map(\.envelope.sequence) + upcoming.map(\.envelope.sequence)
+            let withText = event.text == CloudEventFormat.encode(envelope)
+            offers.withLock { $0.append(Offer(sequence: envelope.sequence, cursor: cursor, upcoming: after, withText: withText)) }
             if envelope.sequence == refused { return DeliveryFailure(PluginMessage(untranslated: "refused")) }
             if !accepted(offset) { return nil }
         }
@@ -70,6 +74,8 @@ struct BatchedCursorTests {
         #expect(try rig.store.retryState(for: "batched")?.sequence == 7)
         // What comes next is the rest of the runner's batch.
         #expect(offers.first?.upcoming == [2, 3, 4, 5, 6, 7, 8])
+        // Each with its JSON as the journal committed it.
+        #expect(offers.allSatisfy { $0.withText })
         #expect(offers.last?.upcoming == [8])
     }
 
@@ -97,6 +103,7 @@ struct BatchedCursorTests {
             #expect(offer.upcoming.count >= min(left, DurableDelivery.batchSize / 2 - 1), "at \(offer.sequence): \(offer.upcoming.count) ahead")
         }
         #expect(try rig.store.cursor(named: "batched") == last)
+        #expect(offers.allSatisfy { $0.withText }, "read ahead with the events")
         #expect(rig.errors.all.isEmpty)
     }
 

@@ -50,6 +50,41 @@ public enum JournalEntry: Sendable, Equatable {
     }
 }
 
+/// An event as the journal committed it: decoded, with the CloudEvents structured JSON
+/// the journal keeps (`CloudEventFormat.encode` of it), for a destination that sends
+/// that JSON without encoding it again. `text` is `nil` when it was not read.
+public struct CommittedEvent: Sendable, Equatable {
+    public let envelope: EventEnvelope
+    public let text: String?
+
+    public init(_ envelope: EventEnvelope, text: String?) {
+        self.envelope = envelope
+        self.text = text
+    }
+}
+
+/// A journal row with its committed text: `JournalEntry`, for readers that send the
+/// JSON as committed (durable delivery to a `BlockingDurableDestination`).
+public enum CommittedEntry: Sendable, Equatable {
+    case event(CommittedEvent)
+    case unreadable(UnreadableEvent)
+
+    /// The entry without its text.
+    public init(_ entry: JournalEntry, text: String?) {
+        switch entry {
+        case .event(let envelope): self = .event(CommittedEvent(envelope, text: text))
+        case .unreadable(let row): self = .unreadable(row)
+        }
+    }
+
+    public var sequence: Int64 {
+        switch self {
+        case .event(let event): event.envelope.sequence
+        case .unreadable(let row): row.sequence
+        }
+    }
+}
+
 /// The read side of the journal, and the bookkeeping of durable subscribers.
 ///
 /// Events are written by `StockStore.commit`; a journal only reads them. Sequences
@@ -76,11 +111,11 @@ public protocol EventJournal: AnyObject, Sendable {
     /// always.
     func entries(after sequence: Int64, kinds: Set<EventKind>?, limit: Int, newest: Bool) throws(StoreError) -> [JournalEntry]
 
-    /// The CloudEvents structured JSON (`CloudEventFormat.encode`) of up to `limit`
-    /// events after `sequence`, oldest first, each with its sequence: what a
-    /// destination that sends that JSON needs, without decoding and encoding again. A
-    /// store that keeps the text answers with it as committed.
-    func eventTexts(after sequence: Int64, limit: Int) throws(StoreError) -> [(sequence: Int64, text: String)]
+    /// `entries(after:limit:)`, each event with its CloudEvents structured JSON
+    /// (`CloudEventFormat.encode`): what a destination that sends that JSON needs,
+    /// without encoding again. A store that keeps the text answers with it as
+    /// committed, read in the same pass.
+    func committedEntries(after sequence: Int64, limit: Int) throws(StoreError) -> [CommittedEntry]
 
     /// Waits until an event after `sequence` exists (committed by any process) or
     /// `timeout` passes, without spinning the CPU. Returns whether one exists.
@@ -165,8 +200,11 @@ extension EventJournal {
     }
 
     /// The events encoded: for journals that do not keep the text.
-    public func eventTexts(after sequence: Int64, limit: Int) throws(StoreError) -> [(sequence: Int64, text: String)] {
-        try events(after: sequence, limit: limit).map { ($0.sequence, CloudEventFormat.encode($0)) }
+    public func committedEntries(after sequence: Int64, limit: Int) throws(StoreError) -> [CommittedEntry] {
+        try entries(after: sequence, limit: limit).map { entry in
+            guard case .event(let envelope) = entry else { return CommittedEntry(entry, text: nil) }
+            return CommittedEntry(entry, text: CloudEventFormat.encode(envelope))
+        }
     }
 
     /// Pages through `events(after:limit:)`: for journals without an index.

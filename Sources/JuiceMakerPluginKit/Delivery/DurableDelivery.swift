@@ -303,11 +303,15 @@ public final class DurableDelivery: Sendable {
                 redeliverDeadLetters()
             }
             let cursor: Int64
-            let batch: [JournalEntry]
+            let batch: [CommittedEntry]
             let retry: DeliveryRetryState?
             do {
                 cursor = max(try journal.cursor(named: name), state.withLock { $0.handledUpTo })
-                batch = try journal.entries(after: cursor, limit: Self.batchSize)
+                // A blocking destination may send the JSON as committed: read with the events.
+                batch =
+                    blockingDestination != nil
+                    ? try journal.committedEntries(after: cursor, limit: Self.batchSize)
+                    : try journal.entries(after: cursor, limit: Self.batchSize).map { CommittedEntry($0, text: nil) }
                 retry = try journal.retryState(for: name)
                 update { $0.handledUpTo = max($0.handledUpTo, cursor) }
             } catch {
@@ -372,7 +376,7 @@ public final class DurableDelivery: Sendable {
     /// end: a pipelined destination keeps publishing while the runner reads. An
     /// unreadable row is never offered: it becomes a dead letter at once and the
     /// cursor moves past it.
-    private func deliver(_ first: [JournalEntry], retry: DeliveryRetryState?, served: UInt64, reader: inout JournalReadAhead?) {
+    private func deliver(_ first: [CommittedEntry], retry: DeliveryRetryState?, served: UInt64, reader: inout JournalReadAhead?) {
         let cursorBatch = max(1, destination.cursorBatch)
         let readsAhead = blockingDestination != nil
         var batch = first
@@ -418,7 +422,7 @@ public final class DurableDelivery: Sendable {
             let envelope: EventEnvelope
             switch entry {
             case .event(let event):
-                envelope = event
+                envelope = event.envelope
                 nextReadable += 1
             case .unreadable(let row):
                 if unrecorded > 0 {
@@ -466,7 +470,7 @@ public final class DurableDelivery: Sendable {
                     run, to: blocking, upcoming: readable[run.endIndex...], unrecorded: &unrecorded, cursorBatch: cursorBatch)
                 if let failure {
                     persistCursor()
-                    recordFailure(of: run[run.startIndex + handled], attempt: attempts + 1, failure: failure, early: early)
+                    recordFailure(of: run[run.startIndex + handled].envelope, attempt: attempts + 1, failure: failure, early: early)
                     return
                 }
                 if attempts > 0, handled > 0 {
@@ -511,11 +515,13 @@ public final class DurableDelivery: Sendable {
     /// stopped the destination: it failed on `run[run.startIndex + handled]`. Fewer
     /// than `run.count` without a failure: shutdown stopped it.
     private func deliver(
-        _ run: ArraySlice<EventEnvelope>, to blocking: any BlockingDurableDestination, upcoming: ArraySlice<EventEnvelope>,
+        _ run: ArraySlice<CommittedEvent>, to blocking: any BlockingDurableDestination, upcoming: ArraySlice<CommittedEvent>,
         unrecorded: inout Int, cursorBatch: Int
     ) -> (handled: Int, failure: DeliveryFailure?) {
         // Where each offered event is in `run`, counted from its start (nil: all are offered).
-        let positions: [Int]? = kinds.map { kinds in (0..<run.count).filter { kinds.contains(run[run.startIndex + $0].event.kind) } }
+        let positions: [Int]? = kinds.map { kinds in
+            (0..<run.count).filter { kinds.contains(run[run.startIndex + $0].envelope.event.kind) }
+        }
         let offered = positions.map { ArraySlice($0.map { run[run.startIndex + $0] }) } ?? run
         /// Done with once `count` offered events are accepted: everything before the next offered one.
         func handled(after count: Int) -> Int {
@@ -528,7 +534,7 @@ public final class DurableDelivery: Sendable {
             let done = handled(after: accepted)
             let delivered = accepted - booked.accepted
             let skipped = (done - accepted) - (booked.handled - booked.accepted)
-            let sequence = done > 0 ? run[run.startIndex + done - 1].sequence : nil
+            let sequence = done > 0 ? run[run.startIndex + done - 1].envelope.sequence : nil
             progress { state in
                 if let sequence { state.handledUpTo = max(state.handledUpTo, sequence) }
                 state.statistics.delivered += delivered
@@ -552,7 +558,7 @@ public final class DurableDelivery: Sendable {
     }
 
     /// The event of a readable journal row.
-    private static func readableEvent(_ entry: JournalEntry) -> EventEnvelope? {
+    private static func readableEvent(_ entry: CommittedEntry) -> CommittedEvent? {
         if case .event(let envelope) = entry { envelope } else { nil }
     }
 
@@ -561,7 +567,7 @@ public final class DurableDelivery: Sendable {
     /// thread directly; the failure, if it failed.
     func attempt(_ envelope: EventEnvelope) -> DeliveryFailure? {
         if let blocking = blockingDestination {
-            return blocking.deliverBlocking([envelope], upcoming: []) { _ in true }
+            return blocking.deliverBlocking([CommittedEvent(envelope, text: nil)], upcoming: []) { _ in true }
         }
         let outcome = Locked<DeliveryFailure?>(nil)
         let done = DispatchSemaphore(value: 0)

@@ -46,8 +46,10 @@ public protocol BlockingDurableDestination: DurableDestination {
     /// - `upcoming`: the readable events after `events` in the runner's batch, in
     ///   order, before the `kinds` filter. It may start on them (publish ahead), but
     ///   accepts each only in a later call that offers it.
+    /// - Each event comes with its CloudEvents JSON as the journal committed it, when
+    ///   the journal keeps it (`text`; else `nil`: encode it).
     func deliverBlocking(
-        _ events: ArraySlice<EventEnvelope>, upcoming: ArraySlice<EventEnvelope>, accepted: (Int) -> Bool
+        _ events: ArraySlice<CommittedEvent>, upcoming: ArraySlice<CommittedEvent>, accepted: (Int) -> Bool
     ) -> DeliveryFailure?
 }
 

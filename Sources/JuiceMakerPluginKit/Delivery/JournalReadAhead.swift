@@ -13,7 +13,7 @@ final class JournalReadAhead: Sendable {
     private enum Job: Sendable {
         case idle
         case asked(after: Int64, limit: Int)
-        case done([JournalEntry])
+        case done([CommittedEntry])
         case stopping
     }
 
@@ -29,7 +29,7 @@ final class JournalReadAhead: Sendable {
                     }
                 }
                 guard case .asked(let sequence, let limit) = job.withLock({ $0 }) else { return }
-                let entries = (try? journal.entries(after: sequence, limit: limit)) ?? []
+                let entries = (try? journal.committedEntries(after: sequence, limit: limit)) ?? []
                 let stopped = job.change { job -> Bool in
                     if case .stopping = job { return true }
                     job = .done(entries)
@@ -49,11 +49,11 @@ final class JournalReadAhead: Sendable {
     }
 
     /// The entries of the read asked for, once it is done; none when none was asked.
-    func entries() -> [JournalEntry] {
+    func entries() -> [CommittedEntry] {
         _ = job.wait(until: nil) { job in
             if case .asked = job { false } else { true }
         }
-        return job.withLock { job -> [JournalEntry] in
+        return job.withLock { job -> [CommittedEntry] in
             guard case .done(let entries) = job else { return [] }
             job = .idle
             return entries

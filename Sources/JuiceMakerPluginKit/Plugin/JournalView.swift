@@ -19,8 +19,8 @@ final class JournalView: EventJournal {
         try journal.events(after: sequence, limit: limit)
     }
 
-    func eventTexts(after sequence: Int64, limit: Int) throws(StoreError) -> [(sequence: Int64, text: String)] {
-        try journal.eventTexts(after: sequence, limit: limit)
+    func committedEntries(after sequence: Int64, limit: Int) throws(StoreError) -> [CommittedEntry] {
+        try journal.committedEntries(after: sequence, limit: limit)
     }
 
     func events(after sequence: Int64, kinds: Set<EventKind>?, limit: Int, newest: Bool) throws(StoreError) -> [EventEnvelope] {
