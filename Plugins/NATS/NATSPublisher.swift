@@ -144,7 +144,7 @@ public final class NATSPublisher: DurableDeliveryPlugin {
 /// (`BlockingDurableDestination`), and each is accepted only once its PubAck is in.
 /// But the events after it (the run's later ones, then the runner's `upcoming` ones,
 /// with the same `kinds`) are published without waiting, up to `window` outstanding,
-/// topped up once half of the window is acknowledged; when the next one's turn comes
+/// topped up once `topUp` of them are acknowledged; when the next one's turn comes
 /// its PubAck is usually in already. Bodies are the journal's committed CloudEvents JSON
 /// (`CommittedEvent.text`, read with the events), not encoded again. The runner writes the cursor once
 /// per `cursorBatch` PubAcks, in journal order, never past an event whose PubAck is not
@@ -154,6 +154,9 @@ public final class NATSPublisher: DurableDeliveryPlugin {
 final class NATSDestination: BlockingDurableDestination {
     /// Publishes waiting for their PubAck at most.
     static let window = 256
+    /// The window is topped up once this many of it are acknowledged: often, so the
+    /// server gets a steady stream rather than bursts (a top-up costs a binary search).
+    static let topUp = 32
     /// The cursor is written once per this many PubAcks (and at the end of each journal
     /// batch, on a failure, at shutdown): a crash resends at most these, and the
     /// stream's duplicate window (`Nats-Msg-Id`) drops what it had stored.
@@ -265,7 +268,7 @@ final class NATSDestination: BlockingDurableDestination {
 
     /// Publishes each of `events` unless it was published ahead, tops the window up
     /// (from the later `events`, then `upcoming`, or the journal when that is `nil`)
-    /// once half of it is acknowledged, waits for each one's PubAck in turn and says so
+    /// once `topUp` of it are acknowledged, waits for each one's PubAck in turn and says so
     /// to `accepted`. Returns the failure of the first event not accepted.
     private func publish(
         _ events: ArraySlice<CommittedEvent>, upcoming: ArraySlice<CommittedEvent>?, window: inout Publishing, accepted: (Int) -> Bool
@@ -288,9 +291,9 @@ final class NATSDestination: BlockingDurableDestination {
                     // With nothing outstanding, a refusal throws.
                     _ = try send(committed, on: live, window: &window, sending: &sending)
                 }
-                // Publish ahead once half of the window is acknowledged (not once per event):
+                // Publish ahead once `topUp` of the window are acknowledged (not once per event):
                 // the run's later events, then the runner's upcoming ones (or the journal's).
-                if window.count <= Self.window / 2 {
+                if window.count <= Self.window - Self.topUp {
                     let after = window.sent.last ?? envelope.sequence
                     let later = events[(events.startIndex + offset + 1)...]
                     var more = true
@@ -387,7 +390,8 @@ final class NATSDestination: BlockingDurableDestination {
         let made: NATSConnection
         do {
             var options = options
-            options.maxOutstandingAcks = Self.window
+            // Above the window, so libnats never stalls a publish: the window is the bound.
+            options.maxOutstandingAcks = Self.window * 2
             made = try NATSConnection(options)
             try made.ensureStream(stream, subjects: "\(subjectPrefix).>", replicas: replicas)
         } catch {
