@@ -24,7 +24,9 @@ let usage = """
       fleet    events/s the nats subscriber publishes a 100,000-event journal to a local JetStream at,
                against libnats' own async-publish loop of the same messages; commit → juice fleet
                watch p50/p99 with juice deliver --follow running (needs libnats-dev at build time and
-               nats-server; not in `all`: it starts a server and writes a large store)
+               nats-server; not in `all`: it starts a server and writes a large store), and the CPU
+               per event of each side and of the server; JUICE_BENCH_FLEET_ROUNDS=N rounds (3),
+               JUICE_BENCH_FLEET_EVENTS=N events, JUICE_BENCH_FLEET_LATENCY=0 no latency part
       all      everything above (the default)
       --json   one JSON object instead of tables
     Build with -c release: swift run -c release juice-bench
