@@ -44,9 +44,11 @@ import Synchronization
 ///   write starts after it returns (one already blocked on another process's lock
 ///   may still finish).
 ///
-/// This file is the runner's one state machine, and so the package's largest; its
-/// journal bookkeeping and its failure handling are in `DurableDelivery+Journal.swift`
-/// and `DurableDelivery+Failures.swift`.
+/// This file is the runner's one state machine: its state and its thread's loop. What
+/// callers ask of it is in `DurableDelivery+Control.swift`; how one event or a run of
+/// them is handed to the destination in `DurableDelivery+Offer.swift`; its journal
+/// bookkeeping and its failure handling in `DurableDelivery+Journal.swift` and
+/// `DurableDelivery+Failures.swift`.
 public final class DurableDelivery: Sendable {
     /// Events read from the journal at once.
     public static let batchSize = 256
@@ -73,9 +75,9 @@ public final class DurableDelivery: Sendable {
     // Internal, not private, where DurableDelivery+Failures.swift needs it.
     let state = LockedCondition(State())
     /// Async callers (`deliverPending`, `shutdown`) waiting for the state to move.
-    private let waiters = AsyncWaiters<State>()
+    let waiters = AsyncWaiters<State>()
     /// Set by `wake`, cleared when a pass begins: while set, another wake adds nothing.
-    private let wakeQueued = Atomic<Bool>(false)
+    let wakeQueued = Atomic<Bool>(false)
 
     struct State: Sendable {
         var started = false
@@ -123,137 +125,6 @@ public final class DurableDelivery: Sendable {
         self.describeStoreError = describeStoreError
     }
 
-    // MARK: Control
-
-    /// Starts delivering in the background, on a thread of its own: whatever is
-    /// pending now, then whatever `wake()` announces. Retries wait for their
-    /// scheduled time. Idempotent.
-    public func start() {
-        let begins = update { state -> Bool in
-            guard !state.started, !state.stopping else { return false }
-            state.started = true
-            state.requests &+= 1
-            return true
-        }
-        if begins { Self.spawn("juice.delivery.\(name)") { [self] in run() } }
-    }
-
-    /// Tells the runner the journal may hold new events. Cheap (one atomic load while
-    /// a pass is already due); safe from any thread, also inside an order's
-    /// synchronous bus handler.
-    public func wake() {
-        guard !wakeQueued.load(ordering: .sequentiallyConsistent) else { return }
-        wakeQueued.store(true, ordering: .sequentiallyConsistent)
-        // Wakes the runner's thread only: no async caller waits for a request count.
-        state.change { $0.requests &+= 1 }
-    }
-
-    /// Also watches the journal for events committed by other processes (for a
-    /// long-running `juice deliver --follow`), on a thread of its own.
-    package func follow() {
-        start()
-        let begins = update { state -> Bool in
-            guard !state.following, !state.stopping else { return false }
-            state.following = true
-            state.requests &+= 1
-            return true
-        }
-        if begins { Self.spawn("juice.follow.\(name)") { [self] in watchJournal() } }
-    }
-
-    /// Delivers everything pending now: the oldest undelivered event is attempted at
-    /// once even if its next attempt was scheduled later. Returns when caught up, when
-    /// disabled, when another runner holds the lease, or when a failed event's next
-    /// attempt is further away than `patience` (nearer ones are awaited).
-    @discardableResult
-    package func deliverPending(waitingAtMost patience: Duration = .zero) async -> DeliveryPhase {
-        let target = update { state -> UInt64 in
-            state.forceAttempt = true
-            state.requests &+= 1
-            return state.requests
-        }
-        start()
-        let patienceSeconds = TimeSpan(patience).totalSeconds
-        let isAnswered: @Sendable (State) -> Bool = { state in
-            if state.finished || state.stopping { return true }
-            guard state.settled >= target else { return false }
-            switch state.phase {
-            case .caughtUp, .disabled, .stopped, .leftToAnotherRunner: return true
-            case .waitingForRetry(let until): return until - Date().timeIntervalSince1970 > patienceSeconds
-            case .starting, .delivering: return false
-            }
-        }
-        _ = await waiters.wait(until: nil, current: { state.withLock { isAnswered($0) } }, for: isAnswered)
-        return state.withLock { $0.finished || $0.stopping ? .stopped : $0.phase }
-    }
-
-    /// Re-enables a disabled subscriber, forgets the failing event's attempts (it gets
-    /// a full schedule again), optionally resends every dead letter once (removing
-    /// those that succeed), then delivers what is pending as `deliverPending` does.
-    @discardableResult
-    package func retry(deadLetters: Bool, waitingAtMost patience: Duration = .zero) async -> DeliveryPhase {
-        let journal = journal
-        let name = name
-        _ = await Self.offPool { [self] in write { () throws(StoreError) in try journal.setRetryState(nil, for: name) } }
-        if deadLetters { update { $0.redeliverDeadLetters = true } }
-        return await deliverPending(waitingAtMost: patience)
-    }
-
-    /// Finishes what was asked before the call (events announced by `wake()`, a
-    /// pending `deliverPending`), stops, and returns by `deadline`: a delivery still
-    /// under way then is cancelled and its event stays undelivered in the journal.
-    public func shutdown(deadline: ContinuousClock.Instant) async {
-        let target = state.withLock { $0.requests }
-        // Idle: a pass that served every request so far has settled, and no pass is under
-        // way. The phase matters as well as the count: a pass that follows a retry's timed
-        // wait serves the same requests as the pass that settled before that wait.
-        let isIdle: @Sendable (State) -> Bool = { state in
-            if !state.started || state.finished { return true }
-            guard state.settled >= target else { return false }
-            switch state.phase {
-            case .starting, .delivering: return false
-            default: return true
-            }
-        }
-        _ = await waiters.wait(until: deadline, current: { state.withLock { isIdle($0) } }, for: isIdle)
-        let (current, sequence) = update { state -> (Task<Void, Never>?, Int64?) in
-            state.stopping = true
-            return (state.current, state.currentSequence)
-        }
-        current?.cancel()
-        if current != nil, let sequence {
-            // Said here, before returning, so the line is out before the process exits.
-            reportError(Self.handedOver(sequence))
-        }
-        let isFinished: @Sendable (State) -> Bool = { !$0.started || $0.finished }
-        _ = await waiters.wait(until: deadline, current: { state.withLock { isFinished($0) } }, for: isFinished)
-        // A runner stuck past the deadline (a write waiting for another process's
-        // lock) writes nothing more once it sees this; it lets its lease go when it ends.
-        update { state in
-            state.writesClosed = true
-            state.phase = .stopped
-        }
-    }
-
-    // MARK: Observation
-
-    /// What the runner is doing now.
-    public var phase: DeliveryPhase { state.withLock { $0.phase } }
-
-    /// What the runner did in this process.
-    public var statistics: DeliveryStatistics { state.withLock { $0.statistics } }
-
-    /// Waits until `condition` holds for the phase and statistics, or until `deadline`
-    /// (nil: none); returns whether it held. Woken by the runner's changes, never a
-    /// poll: for a caller that watches a runner work (a test, a tool).
-    public func wait(
-        until deadline: ContinuousClock.Instant?,
-        for condition: @escaping @Sendable (DeliveryPhase, DeliveryStatistics) -> Bool
-    ) async -> Bool {
-        let holds: @Sendable (State) -> Bool = { condition($0.phase, $0.statistics) }
-        return await waiters.wait(until: deadline, current: { state.withLock { holds($0) } }, for: holds)
-    }
-
     // MARK: The runner's thread
 
     var isStopping: Bool { state.withLock { $0.stopping } }
@@ -279,7 +150,7 @@ public final class DurableDelivery: Sendable {
         return result
     }
 
-    private func run() {
+    func run() {
         // The thread reading ahead for a pipelined destination, made when first needed.
         var reader: JournalReadAhead?
         while !isStopping {
@@ -506,94 +377,7 @@ public final class DurableDelivery: Sendable {
         }
     }
 
-    /// Offers the events of `run` that the kinds filter lets through to a blocking
-    /// destination in one call, and keeps the books as it accepts them: the cursor is
-    /// written every `cursorBatch` accepted events (`unrecorded` counts them).
-    ///
-    /// Returns how many events of `run`, from its start, are done with (accepted, or
-    /// passed over by the filter before the next offered one), and the failure that
-    /// stopped the destination: it failed on `run[run.startIndex + handled]`. Fewer
-    /// than `run.count` without a failure: shutdown stopped it.
-    private func deliver(
-        _ run: ArraySlice<CommittedEvent>, to blocking: any BlockingDurableDestination, upcoming: ArraySlice<CommittedEvent>,
-        unrecorded: inout Int, cursorBatch: Int
-    ) -> (handled: Int, failure: DeliveryFailure?) {
-        // Where each offered event is in `run`, counted from its start (nil: all are offered).
-        let positions: [Int]? = kinds.map { kinds in
-            (0..<run.count).filter { kinds.contains(run[run.startIndex + $0].envelope.event.kind) }
-        }
-        let offered = positions.map { ArraySlice($0.map { run[run.startIndex + $0] }) } ?? run
-        /// Done with once `count` offered events are accepted: everything before the next offered one.
-        func handled(after count: Int) -> Int {
-            count == offered.count ? run.count : positions?[count] ?? count
-        }
-        var accepted = 0
-        var booked = (accepted: 0, handled: 0)
-        /// Moves the books (`handledUpTo`, the statistics) up to what is accepted now.
-        func book(failed: Bool) {
-            let done = handled(after: accepted)
-            let delivered = accepted - booked.accepted
-            let skipped = (done - accepted) - (booked.handled - booked.accepted)
-            let sequence = done > 0 ? run[run.startIndex + done - 1].envelope.sequence : nil
-            progress { state in
-                if let sequence { state.handledUpTo = max(state.handledUpTo, sequence) }
-                state.statistics.delivered += delivered
-                state.statistics.attempts += delivered + (failed ? 1 : 0)
-                state.statistics.skipped += skipped
-            }
-            booked = (accepted, done)
-        }
-        let failure = blocking.deliverBlocking(offered, upcoming: upcoming) { count in
-            accepted = count
-            unrecorded += 1
-            if unrecorded >= cursorBatch {
-                book(failed: false)
-                persistCursor()
-                unrecorded = 0
-            }
-            return !isStopping
-        }
-        book(failed: failure != nil)
-        return (handled(after: accepted), failure)
-    }
-
-    /// The event of a readable journal row.
-    private static func readableEvent(_ entry: CommittedEntry) -> CommittedEvent? {
-        if case .event(let envelope) = entry { envelope } else { nil }
-    }
-
-    /// Hands `envelope` to the destination in a task (cancelled by shutdown) and
-    /// waits for it on this thread, or to a `BlockingDurableDestination` on this
-    /// thread directly; the failure, if it failed.
-    func attempt(_ envelope: EventEnvelope) -> DeliveryFailure? {
-        if let blocking = blockingDestination {
-            return blocking.deliverBlocking([CommittedEvent(envelope, text: nil)], upcoming: []) { _ in true }
-        }
-        let outcome = Locked<DeliveryFailure?>(nil)
-        let done = DispatchSemaphore(value: 0)
-        let destination = destination
-        let task = Task.detached {
-            do throws(DeliveryFailure) {
-                try await destination.deliver(envelope)
-            } catch {
-                outcome.withLock { $0 = error }
-            }
-            done.signal()
-        }
-        if update({ state in
-            state.current = task; state.currentSequence = envelope.sequence; return state.stopping
-        }) {
-            task.cancel()
-        }
-        done.wait()
-        update { state in
-            state.current = nil
-            state.currentSequence = nil
-        }
-        return outcome.withLock { $0 }
-    }
-
-    private func watchJournal() {
+    func watchJournal() {
         var seen = (try? journal.lastSequence()) ?? 0
         while !isStopping {
             do {

@@ -1,0 +1,143 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+import JuiceMakerCore
+import Locking
+import Synchronization
+
+/// What callers ask of a runner (see `DurableDelivery`): start, wake, follow, deliver
+/// what is pending, retry, shut down, and watch it work.
+extension DurableDelivery {
+    // MARK: Control
+
+    /// Starts delivering in the background, on a thread of its own: whatever is
+    /// pending now, then whatever `wake()` announces. Retries wait for their
+    /// scheduled time. Idempotent.
+    public func start() {
+        let begins = update { state -> Bool in
+            guard !state.started, !state.stopping else { return false }
+            state.started = true
+            state.requests &+= 1
+            return true
+        }
+        if begins { Self.spawn("juice.delivery.\(name)") { [self] in run() } }
+    }
+
+    /// Tells the runner the journal may hold new events. Cheap (one atomic load while
+    /// a pass is already due); safe from any thread, also inside an order's
+    /// synchronous bus handler.
+    public func wake() {
+        guard !wakeQueued.load(ordering: .sequentiallyConsistent) else { return }
+        wakeQueued.store(true, ordering: .sequentiallyConsistent)
+        // Wakes the runner's thread only: no async caller waits for a request count.
+        state.change { $0.requests &+= 1 }
+    }
+
+    /// Also watches the journal for events committed by other processes (for a
+    /// long-running `juice deliver --follow`), on a thread of its own.
+    package func follow() {
+        start()
+        let begins = update { state -> Bool in
+            guard !state.following, !state.stopping else { return false }
+            state.following = true
+            state.requests &+= 1
+            return true
+        }
+        if begins { Self.spawn("juice.follow.\(name)") { [self] in watchJournal() } }
+    }
+
+    /// Delivers everything pending now: the oldest undelivered event is attempted at
+    /// once even if its next attempt was scheduled later. Returns when caught up, when
+    /// disabled, when another runner holds the lease, or when a failed event's next
+    /// attempt is further away than `patience` (nearer ones are awaited).
+    @discardableResult
+    package func deliverPending(waitingAtMost patience: Duration = .zero) async -> DeliveryPhase {
+        let target = update { state -> UInt64 in
+            state.forceAttempt = true
+            state.requests &+= 1
+            return state.requests
+        }
+        start()
+        let patienceSeconds = TimeSpan(patience).totalSeconds
+        let isAnswered: @Sendable (State) -> Bool = { state in
+            if state.finished || state.stopping { return true }
+            guard state.settled >= target else { return false }
+            switch state.phase {
+            case .caughtUp, .disabled, .stopped, .leftToAnotherRunner: return true
+            case .waitingForRetry(let until): return until - Date().timeIntervalSince1970 > patienceSeconds
+            case .starting, .delivering: return false
+            }
+        }
+        _ = await waiters.wait(until: nil, current: { state.withLock { isAnswered($0) } }, for: isAnswered)
+        return state.withLock { $0.finished || $0.stopping ? .stopped : $0.phase }
+    }
+
+    /// Re-enables a disabled subscriber, forgets the failing event's attempts (it gets
+    /// a full schedule again), optionally resends every dead letter once (removing
+    /// those that succeed), then delivers what is pending as `deliverPending` does.
+    @discardableResult
+    package func retry(deadLetters: Bool, waitingAtMost patience: Duration = .zero) async -> DeliveryPhase {
+        let journal = journal
+        let name = name
+        _ = await Self.offPool { [self] in write { () throws(StoreError) in try journal.setRetryState(nil, for: name) } }
+        if deadLetters { update { $0.redeliverDeadLetters = true } }
+        return await deliverPending(waitingAtMost: patience)
+    }
+
+    /// Finishes what was asked before the call (events announced by `wake()`, a
+    /// pending `deliverPending`), stops, and returns by `deadline`: a delivery still
+    /// under way then is cancelled and its event stays undelivered in the journal.
+    public func shutdown(deadline: ContinuousClock.Instant) async {
+        let target = state.withLock { $0.requests }
+        // Idle: a pass that served every request so far has settled, and no pass is under
+        // way. The phase matters as well as the count: a pass that follows a retry's timed
+        // wait serves the same requests as the pass that settled before that wait.
+        let isIdle: @Sendable (State) -> Bool = { state in
+            if !state.started || state.finished { return true }
+            guard state.settled >= target else { return false }
+            switch state.phase {
+            case .starting, .delivering: return false
+            default: return true
+            }
+        }
+        _ = await waiters.wait(until: deadline, current: { state.withLock { isIdle($0) } }, for: isIdle)
+        let (current, sequence) = update { state -> (Task<Void, Never>?, Int64?) in
+            state.stopping = true
+            return (state.current, state.currentSequence)
+        }
+        current?.cancel()
+        if current != nil, let sequence {
+            // Said here, before returning, so the line is out before the process exits.
+            reportError(Self.handedOver(sequence))
+        }
+        let isFinished: @Sendable (State) -> Bool = { !$0.started || $0.finished }
+        _ = await waiters.wait(until: deadline, current: { state.withLock { isFinished($0) } }, for: isFinished)
+        // A runner stuck past the deadline (a write waiting for another process's
+        // lock) writes nothing more once it sees this; it lets its lease go when it ends.
+        update { state in
+            state.writesClosed = true
+            state.phase = .stopped
+        }
+    }
+
+    // MARK: Observation
+
+    /// What the runner is doing now.
+    public var phase: DeliveryPhase { state.withLock { $0.phase } }
+
+    /// What the runner did in this process.
+    public var statistics: DeliveryStatistics { state.withLock { $0.statistics } }
+
+    /// Waits until `condition` holds for the phase and statistics, or until `deadline`
+    /// (nil: none); returns whether it held. Woken by the runner's changes, never a
+    /// poll: for a caller that watches a runner work (a test, a tool).
+    public func wait(
+        until deadline: ContinuousClock.Instant?,
+        for condition: @escaping @Sendable (DeliveryPhase, DeliveryStatistics) -> Bool
+    ) async -> Bool {
+        let holds: @Sendable (State) -> Bool = { condition($0.phase, $0.statistics) }
+        return await waiters.wait(until: deadline, current: { state.withLock { holds($0) } }, for: holds)
+    }
+}
