@@ -140,4 +140,21 @@ extension DurableDelivery {
         let holds: @Sendable (State) -> Bool = { condition($0.phase, $0.statistics) }
         return await waiters.wait(until: deadline, current: { state.withLock { holds($0) } }, for: holds)
     }
+
+    /// The following runner's watch (a thread of its own, started by `follow`): wakes
+    /// the runner at each commit, of this process or another.
+    func watchJournal() {
+        var seen = (try? journal.lastSequence()) ?? 0
+        while !isStopping {
+            do {
+                if try journal.waitForEvents(after: seen, timeout: Self.followBound) {
+                    seen = try journal.lastSequence()
+                    wake()
+                }
+            } catch {
+                reportStoreFailure(error)
+                _ = state.wait(until: .now + .seconds(1)) { $0.stopping }
+            }
+        }
+    }
 }

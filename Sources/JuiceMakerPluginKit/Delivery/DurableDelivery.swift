@@ -377,21 +377,6 @@ public final class DurableDelivery: Sendable {
         }
     }
 
-    func watchJournal() {
-        var seen = (try? journal.lastSequence()) ?? 0
-        while !isStopping {
-            do {
-                if try journal.waitForEvents(after: seen, timeout: Self.followBound) {
-                    seen = try journal.lastSequence()
-                    wake()
-                }
-            } catch {
-                reportStoreFailure(error)
-                _ = state.wait(until: .now + .seconds(1)) { $0.stopping }
-            }
-        }
-    }
-
     private func settle(_ phase: DeliveryPhase, served: UInt64) {
         update { state in
             state.phase = phase
