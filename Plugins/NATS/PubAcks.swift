@@ -100,7 +100,16 @@ final class PubAcks: Sendable {
 
     /// The outcome for `id`, taken; `nil` when none came by `deadline`.
     func wait(for id: EventID, until deadline: ContinuousClock.Instant) -> PubAckOutcome? {
-        state.withLock { $0.awaited = id }
+        // Usually it is in already (published a window ahead): one lock, then.
+        let arrived = state.withLock { state -> PubAckOutcome? in
+            guard let index = state.index(of: id, from: state.head), let outcome = state.expected[index].outcome else {
+                state.awaited = id
+                return nil
+            }
+            state.remove(at: index)
+            return outcome
+        }
+        if let arrived { return arrived }
         _ = state.wait(until: deadline) { state in
             guard let index = state.index(of: id, from: state.head) else { return false }
             return state.expected[index].outcome != nil
