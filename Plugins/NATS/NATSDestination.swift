@@ -35,7 +35,6 @@ final class NATSDestination: BlockingDurableDestination {
     /// The machine named in subjects when an event's own `source` names none (events
     /// committed before the `machine` key existed).
     let machine: String
-    let journal: any EventJournal
     let kinds: Set<EventKind>?
     private let connection = Locked<NATSConnection?>(nil)
     /// What the publishing side keeps between offers; its lock also keeps publishes one
@@ -77,9 +76,8 @@ final class NATSDestination: BlockingDurableDestination {
 
     init(
         options: NATSOptions, subjectPrefix: String, stream: String, replicas: Int, machine: String,
-        journal: any EventJournal, kinds: Set<EventKind>?
+        kinds: Set<EventKind>?
     ) {
-        self.journal = journal
         self.kinds = kinds
         self.options = options
         self.subjectPrefix = subjectPrefix
@@ -96,13 +94,15 @@ final class NATSDestination: BlockingDurableDestination {
         publishing.withLock { window in publish(events, upcoming: upcoming, window: &window, accepted: accepted) }
     }
 
+    /// One event alone (the runner offers runs through `deliverBlocking`; this is the
+    /// plain `DurableDestination` call, without publishing ahead).
     func deliver(_ envelope: EventEnvelope) async throws(DeliveryFailure) {
         // libnats blocks until the PubAck: off the cooperative pool, on a queue of its own.
         let failure: DeliveryFailure? = await withCheckedContinuation { continuation in
             queue.async { [self] in
                 continuation.resume(
                     returning: publishing.withLock { window in
-                        publish([CommittedEvent(envelope, text: nil)], upcoming: nil, window: &window) { _ in true }
+                        publish([CommittedEvent(envelope, text: nil)], upcoming: [], window: &window) { _ in true }
                     })
             }
         }
@@ -134,11 +134,11 @@ final class NATSDestination: BlockingDurableDestination {
     }
 
     /// Publishes each of `events` unless it was published ahead, tops the window up
-    /// (from the later `events`, then `upcoming`, or the journal when that is `nil`)
+    /// (from the later `events`, then `upcoming`)
     /// once `topUp` of it are acknowledged, waits for each one's PubAck in turn and says so
     /// to `accepted`. Returns the failure of the first event not accepted.
     private func publish(
-        _ events: ArraySlice<CommittedEvent>, upcoming: ArraySlice<CommittedEvent>?, window: inout Publishing, accepted: (Int) -> Bool
+        _ events: ArraySlice<CommittedEvent>, upcoming: ArraySlice<CommittedEvent>, window: inout Publishing, accepted: (Int) -> Bool
     ) -> DeliveryFailure? {
         let live: NATSConnection
         do throws(DeliveryFailure) {
@@ -159,7 +159,7 @@ final class NATSDestination: BlockingDurableDestination {
                     _ = try send(committed, on: live, window: &window, sending: &sending)
                 }
                 // Publish ahead once `topUp` of the window are acknowledged (not once per event):
-                // the run's later events, then the runner's upcoming ones (or the journal's).
+                // the run's later events, then the runner's upcoming ones.
                 if window.count <= Self.window - Self.topUp {
                     let after = window.sent.last ?? envelope.sequence
                     let later = events[(events.startIndex + offset + 1)...]
@@ -168,17 +168,10 @@ final class NATSDestination: BlockingDurableDestination {
                         guard more, window.count < Self.window else { break }
                         more = try send(next, on: live, window: &window, sending: &sending)
                     }
-                    if let upcoming {
-                        for next in upcoming[Self.firstIndex(in: upcoming, after: window.sent.last ?? after)...] {
-                            guard more, window.count < Self.window else { break }
-                            guard kinds?.contains(next.envelope.event.kind) ?? true else { continue }
-                            more = try send(next, on: live, window: &window, sending: &sending)
-                        }
-                    } else if more, window.count < Self.window {
-                        for next in committedEvents(after: window.sent.last ?? after, limit: Self.window - window.count) {
-                            guard more else { break }
-                            more = try send(next, on: live, window: &window, sending: &sending)
-                        }
+                    for next in upcoming[Self.firstIndex(in: upcoming, after: window.sent.last ?? after)...] {
+                        guard more, window.count < Self.window else { break }
+                        guard kinds?.contains(next.envelope.event.kind) ?? true else { continue }
+                        more = try send(next, on: live, window: &window, sending: &sending)
                     }
                 }
                 window.removeFirst()
@@ -232,21 +225,6 @@ final class NATSDestination: BlockingDurableDestination {
     }
 
     private static let headers = [("Content-Type", CloudEventFormat.contentType)]
-
-    /// Up to `limit` events of `kinds` after `sequence` with their committed JSON, for
-    /// the publishes ahead of a `deliver` (the runner's runs bring their own).
-    private func committedEvents(after sequence: Int64, limit: Int) -> [CommittedEvent] {
-        var found: [CommittedEvent] = []
-        var after = sequence
-        while found.count < limit, let rows = try? journal.committedEntries(after: after, limit: limit), let last = rows.last {
-            for case .event(let event) in rows where kinds?.contains(event.envelope.event.kind) ?? true {
-                found.append(event)
-            }
-            after = last.sequence
-            if rows.count < limit { break }
-        }
-        return Array(found.prefix(limit))
-    }
 
     /// The connection, made (and the stream checked or created) if there is none.
     private func connected() throws(DeliveryFailure) -> NATSConnection {

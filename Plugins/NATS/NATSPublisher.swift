@@ -110,7 +110,7 @@ public final class NATSPublisher: DurableDeliveryPlugin {
         let machine = Fleet.machine(fromSource: host.maker.source) ?? Fleet.defaultMachineName
         let destination = NATSDestination(
             options: options, subjectPrefix: subjectPrefix, stream: stream, replicas: replicas, machine: machine,
-            journal: host.journal, kinds: eventKinds)
+            kinds: eventKinds)
         let (delivery, subscription) = try DurableDelivery.attach(
             name: context.name, kinds: eventKinds, schedule: retrySchedule, destination: destination, to: host)
         state.withLock { state in

@@ -16,13 +16,19 @@ extension DurableDelivery {
     /// pending now, then whatever `wake()` announces. Retries wait for their
     /// scheduled time. Idempotent.
     public func start() {
+        beginOnce(\.started, thread: "juice.delivery.\(name)") { [self] in run() }
+    }
+
+    /// Sets `flag` and asks for a pass, unless it was set or shutdown began; then runs
+    /// `body` on a thread named `thread`, once.
+    private func beginOnce(_ flag: WritableKeyPath<State, Bool>, thread: String, _ body: @escaping @Sendable () -> Void) {
         let begins = update { state -> Bool in
-            guard !state.started, !state.stopping else { return false }
-            state.started = true
+            guard !state[keyPath: flag], !state.stopping else { return false }
+            state[keyPath: flag] = true
             state.requests &+= 1
             return true
         }
-        if begins { Self.spawn("juice.delivery.\(name)") { [self] in run() } }
+        if begins { Self.spawn(thread, body) }
     }
 
     /// Tells the runner the journal may hold new events. Cheap (one atomic load while
@@ -39,13 +45,7 @@ extension DurableDelivery {
     /// long-running `juice deliver --follow`), on a thread of its own.
     package func follow() {
         start()
-        let begins = update { state -> Bool in
-            guard !state.following, !state.stopping else { return false }
-            state.following = true
-            state.requests &+= 1
-            return true
-        }
-        if begins { Self.spawn("juice.follow.\(name)") { [self] in watchJournal() } }
+        beginOnce(\.following, thread: "juice.follow.\(name)") { [self] in watchJournal() }
     }
 
     /// Delivers everything pending now: the oldest undelivered event is attempted at

@@ -251,9 +251,10 @@ public final class DurableDelivery: Sendable {
         let cursorBatch = max(1, destination.cursorBatch)
         let readsAhead = blockingDestination != nil
         var batch = first
-        // The readable events of `batch`, in order; `readable[nextReadable...]` are
-        // those after the entry being delivered.
-        var readable = first.compactMap(Self.readableEvent)
+        // For a blocking destination, the readable events of `batch`, in order (its runs
+        // are slices of them); `readable[nextReadable...]` are those after the entry
+        // being delivered.
+        var readable = readsAhead ? first.compactMap(Self.readableEvent) : []
         var nextReadable = 0
         // Whether `reader` is reading the next batch while this one is delivered.
         var readingAhead = false
