@@ -43,6 +43,16 @@ let natsTargets: [Target] =
     ] : []
 let natsDependency: [Target.Dependency] = withNATS ? ["NATSPlugin"] : []
 
+/// The webhook loads OpenSSL when it opens an https connection (Sources/CTLS/shim.h), so
+/// no `juice` command pays for loading it at start. On Linux its headers are on the
+/// default path and nothing links it; elsewhere pkg-config finds Homebrew's headers
+/// (and links the library, which the loader then finds already there).
+#if os(Linux)
+let openSSLPackage: String? = nil
+#else
+let openSSLPackage: String? = "openssl"
+#endif
+
 let package = Package(
     name: "JuiceMaker",
     platforms: [.macOS(.v15)],
@@ -74,11 +84,14 @@ let package = Package(
             name: "CSQLite", path: "Sources/CSQLite", pkgConfig: "sqlite3",
             providers: [.apt(["libsqlite3-dev"]), .brew(["sqlite"])]),
         .target(name: "SQLiteStore", dependencies: ["JuiceMakerCore", "Locking", "CSQLite"]),
+        /// libcrypto, for the tests that check the webhook's own HMAC-SHA256 against it.
         .systemLibrary(
             name: "CCrypto", path: "Sources/CCrypto", pkgConfig: "libcrypto",
             providers: [.apt(["libssl-dev"]), .brew(["openssl"])]),
+        /// OpenSSL's headers for the webhook's TLS; the library is loaded when an https
+        /// connection is opened (shim.h), so nothing links it on Linux.
         .systemLibrary(
-            name: "CTLS", path: "Sources/CTLS", pkgConfig: "openssl",
+            name: "CTLS", path: "Sources/CTLS", pkgConfig: openSSLPackage,
             providers: [.apt(["libssl-dev"]), .brew(["openssl"])]),
         /// GNU readline, for line editing and history in the screens on a terminal
         /// (GPL-3: README, "Line editing and the GPL"). No `pkgConfig`: readline.pc
@@ -98,7 +111,7 @@ let package = Package(
             path: "Plugins/CLINotifier", swiftSettings: importsWhatItUses),
         .target(
             name: "WebhookPlugin",
-            dependencies: ["JuiceMakerPluginKit", "JuiceMakerCore", "EventBus", "Locking", "CCrypto", "CTLS"],
+            dependencies: ["JuiceMakerPluginKit", "JuiceMakerCore", "EventBus", "Locking", "CTLS"],
             path: "Plugins/Webhook", swiftSettings: importsWhatItUses),
         .target(
             name: "CommandPlugin", dependencies: ["JuiceMakerPluginKit", "JuiceMakerCore", "EventBus", "Locking"],
@@ -151,7 +164,9 @@ let package = Package(
             name: "DeliveryTests",
             dependencies: [
                 "WebhookPlugin", "CommandPlugin", "JuiceMakerPluginKit", "CCrypto", "CTLS", "JuiceCLI", "juice", "Locking", "JuiceTestSupport",
-            ]),
+            ],
+            // The loopback TLS server calls libssl itself (the plugin loads it at run time).
+            linkerSettings: [.linkedLibrary("ssl", .when(platforms: [.linux]))]),
         /// Real `nats-server -js` processes on loopback; skipped (one line) without NATS.
         .testTarget(
             name: "FleetTests",

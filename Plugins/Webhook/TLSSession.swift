@@ -18,22 +18,40 @@ import Musl
 /// is for tests (a CA made on the spot) and cannot be reached from the config.
 final class TLSContext {
     let context: OpaquePointer
+    /// The system's libssl, loaded by the first context (`ctls_openssl_load`).
+    let openSSL: ctls_openssl
 
     init(trustedCertificatesFile: String?) throws(HTTPClientError) {
-        guard let context = SSL_CTX_new(TLS_client_method()) else { throw .tlsFailed("cannot create a TLS context: \(TLSSession.lastError())") }
+        let openSSL = try Self.loadOpenSSL()
+        guard let context = openSSL.SSL_CTX_new(openSSL.TLS_client_method()) else {
+            throw .tlsFailed("cannot create a TLS context: \(TLSSession.lastError(openSSL))")
+        }
         self.context = context
-        guard ctls_set_minimum_tls12(context) == 1 else { throw .tlsFailed("cannot require TLS 1.2: \(TLSSession.lastError())") }
-        SSL_CTX_set_verify(context, SSL_VERIFY_PEER, nil)
+        self.openSSL = openSSL
+        guard ctls_set_minimum_tls12(openSSL.SSL_CTX_ctrl, context) == 1 else {
+            throw .tlsFailed("cannot require TLS 1.2: \(TLSSession.lastError(openSSL))")
+        }
+        openSSL.SSL_CTX_set_verify(context, SSL_VERIFY_PEER, nil)
         let loaded =
             if let trustedCertificatesFile {
-                SSL_CTX_load_verify_locations(context, trustedCertificatesFile, nil)
+                openSSL.SSL_CTX_load_verify_locations(context, trustedCertificatesFile, nil)
             } else {
-                SSL_CTX_set_default_verify_paths(context)
+                openSSL.SSL_CTX_set_default_verify_paths(context)
             }
-        guard loaded == 1 else { throw .tlsFailed("cannot load the trusted certificates: \(TLSSession.lastError())") }
+        guard loaded == 1 else { throw .tlsFailed("cannot load the trusted certificates: \(TLSSession.lastError(openSSL))") }
     }
 
-    deinit { SSL_CTX_free(context) }
+    deinit { openSSL.SSL_CTX_free(context) }
+
+    /// The functions of the system's libssl, which `juice` does not link (Sources/CTLS).
+    private static func loadOpenSSL() throws(HTTPClientError) -> ctls_openssl {
+        let table = UnsafeMutablePointer<ctls_openssl>.allocate(capacity: 1)
+        defer { table.deallocate() }
+        if let failure = ctls_openssl_load(table) {
+            throw .tlsFailed("cannot load the system's OpenSSL (\(String(cString: failure))); install its library (Debian: libssl3)")
+        }
+        return table.pointee
+    }
 }
 
 /// One TLS connection's state over a socket the caller owns. OpenSSL only encrypts
@@ -45,6 +63,7 @@ final class TLSContext {
 /// no partial wildcards) or, for an address, hold it (`X509_VERIFY_PARAM_set1_ip_asc`).
 /// SNI carries the host name (never an address).
 final class TLSSession {
+    private let openSSL: ctls_openssl
     private let ssl: OpaquePointer
     /// Bytes from the network for OpenSSL, and OpenSSL's bytes for the network. Owned by `ssl`.
     private let incoming: OpaquePointer
@@ -54,12 +73,14 @@ final class TLSSession {
     private var scratch = [UInt8](repeating: 0, count: 16_384 + 512)
 
     init(context: TLSContext, descriptor: Int32, host: String, hostIsAddress: Bool) throws(HTTPClientError) {
-        guard let ssl = SSL_new(context.context) else { throw .tlsFailed("cannot create a TLS session: \(Self.lastError())") }
-        guard let incoming = BIO_new(BIO_s_mem()), let outgoing = BIO_new(BIO_s_mem()) else {
-            SSL_free(ssl)
+        let openSSL = context.openSSL
+        guard let ssl = openSSL.SSL_new(context.context) else { throw .tlsFailed("cannot create a TLS session: \(Self.lastError(openSSL))") }
+        guard let incoming = openSSL.BIO_new(openSSL.BIO_s_mem()), let outgoing = openSSL.BIO_new(openSSL.BIO_s_mem()) else {
+            openSSL.SSL_free(ssl)
             throw .tlsFailed("cannot create TLS buffers")
         }
-        SSL_set_bio(ssl, incoming, outgoing)
+        openSSL.SSL_set_bio(ssl, incoming, outgoing)
+        self.openSSL = openSSL
         self.ssl = ssl
         self.incoming = incoming
         self.outgoing = outgoing
@@ -67,59 +88,63 @@ final class TLSSession {
         // A trailing dot (an absolute name) is neither sent as SNI nor matched.
         let name = host.hasSuffix(".") ? String(host.dropLast()) : host
         if hostIsAddress {
-            guard X509_VERIFY_PARAM_set1_ip_asc(SSL_get0_param(ssl), name) == 1 else { throw .tlsFailed("cannot check the address \(name)") }
+            guard openSSL.X509_VERIFY_PARAM_set1_ip_asc(openSSL.SSL_get0_param(ssl), name) == 1 else {
+                throw .tlsFailed("cannot check the address \(name)")
+            }
         } else {
-            SSL_set_hostflags(ssl, UInt32(X509_CHECK_FLAG_NO_PARTIAL_WILDCARDS))
-            guard ctls_set_server_name(ssl, name) == 1, SSL_set1_host(ssl, name) == 1 else {
+            openSSL.SSL_set_hostflags(ssl, UInt32(X509_CHECK_FLAG_NO_PARTIAL_WILDCARDS))
+            guard ctls_set_server_name(openSSL.SSL_ctrl, ssl, name) == 1, openSSL.SSL_set1_host(ssl, name) == 1 else {
                 throw .tlsFailed("cannot check the host name \(name)")
             }
         }
-        SSL_set_connect_state(ssl)
+        openSSL.SSL_set_connect_state(ssl)
     }
 
-    deinit { SSL_free(ssl) }
+    deinit { openSSL.SSL_free(ssl) }
 
     /// The TLS handshake. A certificate that fails verification is
     /// `certificateNotTrusted` with OpenSSL's reason ("self-signed certificate",
     /// "hostname mismatch", …).
     func handshake(_ wait: HTTPWait) throws(HTTPClientError) {
         while true {
-            ERR_clear_error()
-            let result = SSL_do_handshake(ssl)
+            openSSL.ERR_clear_error()
+            let result = openSSL.SSL_do_handshake(ssl)
             try flush(wait)
             if result == 1 { return }
-            let error = SSL_get_error(ssl, result)
+            let error = openSSL.SSL_get_error(ssl, result)
             if error == SSL_ERROR_WANT_READ, !inputEnded {
                 try fill(wait)
                 continue
             }
-            let verification = SSL_get_verify_result(ssl)
+            let verification = openSSL.SSL_get_verify_result(ssl)
             if verification != Int(X509_V_OK) {
-                throw .certificateNotTrusted(String(cString: X509_verify_cert_error_string(verification)))
+                let reason = openSSL.X509_verify_cert_error_string(verification).map { String(cString: $0) }
+                throw .certificateNotTrusted(reason ?? "verification error \(verification)")
             }
             if inputEnded { throw .tlsFailed("the server closed the connection during the handshake") }
-            throw .tlsFailed(Self.lastError())
+            throw .tlsFailed(Self.lastError(openSSL))
         }
     }
 
     /// Encrypts and sends all of `bytes`.
     func send(_ bytes: UnsafeRawBufferPointer, wait: HTTPWait) throws(HTTPClientError) {
+        guard let start = bytes.baseAddress else { return }
         var offset = 0
         while offset < bytes.count {
-            ERR_clear_error()
+            openSSL.ERR_clear_error()
             let count = Int32(clamping: bytes.count - offset)
-            let written = SSL_write(ssl, bytes.baseAddress! + offset, count)
+            let written = openSSL.SSL_write(ssl, start + offset, count)
             try flush(wait)
             if written > 0 {
                 offset += Int(written)
                 continue
             }
-            let error = SSL_get_error(ssl, written)
+            let error = openSSL.SSL_get_error(ssl, written)
             if error == SSL_ERROR_WANT_READ, !inputEnded {
                 try fill(wait)
                 continue
             }
-            throw inputEnded || error == SSL_ERROR_ZERO_RETURN ? .connectionLost : .tlsFailed(Self.lastError())
+            throw inputEnded || error == SSL_ERROR_ZERO_RETURN ? .connectionLost : .tlsFailed(Self.lastError(openSSL))
         }
     }
 
@@ -127,12 +152,12 @@ final class TLSSession {
     /// 0 once the server ended the stream (close_notify or a plain close).
     func receive(into buffer: UnsafeMutableRawBufferPointer, wait: HTTPWait) throws(HTTPClientError) -> Int {
         while true {
-            ERR_clear_error()
-            let count = SSL_read(ssl, buffer.baseAddress, Int32(clamping: buffer.count))
+            openSSL.ERR_clear_error()
+            let count = openSSL.SSL_read(ssl, buffer.baseAddress, Int32(clamping: buffer.count))
             // A read may have produced records to send (a key update's answer).
             try flush(wait)
             if count > 0 { return Int(count) }
-            let error = SSL_get_error(ssl, count)
+            let error = openSSL.SSL_get_error(ssl, count)
             if error == SSL_ERROR_ZERO_RETURN { return 0 }
             if error == SSL_ERROR_WANT_READ, !inputEnded {
                 try fill(wait)
@@ -141,25 +166,25 @@ final class TLSSession {
             // The socket ended without close_notify: the end of the stream all the same
             // (the body is discarded; a head cut short is caught by the parser).
             if inputEnded { return 0 }
-            throw .tlsFailed(Self.lastError())
+            throw .tlsFailed(Self.lastError(openSSL))
         }
     }
 
     /// Sends close_notify if the socket takes it at once; never waits.
     func close() {
-        ERR_clear_error()
-        guard SSL_shutdown(ssl) >= 0 else { return }
-        let pending = BIO_ctrl_pending(outgoing)
+        openSSL.ERR_clear_error()
+        guard openSSL.SSL_shutdown(ssl) >= 0 else { return }
+        let pending = openSSL.BIO_ctrl_pending(outgoing)
         guard pending > 0, pending <= scratch.count else { return }
-        let count = scratch.withUnsafeMutableBytes { BIO_read(outgoing, $0.baseAddress, Int32(pending)) }
+        let count = scratch.withUnsafeMutableBytes { openSSL.BIO_read(outgoing, $0.baseAddress, Int32(pending)) }
         guard count > 0 else { return }
         _ = scratch.withUnsafeBytes { SystemCall.send(descriptor, $0.baseAddress, Int(count), HTTPSocket.noSignal) }
     }
 
     /// Sends whatever OpenSSL has written.
     private func flush(_ wait: HTTPWait) throws(HTTPClientError) {
-        while BIO_ctrl_pending(outgoing) > 0 {
-            let count = scratch.withUnsafeMutableBytes { BIO_read(outgoing, $0.baseAddress, Int32($0.count)) }
+        while openSSL.BIO_ctrl_pending(outgoing) > 0 {
+            let count = scratch.withUnsafeMutableBytes { openSSL.BIO_read(outgoing, $0.baseAddress, Int32($0.count)) }
             guard count > 0 else { return }
             let descriptor = descriptor
             try scratch.withUnsafeBytes { bytes in
@@ -178,17 +203,17 @@ final class TLSSession {
         }.get()
         if count == 0 {
             inputEnded = true
-            ctls_set_end_of_input(incoming)
+            ctls_set_end_of_input(openSSL.BIO_ctrl, incoming)
             return
         }
-        _ = scratch.withUnsafeBytes { BIO_write(incoming, $0.baseAddress, Int32(count)) }
+        _ = scratch.withUnsafeBytes { openSSL.BIO_write(incoming, $0.baseAddress, Int32(count)) }
     }
 
     /// OpenSSL's reason for the last failure on this thread.
-    static func lastError() -> String {
-        let code = ERR_get_error()
+    static func lastError(_ openSSL: ctls_openssl) -> String {
+        let code = openSSL.ERR_get_error()
         guard code != 0 else { return "unknown error" }
-        if let reason = ERR_reason_error_string(code) { return String(cString: reason) }
+        if let reason = openSSL.ERR_reason_error_string(code) { return String(cString: reason) }
         return "error \(code)"
     }
 }

@@ -1,18 +1,76 @@
-// TLS for the webhook's HTTP client: the system's OpenSSL (libssl). The static inline
-// functions stand in for OpenSSL's function-like macros, which Swift cannot import.
+// TLS for the webhook's HTTP client: the system's OpenSSL (libssl), loaded when the
+// first connection to an https endpoint is opened, not when `juice` starts. Linking
+// libssl and libcrypto would cost every command their loading (about 0.7 ms before
+// `main`: README, Measured), and most commands never open a TLS connection.
+//
+// `ctls_openssl_load` opens the libssl whose major version the headers name and fills a
+// table of the functions the client calls; each field has the type of the function the
+// header declares (`__typeof__`), so a call through the table is checked as a direct
+// call would be. The static inline functions stand in for OpenSSL's function-like
+// macros, which Swift cannot import; they take the control function from the table.
+#include <dlfcn.h>
+#include <stddef.h>
 #include <openssl/ssl.h>
 #include <openssl/err.h>
 #include <openssl/x509v3.h>
 
-static inline int ctls_set_minimum_tls12(SSL_CTX *context) {
-    return (int)SSL_CTX_set_min_proto_version(context, TLS1_2_VERSION);
+#define CTLS_FUNCTIONS(X) \
+    X(TLS_client_method) X(SSL_CTX_new) X(SSL_CTX_free) X(SSL_CTX_ctrl) X(SSL_CTX_set_verify) \
+    X(SSL_CTX_load_verify_locations) X(SSL_CTX_set_default_verify_paths) \
+    X(SSL_new) X(SSL_free) X(SSL_ctrl) X(SSL_set_bio) X(SSL_get0_param) X(SSL_set_hostflags) X(SSL_set1_host) \
+    X(SSL_set_connect_state) X(SSL_do_handshake) X(SSL_get_error) X(SSL_get_verify_result) \
+    X(SSL_write) X(SSL_read) X(SSL_shutdown) \
+    X(BIO_new) X(BIO_s_mem) X(BIO_read) X(BIO_write) X(BIO_ctrl) X(BIO_ctrl_pending) \
+    X(X509_VERIFY_PARAM_set1_ip_asc) X(X509_verify_cert_error_string) \
+    X(ERR_clear_error) X(ERR_get_error) X(ERR_reason_error_string)
+
+/// The OpenSSL functions the webhook's client calls. Filled whole by `ctls_openssl_load`.
+struct ctls_openssl {
+#define CTLS_FIELD(name) __typeof__(&name) _Nonnull name;
+    CTLS_FUNCTIONS(CTLS_FIELD)
+#undef CTLS_FIELD
+};
+
+#define CTLS_TEXT(x) CTLS_TEXT_(x)
+#define CTLS_TEXT_(x) #x
+
+/// Opens libssl (and through it libcrypto) and fills `table`. Returns NULL, or a line
+/// that says what could not be loaded; `table` is then only partly filled. The library
+/// stays loaded: it is the process's, shared by every caller.
+static inline const char *_Nullable ctls_openssl_load(struct ctls_openssl *_Nonnull table) {
+    static const char *const names[] = {
+#if defined(__APPLE__)
+        "libssl." CTLS_TEXT(OPENSSL_SHLIB_VERSION) ".dylib",
+        "/opt/homebrew/opt/openssl@3/lib/libssl." CTLS_TEXT(OPENSSL_SHLIB_VERSION) ".dylib",
+        "/usr/local/opt/openssl@3/lib/libssl." CTLS_TEXT(OPENSSL_SHLIB_VERSION) ".dylib",
+#else
+        "libssl.so." CTLS_TEXT(OPENSSL_SHLIB_VERSION),
+#endif
+    };
+    void *library = NULL;
+    for (size_t index = 0; index < sizeof names / sizeof names[0] && library == NULL; index++) {
+        library = dlopen(names[index], RTLD_NOW | RTLD_LOCAL);
+    }
+    if (library == NULL) {
+        const char *reason = dlerror();
+        return reason != NULL ? reason : "cannot load " "libssl." CTLS_TEXT(OPENSSL_SHLIB_VERSION);
+    }
+#define CTLS_LOAD(name) \
+    if ((table->name = (__typeof__(table->name))dlsym(library, #name)) == NULL) return "libssl has no " #name;
+    CTLS_FUNCTIONS(CTLS_LOAD)
+#undef CTLS_LOAD
+    return NULL;
 }
 
-static inline int ctls_set_server_name(SSL *ssl, const char *name) {
-    return (int)SSL_set_tlsext_host_name(ssl, name);
+static inline int ctls_set_minimum_tls12(__typeof__(&SSL_CTX_ctrl) _Nonnull control, SSL_CTX *_Nonnull context) {
+    return (int)control(context, SSL_CTRL_SET_MIN_PROTO_VERSION, TLS1_2_VERSION, NULL);
+}
+
+static inline int ctls_set_server_name(__typeof__(&SSL_ctrl) _Nonnull control, SSL *_Nonnull ssl, const char *_Nonnull name) {
+    return (int)control(ssl, SSL_CTRL_SET_TLSEXT_HOSTNAME, TLSEXT_NAMETYPE_host_name, (void *)name);
 }
 
 /// An empty memory BIO reads as "retry" by default; after this it reads as end of file.
-static inline void ctls_set_end_of_input(BIO *bio) {
-    (void)BIO_set_mem_eof_return(bio, 0);
+static inline void ctls_set_end_of_input(__typeof__(&BIO_ctrl) _Nonnull control, BIO *_Nonnull bio) {
+    (void)control(bio, BIO_C_SET_BUF_MEM_EOF_RETURN, 0, NULL);
 }

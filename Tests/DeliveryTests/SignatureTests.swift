@@ -1,4 +1,6 @@
+import CCrypto
 import Foundation
+import JuiceTestSupport
 import Testing
 @testable import WebhookPlugin
 
@@ -77,5 +79,48 @@ import Testing
         #expect(
             signature.signature(id: "msg_p5jXN8AQM9LWM0D4loKWxJek", timestamp: 1_614_265_330, body: body)
                 == "v1,g0hM9SsE+OTPJTGt/tmIKtSyZlE3uFJELVlNIOLJ1OE=")
+    }
+
+    /// The webhook's own HMAC-SHA256 against libcrypto's, for keys shorter than, equal
+    /// to and longer than a block and messages of every length over four blocks (each
+    /// padding case: the length field in the same block or the next), seeded bytes.
+    @Test func matchesLibcryptoAtEveryLength() {
+        var generator = SeededGenerator(seed: 0x5eed_4a11)
+        for keyLength in [0, 1, 31, 32, 55, 56, 63, 64, 65, 127, 128, 200] {
+            let key = (0..<keyLength).map { _ in UInt8(truncatingIfNeeded: generator.next()) }
+            for messageLength in 0...260 {
+                let message = (0..<messageLength).map { _ in UInt8(truncatingIfNeeded: generator.next()) }
+                let ours = HMACSHA256.authenticationCode(key: key, message: message)
+                #expect(ours == Self.libcryptoHMAC(key: key, message: message), "key \(keyLength) bytes, message \(messageLength)")
+            }
+        }
+    }
+
+    /// Feeding SHA-256 in pieces gives the digest of the whole, wherever the cuts fall.
+    @Test func digestInPiecesEqualsDigestWhole() {
+        var generator = SeededGenerator(seed: 7)
+        let bytes = (0..<700).map { _ in UInt8(truncatingIfNeeded: generator.next()) }
+        let whole = SHA256.digest(bytes)
+        for _ in 0..<200 {
+            var hash = SHA256()
+            var start = 0
+            while start < bytes.count {
+                let end = min(bytes.count, start + Int(generator.next() % 150))
+                hash.update(Array(bytes[start..<end]))
+                start = end
+            }
+            #expect(hash.finish() == whole)
+        }
+        // FIPS 180-4's example "abc".
+        #expect(hexString(SHA256.digest(Array("abc".utf8))) == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad")
+    }
+
+    private static func libcryptoHMAC(key: [UInt8], message: [UInt8]) -> [UInt8] {
+        var output = [UInt8](repeating: 0, count: Int(EVP_MAX_MD_SIZE))
+        var length: UInt32 = 0
+        let keyBytes = key.isEmpty ? [0] : key
+        let messageBytes = message.isEmpty ? [0] : message
+        _ = HMAC(EVP_sha256(), keyBytes, Int32(key.count), messageBytes, message.count, &output, &length)
+        return Array(output.prefix(Int(length)))
     }
 }
