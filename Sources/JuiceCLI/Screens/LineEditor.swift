@@ -22,8 +22,8 @@ import Locking
 /// `readline()`, the editor waits in `poll(2)` on the terminal and on the stop
 /// signals' wake-up descriptor, and hands readline one key at a time
 /// (`rl_callback_read_char`). A stop signal while a prompt waits ends the wait at
-/// once: the partial line is thrown away and the terminal restored
-/// (`juice_readline_abandon`) before the screen returns. Between prompts (while an
+/// once: the partial line is thrown away and the terminal restored (`abandon`)
+/// before the screen returns. Between prompts (while an
 /// order runs) the terminal is in its usual mode: readline prepares it when a prompt
 /// is shown and restores it when the line is read.
 ///
@@ -32,36 +32,53 @@ import Locking
 /// each read.
 ///
 /// readline's state is the process's: one editor reads at a time, on one thread.
-/// Built with `-DJUICE_WITHOUT_READLINE`, `make` returns nil and the screens read
-/// plain lines (README, "Line editing and the GPL").
+/// The library is loaded when the first editor is made (`juice_readline_load`), not
+/// when `juice` starts; where it cannot be loaded, or `juice` was built with
+/// `-DJUICE_WITHOUT_READLINE`, `make` returns nil and the screens read plain lines
+/// (README, "Line editing and the GPL").
 final class LineEditor {
     private let descriptor: Int32
     private let stop: StopSignals
     private var shownBefore = false
+    #if !JUICE_WITHOUT_READLINE
+    private let readline: juice_readline
 
-    private init(descriptor: Int32, stop: StopSignals) {
+    private init(descriptor: Int32, stop: StopSignals, readline: juice_readline) {
         self.descriptor = descriptor
         self.stop = stop
+        self.readline = readline
     }
+    #endif
 
     /// An editor for the terminal `input` (standard input), or nil when `juice` was
-    /// built without readline.
+    /// built without readline or the system's libreadline cannot be loaded.
     static func make(input: Int32, stop: StopSignals) -> LineEditor? {
         #if JUICE_WITHOUT_READLINE
         return nil
         #else
         guard input == STDIN_FILENO else { return nil }  // readline reads rl_instream, stdin
         Self.useUTF8Characters()
-        juice_readline_configure()
-        return LineEditor(descriptor: input, stop: stop)
+        let table = UnsafeMutablePointer<juice_readline>.allocate(capacity: 1)
+        defer { table.deallocate() }
+        guard juice_readline_load(table) == nil else { return nil }
+        let readline = table.pointee
+        Self.received.withLock { $0.removeHandler = readline.rl_callback_handler_remove }
+        return LineEditor(descriptor: input, stop: stop, readline: readline)
         #endif
     }
 
     #if JUICE_WITHOUT_READLINE
     func read(prompt: String, history: [String]) -> InputLine { .end }
     #else
-    /// What readline's line handler received: a line, or the end of input (nil).
-    private static let received = Locked<InputLine?>(nil)
+    /// What readline's line handler needs and received (a line, or the end of input:
+    /// nil). A C callback captures nothing, so this is the editor's one static state,
+    /// as readline's own is the process's.
+    private struct HandlerState: Sendable {
+        var line: InputLine?
+        var removeHandler: (@convention(c) () -> Void)?
+    }
+
+    private static let received = Locked(HandlerState())
 
     /// readline's line handler: called from `rl_callback_read_char` on this thread
     /// when Enter (or Ctrl-D on an empty line) ends the line.
@@ -74,8 +91,19 @@ final class LineEditor {
             line = .end
         }
         // One line per prompt: the next read installs the handler again with its prompt.
-        rl_callback_handler_remove()
-        LineEditor.received.withLock { $0 = line }
+        let removeHandler = LineEditor.received.withLock { state in
+            state.line = line
+            return state.removeHandler
+        }
+        removeHandler?()
+    }
+
+    /// Throws away the line being typed and gives the terminal back (after Ctrl-C or
+    /// SIGTERM while a prompt waits).
+    private func abandon() {
+        readline.rl_free_line_state()
+        readline.rl_callback_sigcleanup()
+        readline.rl_callback_handler_remove()
     }
 
     /// Shows `prompt`, lets the person edit a line with `history` behind ↑, and
@@ -83,26 +111,26 @@ final class LineEditor {
     /// `.interrupted` for a stop signal.
     func read(prompt: String, history: [String]) -> InputLine {
         if stop.isRequested { return .interrupted }
-        clear_history()
-        for entry in history { add_history(entry) }
+        readline.clear_history()
+        for entry in history { readline.add_history(entry) }
         // The terminal may have been resized since the last prompt.
-        if shownBefore { rl_reset_screen_size() }
+        if shownBefore { readline.rl_reset_screen_size() }
         shownBefore = true
-        Self.received.withLock { $0 = nil }
-        rl_callback_handler_install(prompt, Self.lineHandler)
+        Self.received.withLock { $0.line = nil }
+        readline.rl_callback_handler_install(prompt, Self.lineHandler)
         while true {
             switch LineInput.waitForInput(descriptor, stop: stop) {
             case .none:
                 if stop.isRequested {
-                    juice_readline_abandon()
+                    abandon()
                     return .interrupted
                 }
             case .some(false):
-                juice_readline_abandon()
+                abandon()
                 return .end
             case .some(true):
-                rl_callback_read_char()
-                if let line = Self.received.withLock({ $0.take() }) { return line }
+                readline.rl_callback_read_char()
+                if let line = Self.received.withLock({ $0.line.take() }) { return line }
             }
         }
     }
