@@ -1,5 +1,13 @@
 import JuiceMakerPluginKit
 
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#else
+import Foundation
+#endif
+
 /// The `juice` process as the thin executable (`Sources/juice/main.swift`) starts it:
 /// the one public door into the CLI library.
 public enum JuiceProcess {
@@ -9,6 +17,22 @@ public enum JuiceProcess {
     public static func run(
         arguments: [String], environment: [String: String], workingDirectory: String, undecodableArgument: Int? = nil
     ) async -> Int32 {
+        switch start(
+            arguments: arguments, environment: environment, workingDirectory: workingDirectory,
+            undecodableArgument: undecodableArgument)
+        {
+        case .finished(let code): return code
+        case .pending(let run): return await run.finish()
+        }
+    }
+
+    /// Does at once, without a task, what needs no config, store or plugin (usage
+    /// errors, `--version`, `--help`, `config schema`); a command that does work is
+    /// left `pending`, for the caller to `finish` in a task. The process awaits only
+    /// then, so those answers never start the concurrency runtime's threads.
+    public static func start(
+        arguments: [String], environment: [String: String], workingDirectory: String, undecodableArgument: Int? = nil
+    ) -> Started {
         let runner = Runner(
             arguments: arguments,
             environment: environment,
@@ -17,7 +41,57 @@ public enum JuiceProcess {
             standardError: FileSink.standardError(),
             registry: .standard,
             undecodableArgument: undecodableArgument)
-        return await runner.run().rawValue
+        switch runner.start() {
+        case .finished(let code): return .finished(code.rawValue)
+        case .needsWork(let invocation): return .pending(PendingCommand(runner: runner, invocation: invocation))
+        }
+    }
+
+    /// What `start` did: answered (the exit code), or left a command to run.
+    public enum Started: Sendable {
+        case finished(Int32)
+        case pending(PendingCommand)
+    }
+
+    /// A command line whose command reads the config, the store or plugins.
+    public struct PendingCommand: Sendable {
+        let runner: Runner
+        let invocation: Invocation
+
+        /// Runs it; the exit code.
+        public func finish() async -> Int32 { await runner.finish(invocation).rawValue }
+    }
+
+    /// This process's environment, read from `environ` (the first of a repeated name,
+    /// as `getenv` reads it). Not through `ProcessInfo`, whose set-up every command
+    /// would pay before it starts.
+    public static func currentEnvironment() -> [String: String] {
+        #if canImport(Glibc) || canImport(Musl)
+        var environment: [String: String] = [:]
+        var entry = environ
+        while let pointer = entry.pointee {
+            let text = String(cString: pointer)
+            if let equals = text.utf8.firstIndex(of: UInt8(ascii: "=")) {
+                let name = String(text[..<equals])
+                if environment[name] == nil { environment[name] = String(text[text.index(after: equals)...]) }
+            }
+            entry += 1
+        }
+        return environment
+        #else
+        return ProcessInfo.processInfo.environment
+        #endif
+    }
+
+    /// The working directory (`getcwd`), or "" when it cannot be read (removed).
+    public static func currentDirectory() -> String {
+        #if canImport(Glibc) || canImport(Musl)
+        guard let path = getcwd(nil, 0) else { return "" }
+        defer { free(path) }
+        return String(cString: path)
+        #else
+        return FileManager.default.currentDirectoryPath
+        #endif
     }
 
     /// The position (from 1) of the first of this process's arguments that is not valid
