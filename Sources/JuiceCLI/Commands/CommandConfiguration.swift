@@ -88,7 +88,7 @@ struct CommandSpec: Sendable {
         let configuration = declaration.configuration
         name = configuration.commandName
         abstract = configuration.abstract
-        runnable = declaration as? any JuiceCommand.Type
+        runnable = declaration.runnable
         arguments = configuration.arguments
         options = configuration.options
         subcommands = configuration.subcommands.map(CommandSpec.init)

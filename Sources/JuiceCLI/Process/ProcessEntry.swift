@@ -67,7 +67,9 @@ public enum JuiceProcess {
     /// would pay before it starts.
     public static func currentEnvironment() -> [String: String] {
         #if canImport(Glibc) || canImport(Musl)
-        var environment: [String: String] = [:]
+        var count = 0
+        while environ[count] != nil { count += 1 }
+        var environment = [String: String](minimumCapacity: count)
         var entry = environ
         while let pointer = entry.pointee {
             let text = String(cString: pointer)

@@ -64,7 +64,7 @@ struct Runner: Sendable {
             do {
                 _ = try GlobalSettings(invocation, environment: environment)
                 guard let type = invocation.command.runnable else { return .finished(.usage) }
-                if let standalone = try type.init(invocation) as? any ConfigFreeCommand {
+                if let standalone = try type.init(invocation).configFree {
                     return .finished(standalone.run(standardOutput, registry: registry))
                 }
             } catch {
