@@ -56,7 +56,15 @@ enum NameMatcher {
     /// Lowercased, trimmed, with spaces and underscores as hyphens.
     static func normalize(_ text: String) -> String {
         let lowered = text.lowercased().split(whereSeparator: { $0 == " " || $0 == "_" || $0 == "-" || $0 == "\t" })
-        return lowered.joined(separator: "-")
+        // Joined by hand: the library's `joined(separator:)` casts to a protocol on its
+        // first use, a scan of every conformance in `juice` (README, Measured).
+        var normalized = ""
+        normalized.reserveCapacity(text.utf8.count)
+        for (index, part) in lowered.enumerated() {
+            if index > 0 { normalized += "-" }
+            normalized += part
+        }
+        return normalized
     }
 
     static func match<Value>(
