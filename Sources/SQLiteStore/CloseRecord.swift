@@ -50,7 +50,10 @@ final class CloseRecord: Sendable {
         guard descriptor >= 0 else { return (nil, false, true) }
         let record = CloseRecord(path: path, descriptor: descriptor)
         if lock(descriptor, LOCK_EX | LOCK_NB) {
-            let clean = record.contents().contains(fingerprintLine(store))
+            // Line by line over the bytes: `String.contains(String)` would load the
+            // string-processing library's searcher on every open.
+            let fingerprint = Array(fingerprintLine(store).utf8)
+            let clean = record.contents().utf8.split(separator: UInt8(ascii: "\n")).contains { $0.elementsEqual(fingerprint) }
             return (record, true, !clean)
         }
         _ = lock(descriptor, LOCK_SH)

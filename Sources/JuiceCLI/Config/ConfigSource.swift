@@ -54,7 +54,8 @@ struct ConfigLocator: Sendable {
             throw ConfigurationError(path: "", reason: .emptyConfigPath)
         }
         for candidate in candidates(option: option) {
-            guard candidate.explicit || FileManager.default.fileExists(atPath: candidate.path) else { continue }
+            // `access`, not `FileManager.default`, whose set-up every command would pay.
+            guard candidate.explicit || access(candidate.path, F_OK) == 0 else { continue }
             return (.file(candidate.path), try Self.readText(candidate.path))
         }
         return (.builtIn, BuiltInConfig.text)
