@@ -81,7 +81,10 @@ public enum Fleet {
     /// is dropped, at most 64 characters; `juice` if nothing is left.
     public static func machineName(fromHost host: String) -> String {
         let first = host.split(separator: ".").first.map(String.init) ?? ""
-        let safe = String(String.UnicodeScalarView(first.unicodeScalars.map { isTokenScalar($0) ? $0 : "-" }).prefix(64))
+        // Scalar by scalar (each becomes one ASCII character), not through a generic
+        // append, whose first use looks up a protocol witness at run time.
+        var safe = ""
+        for scalar in first.unicodeScalars.prefix(64) { safe.unicodeScalars.append(isTokenScalar(scalar) ? scalar : "-") }
         return safe.isEmpty || safe.allSatisfy({ $0 == "-" }) ? "juice" : safe
     }
 

@@ -99,7 +99,10 @@ public struct JSONReader {
         var members: [(key: String, value: ConfigValue)] = []
         // Each key's UTF-8 bytes: equal bytes are equal code points (RFC 8259 section
         // 8.3), unlike `String` equality, which treats canonical equivalents as equal.
-        var keys = Set<[UInt8]>()
+        // A list while the object is small (a config's objects are), a set from the
+        // 17th key: a set's first storage costs a runtime conformance lookup.
+        var keys: [[UInt8]] = []
+        var manyKeys = Set<[UInt8]>()
         skipWhitespace()
         if current == UInt8(ascii: "}") {
             index += 1
@@ -111,7 +114,15 @@ public struct JSONReader {
             let keyStart = index
             let keyBytes = try stringBytes()
             let key = String(decoding: keyBytes, as: UTF8.self)
-            guard keys.insert(keyBytes).inserted else { throw error(.duplicateKey(TerminalText.escaped(key)), at: keyStart) }
+            let isNew: Bool
+            if keys.count < 16 {
+                isNew = !keys.contains(keyBytes)
+                if isNew { keys.append(keyBytes) }
+                if keys.count == 16 { manyKeys = Set(keys) }
+            } else {
+                isNew = manyKeys.insert(keyBytes).inserted
+            }
+            guard isNew else { throw error(.duplicateKey(TerminalText.escaped(key)), at: keyStart) }
             skipWhitespace()
             guard current == UInt8(ascii: ":") else { throw error(.expectedColon(found())) }
             index += 1

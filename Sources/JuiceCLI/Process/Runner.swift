@@ -79,22 +79,37 @@ struct Runner: Sendable {
         // The config is read once (a FIFO or `<(…)` can be read only once): by the
         // command, and reused for the language of an error; read here only when the
         // command failed before it got that far.
-        var loaded: Result<JuiceConfig, CLIError>?
+        var loaded = LoadedConfig.notRead
         do {
             return try await execute(invocation, loaded: &loaded)
         } catch {
-            guard let loaded else { return report(error, language: fallbackLanguage(configOption: invocation.value("config"))) }
-            return report(error, language: fallbackLanguage(config: try? loaded.get()))
+            guard case .read(let config) = loaded else {
+                return report(error, language: fallbackLanguage(configOption: invocation.value("config")))
+            }
+            return report(error, language: fallbackLanguage(config: config))
         }
     }
 
-    private func execute(_ invocation: Invocation, loaded: inout Result<JuiceConfig, CLIError>?) async throws(CLIError) -> ExitCode {
+    /// Whether `execute` read the config, and what it got (nil: it was refused).
+    /// Not a `Result<JuiceConfig, CLIError>?`, whose type the runtime would build from
+    /// its mangled name on every command.
+    private enum LoadedConfig {
+        case notRead
+        case read(JuiceConfig?)
+    }
+
+    private func execute(_ invocation: Invocation, loaded: inout LoadedConfig) async throws(CLIError) -> ExitCode {
         let settings = try GlobalSettings(invocation, environment: environment)
         guard let type = invocation.command.runnable else { return .usage }
         let command = try type.init(invocation)
-        let outcome = Result { () throws(CLIError) in try loadConfig(option: settings.configPath) }
-        loaded = outcome
-        let config = try outcome.get()
+        let config: JuiceConfig
+        do {
+            config = try loadConfig(option: settings.configPath)
+            loaded = .read(config)
+        } catch {
+            loaded = .read(nil)
+            throw error
+        }
         let language = settings.language ?? config.language ?? Language(environment: environment)
         let location = StoreLocation.resolve(
             settings: settings, config: config, environment: environment, workingDirectory: workingDirectory)

@@ -39,7 +39,9 @@ final class StopSignals: Sendable {
 
     private struct Waiting {
         var nextID = 0
-        var continuations: [Int: CheckedContinuation<Void, Never>] = [:]
+        /// Empty without a literal: `[:]` allocates storage (and instantiates its type
+        /// at run time) for every command that catches signals, though few ever wait.
+        var continuations = [Int: CheckedContinuation<Void, Never>]()
     }
 
     /// The first signal received, 0 while none.

@@ -56,13 +56,14 @@ enum NameMatcher {
     /// Lowercased, trimmed, with spaces and underscores as hyphens.
     static func normalize(_ text: String) -> String {
         let lowered = text.lowercased().split(whereSeparator: { $0 == " " || $0 == "_" || $0 == "-" || $0 == "\t" })
-        // Joined by hand: the library's `joined(separator:)` casts to a protocol on its
-        // first use, a scan of every conformance in `juice` (README, Measured).
+        // Joined by hand, String to String: the library's `joined(separator:)` and
+        // appending a Substring look up protocol conformances at run time on first use
+        // (README, Measured).
         var normalized = ""
         normalized.reserveCapacity(text.utf8.count)
         for (index, part) in lowered.enumerated() {
             if index > 0 { normalized += "-" }
-            normalized += part
+            normalized += String(part)
         }
         return normalized
     }

@@ -19,8 +19,10 @@ public enum PathText {
         if component.isEmpty { return path }
         var head = Substring(path)
         while head.count > 1, head.hasSuffix("/") { head = head.dropLast() }
-        let tail = component.drop { $0 == "/" }
-        return head == "/" ? "/" + tail : head + "/" + tail
+        // String + String: concatenating Substrings goes through a generic append that
+        // looks up a protocol witness at run time on first use (README, Measured).
+        let tail = String(component.drop { $0 == "/" })
+        return head == "/" ? "/" + tail : String(head) + "/" + tail
     }
 
     /// Empty and "." components removed, and in an absolute path ".." taken back
