@@ -32,13 +32,17 @@ let withNATS =
 let natsTargets: [Target] =
     withNATS
     ? [
+        /// libnats linked, for `juice-bench fleet`'s loop straight over the C client.
         .systemLibrary(
             name: "CNATS", path: "Sources/CNATS", pkgConfig: "libnats",
             providers: [.apt(["libnats-dev"]), .brew(["cnats"])]),
+        /// libnats loaded when the first NATS connection is set up (dlopen), so no `juice`
+        /// command pays for loading it and the libraries it brings at start.
+        .target(name: "CNATSLoader", path: "Sources/CNATSLoader"),
         /// The `nats` durable subscriber and the fleet client, over a small safe layer on libnats.
         .target(
             name: "NATSPlugin",
-            dependencies: ["JuiceMakerPluginKit", "JuiceMakerCore", "EventBus", "Locking", "FleetConfiguration", "CNATS"],
+            dependencies: ["JuiceMakerPluginKit", "JuiceMakerCore", "EventBus", "Locking", "FleetConfiguration", "CNATSLoader"],
             path: "Plugins/NATS", swiftSettings: importsWhatItUses),
     ] : []
 let natsDependency: [Target.Dependency] = withNATS ? ["NATSPlugin"] : []

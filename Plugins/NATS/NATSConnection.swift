@@ -1,4 +1,4 @@
-import CNATS
+import CNATSLoader
 import JuiceMakerCore
 #if canImport(FoundationEssentials)
 import FoundationEssentials
@@ -25,37 +25,38 @@ public final class NATSConnection: @unchecked Sendable {
 
     /// Connects (failing within `options.timeout` when no server answers) and opens JetStream.
     public init(_ options: NATSOptions) throws(NATSError) {
+        try loadNATSLibrary()
         displayServers = options.displayServers
         timeoutMilliseconds = Int64((options.timeout * 1000).rounded())
         let strings = CStrings()
         var created: OpaquePointer?
-        var status = natsOptions_Create(&created)
+        var status = nats.pointee.natsOptions_Create(&created)
         guard status == NATS_OK, let natsOptions = created else { throw .from(status, doing: "setting up the NATS client") }
         let doing = "connecting to \(displayServers)"
         func check(_ status: natsStatus, _ what: String) throws(NATSError) {
             guard status == NATS_OK else {
-                natsOptions_Destroy(natsOptions)
+                nats.pointee.natsOptions_Destroy(natsOptions)
                 throw .from(status, doing: what)
             }
         }
-        try check(natsOptions_SetServers(natsOptions, strings.array(options.servers), Int32(options.servers.count)), doing)
-        try check(natsOptions_SetTimeout(natsOptions, timeoutMilliseconds), doing)
-        try check(natsOptions_SetName(natsOptions, strings.make(options.name)), doing)
-        try check(natsOptions_SetAllowReconnect(natsOptions, options.reconnects), doing)
+        try check(nats.pointee.natsOptions_SetServers(natsOptions, strings.array(options.servers), Int32(options.servers.count)), doing)
+        try check(nats.pointee.natsOptions_SetTimeout(natsOptions, timeoutMilliseconds), doing)
+        try check(nats.pointee.natsOptions_SetName(natsOptions, strings.make(options.name)), doing)
+        try check(nats.pointee.natsOptions_SetAllowReconnect(natsOptions, options.reconnects), doing)
         if options.reconnects {
-            try check(natsOptions_SetMaxReconnect(natsOptions, -1), doing)
-            try check(natsOptions_SetReconnectWait(natsOptions, 250), doing)
+            try check(nats.pointee.natsOptions_SetMaxReconnect(natsOptions, -1), doing)
+            try check(nats.pointee.natsOptions_SetReconnectWait(natsOptions, 250), doing)
         }
-        if let token = options.token { try check(natsOptions_SetToken(natsOptions, strings.make(token)), doing) }
+        if let token = options.token { try check(nats.pointee.natsOptions_SetToken(natsOptions, strings.make(token)), doing) }
         if let file = options.credentialsFile {
             try check(
-                natsOptions_SetUserCredentialsFromFiles(natsOptions, strings.make(file), nil),
+                nats.pointee.natsOptions_SetUserCredentialsFromFiles(natsOptions, strings.make(file), nil),
                 "reading the credentials file \(file)")
         }
         var connected: OpaquePointer?
-        status = natsConnection_Connect(&connected, natsOptions)
+        status = nats.pointee.natsConnection_Connect(&connected, natsOptions)
         guard status == NATS_OK, let connection = connected else {
-            natsOptions_Destroy(natsOptions)
+            nats.pointee.natsOptions_Destroy(natsOptions)
             throw .from(status, doing: doing)
         }
         // Retained for good, never released: libnats may call the handler on its own
@@ -63,17 +64,17 @@ public final class NATSConnection: @unchecked Sendable {
         // (one small object per connection).
         let acks = PubAcks()
         var jsOptions = jsOptions()
-        jsOptions_Init(&jsOptions)
+        _ = nats.pointee.jsOptions_Init(&jsOptions)
         jsOptions.Wait = timeoutMilliseconds
         jsOptions.PublishAsync.MaxPending = Int64(max(1, options.maxOutstandingAcks))
         jsOptions.PublishAsync.AckHandler = pubAckHandler
         jsOptions.PublishAsync.AckHandlerClosure = Unmanaged.passRetained(acks).toOpaque()
         jsOptions.PublishAsync.StallWait = timeoutMilliseconds
         var context: OpaquePointer?
-        status = natsConnection_JetStream(&context, connection, &jsOptions)
+        status = nats.pointee.natsConnection_JetStream(&context, connection, &jsOptions)
         guard status == NATS_OK, let context else {
-            natsConnection_Destroy(connection)
-            natsOptions_Destroy(natsOptions)
+            nats.pointee.natsConnection_Destroy(connection)
+            nats.pointee.natsOptions_Destroy(natsOptions)
             throw .from(status, doing: "opening JetStream on \(displayServers)")
         }
         self.connection = connection
@@ -83,19 +84,19 @@ public final class NATSConnection: @unchecked Sendable {
     }
 
     deinit {
-        jsCtx_Destroy(jetStream)
-        natsConnection_Destroy(connection)
-        natsOptions_Destroy(options)
+        nats.pointee.jsCtx_Destroy(jetStream)
+        nats.pointee.natsConnection_Destroy(connection)
+        nats.pointee.natsOptions_Destroy(options)
     }
 
     /// Closes the connection; later calls fail.
     public func close() {
-        natsConnection_Close(connection)
+        nats.pointee.natsConnection_Close(connection)
     }
 
     /// Whether the connection is up now (not closed, not reconnecting).
     public var isConnected: Bool {
-        natsConnection_Status(connection) == NATS_CONN_STATUS_CONNECTED
+        nats.pointee.natsConnection_Status(connection) == NATS_CONN_STATUS_CONNECTED
     }
 
     // MARK: Streams
@@ -106,9 +107,9 @@ public final class NATSConnection: @unchecked Sendable {
         var info: UnsafeMutablePointer<jsStreamInfo>?
         var jsError = jsErrCode(0)
         let strings = CStrings()
-        var status = js_GetStreamInfo(&info, jetStream, strings.make(name), nil, &jsError)
+        var status = nats.pointee.js_GetStreamInfo(&info, jetStream, strings.make(name), nil, &jsError)
         if status == NATS_OK, let info {
-            defer { jsStreamInfo_Destroy(info) }
+            defer { nats.pointee.jsStreamInfo_Destroy(info) }
             var existing: [String] = []
             if let config = info.pointee.Config, let list = config.pointee.Subjects {
                 for index in 0..<Int(config.pointee.SubjectsLen) {
@@ -125,7 +126,7 @@ public final class NATSConnection: @unchecked Sendable {
         }
         guard status == NATS_NOT_FOUND else { throw .from(status, doing: "looking up stream \(name)", jsError: jsError) }
         var config = jsStreamConfig()
-        jsStreamConfig_Init(&config)
+        _ = nats.pointee.jsStreamConfig_Init(&config)
         config.Name = strings.make(name)
         config.Subjects = strings.array([subjects])
         config.SubjectsLen = 1
@@ -133,8 +134,8 @@ public final class NATSConnection: @unchecked Sendable {
         config.Replicas = Int64(replicas)
         info = nil
         jsError = jsErrCode(0)
-        status = js_AddStream(&info, jetStream, &config, nil, &jsError)
-        if let info { jsStreamInfo_Destroy(info) }
+        status = nats.pointee.js_AddStream(&info, jetStream, &config, nil, &jsError)
+        if let info { nats.pointee.jsStreamInfo_Destroy(info) }
         guard status == NATS_OK else {
             // 10065: subjects overlap with another stream's; 10058: the name is taken.
             if jsError.rawValue == 10065 || jsError.rawValue == 10058 {
@@ -152,9 +153,9 @@ public final class NATSConnection: @unchecked Sendable {
         var info: UnsafeMutablePointer<jsStreamInfo>?
         var jsError = jsErrCode(0)
         let strings = CStrings()
-        let status = js_GetStreamInfo(&info, jetStream, strings.make(name), nil, &jsError)
+        let status = nats.pointee.js_GetStreamInfo(&info, jetStream, strings.make(name), nil, &jsError)
         guard status == NATS_OK, let info else { throw .from(status, doing: "looking up stream \(name)", jsError: jsError) }
-        defer { jsStreamInfo_Destroy(info) }
+        defer { nats.pointee.jsStreamInfo_Destroy(info) }
         return info.pointee.State.Msgs
     }
 
@@ -162,7 +163,7 @@ public final class NATSConnection: @unchecked Sendable {
     public func deleteStream(_ name: String) throws(NATSError) {
         var jsError = jsErrCode(0)
         let strings = CStrings()
-        let status = js_DeleteStream(jetStream, strings.make(name), nil, &jsError)
+        let status = nats.pointee.js_DeleteStream(jetStream, strings.make(name), nil, &jsError)
         guard status == NATS_OK else { throw .from(status, doing: "deleting stream \(name)", jsError: jsError) }
     }
 
@@ -179,24 +180,24 @@ public final class NATSConnection: @unchecked Sendable {
         let strings = CStrings()
         var created: OpaquePointer?
         var status = body.withUnsafeBufferPointer { buffer in
-            natsMsg_Create(
+            nats.pointee.natsMsg_Create(
                 &created, strings.make(subject), nil, buffer.baseAddress.map { UnsafeRawPointer($0).assumingMemoryBound(to: CChar.self) },
                 Int32(buffer.count))
         }
         guard status == NATS_OK, let message = created else { throw .from(status, doing: "preparing a message for \(subject)") }
-        defer { natsMsg_Destroy(message) }
+        defer { nats.pointee.natsMsg_Destroy(message) }
         for (key, value) in headers {
-            status = natsMsgHeader_Set(message, strings.make(key), strings.make(value))
+            status = nats.pointee.natsMsgHeader_Set(message, strings.make(key), strings.make(value))
             guard status == NATS_OK else { throw .from(status, doing: "setting header \(key)") }
         }
         var options = jsPubOptions()
-        jsPubOptions_Init(&options)
+        _ = nats.pointee.jsPubOptions_Init(&options)
         options.MsgId = strings.make(messageID)
         options.MaxWait = timeoutMilliseconds
         var ack: UnsafeMutablePointer<jsPubAck>?
         var jsError = jsErrCode(0)
-        status = js_PublishMsg(&ack, jetStream, message, &options, &jsError)
-        defer { if let ack { jsPubAck_Destroy(ack) } }
+        status = nats.pointee.js_PublishMsg(&ack, jetStream, message, &options, &jsError)
+        defer { if let ack { nats.pointee.jsPubAck_Destroy(ack) } }
         guard status == NATS_OK, let ack else { throw .from(status, doing: "publishing to \(subject) on \(displayServers)", jsError: jsError) }
         return ack.pointee.Duplicate
     }
@@ -210,7 +211,7 @@ public final class NATSConnection: @unchecked Sendable {
         var created: OpaquePointer?
         var status = subject.withCString { subjectPointer in
             body.withUTF8 { buffer in
-                natsMsg_Create(
+                nats.pointee.natsMsg_Create(
                     &created, subjectPointer, nil, buffer.baseAddress.map { UnsafeRawPointer($0).assumingMemoryBound(to: CChar.self) },
                     Int32(buffer.count))
             }
@@ -218,9 +219,9 @@ public final class NATSConnection: @unchecked Sendable {
         guard status == NATS_OK, let message = created else { throw .from(status, doing: "preparing a message for \(subject)") }
         // libnats sets `Nats-Msg-Id` from `options.MsgId`.
         for (key, value) in headers {
-            status = key.withCString { key in value.withCString { value in natsMsgHeader_Set(message, key, value) } }
+            status = key.withCString { key in value.withCString { value in nats.pointee.natsMsgHeader_Set(message, key, value) } }
             guard status == NATS_OK else {
-                natsMsg_Destroy(message)
+                nats.pointee.natsMsg_Destroy(message)
                 throw .from(status, doing: "setting header \(key)")
             }
         }
@@ -228,13 +229,13 @@ public final class NATSConnection: @unchecked Sendable {
         var pointer: OpaquePointer? = message
         status = messageID.withCString { idPointer in
             var options = jsPubOptions()
-            jsPubOptions_Init(&options)
+            _ = nats.pointee.jsPubOptions_Init(&options)
             options.MsgId = idPointer
             options.MaxWait = timeoutMilliseconds
-            return js_PublishMsgAsync(jetStream, &pointer, &options)
+            return nats.pointee.js_PublishMsgAsync(jetStream, &pointer, &options)
         }
         // On success libnats owns the message (and set `pointer` to NULL); otherwise it is ours.
-        if let left = pointer { natsMsg_Destroy(left) }
+        if let left = pointer { nats.pointee.natsMsg_Destroy(left) }
         guard status == NATS_OK else {
             acks.forget(messageID)
             throw .from(status, doing: "publishing to \(subject) on \(displayServers)")
@@ -276,7 +277,7 @@ public final class NATSConnection: @unchecked Sendable {
     public func reader(stream: String, filter: String, start: Start) throws(NATSError) -> NATSSubscription {
         let strings = CStrings()
         var options = jsSubOptions()
-        jsSubOptions_Init(&options)
+        _ = nats.pointee.jsSubOptions_Init(&options)
         options.Stream = strings.make(stream)
         options.Ordered = true
         switch start {
@@ -289,7 +290,7 @@ public final class NATSConnection: @unchecked Sendable {
         }
         var subscription: OpaquePointer?
         var jsError = jsErrCode(0)
-        let status = js_SubscribeSync(&subscription, jetStream, strings.make(filter), nil, &options, &jsError)
+        let status = nats.pointee.js_SubscribeSync(&subscription, jetStream, strings.make(filter), nil, &options, &jsError)
         guard status == NATS_OK, let subscription else {
             throw .from(status, doing: "reading \(filter) from stream \(stream)", jsError: jsError)
         }
@@ -304,7 +305,7 @@ public final class NATSConnection: @unchecked Sendable {
     ) throws(NATSError) -> NATSSubscription {
         let strings = CStrings()
         var options = jsSubOptions()
-        jsSubOptions_Init(&options)
+        _ = nats.pointee.jsSubOptions_Init(&options)
         options.Stream = strings.make(stream)
         options.Config.AckPolicy = js_AckExplicit
         options.Config.AckWait = Int64(ackWait * 1e9)
@@ -312,7 +313,7 @@ public final class NATSConnection: @unchecked Sendable {
         options.Config.MaxAckPending = Int64(maxAckPending)
         var subscription: OpaquePointer?
         var jsError = jsErrCode(0)
-        let status = js_PullSubscribe(&subscription, jetStream, strings.make(filter), strings.make(durable), nil, &options, &jsError)
+        let status = nats.pointee.js_PullSubscribe(&subscription, jetStream, strings.make(filter), strings.make(durable), nil, &options, &jsError)
         guard status == NATS_OK, let subscription else {
             throw .from(status, doing: "opening consumer \(durable) on stream \(stream)", jsError: jsError)
         }

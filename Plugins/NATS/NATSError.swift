@@ -1,4 +1,4 @@
-import CNATS
+import CNATSLoader
 
 /// A libnats failure as one line: what was being done, libnats' own text, and what to
 /// do about it. Never contains a token or a credential.
@@ -30,9 +30,9 @@ public struct NATSError: Error, Sendable, CustomStringConvertible {
 
     /// `status` while `doing`, with libnats' last error text for this thread.
     static func from(_ status: natsStatus, doing: String, jsError: jsErrCode = jsErrCode(0)) -> NATSError {
-        let text = String(cString: natsStatus_GetText(status))
+        let text = nats.pointee.natsStatus_GetText(status).map { String(cString: $0) } ?? "status \(status.rawValue)"
         var detail = ""
-        if let last = nats_GetLastError(nil) {
+        if let last = nats.pointee.nats_GetLastError(nil) {
             // "(conn.c:2088): No server available for connection": the text without its source position.
             var lastText = String(cString: last)
             if lastText.hasPrefix("("), let end = lastText.firstRange(of: "): ") { lastText = String(lastText[end.upperBound...]) }

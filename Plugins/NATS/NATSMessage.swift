@@ -1,4 +1,4 @@
-import CNATS
+import CNATSLoader
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
@@ -19,13 +19,13 @@ public final class NATSMessage: @unchecked Sendable {
         self.owner = owner
     }
 
-    deinit { natsMsg_Destroy(message) }
+    deinit { nats.pointee.natsMsg_Destroy(message) }
 
-    public var subject: String { String(cString: natsMsg_GetSubject(message)) }
+    public var subject: String { nats.pointee.natsMsg_GetSubject(message).map { String(cString: $0) } ?? "" }
 
     public var body: [UInt8] {
-        let count = Int(natsMsg_GetDataLength(message))
-        guard count > 0, let data = natsMsg_GetData(message) else { return [] }
+        let count = Int(nats.pointee.natsMsg_GetDataLength(message))
+        guard count > 0, let data = nats.pointee.natsMsg_GetData(message) else { return [] }
         return data.withMemoryRebound(to: UInt8.self, capacity: count) { Array(UnsafeBufferPointer(start: $0, count: count)) }
     }
 
@@ -34,7 +34,7 @@ public final class NATSMessage: @unchecked Sendable {
     /// A header's value.
     public func header(_ key: String) -> String? {
         var value: UnsafePointer<CChar>?
-        let status = key.withCString { natsMsgHeader_Get(message, $0, &value) }
+        let status = key.withCString { nats.pointee.natsMsgHeader_Get(message, $0, &value) }
         guard status == NATS_OK, let value else { return nil }
         return String(cString: value)
     }
@@ -43,8 +43,8 @@ public final class NATSMessage: @unchecked Sendable {
     /// when it was stored.
     public var metadata: (streamSequence: UInt64, pending: UInt64, stored: Date, delivered: UInt64)? {
         var meta: UnsafeMutablePointer<jsMsgMetaData>?
-        guard natsMsg_GetMetaData(&meta, message) == NATS_OK, let meta else { return nil }
-        defer { jsMsgMetaData_Destroy(meta) }
+        guard nats.pointee.natsMsg_GetMetaData(&meta, message) == NATS_OK, let meta else { return nil }
+        defer { nats.pointee.jsMsgMetaData_Destroy(meta) }
         return (
             meta.pointee.Sequence.Stream, meta.pointee.NumPending,
             Date(timeIntervalSince1970: Double(meta.pointee.Timestamp) / 1e9), meta.pointee.NumDelivered
@@ -55,22 +55,22 @@ public final class NATSMessage: @unchecked Sendable {
     /// explicit ack): after this returns it is not delivered again.
     public func acknowledge() throws(NATSError) {
         var jsError = jsErrCode(0)
-        let status = natsMsg_AckSync(message, nil, &jsError)
+        let status = nats.pointee.natsMsg_AckSync(message, nil, &jsError)
         guard status == NATS_OK else { throw .from(status, doing: "acknowledging \(subject)", jsError: jsError) }
     }
 
     /// Tells the server it is still being worked on: its ack wait starts again.
     public func inProgress() {
-        _ = natsMsg_InProgress(message, nil)
+        _ = nats.pointee.natsMsg_InProgress(message, nil)
     }
 
     /// Refuses it for good: the server never sends it again (a body that is not an event).
     public func terminate() {
-        _ = natsMsg_Term(message, nil)
+        _ = nats.pointee.natsMsg_Term(message, nil)
     }
 
     /// Asks for it to be sent again after `delay` seconds.
     public func notAcknowledged(delay: Double) {
-        _ = natsMsg_NakWithDelay(message, Int64(delay * 1000), nil)
+        _ = nats.pointee.natsMsg_NakWithDelay(message, Int64(delay * 1000), nil)
     }
 }

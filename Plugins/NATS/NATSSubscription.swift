@@ -1,4 +1,4 @@
-import CNATS
+import CNATSLoader
 
 /// A subscription (ordered reader or durable pull consumer).
 ///
@@ -15,18 +15,18 @@ public final class NATSSubscription: @unchecked Sendable {
     }
 
     deinit {
-        natsSubscription_Destroy(subscription)
+        nats.pointee.natsSubscription_Destroy(subscription)
     }
 
     /// Ends it: a call waiting in `next` or `fetch` returns.
     public func stop() {
-        _ = natsSubscription_Unsubscribe(subscription)
+        _ = nats.pointee.natsSubscription_Unsubscribe(subscription)
     }
 
     /// The next message of an ordered reader, or `nil` when none came within `timeout` seconds.
     public func next(timeout: Double) throws(NATSError) -> NATSMessage? {
         var message: OpaquePointer?
-        let status = natsSubscription_NextMsg(&message, subscription, Int64(timeout * 1000))
+        let status = nats.pointee.natsSubscription_NextMsg(&message, subscription, Int64(timeout * 1000))
         if status == NATS_TIMEOUT { return nil }
         guard status == NATS_OK, let message else { throw .from(status, doing: "reading the stream") }
         return NATSMessage(message, owner: owner)
@@ -36,7 +36,7 @@ public final class NATSSubscription: @unchecked Sendable {
     public func fetch(batch: Int, timeout: Double) throws(NATSError) -> [NATSMessage] {
         var list = natsMsgList()
         var jsError = jsErrCode(0)
-        let status = natsSubscription_Fetch(&list, subscription, Int32(batch), Int64(timeout * 1000), &jsError)
+        let status = nats.pointee.natsSubscription_Fetch(&list, subscription, Int32(batch), Int64(timeout * 1000), &jsError)
         if status == NATS_TIMEOUT { return [] }
         guard status == NATS_OK else { throw .from(status, doing: "fetching from the consumer", jsError: jsError) }
         var messages: [NATSMessage] = []
@@ -48,7 +48,7 @@ public final class NATSSubscription: @unchecked Sendable {
                 }
             }
         }
-        natsMsgList_Destroy(&list)
+        nats.pointee.natsMsgList_Destroy(&list)
         return messages
     }
 }

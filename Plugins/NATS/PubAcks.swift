@@ -1,4 +1,4 @@
-import CNATS
+import CNATSLoader
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -128,18 +128,18 @@ final class PubAcks: Sendable {
 /// the outcome to the `PubAcks` in `closure`, then destroys the message (ours, per the
 /// libnats documentation).
 let pubAckHandler: jsPubAckHandler = { _, message, ack, failure, closure in
-    defer { natsMsg_Destroy(message) }
+    defer { nats.pointee.natsMsg_Destroy(message) }
     guard let closure, let message else { return }
     let acks = Unmanaged<PubAcks>.fromOpaque(closure).takeUnretainedValue()
     var idPointer: UnsafePointer<CChar>?
-    guard natsMsgHeader_Get(message, "Nats-Msg-Id", &idPointer) == NATS_OK, let idPointer,
+    guard nats.pointee.natsMsgHeader_Get(message, "Nats-Msg-Id", &idPointer) == NATS_OK, let idPointer,
         let id = EventID(utf8: UnsafeBufferPointer(start: UnsafeRawPointer(idPointer).assumingMemoryBound(to: UInt8.self), count: strlen(idPointer)))
     else { return }
     if let ack {
         acks.record(id, .stored(duplicate: ack.pointee.Duplicate))
     } else if let failure {
-        let subject = String(cString: natsMsg_GetSubject(message))
-        let text = String(cString: natsStatus_GetText(failure.pointee.Err))
+        let subject = nats.pointee.natsMsg_GetSubject(message).map { String(cString: $0) } ?? ""
+        let text = nats.pointee.natsStatus_GetText(failure.pointee.Err).map { String(cString: $0) } ?? "status \(failure.pointee.Err.rawValue)"
         var line = "publishing to \(subject): \(text)"
         if let detail = failure.pointee.ErrText { line += " (\(String(cString: detail)))" }
         if failure.pointee.ErrCode.rawValue != 0 { line += " [JetStream error \(failure.pointee.ErrCode.rawValue)]" }

@@ -1,0 +1,55 @@
+#include "juice_nats.h"
+
+#include <dlfcn.h>
+#include <pthread.h>
+#include <stddef.h>
+
+// The table and the outcome of loading it are the process's, as the library itself
+// is once loaded: written once under `once`, read only after it.
+static struct juice_nats_functions table;
+static const char *failure = "libnats was not loaded";
+static pthread_once_t once = PTHREAD_ONCE_INIT;
+
+#define JUICE_NATS_TEXT(x) JUICE_NATS_TEXT_(x)
+#define JUICE_NATS_TEXT_(x) #x
+
+static void load(void) {
+    static const char *const names[] = {
+#if defined(__APPLE__)
+        "libnats." JUICE_NATS_TEXT(NATS_VERSION_MAJOR) "." JUICE_NATS_TEXT(NATS_VERSION_MINOR) ".dylib",
+        "libnats." JUICE_NATS_TEXT(NATS_VERSION_MAJOR) ".dylib",
+        "/opt/homebrew/lib/libnats.dylib",
+        "/usr/local/lib/libnats.dylib",
+#else
+        // Debian's soname names the minor version (libnats.so.3.4).
+        "libnats.so." JUICE_NATS_TEXT(NATS_VERSION_MAJOR) "." JUICE_NATS_TEXT(NATS_VERSION_MINOR),
+        "libnats.so." JUICE_NATS_TEXT(NATS_VERSION_MAJOR),
+#endif
+    };
+    void *library = NULL;
+    for (size_t index = 0; index < sizeof names / sizeof names[0] && library == NULL; index++) {
+        library = dlopen(names[index], RTLD_NOW | RTLD_LOCAL);
+    }
+    if (library == NULL) {
+        const char *reason = dlerror();
+        failure = reason != NULL ? reason : "cannot load libnats";
+        return;
+    }
+#define JUICE_NATS_LOAD(name) \
+    if ((table.name = (__typeof__(table.name))dlsym(library, #name)) == NULL) { \
+        failure = "libnats has no " #name; \
+        return; \
+    }
+    JUICE_NATS_FUNCTIONS(JUICE_NATS_LOAD)
+#undef JUICE_NATS_LOAD
+    failure = NULL;
+}
+
+const char *juice_nats_load(void) {
+    pthread_once(&once, load);
+    return failure;
+}
+
+const struct juice_nats_functions *juice_nats(void) {
+    return &table;
+}
