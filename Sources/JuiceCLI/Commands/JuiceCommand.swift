@@ -42,16 +42,16 @@ protocol JuiceCommand: CommandDeclaration {
     init(_ invocation: Invocation) throws(CLIError)
     /// Commands that wait on plugins (`deliver`) are async; the others satisfy this synchronously.
     func run(_ session: Session) async throws(CLIError) -> ExitCode
-    /// This command if it is a `ConfigFreeCommand`; the runner asks this rather than
-    /// casting, for the reason `runnable` gives.
-    var configFree: (any ConfigFreeCommand)? { get }
+    /// `Self` if it is a `ConfigFreeCommand`; the runner asks this rather than casting,
+    /// for the reason `runnable` gives.
+    static var configFreeType: (any ConfigFreeCommand.Type)? { get }
 }
 
 extension JuiceCommand {
     static var needs: CommandNeeds { .store }
     static var isScreen: Bool { false }
     static var runnable: (any JuiceCommand.Type)? { Self.self }
-    var configFree: (any ConfigFreeCommand)? { nil }
+    static var configFreeType: (any ConfigFreeCommand.Type)? { nil }
 }
 
 /// A command that reads no config and opens nothing (`config schema`): the runner
@@ -61,5 +61,5 @@ protocol ConfigFreeCommand: JuiceCommand {
 }
 
 extension ConfigFreeCommand {
-    var configFree: (any ConfigFreeCommand)? { self }
+    static var configFreeType: (any ConfigFreeCommand.Type)? { Self.self }
 }

@@ -43,7 +43,7 @@ public enum JuiceProcess {
             undecodableArgument: undecodableArgument)
         switch runner.start() {
         case .finished(let code): return .finished(code.rawValue)
-        case .needsWork(let invocation): return .pending(PendingCommand(runner: runner, invocation: invocation))
+        case .needsWork(let prepared): return .pending(PendingCommand(runner: runner, prepared: prepared))
         }
     }
 
@@ -56,10 +56,10 @@ public enum JuiceProcess {
     /// A command line whose command reads the config, the store or plugins.
     public struct PendingCommand: Sendable {
         let runner: Runner
-        let invocation: Invocation
+        let prepared: Runner.Prepared
 
         /// Runs it; the exit code.
-        public func finish() async -> Int32 { await runner.finish(invocation).rawValue }
+        public func finish() async -> Int32 { await runner.finish(prepared).rawValue }
     }
 
     /// This process's environment, read from `environ` (the first of a repeated name,

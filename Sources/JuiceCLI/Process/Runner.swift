@@ -26,13 +26,20 @@ struct Runner: Sendable {
     /// What `start` leaves to do: a command that reads the config, the store or plugins.
     enum Start: Sendable {
         case finished(ExitCode)
-        case needsWork(Invocation)
+        case needsWork(Prepared)
+    }
+
+    /// A command line `start` checked: its global options read, its command found.
+    struct Prepared: Sendable {
+        let invocation: Invocation
+        let settings: GlobalSettings
+        let command: any JuiceCommand.Type
     }
 
     func run() async -> ExitCode {
         switch start() {
         case .finished(let code): return code
-        case .needsWork(let invocation): return await finish(invocation)
+        case .needsWork(let prepared): return await finish(prepared)
         }
     }
 
@@ -62,26 +69,27 @@ struct Runner: Sendable {
             return .finished(.success)
         case .run(let invocation):
             do {
-                _ = try GlobalSettings(invocation, environment: environment)
+                let settings = try GlobalSettings(invocation, environment: environment)
                 guard let type = invocation.command.runnable else { return .finished(.usage) }
-                if let standalone = try type.init(invocation).configFree {
-                    return .finished(standalone.run(standardOutput, registry: registry))
+                if let configFree = type.configFreeType {
+                    return .finished(try configFree.init(invocation).run(standardOutput, registry: registry))
                 }
+                return .needsWork(Prepared(invocation: invocation, settings: settings, command: type))
             } catch {
                 return .finished(report(error, language: fallbackLanguage(configOption: invocation.value("config"))))
             }
-            return .needsWork(invocation)
         }
     }
 
-    /// Runs a command `start` left: its values were checked there.
-    func finish(_ invocation: Invocation) async -> ExitCode {
+    /// Runs a command `start` left.
+    func finish(_ prepared: Prepared) async -> ExitCode {
+        let invocation = prepared.invocation
         // The config is read once (a FIFO or `<(…)` can be read only once): by the
         // command, and reused for the language of an error; read here only when the
         // command failed before it got that far.
         var loaded = LoadedConfig.notRead
         do {
-            return try await execute(invocation, loaded: &loaded)
+            return try await execute(prepared, loaded: &loaded)
         } catch {
             guard case .read(let config) = loaded else {
                 return report(error, language: fallbackLanguage(configOption: invocation.value("config")))
@@ -98,9 +106,8 @@ struct Runner: Sendable {
         case read(JuiceConfig?)
     }
 
-    private func execute(_ invocation: Invocation, loaded: inout LoadedConfig) async throws(CLIError) -> ExitCode {
-        let settings = try GlobalSettings(invocation, environment: environment)
-        guard let type = invocation.command.runnable else { return .usage }
+    private func execute(_ prepared: Prepared, loaded: inout LoadedConfig) async throws(CLIError) -> ExitCode {
+        let (invocation, settings, type) = (prepared.invocation, prepared.settings, prepared.command)
         let command = try type.init(invocation)
         let config: JuiceConfig
         do {
