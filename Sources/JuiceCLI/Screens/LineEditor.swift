@@ -48,6 +48,11 @@ final class LineEditor {
         self.stop = stop
         self.readline = readline
     }
+    #else
+    private init(descriptor: Int32, stop: StopSignals) {
+        self.descriptor = descriptor
+        self.stop = stop
+    }
     #endif
 
     /// An editor for the terminal `input` (standard input), or nil when `juice` was
