@@ -174,7 +174,7 @@ public enum Fleet {
         var servers: [String] = []
         for part in text.split(separator: ",", omittingEmptySubsequences: false) {
             let item = String(part.drop(while: \.isWhitespace).reversed().drop(while: \.isWhitespace).reversed())
-            let full = item.contains("://") ? item : "nats://\(item)"
+            let full = item.containsText("://") ? item : "nats://\(item)"
             guard let url = URL(string: full), ["nats", "tls"].contains(url.scheme?.lowercased() ?? ""),
                 let host = url.host, !host.isEmpty, url.path.isEmpty || url.path == "/", url.query == nil
             else { return .failure(BadURL(item: item)) }

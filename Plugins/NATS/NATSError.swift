@@ -1,4 +1,5 @@
 import CNATSLoader
+import JuiceMakerCore
 
 /// A libnats failure as one line: what was being done, libnats' own text, and what to
 /// do about it. Never contains a token or a credential.
@@ -35,7 +36,7 @@ public struct NATSError: Error, Sendable, CustomStringConvertible {
         if let last = nats.pointee.nats_GetLastError(nil) {
             // "(conn.c:2088): No server available for connection": the text without its source position.
             var lastText = String(cString: last)
-            if lastText.hasPrefix("("), let end = lastText.firstRange(of: "): ") { lastText = String(lastText[end.upperBound...]) }
+            if lastText.hasPrefix("("), let end = lastText.firstRange(ofText: "): ") { lastText = String(lastText[end.upperBound...]) }
             if !lastText.isEmpty, lastText != text { detail = lastText }
         }
         let kind: Kind
@@ -52,7 +53,7 @@ public struct NATSError: Error, Sendable, CustomStringConvertible {
             kind = .authorization
             advice = "check the token or the credentials file"
         default:
-            if detail.lowercased().contains("authorization") || text.lowercased().contains("authorization") {
+            if detail.lowercased().containsText("authorization") || text.lowercased().containsText("authorization") {
                 kind = .authorization
                 advice = "check the token or the credentials file"
             } else {

@@ -160,7 +160,7 @@ final class DamageMark: Sendable {
         known.store(true, ordering: .releasing)
         guard let file = openedFile ?? FileIdentity(of: store) else { return }
         if let existing = read(), existing.file == nil || existing.file == file { return }
-        let oneLine = reason.replacing("\n", with: "; ")
+        let oneLine = reason.replacingText("\n", with: "; ")
         let text = """
             JuiceMaker store damaged
             store: \(store)

@@ -199,7 +199,7 @@ enum Schema {
         let objects = try rows("SELECT type, name FROM sqlite_schema WHERE name NOT LIKE 'sqlite_%' AND type IN ('table', 'index')")
         for object in objects {
             let (type, name) = (object[0], object[1])
-            let quoted = "'" + name.replacing("'", with: "''") + "'"
+            let quoted = "'" + name.replacingText("'", with: "''") + "'"
             let columns =
                 type == "table"
                 ? try rows("SELECT name, type, \"notnull\", pk FROM pragma_table_info(\(quoted))").map { $0.joined(separator: " ") }

@@ -139,6 +139,6 @@ struct ConfigShowCommand: JuiceCommand {
 
     static func isSecret(_ key: String) -> Bool {
         let lowered = key.lowercased()
-        return ConfigKeys.secretWords.contains { lowered.contains($0) }
+        return ConfigKeys.secretWords.contains { lowered.containsText($0) }
     }
 }

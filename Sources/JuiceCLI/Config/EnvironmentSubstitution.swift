@@ -34,7 +34,7 @@ struct EnvironmentSubstitution: Sendable {
         case .string(let text):
             var names: [String] = []
             var rest = Substring(text)
-            while let start = rest.firstRange(of: "${"), let close = rest[start.upperBound...].firstIndex(of: "}") {
+            while let start = rest.firstRange(ofText: "${"), let close = rest[start.upperBound...].firstIndex(of: "}") {
                 names.append(String(rest[start.upperBound..<close]))
                 rest = rest[rest.index(after: close)...]
             }
@@ -54,7 +54,7 @@ struct EnvironmentSubstitution: Sendable {
 
         mutating func walk(_ value: ConfigValue, path: String) throws(ConfigurationError) -> ConfigValue {
             switch value {
-            case .string(let text) where text.contains("${"):
+            case .string(let text) where text.containsText("${"):
                 substituted.insert(path)
                 do {
                     return .string(try substitution.expand(text, path: path))
@@ -93,7 +93,7 @@ struct EnvironmentSubstitution: Sendable {
     private func expand(_ text: String, path: String) throws(ExpansionFailure) -> String {
         var result = ""
         var rest = Substring(text)
-        while let start = rest.firstRange(of: "${") {
+        while let start = rest.firstRange(ofText: "${") {
             result += rest[..<start.lowerBound]
             let afterOpen = rest[start.upperBound...]
             guard let close = afterOpen.firstIndex(of: "}") else {

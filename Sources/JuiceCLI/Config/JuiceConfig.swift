@@ -129,7 +129,7 @@ struct Redaction: Sendable {
     /// `text` with every substituted value replaced by `***`, longest first.
     func apply(to text: String) -> String {
         values.filter { !$0.isEmpty }.sorted { $0.count > $1.count }.reduce(text) {
-            $0.replacing($1, with: "***")
+            $0.replacingText($1, with: "***")
         }
     }
 

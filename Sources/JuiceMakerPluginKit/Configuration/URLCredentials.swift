@@ -3,6 +3,7 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+import JuiceMakerCore
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -15,7 +16,7 @@ public enum URLCredentials {
     /// `***` (`http://***@host/path?token=***&debug=***#part`); any other text unchanged.
     /// A query item without `=` (`?s3cr3t`) is replaced whole.
     public static func redacted(_ text: String) -> String {
-        guard let scheme = text.firstRange(of: "://") else { return text }
+        guard let scheme = text.firstRange(ofText: "://") else { return text }
         let authorityEnd = text[scheme.upperBound...].firstIndex { $0 == "/" || $0 == "?" || $0 == "#" } ?? text.endIndex
         var result = String(text[..<scheme.upperBound])
         if let at = text[scheme.upperBound..<authorityEnd].lastIndex(of: "@") {
