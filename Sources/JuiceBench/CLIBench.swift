@@ -24,13 +24,20 @@ enum CLIBench {
     static let shell = "/usr/bin/sqlite3"
 
     static func run(json: Bool) throws -> [String: Double] {
-        let juice = try ProcessInfo.processInfo.environment["JUICE_BENCH_JUICE"] ?? juiceBinary()
-        let hello = try siblingBinary("juice-hello")
+        let builtJuice = try ProcessInfo.processInfo.environment["JUICE_BENCH_JUICE"] ?? juiceBinary()
+        let builtHello = try siblingBinary("juice-hello")
         guard FileManager.default.isExecutableFile(atPath: shell) else {
             throw BenchError.unavailable("\(shell) (apt-get install sqlite3)")
         }
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("juice-bench-cli-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        // Every program measured runs from a copy made now, so all of them start from the
+        // same place in the page cache: on the machine of README's figures a binary that
+        // had sat for minutes ran 0.1–0.3 ms slower than a fresh copy of itself (the
+        // kernel had reclaimed some of its pages), more than some changes being measured.
+        let (juice, hello, sqlite3) = (
+            try freshCopy(builtJuice, into: directory), try freshCopy(builtHello, into: directory), try freshCopy(shell, into: directory)
+        )
         let previousDirectory = FileManager.default.currentDirectoryPath
         // No config/juice-maker.json of the checkout: the built-in config is the default.
         _ = FileManager.default.changeCurrentDirectoryPath(directory)
@@ -71,15 +78,15 @@ enum CLIBench {
         typealias Command = (key: String, executable: String, arguments: (Int) -> [String])
         let commands: [Command] = [
             ("juice_stock", juice, { _ in ["stock", "--store", store] }),
-            ("sqlite3_select", shell, { _ in [store, "select fruit, quantity from stock"] }),
+            ("sqlite3_select", sqlite3, { _ in [store, "select fruit, quantity from stock"] }),
             ("juice_version", juice, { _ in ["--version"] }),
             ("juice_hello", hello, { _ in [] }),
             ("juice_order_default", juice, { _ in ["order", "banana", "--store", store] }),
-            ("sqlite3_transaction", shell, { [shellStore, transaction($0 * 3)] }),
+            ("sqlite3_transaction", sqlite3, { [shellStore, transaction($0 * 3)] }),
             ("juice_order", juice, { _ in ["order", "banana", "--config", loggerConfig, "--store", loggerStore] }),
-            ("sqlite3_transaction", shell, { [shellStore, transaction($0 * 3 + 1)] }),
+            ("sqlite3_transaction", sqlite3, { [shellStore, transaction($0 * 3 + 1)] }),
             ("juice_order_delivery", juice, { _ in ["order", "banana", "--config", deliveryConfig, "--store", deliveryStore] }),
-            ("sqlite3_transaction", shell, { [shellStore, transaction($0 * 3 + 2)] }),
+            ("sqlite3_transaction", sqlite3, { [shellStore, transaction($0 * 3 + 2)] }),
         ]
         var times: [String: [Double]] = [:]
         var peaks: [String: [Double]] = [:]
@@ -177,6 +184,13 @@ enum CLIBench {
     private static func loadAverage() -> Double {
         var loads = [Double](repeating: 0, count: 3)
         return getloadavg(&loads, 3) > 0 ? loads[0] : -1
+    }
+
+    /// A copy of the executable at `path` in `directory` (named after it), made now.
+    private static func freshCopy(_ path: String, into directory: String) throws -> String {
+        let copy = directory + "/bin-" + (path.split(separator: "/").last.map(String.init) ?? "program")
+        try FileManager.default.copyItem(atPath: path, toPath: copy)
+        return copy
     }
 
     /// The first column of the first row `sql` gives, read by the sqlite3 shell.
