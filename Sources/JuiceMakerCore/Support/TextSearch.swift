@@ -6,9 +6,12 @@
 /// command then maps and relocates at start (README, Measured). These compare bytes, so a
 /// match is exact in code points (as JSON keys are compared), not by canonical
 /// equivalence; every caller searches for ASCII markers (`${`, `://`) or for exact values.
+/// `@inlinable`, so each caller gets a copy specialised to its string types rather than
+/// the generic one, whose first call builds types at run time.
 extension StringProtocol {
     /// The range of the first occurrence of `text`, or nil. An empty `text` is found at
     /// the start.
+    @inlinable
     public func firstRange(ofText text: some StringProtocol) -> Range<Index>? {
         let haystack = utf8
         let needle = text.utf8
@@ -24,12 +27,14 @@ extension StringProtocol {
     }
 
     /// Whether `text` occurs in this string.
+    @inlinable
     public func containsText(_ text: some StringProtocol) -> Bool {
         firstRange(ofText: text) != nil
     }
 
     /// This string with every occurrence of `text` (non-empty) replaced by
     /// `replacement`, left to right, none overlapping.
+    @inlinable
     public func replacingText(_ text: some StringProtocol, with replacement: String) -> String {
         guard !text.isEmpty else { return String(self) }
         var result = ""
