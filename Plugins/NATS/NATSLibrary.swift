@@ -9,6 +9,6 @@ var nats: UnsafePointer<juice_nats_functions> { juice_nats() }
 func loadNATSLibrary() throws(NATSError) {
     guard let failure = juice_nats_load() else { return }
     throw NATSError(
-        "cannot load the NATS C client (\(String(cString: failure))); install it (Debian: apt-get install libnats3.4)",
+        "cannot load the NATS C client (\(String(cString: failure))); install the libnats runtime that matches the libnats-dev juice was built with",
         kind: .unavailable)
 }

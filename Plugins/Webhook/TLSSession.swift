@@ -18,7 +18,8 @@ import Musl
 /// is for tests (a CA made on the spot) and cannot be reached from the config.
 final class TLSContext {
     let context: OpaquePointer
-    /// The system's libssl, loaded by the first context (`ctls_openssl_load`).
+    /// The system's libssl (`ctls_openssl_load`): loaded by the first context; later
+    /// ones find it loaded and only look its functions up again.
     let openSSL: ctls_openssl
 
     init(trustedCertificatesFile: String?) throws(HTTPClientError) {
@@ -48,7 +49,7 @@ final class TLSContext {
         let table = UnsafeMutablePointer<ctls_openssl>.allocate(capacity: 1)
         defer { table.deallocate() }
         if let failure = ctls_openssl_load(table) {
-            throw .tlsFailed("cannot load the system's OpenSSL (\(String(cString: failure))); install its library (Debian: libssl3)")
+            throw .tlsFailed("cannot load the system's OpenSSL (\(String(cString: failure))); install OpenSSL's libssl (Debian: libssl3, or libssl3t64)")
         }
         return table.pointee
     }

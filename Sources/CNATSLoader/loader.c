@@ -3,11 +3,15 @@
 #include <dlfcn.h>
 #include <pthread.h>
 #include <stddef.h>
+#include <stdio.h>
 
 // The table and the outcome of loading it are the process's, as the library itself
 // is once loaded: written once under `once`, read only after it.
 static struct juice_nats_functions table;
 static const char *failure = "libnats was not loaded";
+/// `dlerror`'s text is the calling thread's and is freed by its next `dl*` call, so the
+/// reason is kept here, for every later caller.
+static char reason[512];
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 
 #define JUICE_NATS_TEXT(x) JUICE_NATS_TEXT_(x)
@@ -31,8 +35,9 @@ static void load(void) {
         library = dlopen(names[index], RTLD_NOW | RTLD_LOCAL);
     }
     if (library == NULL) {
-        const char *reason = dlerror();
-        failure = reason != NULL ? reason : "cannot load libnats";
+        const char *error = dlerror();
+        snprintf(reason, sizeof reason, "%s", error != NULL ? error : "cannot load libnats");
+        failure = reason;
         return;
     }
 #define JUICE_NATS_LOAD(name) \

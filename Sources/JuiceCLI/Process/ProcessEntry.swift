@@ -62,27 +62,35 @@ public enum JuiceProcess {
         public func finish() async -> Int32 { await runner.finish(prepared).rawValue }
     }
 
-    /// This process's environment, read from `environ` (the first of a repeated name,
-    /// as `getenv` reads it). Not through `ProcessInfo`, whose set-up every command
-    /// would pay before it starts.
+    /// This process's environment, read from `environ` (`environment(entries:)`). Not
+    /// through `ProcessInfo`, whose set-up every command would pay before it starts.
     public static func currentEnvironment() -> [String: String] {
         #if canImport(Glibc) || canImport(Musl)
-        var count = 0
-        while environ[count] != nil { count += 1 }
-        var environment = [String: String](minimumCapacity: count)
+        var entries: [String] = []
         var entry = environ
         while let pointer = entry.pointee {
-            let text = String(cString: pointer)
-            if let equals = text.utf8.firstIndex(of: UInt8(ascii: "=")) {
-                let name = String(text[..<equals])
-                if environment[name] == nil { environment[name] = String(text[text.index(after: equals)...]) }
-            }
+            entries.append(String(cString: pointer))
             entry += 1
         }
-        return environment
+        return environment(entries: entries)
         #else
         return ProcessInfo.processInfo.environment
         #endif
+    }
+
+    /// `NAME=value` entries as a dictionary: split at the first `=` (by byte, so a value
+    /// that begins with a combining mark keeps it); an entry without `=` is skipped; of
+    /// a repeated name the first counts, as `getenv` reads it (and so every C library
+    /// `juice` loads).
+    static func environment(entries: [String]) -> [String: String] {
+        var environment = [String: String](minimumCapacity: entries.count)
+        for text in entries {
+            guard let equals = text.utf8.firstIndex(of: UInt8(ascii: "=")) else { continue }
+            let name = String(text.utf8[..<equals]) ?? ""
+            let value = String(text.utf8[text.utf8.index(after: equals)...]) ?? ""
+            if environment[name] == nil { environment[name] = value }
+        }
+        return environment
     }
 
     /// The working directory (`getcwd`), or "" when it cannot be read (removed).
