@@ -49,7 +49,8 @@ final class TLSContext {
         let table = UnsafeMutablePointer<ctls_openssl>.allocate(capacity: 1)
         defer { table.deallocate() }
         if let failure = ctls_openssl_load(table) {
-            throw .tlsFailed("cannot load the system's OpenSSL (\(String(cString: failure))); install OpenSSL's libssl (Debian: libssl3, or libssl3t64)")
+            let reason = String(cString: failure)
+            throw .tlsFailed("cannot load the system's OpenSSL (\(reason)); install OpenSSL's libssl (Debian: libssl3, or libssl3t64)")
         }
         return table.pointee
     }
