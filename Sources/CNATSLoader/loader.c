@@ -1,6 +1,6 @@
 #include "juice_nats.h"
 
-#include <dlfcn.h>
+#include "../CDynamicLibrary/dynamic_library.h"
 #include <pthread.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -14,26 +14,20 @@ static const char *failure = "libnats was not loaded";
 static char reason[512];
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 
-#define JUICE_NATS_TEXT(x) JUICE_NATS_TEXT_(x)
-#define JUICE_NATS_TEXT_(x) #x
-
 static void load(void) {
     static const char *const names[] = {
 #if defined(__APPLE__)
-        "libnats." JUICE_NATS_TEXT(NATS_VERSION_MAJOR) "." JUICE_NATS_TEXT(NATS_VERSION_MINOR) ".dylib",
-        "libnats." JUICE_NATS_TEXT(NATS_VERSION_MAJOR) ".dylib",
+        "libnats." JUICE_LIBRARY_TEXT(NATS_VERSION_MAJOR) "." JUICE_LIBRARY_TEXT(NATS_VERSION_MINOR) ".dylib",
+        "libnats." JUICE_LIBRARY_TEXT(NATS_VERSION_MAJOR) ".dylib",
         "/opt/homebrew/lib/libnats.dylib",
         "/usr/local/lib/libnats.dylib",
 #else
         // Debian's soname names the minor version (libnats.so.3.4).
-        "libnats.so." JUICE_NATS_TEXT(NATS_VERSION_MAJOR) "." JUICE_NATS_TEXT(NATS_VERSION_MINOR),
-        "libnats.so." JUICE_NATS_TEXT(NATS_VERSION_MAJOR),
+        "libnats.so." JUICE_LIBRARY_TEXT(NATS_VERSION_MAJOR) "." JUICE_LIBRARY_TEXT(NATS_VERSION_MINOR),
+        "libnats.so." JUICE_LIBRARY_TEXT(NATS_VERSION_MAJOR),
 #endif
     };
-    void *library = NULL;
-    for (size_t index = 0; index < sizeof names / sizeof names[0] && library == NULL; index++) {
-        library = dlopen(names[index], RTLD_NOW | RTLD_LOCAL);
-    }
+    void *library = juice_library_open(names, JUICE_LIBRARY_COUNT(names));
     if (library == NULL) {
         const char *error = dlerror();
         snprintf(reason, sizeof reason, "%s", error != NULL ? error : "cannot load libnats");

@@ -5,8 +5,7 @@
 // not when `juice` starts: linking it (and the terminfo library it needs) would cost
 // every command its loading, and only the screens edit lines. Each field of the table
 // has the type of the function the header declares (`__typeof__`).
-#include <dlfcn.h>
-#include <stddef.h>
+#include "../CDynamicLibrary/dynamic_library.h"
 #include <stdio.h>
 #include <readline/readline.h>
 #include <readline/history.h>
@@ -22,9 +21,6 @@ struct juice_readline {
 #undef JUICE_READLINE_FIELD
 };
 
-#define JUICE_READLINE_TEXT(x) JUICE_READLINE_TEXT_(x)
-#define JUICE_READLINE_TEXT_(x) #x
-
 /// Opens the libreadline whose major version the headers name, fills `table` and
 /// configures readline (its configuration is global variables, which Swift 6 will not
 /// touch: shared mutable state). Signals stay juice's own (`StopSignals`): readline
@@ -34,17 +30,14 @@ struct juice_readline {
 static inline const char *_Nullable juice_readline_load(struct juice_readline *_Nonnull table) {
     static const char *const names[] = {
 #if defined(__APPLE__)
-        "libreadline." JUICE_READLINE_TEXT(RL_VERSION_MAJOR) ".dylib",
-        "/opt/homebrew/opt/readline/lib/libreadline." JUICE_READLINE_TEXT(RL_VERSION_MAJOR) ".dylib",
-        "/usr/local/opt/readline/lib/libreadline." JUICE_READLINE_TEXT(RL_VERSION_MAJOR) ".dylib",
+        "libreadline." JUICE_LIBRARY_TEXT(RL_VERSION_MAJOR) ".dylib",
+        "/opt/homebrew/opt/readline/lib/libreadline." JUICE_LIBRARY_TEXT(RL_VERSION_MAJOR) ".dylib",
+        "/usr/local/opt/readline/lib/libreadline." JUICE_LIBRARY_TEXT(RL_VERSION_MAJOR) ".dylib",
 #else
-        "libreadline.so." JUICE_READLINE_TEXT(RL_VERSION_MAJOR),
+        "libreadline.so." JUICE_LIBRARY_TEXT(RL_VERSION_MAJOR),
 #endif
     };
-    void *library = NULL;
-    for (size_t index = 0; index < sizeof names / sizeof names[0] && library == NULL; index++) {
-        library = dlopen(names[index], RTLD_NOW | RTLD_LOCAL);
-    }
+    void *library = juice_library_open(names, JUICE_LIBRARY_COUNT(names));
     if (library == NULL) {
         const char *reason = dlerror();
         return reason != NULL ? reason : "cannot load libreadline";

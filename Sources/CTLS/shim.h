@@ -8,8 +8,7 @@
 // header declares (`__typeof__`), so a call through the table is checked as a direct
 // call would be. The static inline functions stand in for OpenSSL's function-like
 // macros, which Swift cannot import; they take the control function from the table.
-#include <dlfcn.h>
-#include <stddef.h>
+#include "../CDynamicLibrary/dynamic_library.h"
 #include <openssl/ssl.h>
 #include <openssl/err.h>
 #include <openssl/x509v3.h>
@@ -31,29 +30,23 @@ struct ctls_openssl {
 #undef CTLS_FIELD
 };
 
-#define CTLS_TEXT(x) CTLS_TEXT_(x)
-#define CTLS_TEXT_(x) #x
-
 /// Opens libssl (and through it libcrypto) and fills `table`. Returns NULL, or a line
 /// that says what could not be loaded; `table` is then only partly filled. The library
 /// stays loaded: it is the process's, shared by every caller.
 static inline const char *_Nullable ctls_openssl_load(struct ctls_openssl *_Nonnull table) {
     static const char *const names[] = {
 #if defined(__APPLE__)
-        "libssl." CTLS_TEXT(OPENSSL_SHLIB_VERSION) ".dylib",
-        "/opt/homebrew/opt/openssl@3/lib/libssl." CTLS_TEXT(OPENSSL_SHLIB_VERSION) ".dylib",
-        "/usr/local/opt/openssl@3/lib/libssl." CTLS_TEXT(OPENSSL_SHLIB_VERSION) ".dylib",
+        "libssl." JUICE_LIBRARY_TEXT(OPENSSL_SHLIB_VERSION) ".dylib",
+        "/opt/homebrew/opt/openssl@3/lib/libssl." JUICE_LIBRARY_TEXT(OPENSSL_SHLIB_VERSION) ".dylib",
+        "/usr/local/opt/openssl@3/lib/libssl." JUICE_LIBRARY_TEXT(OPENSSL_SHLIB_VERSION) ".dylib",
 #else
-        "libssl.so." CTLS_TEXT(OPENSSL_SHLIB_VERSION),
+        "libssl.so." JUICE_LIBRARY_TEXT(OPENSSL_SHLIB_VERSION),
 #endif
     };
-    void *library = NULL;
-    for (size_t index = 0; index < sizeof names / sizeof names[0] && library == NULL; index++) {
-        library = dlopen(names[index], RTLD_NOW | RTLD_LOCAL);
-    }
+    void *library = juice_library_open(names, JUICE_LIBRARY_COUNT(names));
     if (library == NULL) {
         const char *reason = dlerror();
-        return reason != NULL ? reason : "cannot load " "libssl." CTLS_TEXT(OPENSSL_SHLIB_VERSION);
+        return reason != NULL ? reason : "cannot load " "libssl." JUICE_LIBRARY_TEXT(OPENSSL_SHLIB_VERSION);
     }
 #define CTLS_LOAD(name) \
     if ((table->name = (__typeof__(table->name))dlsym(library, #name)) == NULL) return "libssl has no " #name;
