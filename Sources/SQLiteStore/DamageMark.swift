@@ -105,7 +105,9 @@ final class DamageMark: Sendable {
 
     /// The mark's contents, or nil when there is none.
     func read() -> Contents? {
-        guard let data = Self.readSmallFile(path) else { return nil }
+        // open/fstat/read, not `FileManager`, whose set-up every opening of the store
+        // would pay (README, Measured); a mark is a few lines.
+        guard let data = try? StoreFile.readHeader(path, length: 65_536, regularOnly: true) else { return nil }
         var contents = Contents(file: nil, found: "", reason: "")
         for line in String(decoding: data, as: UTF8.self).split(separator: "\n") {
             if line.hasPrefix("file: ") {
@@ -120,36 +122,6 @@ final class DamageMark: Sendable {
             }
         }
         return contents
-    }
-
-    /// The first 64 KiB of the regular file at `path` (a mark is a few lines), or nil
-    /// when there is none: read with `open`/`read`, not `FileManager`, whose set-up
-    /// every opening of the store would pay (README, Measured).
-    private static func readSmallFile(_ path: String) -> [UInt8]? {
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
-        guard descriptor >= 0 else { return nil }
-        defer { close(descriptor) }
-        var info = stat()
-        guard fstat(descriptor, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { return nil }
-        var bytes: [UInt8] = []
-        var buffer = [UInt8](repeating: 0, count: 4096)
-        while bytes.count < 65_536 {
-            let count = buffer.withUnsafeMutableBytes { Self.readBytes(descriptor, $0) }
-            if count < 0, errno == EINTR { continue }
-            guard count > 0 else { break }
-            bytes += buffer[0..<count]
-        }
-        return bytes
-    }
-
-    private static func readBytes(_ descriptor: Int32, _ buffer: UnsafeMutableRawBufferPointer) -> Int {
-        #if canImport(Glibc)
-        Glibc.read(descriptor, buffer.baseAddress, buffer.count)
-        #elseif canImport(Musl)
-        Musl.read(descriptor, buffer.baseAddress, buffer.count)
-        #else
-        Darwin.read(descriptor, buffer.baseAddress, buffer.count)
-        #endif
     }
 
     /// Marks the file this store has open as damaged because of `reason`, unless it

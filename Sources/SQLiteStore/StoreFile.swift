@@ -90,7 +90,7 @@ enum StoreFile {
             }
             throw StoreError(.fileNotReadableWritable, path: path)
         }
-        let header = try readHeader(path, length: 100)
+        let header = try readHeader(path, length: 100) ?? []
         try check(header, size: size, path: path, latestVersion: latestVersion)
         return readOnly.map { .openReadOnly($0) } ?? .open
     }
@@ -142,10 +142,17 @@ enum StoreFile {
         return journal.starts(with: magic) && bigEndian(journal, at: 16) == 0
     }
 
-    private static func readHeader(_ path: String, length: Int) throws(StoreError) -> [UInt8] {
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+    /// The first `length` bytes of the file at `path` (fewer if it is shorter), in one
+    /// `read`; with `regularOnly`, nil for anything but a regular file (a directory, a
+    /// FIFO: never waited on). Also how a damage mark is read (`DamageMark.read`).
+    static func readHeader(_ path: String, length: Int, regularOnly: Bool = false) throws(StoreError) -> [UInt8]? {
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC | (regularOnly ? O_NONBLOCK : 0))
         guard descriptor >= 0 else { throw unreachable(path, errno) }
         defer { close(descriptor) }
+        if regularOnly {
+            var info = stat()
+            guard fstat(descriptor, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { return nil }
+        }
         var header = [UInt8](repeating: 0, count: length)
         let count = header.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, length) }
         guard count >= 0 else { throw unreachable(path, errno) }
