@@ -126,13 +126,17 @@ let package = Package(
             name: "FleetConfiguration", dependencies: ["JuiceMakerPluginKit", "JuiceMakerCore"],
             path: "Plugins/FleetConfiguration", swiftSettings: importsWhatItUses),
 
+        /// Starts the background `juice deliver` once the command that hands its events on
+        /// has exited (fork, wait for the parent's end, exec).
+        .target(name: "CStartAfterExit", path: "Sources/CStartAfterExit"),
+
         // Executables
         /// The CLI as a library (so tests and fuzzers import it); `juice` is its thin process.
         .target(
             name: "JuiceCLI",
             dependencies: [
                 "Locking", "JuiceMakerCore", "JuiceMakerPluginKit", "SQLiteStore", "LoggerPlugin", "CLINotifierPlugin",
-                "WebhookPlugin", "CommandPlugin", "CReadline", "FleetConfiguration",
+                "WebhookPlugin", "CommandPlugin", "CReadline", "FleetConfiguration", "CStartAfterExit",
             ] + natsDependency),
         .executableTarget(name: "juice", dependencies: ["JuiceCLI"]),
         /// The floor `juice-bench cli` measures `juice --version` against: one line printed

@@ -10,12 +10,14 @@ final class JuiceWorkspace {
     let configPath: String
     let storePath: String
 
-    /// `subscribers` is the config's `subscribers` array as JSON text.
-    init(subscribers: String, flushDeadlineSeconds: Double = 2) throws {
+    /// `subscribers` is the config's `subscribers` array as JSON text;
+    /// `backgroundDelivery` is the config's key of that name.
+    init(subscribers: String, flushDeadlineSeconds: Double = 2, backgroundDelivery: Bool = true) throws {
         directory = try TemporaryDirectory()
         storePath = directory.file("juice.db")
         configPath = try Self.writeConfig(
-            directory.file("config.json"), subscribers: subscribers, flushDeadlineSeconds: flushDeadlineSeconds)
+            directory.file("config.json"), subscribers: subscribers, flushDeadlineSeconds: flushDeadlineSeconds,
+            backgroundDelivery: backgroundDelivery)
     }
 
     /// Another config in the workspace (for `start(_:config:)`); returns its path.
@@ -23,8 +25,12 @@ final class JuiceWorkspace {
         try Self.writeConfig(directory.file(name), subscribers: subscribers, flushDeadlineSeconds: flushDeadlineSeconds)
     }
 
-    private static func writeConfig(_ path: String, subscribers: String, flushDeadlineSeconds: Double) throws -> String {
-        let config = #"{"initialStock": 100000, "flushDeadlineSeconds": \#(flushDeadlineSeconds), "subscribers": \#(subscribers)}"#
+    private static func writeConfig(
+        _ path: String, subscribers: String, flushDeadlineSeconds: Double, backgroundDelivery: Bool = true
+    ) throws -> String {
+        let config =
+            #"{"initialStock": 100000, "flushDeadlineSeconds": \#(flushDeadlineSeconds), "backgroundDelivery": \#(backgroundDelivery), "#
+            + #""subscribers": \#(subscribers)}"#
         try Data(config.utf8).write(to: URL(fileURLWithPath: path))
         return path
     }
@@ -56,18 +62,41 @@ final class JuiceWorkspace {
         return process.terminationStatus
     }
 
+    /// The sequences of every event in the store's journal, through `juice events --json`.
+    func journalSequences() throws -> [Int64] {
+        try events(["--limit", "100000"]).map(\.sequence)
+    }
+
     /// The ids of the store's juiceMade events, through `juice events --json`.
     func juiceMadeIDs() throws -> [String] {
+        try events(["--type", "juiceMade", "--limit", "100000"]).map { $0.id.description }
+    }
+
+    /// `juice subscribers --json`: one row per subscriber.
+    func subscriberRows() throws -> [[String: Any]] {
+        let listing = directory.file("subscribers-\(UUID().uuidString).json")
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: Self.binary)
+        process.arguments = ["subscribers", "--json", "--config", configPath, "--store", storePath]
+        _ = FileManager.default.createFile(atPath: listing, contents: nil)
+        process.standardOutput = FileHandle(forWritingAtPath: listing)
+        try process.run()
+        process.waitUntilExit()
+        return try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: listing))) as? [[String: Any]] ?? []
+    }
+
+    /// `juice events --json` with `options`, decoded.
+    private func events(_ options: [String]) throws -> [EventEnvelope] {
         let output = directory.file("events.json")
         let process = Process()
         process.executableURL = URL(fileURLWithPath: Self.binary)
-        process.arguments = ["events", "--type", "juiceMade", "--json", "--limit", "100000", "--config", configPath, "--store", storePath]
+        process.arguments = ["events", "--json"] + options + ["--config", configPath, "--store", storePath]
         _ = FileManager.default.createFile(atPath: output, contents: nil)
         process.standardOutput = FileHandle(forWritingAtPath: output)
         try process.run()
         process.waitUntilExit()
         let text = try String(contentsOfFile: output, encoding: .utf8)
-        return try text.split(separator: "\n").map { try CloudEventFormat.decode(String($0)).id.description }
+        return try text.split(separator: "\n").map { try CloudEventFormat.decode(String($0)) }
     }
 
     /// Everything every `juice` process wrote to stderr.

@@ -62,10 +62,49 @@ struct DeliverCommand: JuiceCommand {
             await stop.requested()
             return .success  // the runner makes it 128 + the signal
         }
-        let outcomes = await Self.deliverAll(runners, stop: stop, flushDeadline: context.config.flushDeadlineSeconds) { delivery in
+        var outcomes = await Self.deliverAll(runners, stop: stop, flushDeadline: context.config.flushDeadlineSeconds) { delivery in
             await delivery.deliverPending(waitingAtMost: Self.patience)
         }
+        outcomes = try await Self.awaitOtherHolders(outcomes, runners, session: session, stop: stop)
+        // Events committed while this run held the leases, by commands that left them to
+        // it, are handed on when it closes; only after a run that moved a cursor, so a
+        // subscriber that cannot move never starts a chain of background runs.
+        session.handsOffDelivery = outcomes.contains { $0.statistics.delivered + $0.statistics.deadLettered + $0.statistics.skipped > 0 }
         return Self.report(outcomes, context: context)
+    }
+
+    /// A subscriber whose lease another process holds is waited for, up to `patience`,
+    /// while its journal still has events after its cursor: the holder is most often
+    /// the background `juice deliver` a `juice order` just started, and a person who
+    /// runs `juice deliver` wants what is left delivered (or its failure seen), not
+    /// "left to another process". Once the holder has delivered everything, or the
+    /// lease stays held (a `juice deliver --follow` on an endpoint that is down), the
+    /// outcome stays "left to another process".
+    static func awaitOtherHolders(
+        _ outcomes: [(name: String, phase: DeliveryPhase, statistics: DeliveryStatistics)],
+        _ runners: [(name: String, delivery: DurableDelivery)], session: Session, stop: StopSignals
+    ) async throws(CLIError) -> [(name: String, phase: DeliveryPhase, statistics: DeliveryStatistics)] {
+        var outcomes = outcomes
+        let journal = try session.journal()
+        let deadline = ContinuousClock.now + patience
+        while !stop.isRequested, ContinuousClock.now < deadline {
+            var waiting: [Int] = []
+            do {
+                let last = try journal.lastSequence()
+                for (index, outcome) in outcomes.enumerated() where outcome.phase == .leftToAnotherRunner {
+                    if try journal.cursor(named: outcome.name) < last { waiting.append(index) }
+                }
+            } catch {
+                throw CLIError(.storeIO, Catalog.Errors.store(error))
+            }
+            guard !waiting.isEmpty else { break }
+            try? await Task.sleep(for: .milliseconds(20))
+            let again = await deliverAll(waiting.map { runners[$0] }, stop: stop, flushDeadline: session.context.config.flushDeadlineSeconds) {
+                await $0.deliverPending(waitingAtMost: patience)
+            }
+            for (index, outcome) in zip(waiting, again) { outcomes[index] = outcome }
+        }
+        return outcomes
     }
 
     /// The enabled durable subscribers, attached, in config order.

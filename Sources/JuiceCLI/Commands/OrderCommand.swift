@@ -51,7 +51,7 @@ struct OrderCommand: JuiceCommand {
 
     func run(_ session: Session) throws(CLIError) -> ExitCode {
         let context = session.context
-        let maker = try session.maker(attachingPlugins: true)
+        let maker = try session.maker(attachingPlugins: true, handingOffDelivery: true)
         let (juice, count) = (self.juice, self.count)
         let receipt = try ValueParsing.perform(context.invocation.path) { () throws(JuiceMakerError) in
             try maker.order(juice, count: count)

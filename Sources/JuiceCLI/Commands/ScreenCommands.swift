@@ -59,6 +59,9 @@ private func showScreen<Outcome>(
     in session: Session, _ screen: (ScreenIO) throws(CLIError) -> Outcome
 ) throws(CLIError) -> Outcome {
     let maker = try session.maker(attachingPlugins: true)
+    // The screen delivers while it runs; events other processes committed while it
+    // held the leases are handed on when it closes.
+    session.handsOffDelivery = true
     let input = LineInput(stop: session.stopSignals(), output: session.context.console.standardOutput)
     return try screen(ScreenIO(session: session, maker: maker, input: input))
 }

@@ -126,7 +126,7 @@ enum StockChange: Sendable {
 
     func run(_ session: Session) throws(CLIError) -> ExitCode {
         let context = session.context
-        let maker = try session.maker(attachingPlugins: true)
+        let maker = try session.maker(attachingPlugins: true, handingOffDelivery: true)
         let recorder = ChangeRecorder()
         let subscription = try ValueParsing.perform(context.invocation.path) { () throws(JuiceMakerError) in
             try maker.subscribe("juice-cli", kinds: [.stockChanged]) { envelope in recorder.record(envelope) }

@@ -81,6 +81,7 @@ struct ConfigValidator: Sendable {
         let initialStock = if case .number(let number, _)? = member(ConfigKeys.initialStock) { Int(number) } else { Stock.defaultInitialQuantity }
         let flush =
             if case .number(let number, _)? = member(ConfigKeys.flushDeadlineSeconds) { number } else { JuiceConfig.defaultFlushDeadlineSeconds }
+        let background = if case .bool(let value)? = member(ConfigKeys.backgroundDelivery) { value } else { true }
         var machine = Fleet.defaultMachineName
         if case .string(let text)? = member(ConfigKeys.machine) {
             guard Fleet.isMachineName(text) else {
@@ -99,7 +100,7 @@ struct ConfigValidator: Sendable {
         let entries = try validateSubscribers(listed ?? BuiltInConfig.subscribers, unresolved: substitution.unresolvedPaths)
         return JuiceConfig(
             source: source, language: language, initialStock: initialStock, storePath: storePath,
-            durability: durability, flushDeadlineSeconds: flush, subscribers: entries, machine: machine, fleet: fleet,
+            durability: durability, flushDeadlineSeconds: flush, backgroundDelivery: background, subscribers: entries, machine: machine, fleet: fleet,
             substituted: substitution.redaction, warnings: substitution.unresolved)
     }
 

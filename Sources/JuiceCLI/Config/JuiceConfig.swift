@@ -36,6 +36,10 @@ struct JuiceConfig: Sendable {
     let storePath: String?
     let durability: Durability
     let flushDeadlineSeconds: Double
+    /// `backgroundDelivery`: whether `juice order` and `juice stock set|add|remove` hand
+    /// durable subscribers' deliveries to a background `juice deliver` (`DeliveryHandOff`)
+    /// instead of delivering before they exit.
+    let backgroundDelivery: Bool
     let subscribers: [SubscriberEntry]
     /// `machine`: this machine's name in the fleet (default: the host name, made safe).
     let machine: String
@@ -77,6 +81,10 @@ enum ConfigKeys {
         "flushDeadlineSeconds", .number(minimum: 0, maximum: 60, unit: "seconds"),
         default: .number(JuiceConfig.defaultFlushDeadlineSeconds),
         description: "How long subscribers may take to flush before juice exits.")
+    static let backgroundDelivery = ConfigurationKey(
+        "backgroundDelivery", .boolean, default: .bool(true),
+        description: "true: juice order and juice stock return once the change is committed and a background juice deliver "
+            + "sends it to durable subscribers (webhook, command, nats); false: they deliver before exiting, by flushDeadlineSeconds.")
 
     static let machine = ConfigurationKey(
         "machine", .string([.nonEmpty("machine")]),
@@ -108,7 +116,7 @@ enum ConfigKeys {
     }
 
     static func topLevel(_ registry: PluginRegistry) -> [ConfigurationKey] {
-        [schema, language, initialStock, store, flushDeadlineSeconds, machine, fleet, subscribers(registry)]
+        [schema, language, initialStock, store, flushDeadlineSeconds, backgroundDelivery, machine, fleet, subscribers(registry)]
     }
 
     /// Keys whose values are secrets wherever they appear: never printed.

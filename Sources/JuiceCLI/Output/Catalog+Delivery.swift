@@ -43,6 +43,13 @@ extension Catalog {
                 ko: "\(name): \(delivered)개 전달, 다음 이벤트가 실패해 \(time)에 다시 시도합니다 (또는 `juice deliver`를 다시 실행).")
         }
 
+        /// The change is committed but no background `juice deliver` could be started.
+        static func handOffFailed(_ detail: T) -> T {
+            T(
+                "could not start the background delivery (\(detail.english)); the events wait in the journal: run `juice deliver`.",
+                ko: "백그라운드 전달을 시작하지 못했습니다(\(detail.korean)). 이벤트는 저널에 남아 있습니다: `juice deliver`를 실행하세요.")
+        }
+
         static func leftToAnotherProcess(_ name: String) -> T {
             let name = echo(name)
             return T(

@@ -28,6 +28,9 @@ final class Session {
     private var opened: (store: any StockStore & EventJournal, maker: JuiceMaker)?
     private var attached = false
     private var stop: StopSignals?
+    /// Whether `close()` looks for durable subscribers with work and hands it to a
+    /// background `juice deliver` (`DeliveryHandOff`); only with `backgroundDelivery`.
+    var handsOffDelivery = false
 
     init(context: CommandContext, plugins: [BuiltPlugin], opensStore: Bool) {
         self.context = context
@@ -64,15 +67,21 @@ final class Session {
     var stoppedBy: Int32? { stop?.received }
 
     /// The maker; with `attachingPlugins`, every plugin is attached first (once), and
-    /// stop signals are caught from then on.
-    func maker(attachingPlugins: Bool) throws(CLIError) -> JuiceMaker {
+    /// stop signals are caught from then on. `handingOffDelivery` (a command that
+    /// returns once its change is committed) leaves the durable subscribers unattached
+    /// when the config's `backgroundDelivery` is on: `close()` hands their work to a
+    /// background `juice deliver` instead.
+    func maker(attachingPlugins: Bool, handingOffDelivery: Bool = false) throws(CLIError) -> JuiceMaker {
         let (store, maker) = try open()
         if attachingPlugins, !attached {
             attached = true
             _ = stopSignals()
             let stderr = context.console.standardError
             let language = context.language
+            let leavesDurable = handingOffDelivery && context.config.backgroundDelivery
+            if leavesDurable { handsOffDelivery = true }
             for built in plugins {
+                if leavesDurable, built.plugin is any DurableDeliveryPlugin { continue }
                 let name = built.entry.name
                 let host = PluginHost(
                     maker: maker, journal: store,
@@ -120,5 +129,26 @@ final class Session {
             _ = maker.waitUntilIdle(timeout: .milliseconds(Int(seconds * 1000)))
         }
         await PluginRegistry.shutDown(plugins, deadline: deadline)
+        handOffDelivery()
+    }
+
+    /// Starts a background `juice deliver` when a durable subscriber has work and
+    /// nobody holds its lease (`DeliveryHandOff`). Not after a stop signal: a person
+    /// who stopped `juice` stopped what it would start, too; the events wait in the
+    /// journal for the next command. A problem here is reported, never fatal: the
+    /// change is committed and the events are in the journal.
+    private func handOffDelivery() {
+        guard handsOffDelivery, context.config.backgroundDelivery, stoppedBy == nil, let store = opened?.store,
+            case .file(let path, _) = context.location
+        else { return }
+        let subscribers = plugins.compactMap { built -> DeliveryHandOff.Subscriber? in
+            guard let durable = built.plugin as? any DurableDeliveryPlugin else { return nil }
+            return DeliveryHandOff.Subscriber(name: built.entry.name, kinds: durable.eventKinds)
+        }
+        if let problem = DeliveryHandOff.handOn(
+            subscribers, journal: store, config: context.config.source, storePath: path, environment: context.environment)
+        {
+            context.console.standardError.write("juice: \(Catalog.Delivery.handOffFailed(problem)(context.language))\n")
+        }
     }
 }

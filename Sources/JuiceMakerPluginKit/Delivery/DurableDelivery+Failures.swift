@@ -37,6 +37,18 @@ extension DurableDelivery {
             var kept = early
             kept.lastError = failure.reason
             _ = write { () throws(StoreError) in try journal.setRetryState(kept, for: name) }
+            if firstReport {
+                // The person who ran `juice deliver` learns why, even when another
+                // process (a background run) made the attempts on the schedule.
+                let next = RetrySchedule.message(seconds: max(0, early.nextAttemptAt - now))
+                reportError(
+                    PluginMessage(
+                        english:
+                            "event \(envelope.sequence) not delivered (\(failure.message.english)); the next scheduled attempt (\(early.attempts + 1) of \(schedule.maximumAttempts)) is in \(next.english); it waits in the journal",
+                        korean:
+                            "이벤트 \(envelope.sequence)을(를) 전달하지 못했습니다(\(failure.message.korean)). 예정된 다음 시도(\(schedule.maximumAttempts)번 중 \(early.attempts + 1)번째)는 \(next.korean) 뒤입니다. 이벤트는 저널에서 기다립니다"
+                    ))
+            }
         } else if failure.isPermanent {
             let retry = DeliveryRetryState(
                 sequence: envelope.sequence, attempts: attempt, nextAttemptAt: now, lastError: failure.reason, disabled: true)

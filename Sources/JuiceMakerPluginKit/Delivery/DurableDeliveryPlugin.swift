@@ -11,6 +11,8 @@ import JuiceMakerCore
 public protocol DurableDeliveryPlugin: JuiceMakerPlugin {
     /// The runner, once `attach` has run; `nil` before.
     var delivery: DurableDelivery? { get }
+    /// The kinds it delivers (its `events` filter); `nil` means every kind.
+    var eventKinds: Set<EventKind>? { get }
 }
 
 extension DurableDelivery {

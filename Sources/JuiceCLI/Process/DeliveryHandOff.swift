@@ -1,0 +1,131 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+import CStartAfterExit
+import JuiceMakerCore
+
+/// How a short command leaves its events' delivery to a background `juice deliver`,
+/// as `git` leaves its housekeeping to a detached `git gc --auto`: the command returns
+/// once its change is committed, and nothing waits on a webhook or a program.
+///
+/// The journal stays the truth and each subscriber's lease still admits one runner at
+/// a time, so nothing changes in what is delivered, only in which process does it:
+/// 1. After its change, the command looks at each durable subscriber. It has work when
+///    the journal holds events of its kinds after its cursor and it is not waiting
+///    for a retry (nor stopped by a 410).
+/// 2. If such a subscriber's lease is free, the command starts `juice deliver --quiet`
+///    for the same config and store, detached (its own process group, so the
+///    terminal's Ctrl-C and hang-up do not reach it; no terminal streams), and exits.
+///    That process runs once the command has exited (`start`).
+/// 3. If the lease is held, its holder delivers the event. `juice deliver --follow`
+///    sees every commit while it runs. `juice deliver` and the screens look again once
+///    they have let their leases go, and start a background `juice deliver` themselves
+///    when they find work; `juice deliver` only when it moved a cursor in its own run,
+///    so a subscriber that cannot move (one the store refuses) never starts a chain.
+///
+/// A command stopped by a signal starts nothing (the person stopped it). Whatever is not
+/// delivered waits in the journal with its retry state, as before: `juice subscribers`
+/// shows it and the next command, or `juice deliver`, sends it.
+enum DeliveryHandOff {
+    /// A durable subscriber, as the hand-off sees it.
+    struct Subscriber: Sendable {
+        let name: String
+        let kinds: Set<EventKind>?
+    }
+
+    /// Starts a background `juice deliver` if one of `subscribers` has work and a free
+    /// lease; what went wrong otherwise (the change stays committed, its events in the
+    /// journal).
+    static func handOn(
+        _ subscribers: [Subscriber], journal: any EventJournal, config: ConfigSource, storePath: String,
+        environment: [String: String]
+    ) -> LocalizedText? {
+        do throws(StoreError) {
+            guard !(try needingDelivery(subscribers, journal: journal, now: Date().timeIntervalSince1970)).isEmpty else { return nil }
+        } catch {
+            return Catalog.Errors.store(error)
+        }
+        guard let code = start(arguments: arguments(config: config, storePath: storePath), environment: environment) else { return nil }
+        let reason = String(cString: strerror(code))
+        return LocalizedText(reason, ko: reason)
+    }
+
+    /// The subscribers in `subscribers` that have work now and whose lease is free.
+    static func needingDelivery(
+        _ subscribers: [Subscriber], journal: any EventJournal, now: Double
+    ) throws(StoreError) -> [String] {
+        guard !subscribers.isEmpty else { return [] }
+        let last = try journal.lastSequence()
+        var names: [String] = []
+        for subscriber in subscribers {
+            let cursor = try journal.cursor(named: subscriber.name)
+            guard last > cursor else { continue }
+            if let retry = try journal.retryState(for: subscriber.name), retry.sequence > cursor,
+                retry.disabled || retry.nextAttemptAt > now
+            {
+                continue
+            }
+            if let kinds = subscriber.kinds,
+                try journal.entries(after: cursor, kinds: kinds, limit: 1, newest: false).isEmpty
+            {
+                continue
+            }
+            // Held: its holder looks again once it lets go (see above).
+            guard let lease = try journal.takeDeliveryLease(for: subscriber.name) else { continue }
+            lease.release()
+            names.append(subscriber.name)
+        }
+        return names
+    }
+
+    /// The command line of the background `juice deliver`: this config and this store,
+    /// named explicitly, so it reads what the command read.
+    static func arguments(config: ConfigSource, storePath: String) -> [String] {
+        var arguments: [String] = []
+        if let file = config.file { arguments += ["--config", file] }
+        return arguments + ["--store", storePath, "deliver", "--quiet"]
+    }
+
+    /// Starts this executable with `arguments` and `environment` once this process has
+    /// exited (`juice_start_after_exit`): detached from the terminal, its standard
+    /// streams on `/dev/null`, and not running beside this process, whose last
+    /// milliseconds it would otherwise slow (on two cores, a second process starting
+    /// costs a command about 1 ms). Nobody waits for it; the system reaps it. Returns
+    /// the system's error number when it could not be started.
+    static func start(arguments: [String], environment: [String: String]) -> Int32? {
+        guard let executable = currentExecutable() else { return ENOENT }
+        let argv = (["juice"] + arguments).map { strdup($0) } + [nil]
+        let envp = environment.map { strdup($0.key + "=" + $0.value) } + [nil]
+        defer {
+            for pointer in argv { free(pointer) }
+            for pointer in envp { free(pointer) }
+        }
+        let failure = juice_start_after_exit(executable, argv, envp)
+        return failure == 0 ? nil : failure
+    }
+
+    /// The file this process runs.
+    private static func currentExecutable() -> String? {
+        #if os(Linux)
+        // The running image itself, also when its path was replaced since.
+        return "/proc/self/exe"
+        #elseif canImport(Darwin)
+        var size: UInt32 = 0
+        _ = _NSGetExecutablePath(nil, &size)
+        var buffer = [CChar](repeating: 0, count: Int(size) + 1)
+        guard _NSGetExecutablePath(&buffer, &size) == 0 else { return nil }
+        return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        #else
+        return nil
+        #endif
+    }
+}

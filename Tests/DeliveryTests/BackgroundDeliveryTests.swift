@@ -1,0 +1,150 @@
+import Dispatch
+import Foundation
+import JuiceMakerCore
+import JuiceTestSupport
+import Testing
+
+/// `backgroundDelivery` (the default): `juice order` and `juice stock` commit and exit,
+/// and a background `juice deliver` they start sends their events. Real processes, a
+/// real store, a loopback endpoint and a command subscriber writing to a file.
+@Suite struct BackgroundDeliveryTests {
+    /// `juice subscribers --json` as name → row.
+    private func subscribers(_ workspace: JuiceWorkspace) throws -> [String: [String: Any]] {
+        let rows = try workspace.subscriberRows()
+        return Dictionary(rows.compactMap { row in (row["name"] as? String).map { ($0, row) } }, uniquingKeysWith: { first, _ in first })
+    }
+
+    /// Whether no process holds `<store>.lease-<name>` now.
+    private func leaseIsFree(_ workspace: JuiceWorkspace, _ name: String) -> Bool {
+        let descriptor = open(workspace.storePath + ".lease-" + name, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { return true }
+        defer { close(descriptor) }
+        guard flock(descriptor, LOCK_EX | LOCK_NB) == 0 else { return false }
+        flock(descriptor, LOCK_UN)
+        return true
+    }
+
+    /// Waits (polling, bounded by the generous deadline) until `satisfied` holds for
+    /// `juice subscribers --json`'s rows and no background run holds a lease of `names`.
+    private func waitUntilSettled(
+        _ workspace: JuiceWorkspace, _ names: [String], _ satisfied: ([String: [String: Any]]) -> Bool
+    ) async throws -> [String: [String: Any]] {
+        let deadline = generousDeadline()
+        var rows = try subscribers(workspace)
+        while ContinuousClock.now < deadline {
+            rows = try subscribers(workspace)
+            if satisfied(rows), names.allSatisfy({ leaseIsFree(workspace, $0) }) { return rows }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        return rows
+    }
+
+    private func lag(_ row: [String: Any]?) -> Int { row?["lag"] as? Int ?? -1 }
+
+    @Test func anOrderReturnsBeforeItsEventIsAcknowledgedAndTheEventStillArrives() async throws {
+        // The endpoint answers the first request only when the test opens the gate,
+        // which it does after the order has exited: the order cannot have waited.
+        let gate = DispatchSemaphore(value: 0)
+        let server = LoopbackHTTPServer { index, _ in
+            if index == 0 { gate.wait() }
+            return .status(200)
+        }
+        try server.start()
+        defer {
+            gate.signal()
+            server.stop()
+        }
+        let workspace = try JuiceWorkspace(
+            subscribers: #"[{"type": "webhook", "name": "hook", "url": "\#(server.url)", "events": ["juiceMade"], "timeoutSeconds": 60}]"#)
+        #expect(try workspace.run(["order", "banana"]) == 0)
+        #expect(await server.waitForRequests(1), "the background run posted the event")
+        gate.signal()
+        let rows = try await waitUntilSettled(workspace, ["hook"]) { lag($0["hook"]) == 0 }
+        #expect(lag(rows["hook"]) == 0, "\(rows)")
+        let ids = server.requests.compactMap { $0.headers["webhook-id"] }
+        #expect(ids == (try workspace.juiceMadeIDs()), "exactly the journal's juiceMade event, once")
+        #expect(workspace.errors.isEmpty, "\(workspace.errors)")
+    }
+
+    /// No event lost, in journal order, under concurrent commands: every order and stock
+    /// change of twelve processes at once reaches both subscribers.
+    @Test func concurrentCommandsLoseNoEvent() async throws {
+        let server = LoopbackHTTPServer()
+        try server.start()
+        defer { server.stop() }
+        let probe = try JuiceWorkspace(subscribers: "[]")
+        let lines = probe.directory.file("lines.jsonl")
+        let workspace = try JuiceWorkspace(
+            subscribers: #"""
+                [{"type": "webhook", "name": "hook", "url": "\#(server.url)", "timeoutSeconds": 30},
+                 {"type": "command", "name": "program", "command": ["/bin/sh", "-c", "cat >> '\#(lines)'"]}]
+                """#)
+        var processes: [Process] = []
+        for index in 0..<12 {
+            processes.append(try workspace.start(index % 3 == 0 ? ["stock", "add", "kiwi", "1"] : ["order", "banana"]))
+        }
+        for process in processes {
+            process.waitUntilExit()
+            #expect(process.terminationStatus == 0)
+        }
+        let rows = try await waitUntilSettled(workspace, ["hook", "program"]) { lag($0["hook"]) == 0 && lag($0["program"]) == 0 }
+        #expect(lag(rows["hook"]) == 0 && lag(rows["program"]) == 0, "\(rows)")
+
+        let journal = try workspace.journalSequences()
+        #expect(journal == Array(1...Int64(journal.count)), "the journal has no gaps")
+        #expect(journal.count == 4 + 8 * 2, "4 stock changes, 8 orders of one juice.made and one stock.changed each")
+        let posted = try server.requests.map { try CloudEventFormat.decode($0.text).sequence }
+        let written = try String(contentsOfFile: lines, encoding: .utf8).split(separator: "\n").map {
+            try CloudEventFormat.decode(String($0)).sequence
+        }
+        for (name, received) in [("webhook", posted), ("command", written)] {
+            #expect(Set(received) == Set(journal), "\(name): every event arrived")
+            var highest: Int64 = 0
+            for sequence in received {
+                // At least once, in order: a resend repeats an event already sent, never skips ahead.
+                #expect(sequence <= highest + 1, "\(name): \(sequence) after \(highest)")
+                highest = max(highest, sequence)
+            }
+        }
+        #expect(workspace.errors.isEmpty, "\(workspace.errors)")
+    }
+
+    /// An endpoint that is down: the order still succeeds and says nothing; the failure
+    /// is recorded where `juice subscribers` shows it, and `juice deliver` right after an
+    /// order (the background run may still hold the lease) tries the event itself.
+    @Test func aFailingEndpointIsRecordedAndDeliverRightAfterAnOrderTriesItself() async throws {
+        let server = LoopbackHTTPServer()
+        try server.start()
+        server.stop()  // the port is closed: connections are refused
+        let workspace = try JuiceWorkspace(
+            subscribers: #"[{"type": "webhook", "name": "hook", "url": "\#(server.url)", "events": ["juiceMade"], "retrySchedule": [600]}]"#)
+        #expect(try workspace.run(["order", "banana"]) == 0)
+        let rows = try await waitUntilSettled(workspace, ["hook"]) { $0["hook"]?["lastError"] != nil }
+        #expect((rows["hook"]?["attempts"] as? Int ?? 0) >= 1, "\(rows)")
+        #expect(lag(rows["hook"]) == 2, "the order's two events wait in the journal: \(rows)")
+        #expect(workspace.errors.isEmpty, "the order itself printed nothing: \(workspace.errors)")
+        for _ in 0..<3 {
+            #expect(try workspace.run(["order", "banana"]) == 0)
+            // Never "left to another process": it waits for the background run, then tries.
+            #expect(try workspace.run(["deliver"]) == 75, "\(workspace.errors)")
+        }
+        #expect(!workspace.errors.contains("another juice process"), "\(workspace.errors)")
+
+        try server.start()
+        defer { server.stop() }
+        #expect(try workspace.run(["deliver"]) == 0)
+        let sequences = try server.requests.map { try CloudEventFormat.decode($0.text).sequence }
+        #expect(Set(sequences).count == 4 && sequences == sequences.sorted(), "\(sequences)")
+    }
+
+    @Test func withBackgroundDeliveryOffTheOrderDeliversBeforeItExits() async throws {
+        let server = LoopbackHTTPServer()
+        try server.start()
+        defer { server.stop() }
+        let workspace = try JuiceWorkspace(
+            subscribers: #"[{"type": "webhook", "name": "hook", "url": "\#(server.url)", "events": ["juiceMade"]}]"#,
+            backgroundDelivery: false)
+        #expect(try workspace.run(["order", "banana"]) == 0)
+        #expect(server.requests.count == 1, "delivered by the order itself")
+    }
+}
