@@ -137,6 +137,27 @@ import Testing
         #expect(Set(sequences).count == 4 && sequences == sequences.sorted(), "\(sequences)")
     }
 
+    /// A lease that cannot be taken (its file is a directory here; a store directory
+    /// removed under a running process is the same) is a store failure retried every
+    /// second: `juice deliver`, and so the background run, still ends within its
+    /// 10 s patience, the events left in the journal, instead of retrying forever.
+    @Test func aLeaseThatCannotBeTakenEndsDeliverWithinItsPatience() async throws {
+        let server = LoopbackHTTPServer()
+        try server.start()
+        defer { server.stop() }
+        let workspace = try JuiceWorkspace(
+            subscribers: #"[{"type": "webhook", "name": "hook", "url": "\#(server.url)", "events": ["juiceMade"]}]"#,
+            backgroundDelivery: false)
+        try FileManager.default.createDirectory(atPath: workspace.storePath + ".lease-hook", withIntermediateDirectories: false)
+        #expect(try workspace.run(["order", "banana"]) == 0)
+        let deliver = try workspace.start(["deliver"])
+        #expect(await waitForExit(deliver, within: .seconds(90)), "juice deliver kept retrying the lease")
+        #expect(deliver.terminationStatus == 75)
+        #expect(server.requests.isEmpty)
+        #expect(workspace.errors.contains("lease-hook"), "\(workspace.errors)")
+        #expect(lag(try subscribers(workspace)["hook"]) == 2)
+    }
+
     @Test func withBackgroundDeliveryOffTheOrderDeliversBeforeItExits() async throws {
         let server = LoopbackHTTPServer()
         try server.start()

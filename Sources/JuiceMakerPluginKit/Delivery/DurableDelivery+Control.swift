@@ -51,7 +51,9 @@ extension DurableDelivery {
     /// Delivers everything pending now: the oldest undelivered event is attempted at
     /// once even if its next attempt was scheduled later. Returns when caught up, when
     /// disabled, when another runner holds the lease, or when a failed event's next
-    /// attempt is further away than `patience` (nearer ones are awaited).
+    /// attempt is further away than `patience` (nearer ones are awaited, but no longer
+    /// than `patience` from the call in all: a store whose lease file cannot be opened,
+    /// its directory gone, is retried every second and must not keep the caller forever).
     @discardableResult
     package func deliverPending(waitingAtMost patience: Duration = .zero) async -> DeliveryPhase {
         let target = update { state -> UInt64 in
@@ -61,12 +63,15 @@ extension DurableDelivery {
         }
         start()
         let patienceSeconds = TimeSpan(patience).totalSeconds
+        let called = Date().timeIntervalSince1970
         let isAnswered: @Sendable (State) -> Bool = { state in
             if state.finished || state.stopping { return true }
             guard state.settled >= target else { return false }
             switch state.phase {
             case .caughtUp, .disabled, .stopped, .leftToAnotherRunner: return true
-            case .waitingForRetry(let until): return until - Date().timeIntervalSince1970 > patienceSeconds
+            case .waitingForRetry(let until):
+                let now = Date().timeIntervalSince1970
+                return until - now > patienceSeconds || now - called >= patienceSeconds
             case .starting, .delivering: return false
             }
         }
