@@ -41,6 +41,14 @@ import Testing
 
     private func lag(_ row: [String: Any]?) -> Int { row?["lag"] as? Int ?? -1 }
 
+    /// A workspace whose webhook `hook` (juiceMade only) posts to `server`, with
+    /// `backgroundDelivery` off.
+    private func inlineHookWorkspace(_ server: LoopbackHTTPServer) throws -> JuiceWorkspace {
+        try JuiceWorkspace(
+            subscribers: #"[{"type": "webhook", "name": "hook", "url": "\#(server.url)", "events": ["juiceMade"]}]"#,
+            backgroundDelivery: false)
+    }
+
     @Test func anOrderReturnsBeforeItsEventIsAcknowledgedAndTheEventStillArrives() async throws {
         // The endpoint answers the first request only when the test opens the gate,
         // which it does after the order has exited: the order cannot have waited.
@@ -145,9 +153,7 @@ import Testing
         let server = LoopbackHTTPServer()
         try server.start()
         defer { server.stop() }
-        let workspace = try JuiceWorkspace(
-            subscribers: #"[{"type": "webhook", "name": "hook", "url": "\#(server.url)", "events": ["juiceMade"]}]"#,
-            backgroundDelivery: false)
+        let workspace = try inlineHookWorkspace(server)
         try FileManager.default.createDirectory(atPath: workspace.storePath + ".lease-hook", withIntermediateDirectories: false)
         #expect(try workspace.run(["order", "banana"]) == 0)
         let deliver = try workspace.start(["deliver"])
@@ -162,9 +168,7 @@ import Testing
         let server = LoopbackHTTPServer()
         try server.start()
         defer { server.stop() }
-        let workspace = try JuiceWorkspace(
-            subscribers: #"[{"type": "webhook", "name": "hook", "url": "\#(server.url)", "events": ["juiceMade"]}]"#,
-            backgroundDelivery: false)
+        let workspace = try inlineHookWorkspace(server)
         #expect(try workspace.run(["order", "banana"]) == 0)
         #expect(server.requests.count == 1, "delivered by the order itself")
     }
