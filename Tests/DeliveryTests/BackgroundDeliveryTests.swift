@@ -164,6 +164,34 @@ import Testing
         #expect(lag(try subscribers(workspace)["hook"]) == 2)
     }
 
+    /// `--no-wait` (what the background run is started with) leaves a subscriber whose
+    /// lease is held to its holder: here the test holds it, so nothing is sent until it
+    /// lets go, and then a plain `juice deliver` sends it.
+    @Test func noWaitLeavesAHeldLeaseToItsHolder() async throws {
+        let server = LoopbackHTTPServer()
+        try server.start()
+        defer { server.stop() }
+        let workspace = try inlineHookWorkspace(server)
+        let holder = open(workspace.storePath + ".lease-hook", O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+        #expect(holder >= 0 && flock(holder, LOCK_EX | LOCK_NB) == 0)
+        #expect(try workspace.run(["order", "banana"]) == 0)
+        let listing = workspace.directory.file("deliver.json")
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: JuiceWorkspace.binary)
+        process.arguments = ["deliver", "--no-wait", "--json", "--config", workspace.configPath, "--store", workspace.storePath]
+        _ = FileManager.default.createFile(atPath: listing, contents: nil)
+        process.standardOutput = FileHandle(forWritingAtPath: listing)
+        try process.run()
+        #expect(await waitForExit(process, within: .seconds(60)))
+        #expect(process.terminationStatus == 0)
+        let text = try String(contentsOfFile: listing, encoding: .utf8)
+        #expect(text.contains(#""state":"leftToAnotherProcess""#), "\(text)")
+        #expect(server.requests.isEmpty)
+        close(holder)
+        #expect(try workspace.run(["deliver"]) == 0)
+        #expect(server.requests.count == 1)
+    }
+
     @Test func withBackgroundDeliveryOffTheOrderDeliversBeforeItExits() async throws {
         let server = LoopbackHTTPServer()
         try server.start()

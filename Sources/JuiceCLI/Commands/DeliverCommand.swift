@@ -34,15 +34,23 @@ struct DeliverCommand: JuiceCommand {
                 "follow",
                 help: LocalizedText(
                     "Keep running and deliver new events as they are committed, by any process (Ctrl-C stops).",
-                    ko: "계속 실행하며 어느 프로세스가 커밋한 새 이벤트든 전달합니다 (Ctrl-C로 멈춤)."))
+                    ko: "계속 실행하며 어느 프로세스가 커밋한 새 이벤트든 전달합니다 (Ctrl-C로 멈춤).")),
+            OptionSpec(
+                "no-wait",
+                help: LocalizedText(
+                    "Leave a subscriber whose lease another process holds to that process at once, instead of waiting up to 10 s for it (what the background run of `juice order` does).",
+                    ko: "다른 프로세스가 임대를 가진 구독자는 최대 10초 기다리지 않고 바로 그 프로세스에 맡깁니다 (`juice order`의 백그라운드 실행이 이렇게 합니다).")),
         ])
     /// Retries due within this are awaited by `juice deliver`.
     static let patience = Duration.seconds(10)
 
     let follow: Bool
+    /// `--no-wait`: no `awaitOtherHolders`.
+    let leavesHeldLeases: Bool
 
     init(_ invocation: Invocation) throws(CLIError) {
         follow = invocation.has("follow")
+        leavesHeldLeases = invocation.has("no-wait")
     }
 
     func run(_ session: Session) async throws(CLIError) -> ExitCode {
@@ -65,7 +73,7 @@ struct DeliverCommand: JuiceCommand {
         var outcomes = await Self.deliverAll(runners, stop: stop, flushDeadline: context.config.flushDeadlineSeconds) { delivery in
             await delivery.deliverPending(waitingAtMost: Self.patience)
         }
-        outcomes = try await Self.awaitOtherHolders(outcomes, runners, session: session, stop: stop)
+        if !leavesHeldLeases { outcomes = try await Self.awaitOtherHolders(outcomes, runners, session: session, stop: stop) }
         // Events committed while this run held the leases, by commands that left them to
         // it, are handed on when it closes; only after a run that moved a cursor, so a
         // subscriber that cannot move never starts a chain of background runs.

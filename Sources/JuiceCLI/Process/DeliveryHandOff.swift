@@ -22,7 +22,7 @@ import JuiceMakerCore
 /// 1. After its change, the command looks at each durable subscriber. It has work when
 ///    the journal holds events of its kinds after its cursor and it is not waiting
 ///    for a retry (nor stopped by a 410).
-/// 2. If such a subscriber's lease is free, the command starts `juice deliver --quiet`
+/// 2. If such a subscriber's lease is free, the command starts `juice deliver --quiet --no-wait`
 ///    for the same config and store, detached (its own process group, so the
 ///    terminal's Ctrl-C and hang-up do not reach it; no terminal streams), and exits.
 ///    That process runs once the command has exited (`start`).
@@ -92,7 +92,9 @@ enum DeliveryHandOff {
     static func arguments(config: ConfigSource, storePath: String) -> [String] {
         var arguments: [String] = []
         if let file = config.file { arguments += ["--config", file] }
-        return arguments + ["--store", storePath, "deliver", "--quiet"]
+        // `--no-wait`: a lease held means its holder delivers (and looks again when it
+        // lets go), so the background run has nothing to wait for.
+        return arguments + ["--store", storePath, "deliver", "--quiet", "--no-wait"]
     }
 
     /// Starts this executable with `arguments` and `environment` once this process has
