@@ -51,9 +51,10 @@ extension DurableDelivery {
     /// Delivers everything pending now: the oldest undelivered event is attempted at
     /// once even if its next attempt was scheduled later. Returns when caught up, when
     /// disabled, when another runner holds the lease, or when a failed event's next
-    /// attempt is further away than `patience` (nearer ones are awaited, but no longer
-    /// than `patience` from the call in all: a store whose lease file cannot be opened,
-    /// its directory gone, is retried every second and must not keep the caller forever).
+    /// attempt is further away than `patience` (nearer ones are awaited), or when the
+    /// lease could not be taken for `patience` because the store failed (its lease file
+    /// cannot be opened, its directory gone): that is retried every second and must
+    /// not keep the caller forever.
     @discardableResult
     package func deliverPending(waitingAtMost patience: Duration = .zero) async -> DeliveryPhase {
         let target = update { state -> UInt64 in
@@ -63,7 +64,6 @@ extension DurableDelivery {
         }
         start()
         let patienceSeconds = TimeSpan(patience).totalSeconds
-        let called = Date().timeIntervalSince1970
         let isAnswered: @Sendable (State) -> Bool = { state in
             if state.finished || state.stopping { return true }
             guard state.settled >= target else { return false }
@@ -71,7 +71,8 @@ extension DurableDelivery {
             case .caughtUp, .disabled, .stopped, .leftToAnotherRunner: return true
             case .waitingForRetry(let until):
                 let now = Date().timeIntervalSince1970
-                return until - now > patienceSeconds || now - called >= patienceSeconds
+                if let since = state.leaseUnavailableSince, now - since >= patienceSeconds { return true }
+                return until - now > patienceSeconds
             case .starting, .delivering: return false
             }
         }

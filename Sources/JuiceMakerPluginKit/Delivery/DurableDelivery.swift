@@ -102,6 +102,9 @@ public final class DurableDelivery: Sendable {
         /// The sequence of the event `current` delivers.
         var currentSequence: Int64?
         var lease: DeliveryLease?
+        /// When the store first failed to give the lease, in this run of failures
+        /// (Unix seconds); `nil` once a lease was taken or found held elsewhere.
+        var leaseUnavailableSince: Double?
     }
 
     /// A runner for `name`. Nothing happens until `start()`.
@@ -156,7 +159,11 @@ public final class DurableDelivery: Sendable {
         while !isStopping {
             let served = state.withLock { $0.requests }
             wakeQueued.store(false, ordering: .sequentiallyConsistent)
-            switch takeLease() {
+            let standing = takeLease()
+            progress { state in
+                state.leaseUnavailableSince = standing == .unavailable ? state.leaseUnavailableSince ?? Date().timeIntervalSince1970 : nil
+            }
+            switch standing {
             case .held: break
             case .heldElsewhere:
                 settle(.leftToAnotherRunner, served: served)
