@@ -118,7 +118,7 @@ struct DeliverCommand: JuiceCommand {
     /// The enabled durable subscribers, attached, in config order.
     static func runners(_ session: Session) -> [(name: String, delivery: DurableDelivery)] {
         session.builtPlugins.compactMap { built in
-            guard let durable = built.plugin as? any DurableDeliveryPlugin, let delivery = durable.delivery else { return nil }
+            guard let delivery = built.plugin.durable?.delivery else { return nil }
             return (built.entry.name, delivery)
         }
     }

@@ -46,7 +46,7 @@ struct FleetDeliverCommand: JuiceCommand {
     func run(_ session: Session) async throws(CLIError) -> ExitCode {
         #if canImport(NATSPlugin)
         let context = session.context
-        let durable = session.builtPlugins.filter { $0.plugin is any DurableDeliveryPlugin && !($0.plugin is NATSPublisher) }
+        let durable = session.builtPlugins.filter { $0.plugin.durable != nil && !($0.plugin is NATSPublisher) }
         let loggers = session.builtPlugins.filter { $0.plugin is EventLogger }
         guard !durable.isEmpty || !loggers.isEmpty else {
             if !context.settings.quiet { context.console.print(Catalog.Delivery.noDurableSubscribers) }

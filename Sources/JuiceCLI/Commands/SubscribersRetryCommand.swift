@@ -36,7 +36,7 @@ struct SubscribersRetryCommand: JuiceCommand {
         guard let built = session.builtPlugins.first(where: { $0.entry.name == name }) else {
             throw CLIError(.badValue, Catalog.Delivery.unknownSubscriber(name))
         }
-        guard built.plugin is any DurableDeliveryPlugin else {
+        guard built.plugin.durable != nil else {
             throw CLIError(.badValue, Catalog.Delivery.notDurable(name))
         }
         _ = try session.maker(attachingPlugins: true)

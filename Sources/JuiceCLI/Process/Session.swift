@@ -81,7 +81,7 @@ final class Session {
             let leavesDurable = handingOffDelivery && context.config.backgroundDelivery
             if leavesDurable { handsOffDelivery = true }
             for built in plugins {
-                if leavesDurable, built.plugin is any DurableDeliveryPlugin { continue }
+                if leavesDurable, built.plugin.durable != nil { continue }
                 let name = built.entry.name
                 let host = PluginHost(
                     maker: maker, journal: store,
@@ -142,7 +142,7 @@ final class Session {
             case .file(let path, _) = context.location
         else { return }
         let subscribers = plugins.compactMap { built -> DeliveryHandOff.Subscriber? in
-            guard let durable = built.plugin as? any DurableDeliveryPlugin else { return nil }
+            guard let durable = built.plugin.durable else { return nil }
             return DeliveryHandOff.Subscriber(name: built.entry.name, kinds: durable.eventKinds)
         }
         if let problem = DeliveryHandOff.handOn(

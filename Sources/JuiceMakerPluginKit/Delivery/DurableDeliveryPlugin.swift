@@ -15,6 +15,11 @@ public protocol DurableDeliveryPlugin: JuiceMakerPlugin {
     var eventKinds: Set<EventKind>? { get }
 }
 
+extension DurableDeliveryPlugin {
+    /// Itself.
+    public var durable: (any DurableDeliveryPlugin)? { self }
+}
+
 extension DurableDelivery {
     /// The attach step every durable plugin shares: a runner named `name` on the
     /// host's journal, woken by a synchronous subscription to the kinds it delivers

@@ -37,6 +37,16 @@ public protocol JuiceMakerPlugin: AnyObject, Sendable {
 
     /// Flushes and stops by `deadline`.
     func shutdown(deadline: ContinuousClock.Instant) async
+
+    /// This plugin as a `DurableDeliveryPlugin`, or `nil`. Provided: the host asks this
+    /// instead of casting (`as? any DurableDeliveryPlugin`), which on a first use per
+    /// type searches every protocol conformance record of the program.
+    var durable: (any DurableDeliveryPlugin)? { get }
+}
+
+extension JuiceMakerPlugin {
+    /// Not durable.
+    public var durable: (any DurableDeliveryPlugin)? { nil }
 }
 
 /// What the host tells a plugin about where it runs.
