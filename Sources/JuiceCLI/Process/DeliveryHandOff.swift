@@ -63,7 +63,6 @@ enum DeliveryHandOff {
     static func needingDelivery(
         _ subscribers: [Subscriber], journal: any EventJournal, now: Double
     ) throws(StoreError) -> [String] {
-        guard !subscribers.isEmpty else { return [] }
         let last = try journal.lastSequence()
         var names: [String] = []
         for subscriber in subscribers {

@@ -145,6 +145,7 @@ final class Session {
             guard let durable = built.plugin.durable else { return nil }
             return DeliveryHandOff.Subscriber(name: built.entry.name, kinds: durable.eventKinds)
         }
+        guard !subscribers.isEmpty else { return }
         if let problem = DeliveryHandOff.handOn(
             subscribers, journal: store, config: context.config.source, storePath: path, environment: context.environment)
         {
