@@ -137,12 +137,31 @@ import Testing
             #expect(try workspace.run(["deliver"]) == 75, "\(workspace.errors)")
         }
         #expect(!workspace.errors.contains("another juice process"), "\(workspace.errors)")
+        // The later orders said it, since the background run has no terminal.
+        #expect(workspace.errors.contains("hook: delivery is failing ("), "\(workspace.errors)")
 
         try server.start()
         defer { server.stop() }
         #expect(try workspace.run(["deliver"]) == 0)
         let sequences = try server.requests.map { try CloudEventFormat.decode($0.text).sequence }
         #expect(Set(sequences).count == 4 && sequences == sequences.sorted(), "\(sequences)")
+    }
+
+    /// A 410 stops delivery in the background run; the next order says so, and how
+    /// to resume it, and starts no run for it.
+    @Test func aStoppedSubscriberIsSaidByTheNextOrder() async throws {
+        let server = LoopbackHTTPServer { _, _ in .status(410) }
+        try server.start()
+        defer { server.stop() }
+        let workspace = try JuiceWorkspace(
+            subscribers: #"[{"type": "webhook", "name": "hook", "url": "\#(server.url)", "events": ["juiceMade"]}]"#)
+        #expect(try workspace.run(["order", "banana"]) == 0)
+        let rows = try await waitUntilSettled(workspace, ["hook"]) { $0["hook"]?["stopped"] as? Bool == true }
+        #expect(rows["hook"]?["stopped"] as? Bool == true, "\(rows)")
+        #expect(try workspace.run(["order", "banana"]) == 0)
+        #expect(workspace.errors.contains("hook: delivery is stopped ("), "\(workspace.errors)")
+        #expect(workspace.errors.contains("juice subscribers retry hook"), "\(workspace.errors)")
+        #expect(server.requests.count == 1, "nothing more was sent to a stopped subscriber")
     }
 
     /// A lease that cannot be taken (its file is a directory here; a store directory

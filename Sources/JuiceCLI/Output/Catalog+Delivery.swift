@@ -43,6 +43,23 @@ extension Catalog {
                 ko: "\(name): \(delivered)개 전달, 다음 이벤트가 실패해 \(time)에 다시 시도합니다 (또는 `juice deliver`를 다시 실행).")
         }
 
+        /// A subscriber whose oldest waiting event failed, said by the command that left
+        /// its events to a background run (which has no terminal to say it on).
+        static func failing(_ name: String, waiting: Int64, retry: DeliveryRetryState) -> T {
+            let (name, reason) = (echo(name), escape(retry.lastError))
+            if retry.disabled {
+                return T(
+                    "\(name): delivery is stopped (\(reason)); \(waiting) event(s) wait in the journal. Fix it, then run `juice subscribers retry \(name)`.",
+                    ko: "\(name): 전달이 멈췄습니다(\(reason)). 이벤트 \(waiting)개가 저널에서 기다립니다. 고친 뒤 `juice subscribers retry \(name)`를 실행하세요.")
+            }
+            let (time, next) = (clock(retry.nextAttemptAt), retry.attempts + 1)
+            return T(
+                "\(name): delivery is failing (\(reason)); \(waiting) event(s) wait in the journal, attempt \(next) at \(time) "
+                    + "(`juice subscribers` shows it, `juice deliver` tries now).",
+                ko: "\(name): 전달이 실패하고 있습니다(\(reason)). 이벤트 \(waiting)개가 저널에서 기다리며 \(time)에 \(next)번째로 시도합니다 "
+                    + "(`juice subscribers`로 확인, `juice deliver`로 지금 시도).")
+        }
+
         /// The change is committed but no background `juice deliver` could be started.
         static func handOffFailed(_ detail: T) -> T {
             T(

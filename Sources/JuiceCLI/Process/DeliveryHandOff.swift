@@ -42,36 +42,48 @@ enum DeliveryHandOff {
         let kinds: Set<EventKind>?
     }
 
+    /// What the command says when it exits: a subscriber whose delivery is failing or
+    /// stopped (the background run has no terminal to say it on), or why no background
+    /// run could start (the change stays committed, its events in the journal).
+    enum Report: Equatable {
+        case failing(name: String, waiting: Int64, retry: DeliveryRetryState)
+        case notStarted(LocalizedText)
+    }
+
     /// Starts a background `juice deliver` if one of `subscribers` has work and a free
-    /// lease; what went wrong otherwise (the change stays committed, its events in the
-    /// journal).
+    /// lease; returns what the command should report.
     static func handOn(
         _ subscribers: [Subscriber], journal: any EventJournal, config: ConfigSource, storePath: String,
         environment: [String: String]
-    ) -> LocalizedText? {
+    ) -> [Report] {
+        var due: [String] = []
+        var reports: [Report] = []
         do throws(StoreError) {
-            guard !(try needingDelivery(subscribers, journal: journal, now: Date().timeIntervalSince1970)).isEmpty else { return nil }
+            (due, reports) = try look(at: subscribers, journal: journal, now: Date().timeIntervalSince1970)
         } catch {
-            return Catalog.Errors.store(error)
+            return [.notStarted(Catalog.Errors.store(error))]
         }
-        guard let code = start(arguments: arguments(config: config, storePath: storePath), environment: environment) else { return nil }
+        guard !due.isEmpty, let code = start(arguments: arguments(config: config, storePath: storePath), environment: environment) else {
+            return reports
+        }
         let reason = String(cString: strerror(code))
-        return LocalizedText(reason, ko: reason)
+        return reports + [.notStarted(LocalizedText(reason, ko: reason))]
     }
 
-    /// The subscribers in `subscribers` that have work now and whose lease is free.
-    static func needingDelivery(
-        _ subscribers: [Subscriber], journal: any EventJournal, now: Double
-    ) throws(StoreError) -> [String] {
+    /// The subscribers in `subscribers` that have work now and whose lease is free, and
+    /// those whose oldest waiting event has failed (waiting for a retry, or stopped).
+    static func look(
+        at subscribers: [Subscriber], journal: any EventJournal, now: Double
+    ) throws(StoreError) -> (due: [String], failing: [Report]) {
         let last = try journal.lastSequence()
         var names: [String] = []
+        var failing: [Report] = []
         for subscriber in subscribers {
             let cursor = try journal.cursor(named: subscriber.name)
             guard last > cursor else { continue }
-            if let retry = try journal.retryState(for: subscriber.name), retry.sequence > cursor,
-                retry.disabled || retry.nextAttemptAt > now
-            {
-                continue
+            if let retry = try journal.retryState(for: subscriber.name), retry.sequence > cursor {
+                failing.append(.failing(name: subscriber.name, waiting: last - cursor, retry: retry))
+                if retry.disabled || retry.nextAttemptAt > now { continue }
             }
             if let kinds = subscriber.kinds,
                 try journal.entries(after: cursor, kinds: kinds, limit: 1, newest: false).isEmpty
@@ -83,7 +95,7 @@ enum DeliveryHandOff {
             lease.release()
             names.append(subscriber.name)
         }
-        return names
+        return (names, failing)
     }
 
     /// The command line of the background `juice deliver`: this config and this store,

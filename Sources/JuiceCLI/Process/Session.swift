@@ -146,10 +146,15 @@ final class Session {
             return DeliveryHandOff.Subscriber(name: built.entry.name, kinds: durable.eventKinds)
         }
         guard !subscribers.isEmpty else { return }
-        if let problem = DeliveryHandOff.handOn(
+        let reports = DeliveryHandOff.handOn(
             subscribers, journal: store, config: context.config.source, storePath: path, environment: context.environment)
-        {
-            context.console.standardError.write("juice: \(Catalog.Delivery.handOffFailed(problem)(context.language))\n")
+        for report in reports {
+            let line =
+                switch report {
+                case let .failing(name, waiting, retry): Catalog.Delivery.failing(name, waiting: waiting, retry: retry)
+                case .notStarted(let problem): Catalog.Delivery.handOffFailed(problem)
+                }
+            context.console.standardError.write("juice: \(line(context.language))\n")
         }
     }
 }
