@@ -12,6 +12,7 @@ import Foundation
 #endif
 import CStartAfterExit
 import JuiceMakerCore
+import JuiceMakerPluginKit
 
 /// How a short command leaves its events' delivery to a background `juice deliver`,
 /// as `git` leaves its housekeeping to a detached `git gc --auto`: the command returns
@@ -45,7 +46,7 @@ enum DeliveryHandOff {
     /// What the command says when it exits: a subscriber whose delivery is failing or
     /// stopped (the background run has no terminal to say it on), or why no background
     /// run could start (the change stays committed, its events in the journal).
-    enum Report: Equatable {
+    enum Report {
         case failing(name: String, waiting: Int64, retry: DeliveryRetryState)
         case notStarted(LocalizedText)
     }
@@ -81,7 +82,7 @@ enum DeliveryHandOff {
         for subscriber in subscribers {
             let cursor = try journal.cursor(named: subscriber.name)
             guard last > cursor else { continue }
-            if let retry = try journal.retryState(for: subscriber.name), retry.sequence > cursor {
+            if let retry = try DurableSubscriberStatus.retryState(subscriber.name, after: cursor, from: journal) {
                 failing.append(.failing(name: subscriber.name, waiting: last - cursor, retry: retry))
                 if retry.disabled || retry.nextAttemptAt > now { continue }
             }

@@ -160,8 +160,10 @@ public final class DurableDelivery: Sendable {
             let served = state.withLock { $0.requests }
             wakeQueued.store(false, ordering: .sequentiallyConsistent)
             let standing = takeLease()
-            progress { state in
-                state.leaseUnavailableSince = standing == .unavailable ? state.leaseUnavailableSince ?? Date().timeIntervalSince1970 : nil
+            // Written only when it changes: not a lock and a waiter scan on every pass.
+            let unavailableSince = state.withLock { $0.leaseUnavailableSince }
+            if (standing == .unavailable) != (unavailableSince != nil) {
+                progress { $0.leaseUnavailableSince = standing == .unavailable ? Date().timeIntervalSince1970 : nil }
             }
             switch standing {
             case .held: break

@@ -64,10 +64,16 @@ package struct DurableSubscriberStatus: Sendable, Equatable {
     package static func read(_ name: String, from journal: any EventJournal) throws(StoreError) -> DurableSubscriberStatus {
         let cursor = try journal.cursor(named: name)
         let last = try journal.lastSequence()
-        var retry = try journal.retryState(for: name)
-        if let state = retry, state.sequence <= cursor { retry = nil }
+        let retry = try retryState(name, after: cursor, from: journal)
         return DurableSubscriberStatus(
             name: name, cursor: cursor, lag: max(0, last - cursor), retry: retry,
             deadLetters: try journal.deadLetters(for: name).count)
+    }
+
+    /// `name`'s retry state if it is for an event after `cursor` (the oldest one not
+    /// handled); one left behind by a delivery the cursor has since passed is stale.
+    package static func retryState(_ name: String, after cursor: Int64, from journal: any EventJournal) throws(StoreError) -> DeliveryRetryState? {
+        guard let state = try journal.retryState(for: name), state.sequence > cursor else { return nil }
+        return state
     }
 }
