@@ -99,6 +99,7 @@ import Testing
                 ["initialStock: 99999999999999999999999 is above 1000000", "whole number from 0 to 1000000"]
             ),
             (#"{"flushDeadlineSeconds": 1e3}"#, ["flushDeadlineSeconds: 1e3 is above 60"]),
+            (#"{"backgroundDelivery": "yes"}"#, ["backgroundDelivery: expected true or false, found a string"]),
             (
                 #"{"subscribers": [{"type": "command", "command": ["/bin/cat"], "timeoutSeconds": 0}]}"#,
                 ["subscribers[0].timeoutSeconds: 0 is not above 0", "at most 3600"]
