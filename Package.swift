@@ -57,6 +57,32 @@ let openSSLPackage: String? = nil
 let openSSLPackage: String? = "openssl"
 #endif
 
+/// Release builds of `juice`, and of the floor its start is measured against, are
+/// linked by GNU ld with packed relative relocations (DT_RELR, `-z pack-relative-relocs`):
+/// the loader reads an 8 KB bitmap instead of 39,000 24-byte entries (934 KB), so a
+/// command touches 0.8 MB less of the binary (README, Measured). The binary then needs
+/// glibc 2.36 or later to run, so this is done only where the building machine has
+/// that glibc (the binary is run where it is built) and has GNU ld; anywhere else, and
+/// in debug builds, the toolchain's default link is kept.
+let packsRelocations: Bool = {
+    #if os(Linux)
+    guard FileManager.default.fileExists(atPath: "/usr/bin/ld.bfd") else { return false }
+    var buffer = [CChar](repeating: 0, count: 64)
+    guard confstr(Int32(_CS_GNU_LIBC_VERSION), &buffer, buffer.count) > 0 else { return false }
+    // "glibc 2.36"
+    let version = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    let numbers = version.split(separator: " ").last.map { $0.split(separator: ".").compactMap { Int($0) } } ?? []
+    guard numbers.count >= 2 else { return false }
+    return (numbers[0], numbers[1]) >= (2, 36)
+    #else
+    return false
+    #endif
+}()
+let startLinking: [LinkerSetting] =
+    packsRelocations
+    ? [.unsafeFlags(["-use-ld=bfd", "-Xlinker", "-z", "-Xlinker", "pack-relative-relocs"], .when(platforms: [.linux], configuration: .release))]
+    : []
+
 let package = Package(
     name: "JuiceMaker",
     platforms: [.macOS(.v15)],
@@ -138,10 +164,10 @@ let package = Package(
                 "Locking", "JuiceMakerCore", "JuiceMakerPluginKit", "SQLiteStore", "LoggerPlugin", "CLINotifierPlugin",
                 "WebhookPlugin", "CommandPlugin", "CReadline", "FleetConfiguration", "CStartAfterExit",
             ] + natsDependency),
-        .executableTarget(name: "juice", dependencies: ["JuiceCLI"]),
+        .executableTarget(name: "juice", dependencies: ["JuiceCLI"], linkerSettings: startLinking),
         /// The floor `juice-bench cli` measures `juice --version` against: one line printed
         /// with only FoundationEssentials loaded. Not for users.
-        .executableTarget(name: "juice-hello", path: "Sources/JuiceHello"),
+        .executableTarget(name: "juice-hello", path: "Sources/JuiceHello", linkerSettings: startLinking),
         .executableTarget(
             name: "JuiceBench",
             dependencies: [
