@@ -205,6 +205,12 @@ public final class NATSConnection: @unchecked Sendable {
     /// Publishes like `publish` without waiting: the PubAck (or the failure) arrives
     /// later, for `awaitAck(messageID:)`. At most `NATSOptions.maxOutstandingAcks` are
     /// outstanding; beyond that this waits (up to the timeout) for room.
+    ///
+    /// No `MaxWait`: `awaitAck` keeps the deadline. libnats' own timeout would cost
+    /// every publish an allocation, a copied reply subject and a timer entry (juice-bench
+    /// fleet: 6.26 → 5.97 µs of CPU per event), for a PubAck that almost always comes. A
+    /// publish whose PubAck never came stays counted in libnats until the connection
+    /// is closed, so a caller drops the connection after a `.timeout`.
     public func publishAsync(subject: String, body: String, headers: [(String, String)], messageID: EventID) throws(NATSError) {
         // No copies on the way: libnats copies the subject, the body and each header.
         var body = body
@@ -231,7 +237,6 @@ public final class NATSConnection: @unchecked Sendable {
             var options = jsPubOptions()
             _ = nats.pointee.jsPubOptions_Init(&options)
             options.MsgId = idPointer
-            options.MaxWait = timeoutMilliseconds
             return nats.pointee.js_PublishMsgAsync(jetStream, &pointer, &options)
         }
         // On success libnats owns the message (and set `pointer` to NULL); otherwise it is ours.

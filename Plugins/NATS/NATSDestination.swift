@@ -179,8 +179,12 @@ final class NATSDestination: BlockingDurableDestination {
             } catch {
                 window.removeAll()
                 live.forgetOutstandingAcks()
-                // A lost connection is made again on the next attempt.
-                if !live.isConnected { drop(live, window: &window) }
+                // A lost connection is made again on the next attempt. So is one on which a
+                // PubAck never came: libnats still counts that publish as outstanding
+                // (there is no per-publish timer: `publishAsync`), and a new connection
+                // starts with none. And one whose stream went away: a new connection
+                // checks the stream, and creates it.
+                if !live.isConnected || error.kind == .timeout || error.kind == .noStream { drop(live, window: &window) }
                 return Self.failure(error)
             }
             if !accepted(offset + 1) { return nil }

@@ -16,8 +16,11 @@ public struct NATSError: Error, Sendable, CustomStringConvertible {
         case authorization
         /// The stream exists with a configuration this client cannot use.
         case streamMismatch
-        /// A subscription or fetch found nothing before its timeout.
+        /// A subscription or fetch found nothing before its timeout; a publish got no
+        /// PubAck within it.
         case timeout
+        /// No stream takes the subject published to (the stream was deleted, say).
+        case noStream
         /// Anything else.
         case other
     }

@@ -143,7 +143,14 @@ let pubAckHandler: jsPubAckHandler = { _, message, ack, failure, closure in
         var line = "publishing to \(subject): \(text)"
         if let detail = failure.pointee.ErrText { line += " (\(String(cString: detail)))" }
         if failure.pointee.ErrCode.rawValue != 0 { line += " [JetStream error \(failure.pointee.ErrCode.rawValue)]" }
-        let kind: NATSError.Kind = failure.pointee.Err == NATS_TIMEOUT ? .timeout : .unavailable
+        let kind: NATSError.Kind
+        switch failure.pointee.Err {
+        case NATS_TIMEOUT: kind = .timeout
+        case NATS_NO_RESPONDERS:
+            kind = .noStream
+            line += "; no stream takes the subject, and the stream is checked (and created) again on the next attempt"
+        default: kind = .unavailable
+        }
         acks.record(id, .failed(NATSError(line, kind: kind)))
     }
 }

@@ -1,0 +1,151 @@
+#if canImport(NATSPlugin)
+import CNATSLoader
+import FleetConfiguration
+import Foundation
+import JuiceMakerCore
+import JuiceTestSupport
+import SQLiteStore
+import Testing
+@testable import NATSPlugin
+
+/// A `juice deliver --follow` whose stream stops answering, or goes away, while it
+/// publishes: it starts again on a new connection (which checks the stream, and
+/// creates it), and every event still reaches the stream, once.
+@Suite(.enabled(if: FleetEnvironment.isAvailable, FleetEnvironment.skipNote), .serialized)
+struct FleetStreamLossTests {
+    /// A `nats` subscriber that waits 0.5 s for a PubAck and retries every 0.25 s for a long while.
+    static func subscriber(_ url: String) -> String {
+        let schedule = Array(repeating: "0.25", count: 200).joined(separator: ",")
+        return #"[{"type": "nats", "url": "\#(url)", "timeoutSeconds": 0.5, "retrySchedule": [\#(schedule)]}]"#
+    }
+
+    /// Commits `orders` orders straight to the machine's store (no delivery), as
+    /// another `juice` process would.
+    static func commitOrders(_ machine: FleetMachine, _ orders: Int, from start: Int = 0) throws {
+        let store = try SQLiteStore(path: machine.directory.file("juice.db"), durability: .normal, initialStock: Stock(repeating: 100_000))
+        let maker = JuiceMaker(store: store, source: Fleet.source(machine: machine.machine))
+        for index in start..<(start + orders) { try maker.make(Juice.allCases[index % Juice.allCases.count]) }
+    }
+
+    /// The `nats` subscriber's row of `juice subscribers --json`.
+    static func row(_ machine: FleetMachine) async throws -> [String: Any] {
+        let (_, output) = try await machine.run(["subscribers", "--json"])
+        let rows = (try? JSONSerialization.jsonObject(with: Data(output.utf8))) as? [[String: Any]] ?? []
+        return rows.first ?? [:]
+    }
+
+    /// Waits until `accepts` takes the subscriber's row (or `seconds` pass); the last row seen.
+    static func waitForRow(_ machine: FleetMachine, within seconds: Double, _ accepts: ([String: Any]) -> Bool) async throws -> [String: Any] {
+        let deadline = Date(timeIntervalSinceNow: seconds)
+        var row: [String: Any] = [:]
+        while Date() < deadline {
+            row = try await Self.row(machine)
+            if accepts(row) { break }
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        return row
+    }
+
+    /// Creates stream `name` for `subjects` that stores what is published but answers no
+    /// publish (JetStream's `no_ack`): every PubAck a publisher waits for is lost, on a
+    /// connection that stays up.
+    static func addSilentStream(_ url: String, name: String, subjects: String) throws {
+        try loadNATSLibrary()
+        let strings = CStrings()
+        var created: OpaquePointer?
+        guard nats.pointee.natsOptions_Create(&created) == NATS_OK, let options = created else { throw FleetTestError("natsOptions_Create") }
+        defer { nats.pointee.natsOptions_Destroy(options) }
+        _ = nats.pointee.natsOptions_SetServers(options, strings.array([url]), 1)
+        var connected: OpaquePointer?
+        guard nats.pointee.natsConnection_Connect(&connected, options) == NATS_OK, let connection = connected else {
+            throw FleetTestError("cannot connect to \(url)")
+        }
+        defer { nats.pointee.natsConnection_Destroy(connection) }
+        var jsOptions = jsOptions()
+        _ = nats.pointee.jsOptions_Init(&jsOptions)
+        var context: OpaquePointer?
+        guard nats.pointee.natsConnection_JetStream(&context, connection, &jsOptions) == NATS_OK, let context else {
+            throw FleetTestError("natsConnection_JetStream")
+        }
+        defer { nats.pointee.jsCtx_Destroy(context) }
+        var config = jsStreamConfig()
+        _ = nats.pointee.jsStreamConfig_Init(&config)
+        config.Name = strings.make(name)
+        config.Subjects = strings.array([subjects])
+        config.SubjectsLen = 1
+        config.Storage = js_FileStorage
+        config.NoAck = true
+        var info: UnsafeMutablePointer<jsStreamInfo>?
+        var jsError = jsErrCode(0)
+        let status = nats.pointee.js_AddStream(&info, context, &config, nil, &jsError)
+        if let info { nats.pointee.jsStreamInfo_Destroy(info) }
+        guard status == NATS_OK else { throw FleetTestError("js_AddStream: status \(status.rawValue), JetStream error \(jsError.rawValue)") }
+    }
+
+    static func deleteStream(_ url: String) throws {
+        let connection = try NATSConnection(NATSOptions(servers: [url], timeout: 5, reconnects: false))
+        defer { connection.close() }
+        try connection.deleteStream("JUICEMAKER")
+    }
+
+    /// More than two windows of publishes get no PubAck on a live connection. Each
+    /// attempt fails on its own timeout (never on libnats' limit of outstanding
+    /// publishes, which the lost ones would fill if the connection were kept), and once
+    /// the stream answers again every event arrives, once.
+    @Test(.timeLimit(.minutes(2)))
+    func publishesWhosePubAckNeverComesAreSentAgainOnANewConnection() async throws {
+        let directory = try TemporaryDirectory(prefix: "juice-fleet-silent-")
+        let server = try NATSServerProcess(directory: directory)
+        try await server.start()
+        defer { server.stop() }
+        try Self.addSilentStream(server.url, name: "JUICEMAKER", subjects: "juicemaker.>")
+        let machine = try FleetMachine("shop-1", subscribers: Self.subscriber(server.url))
+        try Self.commitOrders(machine, 300)
+        let journal = try await machine.eventIDs()
+        #expect(journal.count > 2 * NATSDestination.window, "\(journal.count) events")
+
+        let (deliverer, _) = try machine.start(["deliver", "--follow"])
+        defer { terminate(deliverer) }
+        // Four failed attempts: more outstanding publishes than libnats allows on one connection.
+        let failing = try await Self.waitForRow(machine, within: 30) { ($0["attempts"] as? Int ?? 0) >= 4 }
+        let lastError = failing["lastError"] as? String ?? ""
+        #expect((failing["attempts"] as? Int ?? 0) >= 4, "\(failing)")
+        #expect(lastError.contains("no PubAck within"), "\(lastError)")
+        #expect(!lastError.contains("stalled"), "\(lastError)")
+        #expect((failing["lag"] as? Int ?? 0) == journal.count, "\(failing)")
+
+        // The stream answers again: deleted, the next connection creates it as it should be.
+        try Self.deleteStream(server.url)
+        let caughtUp = try await Self.waitForRow(machine, within: 30) { ($0["lag"] as? Int) == 0 }
+        #expect((caughtUp["lag"] as? Int) == 0, "\(caughtUp)")
+        let streamed = try await FleetIntegrationTests.streamIDs(server.url)
+        #expect(streamed.count == Set(streamed).count, "duplicates in the stream")
+        #expect(Set(streamed) == Set(journal), "stream \(streamed.count), journal \(journal.count)")
+    }
+
+    /// The stream is deleted while `juice deliver --follow` runs: the next publish has
+    /// no stream to take it, the stream is created again, and every later event arrives.
+    @Test(.timeLimit(.minutes(2)))
+    func aStreamDeletedWhileDeliveringIsCreatedAgain() async throws {
+        let directory = try TemporaryDirectory(prefix: "juice-fleet-deleted-")
+        let server = try NATSServerProcess(directory: directory)
+        try await server.start()
+        defer { server.stop() }
+        let machine = try FleetMachine("shop-2", subscribers: Self.subscriber(server.url))
+        try Self.commitOrders(machine, 5)
+        let (deliverer, _) = try machine.start(["deliver", "--follow"])
+        defer { terminate(deliverer) }
+        let before = try await machine.eventIDs()
+        #expect(await FleetIntegrationTests.waitForStream(server.url, count: UInt64(before.count), within: 20) == UInt64(before.count))
+
+        try Self.deleteStream(server.url)
+        try Self.commitOrders(machine, 5, from: 5)
+        let after = Array(try await machine.eventIDs().dropFirst(before.count))
+        #expect(!after.isEmpty)
+        let caughtUp = try await Self.waitForRow(machine, within: 30) { ($0["lag"] as? Int) == 0 }
+        #expect((caughtUp["lag"] as? Int) == 0, "\(caughtUp)")
+        let streamed = try await FleetIntegrationTests.streamIDs(server.url)
+        #expect(streamed == after, "stream \(streamed), after the deletion \(after)")
+    }
+}
+#endif
