@@ -125,17 +125,7 @@ public final class NATSConnection: @unchecked Sendable {
             return
         }
         guard status == NATS_NOT_FOUND else { throw .from(status, doing: "looking up stream \(name)", jsError: jsError) }
-        var config = jsStreamConfig()
-        _ = nats.pointee.jsStreamConfig_Init(&config)
-        config.Name = strings.make(name)
-        config.Subjects = strings.array([subjects])
-        config.SubjectsLen = 1
-        config.Storage = js_FileStorage
-        config.Replicas = Int64(replicas)
-        info = nil
-        jsError = jsErrCode(0)
-        status = nats.pointee.js_AddStream(&info, jetStream, &config, nil, &jsError)
-        if let info { nats.pointee.jsStreamInfo_Destroy(info) }
+        (status, jsError) = addStream(name, subjects: subjects, replicas: replicas)
         guard status == NATS_OK else {
             // 10065: subjects overlap with another stream's; 10058: the name is taken.
             if jsError.rawValue == 10065 || jsError.rawValue == 10058 {
@@ -146,6 +136,27 @@ public final class NATSConnection: @unchecked Sendable {
             }
             throw .from(status, doing: "creating stream \(name) (\(subjects), \(replicas) replica(s))", jsError: jsError)
         }
+    }
+
+    /// Creates stream `name` for `subjects` (file storage, `replicas`), with what
+    /// `configure` changes; libnats' status and JetStream's error code.
+    func addStream(
+        _ name: String, subjects: String, replicas: Int, configure: (inout jsStreamConfig) -> Void = { _ in }
+    ) -> (natsStatus, jsErrCode) {
+        let strings = CStrings()
+        var config = jsStreamConfig()
+        _ = nats.pointee.jsStreamConfig_Init(&config)
+        config.Name = strings.make(name)
+        config.Subjects = strings.array([subjects])
+        config.SubjectsLen = 1
+        config.Storage = js_FileStorage
+        config.Replicas = Int64(replicas)
+        configure(&config)
+        var info: UnsafeMutablePointer<jsStreamInfo>?
+        var jsError = jsErrCode(0)
+        let status = nats.pointee.js_AddStream(&info, jetStream, &config, nil, &jsError)
+        if let info { nats.pointee.jsStreamInfo_Destroy(info) }
+        return (status, jsError)
     }
 
     /// How many messages stream `name` holds.

@@ -50,35 +50,9 @@ struct FleetStreamLossTests {
     /// publish (JetStream's `no_ack`): every PubAck a publisher waits for is lost, on a
     /// connection that stays up.
     static func addSilentStream(_ url: String, name: String, subjects: String) throws {
-        try loadNATSLibrary()
-        let strings = CStrings()
-        var created: OpaquePointer?
-        guard nats.pointee.natsOptions_Create(&created) == NATS_OK, let options = created else { throw FleetTestError("natsOptions_Create") }
-        defer { nats.pointee.natsOptions_Destroy(options) }
-        _ = nats.pointee.natsOptions_SetServers(options, strings.array([url]), 1)
-        var connected: OpaquePointer?
-        guard nats.pointee.natsConnection_Connect(&connected, options) == NATS_OK, let connection = connected else {
-            throw FleetTestError("cannot connect to \(url)")
-        }
-        defer { nats.pointee.natsConnection_Destroy(connection) }
-        var jsOptions = jsOptions()
-        _ = nats.pointee.jsOptions_Init(&jsOptions)
-        var context: OpaquePointer?
-        guard nats.pointee.natsConnection_JetStream(&context, connection, &jsOptions) == NATS_OK, let context else {
-            throw FleetTestError("natsConnection_JetStream")
-        }
-        defer { nats.pointee.jsCtx_Destroy(context) }
-        var config = jsStreamConfig()
-        _ = nats.pointee.jsStreamConfig_Init(&config)
-        config.Name = strings.make(name)
-        config.Subjects = strings.array([subjects])
-        config.SubjectsLen = 1
-        config.Storage = js_FileStorage
-        config.NoAck = true
-        var info: UnsafeMutablePointer<jsStreamInfo>?
-        var jsError = jsErrCode(0)
-        let status = nats.pointee.js_AddStream(&info, context, &config, nil, &jsError)
-        if let info { nats.pointee.jsStreamInfo_Destroy(info) }
+        let connection = try NATSConnection(NATSOptions(servers: [url], timeout: 5, reconnects: false))
+        defer { connection.close() }
+        let (status, jsError) = connection.addStream(name, subjects: subjects, replicas: 1) { $0.NoAck = true }
         guard status == NATS_OK else { throw FleetTestError("js_AddStream: status \(status.rawValue), JetStream error \(jsError.rawValue)") }
     }
 
