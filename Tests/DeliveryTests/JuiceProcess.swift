@@ -9,6 +9,8 @@ final class JuiceWorkspace {
     let directory: TemporaryDirectory
     let configPath: String
     let storePath: String
+    /// More environment for the `juice` processes started from now on.
+    var extraEnvironment: [String: String] = [:]
 
     /// `subscribers` is the config's `subscribers` array as JSON text;
     /// `backgroundDelivery` is the config's key of that name.
@@ -44,7 +46,7 @@ final class JuiceWorkspace {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: Self.binary)
         process.arguments = arguments + ["--config", config ?? configPath, "--store", storePath, "--quiet"]
-        process.environment = ["HOME": directory.path, "PATH": "/usr/bin:/bin", "LANG": "C"]
+        process.environment = ["HOME": directory.path, "PATH": "/usr/bin:/bin", "LANG": "C"].merging(extraEnvironment) { $1 }
         process.currentDirectoryURL = URL(fileURLWithPath: directory.path)
         process.standardOutput = FileHandle.nullDevice
         let log = directory.file("stderr-\(UUID().uuidString)")

@@ -2,6 +2,7 @@ import Foundation
 import JuiceTestSupport
 import Testing
 #if canImport(NATSPlugin)
+import CNATSLoader
 import NATSPlugin
 
 /// Bad input gets one clear line and loses nothing.
@@ -37,6 +38,26 @@ struct FleetBadInputTests {
         #expect(lines.count == 2 && lines.allSatisfy { $0.contains("nats-server") }, "\(machine.errors)")
         #expect(try await machine.run(["fleet", "stock", "--nats", "nats://"]).status == 78)
     }
+
+    #if os(Linux)
+    /// A `juice` built with libnats, run where the NATS C client cannot be loaded (its
+    /// runtime missing, or broken: here a file that is no library, found first through
+    /// `LD_LIBRARY_PATH`): one line that says what to install, and exit 69.
+    @Test func aNATSClientThatCannotBeLoadedIsOneLineAndUnavailable() async throws {
+        let machine = try FleetMachine("shop-1", subscribers: "[]", extra: #""fleet": {"url": "nats://127.0.0.1:1", "timeoutSeconds": 1}"#)
+        let libraries = machine.directory.file("broken-libraries")
+        try FileManager.default.createDirectory(atPath: libraries, withIntermediateDirectories: true)
+        // The names the loader tries: the header's major.minor, then the major.
+        for name in ["libnats.so.\(NATS_VERSION_MAJOR).\(NATS_VERSION_MINOR)", "libnats.so.\(NATS_VERSION_MAJOR)"] {
+            try Data("not a library".utf8).write(to: URL(fileURLWithPath: libraries + "/" + name))
+        }
+        #expect(try await machine.run(["fleet", "stock"], environment: ["LD_LIBRARY_PATH": libraries]).status == 69)
+        let lines = machine.errors.split(separator: "\n")
+        #expect(lines.count == 1, "\(machine.errors)")
+        #expect(lines.first?.contains("cannot load the NATS C client") == true, "\(machine.errors)")
+        #expect(lines.first?.contains("install the libnats runtime") == true, "\(machine.errors)")
+    }
+    #endif
 
     @Test(.timeLimit(.minutes(1)))
     func unreachableRefusedOrMismatchedKeepsTheEvents() async throws {

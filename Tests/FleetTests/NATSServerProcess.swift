@@ -177,11 +177,11 @@ final class FleetMachine: @unchecked Sendable {
     }()
 
     /// Starts `juice <arguments> --config …`; stdout and stderr go to files in the directory.
-    func start(_ arguments: [String], input: Pipe? = nil) throws -> (process: Process, stdout: String) {
+    func start(_ arguments: [String], input: Pipe? = nil, environment: [String: String] = [:]) throws -> (process: Process, stdout: String) {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: Self.binary)
         process.arguments = arguments + ["--config", configPath]
-        process.environment = ["HOME": directory.path, "PATH": "/usr/bin:/bin", "LANG": "C", "NO_COLOR": "1"]
+        process.environment = ["HOME": directory.path, "PATH": "/usr/bin:/bin", "LANG": "C", "NO_COLOR": "1"].merging(environment) { $1 }
         process.currentDirectoryURL = URL(fileURLWithPath: directory.path)
         let id = UUID().uuidString
         let stdout = directory.file("stdout-\(id)")
@@ -197,12 +197,12 @@ final class FleetMachine: @unchecked Sendable {
 
     /// Runs `juice <arguments>` to the end: its exit status and standard output.
     @discardableResult
-    func run(_ arguments: [String]) async throws -> (status: Int32, output: String) {
-        try await offPool { try self.runBlocking(arguments) }
+    func run(_ arguments: [String], environment: [String: String] = [:]) async throws -> (status: Int32, output: String) {
+        try await offPool { try self.runBlocking(arguments, environment: environment) }
     }
 
-    private func runBlocking(_ arguments: [String]) throws -> (status: Int32, output: String) {
-        let (process, stdout) = try start(arguments)
+    private func runBlocking(_ arguments: [String], environment: [String: String]) throws -> (status: Int32, output: String) {
+        let (process, stdout) = try start(arguments, environment: environment)
         process.waitUntilExit()
         return (process.terminationStatus, (try? String(contentsOfFile: stdout, encoding: .utf8)) ?? "")
     }
