@@ -59,7 +59,7 @@ let openSSLPackage: String? = "openssl"
 
 /// Release builds of `juice`, and of the floor its start is measured against, are
 /// linked by GNU ld with packed relative relocations (DT_RELR, `-z pack-relative-relocs`):
-/// the loader reads an 8 KB bitmap instead of 39,000 24-byte entries (934 KB), so a
+/// the loader reads a 7.4 KB bitmap instead of 38,938 24-byte entries (934 KB), so a
 /// command touches 0.8 MB less of the binary (README, Measured). The binary then needs
 /// glibc 2.36 or later to run, so this is done only where the building machine has
 /// that glibc (the binary is run where it is built) and has GNU ld; anywhere else, and
