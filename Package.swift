@@ -83,6 +83,30 @@ let startLinking: [LinkerSetting] =
     ? [.unsafeFlags(["-use-ld=bfd", "-Xlinker", "-z", "-Xlinker", "pack-relative-relocs"], .when(platforms: [.linux], configuration: .release))]
     : []
 
+/// SQLite: release builds on Linux link the system's static `libsqlite3.a` (Debian's
+/// libsqlite3-dev installs it beside the shared library) into the executable, so a
+/// command does not map and bind one more shared library at start (README, Measured).
+/// Debug builds, `swift test`, machines without the archive and other systems link
+/// the shared library, as before. The module map names no library for that reason:
+/// the choice is made here.
+let sqliteArchive: String? = {
+    #if os(Linux) && arch(x86_64)
+    let directories = ["/usr/lib/x86_64-linux-gnu", "/usr/lib64", "/usr/lib"]
+    #elseif os(Linux) && arch(arm64)
+    let directories = ["/usr/lib/aarch64-linux-gnu", "/usr/lib64", "/usr/lib"]
+    #else
+    let directories: [String] = []
+    #endif
+    return directories.map { $0 + "/libsqlite3.a" }.first { FileManager.default.fileExists(atPath: $0) }
+}()
+let sqliteLinking: [LinkerSetting] =
+    sqliteArchive.map { archive in
+        [
+            .linkedLibrary("sqlite3", .when(configuration: .debug)),
+            .unsafeFlags(["-Xlinker", archive], .when(configuration: .release)),
+        ]
+    } ?? [.linkedLibrary("sqlite3")]
+
 let package = Package(
     name: "JuiceMaker",
     platforms: [.macOS(.v15)],
@@ -111,9 +135,9 @@ let package = Package(
         /// Test doubles for code that listens to a `JuiceMaker` (`RecordingSubscriber`).
         .target(name: "JuiceMakerTesting", dependencies: ["JuiceMakerCore", "EventBus", "Locking"], swiftSettings: importsWhatItUses),
         .systemLibrary(
-            name: "CSQLite", path: "Sources/CSQLite", pkgConfig: "sqlite3",
+            name: "CSQLite", path: "Sources/CSQLite", pkgConfig: sqliteArchive == nil ? "sqlite3" : nil,
             providers: [.apt(["libsqlite3-dev"]), .brew(["sqlite"])]),
-        .target(name: "SQLiteStore", dependencies: ["JuiceMakerCore", "Locking", "CSQLite"]),
+        .target(name: "SQLiteStore", dependencies: ["JuiceMakerCore", "Locking", "CSQLite"], linkerSettings: sqliteLinking),
         /// libcrypto, for the tests that check the webhook's own HMAC-SHA256 against it.
         .systemLibrary(
             name: "CCrypto", path: "Sources/CCrypto", pkgConfig: "libcrypto",
