@@ -89,7 +89,7 @@ let startLinking: [LinkerSetting] =
 /// Debug builds, `swift test`, machines without the archive and other systems link
 /// the shared library, as before. The module map names no library for that reason:
 /// the choice is made here.
-let sqliteArchive: String? = {
+let linksSQLiteArchive: Bool = {
     #if os(Linux) && arch(x86_64)
     let directories = ["/usr/lib/x86_64-linux-gnu", "/usr/lib64", "/usr/lib"]
     #elseif os(Linux) && arch(arm64)
@@ -97,15 +97,25 @@ let sqliteArchive: String? = {
     #else
     let directories: [String] = []
     #endif
-    return directories.map { $0 + "/libsqlite3.a" }.first { FileManager.default.fileExists(atPath: $0) }
+    return directories.contains { FileManager.default.fileExists(atPath: $0 + "/libsqlite3.a") }
 }()
+/// `-l:libsqlite3.a` (GNU ld: that file, on the library path) rather than the archive's
+/// path as a flag, which SwiftPM would count as unsafe and which would make the
+/// SQLiteStore product unusable from another package.
 let sqliteLinking: [LinkerSetting] =
-    sqliteArchive.map { archive in
-        [
-            .linkedLibrary("sqlite3", .when(configuration: .debug)),
-            .unsafeFlags(["-Xlinker", archive], .when(configuration: .release)),
-        ]
-    } ?? [.linkedLibrary("sqlite3")]
+    linksSQLiteArchive
+    ? [.linkedLibrary("sqlite3", .when(configuration: .debug)), .linkedLibrary(":libsqlite3.a", .when(configuration: .release))]
+    : [.linkedLibrary("sqlite3")]
+
+/// Release builds of the CLI and the plugins ask the compiler for direct metadata
+/// accessors instead of mangled type names for the generic types they use (`Set<String>`,
+/// `[String: [String]]`, `[OptionSpec]`…). A mangled name is small, but the runtime has
+/// to demangle it at first use and look up its conformances, scanning every conformance
+/// record in the binary (README, Measured). Not for the library products, which a
+/// package depending on this one could not use with unsafe flags in them.
+let startCompiling: [SwiftSetting] = [
+    .unsafeFlags(["-Xfrontend", "-disable-concrete-type-metadata-mangled-name-accessors"], .when(configuration: .release))
+]
 
 let package = Package(
     name: "JuiceMaker",
@@ -135,7 +145,7 @@ let package = Package(
         /// Test doubles for code that listens to a `JuiceMaker` (`RecordingSubscriber`).
         .target(name: "JuiceMakerTesting", dependencies: ["JuiceMakerCore", "EventBus", "Locking"], swiftSettings: importsWhatItUses),
         .systemLibrary(
-            name: "CSQLite", path: "Sources/CSQLite", pkgConfig: sqliteArchive == nil ? "sqlite3" : nil,
+            name: "CSQLite", path: "Sources/CSQLite", pkgConfig: linksSQLiteArchive ? nil : "sqlite3",
             providers: [.apt(["libsqlite3-dev"]), .brew(["sqlite"])]),
         .target(name: "SQLiteStore", dependencies: ["JuiceMakerCore", "Locking", "CSQLite"], linkerSettings: sqliteLinking),
         /// libcrypto, for the tests that check the webhook's own HMAC-SHA256 against it.
@@ -159,22 +169,22 @@ let package = Package(
         // Locking only.
         .target(
             name: "LoggerPlugin", dependencies: ["JuiceMakerPluginKit", "JuiceMakerCore", "EventBus", "Locking"],
-            path: "Plugins/Logger", swiftSettings: importsWhatItUses),
+            path: "Plugins/Logger", swiftSettings: importsWhatItUses + startCompiling),
         .target(
             name: "CLINotifierPlugin", dependencies: ["JuiceMakerPluginKit", "JuiceMakerCore", "EventBus", "Locking"],
-            path: "Plugins/CLINotifier", swiftSettings: importsWhatItUses),
+            path: "Plugins/CLINotifier", swiftSettings: importsWhatItUses + startCompiling),
         .target(
             name: "WebhookPlugin",
             dependencies: ["JuiceMakerPluginKit", "JuiceMakerCore", "EventBus", "Locking", "CTLS"],
-            path: "Plugins/Webhook", swiftSettings: importsWhatItUses),
+            path: "Plugins/Webhook", swiftSettings: importsWhatItUses + startCompiling),
         .target(
             name: "CommandPlugin", dependencies: ["JuiceMakerPluginKit", "JuiceMakerCore", "EventBus", "Locking"],
-            path: "Plugins/Command", swiftSettings: importsWhatItUses),
+            path: "Plugins/Command", swiftSettings: importsWhatItUses + startCompiling),
         /// The fleet's keys and subject scheme, in every build (no libnats): the config is
         /// checked and `juice config schema` prints the same with or without NATS.
         .target(
             name: "FleetConfiguration", dependencies: ["JuiceMakerPluginKit", "JuiceMakerCore"],
-            path: "Plugins/FleetConfiguration", swiftSettings: importsWhatItUses),
+            path: "Plugins/FleetConfiguration", swiftSettings: importsWhatItUses + startCompiling),
 
         /// Starts the background `juice deliver` once the command that hands its events on
         /// has exited (fork, wait for the parent's end, exec).
@@ -187,11 +197,11 @@ let package = Package(
             dependencies: [
                 "Locking", "JuiceMakerCore", "JuiceMakerPluginKit", "SQLiteStore", "LoggerPlugin", "CLINotifierPlugin",
                 "WebhookPlugin", "CommandPlugin", "CReadline", "FleetConfiguration", "CStartAfterExit",
-            ] + natsDependency),
-        .executableTarget(name: "juice", dependencies: ["JuiceCLI"], linkerSettings: startLinking),
+            ] + natsDependency, swiftSettings: startCompiling),
+        .executableTarget(name: "juice", dependencies: ["JuiceCLI"], swiftSettings: startCompiling, linkerSettings: startLinking),
         /// The floor `juice-bench cli` measures `juice --version` against: one line printed
         /// with only FoundationEssentials loaded. Not for users.
-        .executableTarget(name: "juice-hello", path: "Sources/JuiceHello", linkerSettings: startLinking),
+        .executableTarget(name: "juice-hello", path: "Sources/JuiceHello", swiftSettings: startCompiling, linkerSettings: startLinking),
         .executableTarget(
             name: "JuiceBench",
             dependencies: [

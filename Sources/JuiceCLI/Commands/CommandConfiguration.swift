@@ -74,6 +74,10 @@ struct ArgumentSpec: Sendable {
 /// A node of the command tree as the parser, the usage line and `--help` read it,
 /// derived from a declaration and its subcommands' declarations, so they cannot
 /// disagree with it or with each other.
+///
+/// The nodes under it are made when asked for, not with it: a command line reads
+/// its own path through the tree, and `juice --version` none of it, so a process
+/// never builds (or runs the declarations of) the commands it does not use.
 struct CommandSpec: Sendable {
     let name: String
     let abstract: LocalizedText
@@ -81,9 +85,9 @@ struct CommandSpec: Sendable {
     let runnable: (any JuiceCommand.Type)?
     let arguments: [ArgumentSpec]
     let options: [OptionSpec]
-    let subcommands: [CommandSpec]
+    private let declarations: [any CommandDeclaration.Type]
 
-    /// The tree under `declaration`.
+    /// The node of `declaration`.
     init(_ declaration: any CommandDeclaration.Type) {
         let configuration = declaration.configuration
         name = configuration.commandName
@@ -91,10 +95,15 @@ struct CommandSpec: Sendable {
         runnable = declaration.runnable
         arguments = configuration.arguments
         options = configuration.options
-        subcommands = configuration.subcommands.map(CommandSpec.init)
+        declarations = configuration.subcommands
     }
 
+    /// The commands under this one, in the order `--help` lists them.
+    var subcommands: [CommandSpec] { declarations.map(CommandSpec.init) }
+
+    var hasSubcommands: Bool { !declarations.isEmpty }
+
     func subcommand(named name: String) -> CommandSpec? {
-        subcommands.first { $0.name == name }
+        declarations.first { $0.configuration.commandName == name }.map(CommandSpec.init)
     }
 }

@@ -11,7 +11,7 @@ struct HelpFormatter: Sendable {
     func usageLine(_ path: [CommandSpec]) -> String {
         let command = path[path.count - 1]
         var parts = [path.map(\.name).joined(separator: " ")]
-        if !command.subcommands.isEmpty {
+        if command.hasSubcommands {
             parts.append(command.runnable == nil ? "<subcommand>" : "[<subcommand>]")
         }
         parts += command.arguments.map(\.synopsis)
@@ -41,7 +41,7 @@ struct HelpFormatter: Sendable {
         own.append((CommandTable.helpOption.helpLabel, CommandTable.helpOption.help(language)))
         text += section(Catalog.Help.optionsHeading(language), own)
         text += section(Catalog.Help.globalOptionsHeading(language), globalOptions.map { ($0.helpLabel, $0.help(language)) })
-        if !command.subcommands.isEmpty {
+        if command.hasSubcommands {
             text += section(Catalog.Help.subcommandsHeading(language), command.subcommands.map { ($0.name, $0.abstract(language)) })
             let name = path.map(\.name).joined(separator: " ")
             text += "\n  \(Catalog.Help.seeSubcommandHelp(name)(language))\n"

@@ -179,7 +179,7 @@ public struct CommandLineParser: Sendable {
         let accepts = required.last?.isRepeating == true ? Int.max : required.count
         if arguments.count > accepts {
             let extra = arguments[accepts]
-            if required.isEmpty, !command.subcommands.isEmpty {
+            if required.isEmpty, command.hasSubcommands {
                 throw .usage(Catalog.Errors.unknownCommand(extra, in: commandName(path), suggestion: suggestion(for: extra, in: command)), path)
             }
             throw .usage(Catalog.Errors.unexpectedArgument(extra), path)
