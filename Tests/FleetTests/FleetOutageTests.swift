@@ -15,11 +15,12 @@ import NATSPlugin
 /// The fleet against real `nats-server -js` processes on loopback.
 @Suite(.enabled(if: FleetEnvironment.isAvailable, FleetEnvironment.skipNote), .serialized)
 struct FleetIntegrationTests {
-    /// A `nats` subscriber section for `url`, retrying quickly for a long while (the
+    /// A `nats` subscriber section for `url`, retrying every 0.25 s `retries` times (the
     /// outages here last seconds; no event may become a dead letter).
-    static func natsSubscriber(_ url: String, replicas: Int = 1) -> String {
-        let schedule = Array(repeating: "0.25", count: 60).joined(separator: ",")
-        return #"[{"type": "nats", "url": "\#(url)", "replicas": \#(replicas), "timeoutSeconds": 1, "retrySchedule": [\#(schedule)]}]"#
+    static func natsSubscriber(_ url: String, replicas: Int = 1, timeoutSeconds: Double = 1, retries: Int = 60) -> String {
+        let schedule = Array(repeating: "0.25", count: retries).joined(separator: ",")
+        let keys = #""replicas": \#(replicas), "timeoutSeconds": \#(timeoutSeconds), "retrySchedule": [\#(schedule)]"#
+        return #"[{"type": "nats", "url": "\#(url)", \#(keys)}]"#
     }
 
     /// Every message of the stream: its event id (`Nats-Msg-Id`, checked against the body's id).

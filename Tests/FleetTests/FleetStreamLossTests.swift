@@ -15,8 +15,7 @@ import Testing
 struct FleetStreamLossTests {
     /// A `nats` subscriber that waits 0.5 s for a PubAck and retries every 0.25 s for a long while.
     static func subscriber(_ url: String) -> String {
-        let schedule = Array(repeating: "0.25", count: 200).joined(separator: ",")
-        return #"[{"type": "nats", "url": "\#(url)", "timeoutSeconds": 0.5, "retrySchedule": [\#(schedule)]}]"#
+        FleetIntegrationTests.natsSubscriber(url, timeoutSeconds: 0.5, retries: 200)
     }
 
     /// Commits `orders` orders straight to the machine's store (no delivery), as
