@@ -19,8 +19,8 @@ public final class NATSConnection: @unchecked Sendable {
     private let options: OpaquePointer
     /// The request timeout in milliseconds.
     let timeoutMilliseconds: Int64
-    /// Where libnats' threads leave the PubAcks of asynchronous publishes.
-    private let acks: PubAcks
+    /// Where libnats' threads leave the refused asynchronous publishes.
+    private let failures: PublishFailures
     public let displayServers: String
 
     /// Connects (failing within `options.timeout` when no server answers) and opens JetStream.
@@ -62,13 +62,13 @@ public final class NATSConnection: @unchecked Sendable {
         // Retained for good, never released: libnats may call the handler on its own
         // thread until the connection is destroyed, so it must outlive this object
         // (one small object per connection).
-        let acks = PubAcks()
+        let failures = PublishFailures()
         var jsOptions = jsOptions()
         _ = nats.pointee.jsOptions_Init(&jsOptions)
         jsOptions.Wait = timeoutMilliseconds
         jsOptions.PublishAsync.MaxPending = Int64(max(1, options.maxOutstandingAcks))
-        jsOptions.PublishAsync.AckHandler = pubAckHandler
-        jsOptions.PublishAsync.AckHandlerClosure = Unmanaged.passRetained(acks).toOpaque()
+        jsOptions.PublishAsync.ErrHandler = publishErrorHandler
+        jsOptions.PublishAsync.ErrHandlerClosure = Unmanaged.passRetained(failures).toOpaque()
         jsOptions.PublishAsync.StallWait = timeoutMilliseconds
         var context: OpaquePointer?
         status = nats.pointee.natsConnection_JetStream(&context, connection, &jsOptions)
@@ -80,7 +80,7 @@ public final class NATSConnection: @unchecked Sendable {
         self.connection = connection
         self.jetStream = context
         self.options = natsOptions
-        self.acks = acks
+        self.failures = failures
     }
 
     deinit {
@@ -213,15 +213,14 @@ public final class NATSConnection: @unchecked Sendable {
         return ack.pointee.Duplicate
     }
 
-    /// Publishes like `publish` without waiting: the PubAck (or the failure) arrives
-    /// later, for `awaitAck(messageID:)`. At most `NATSOptions.maxOutstandingAcks` are
-    /// outstanding; beyond that this waits (up to the timeout) for room.
+    /// Publishes like `publish` without waiting: `completePublishes()` waits for the
+    /// answers. At most `NATSOptions.maxOutstandingAcks` are outstanding; beyond that
+    /// this waits (up to the timeout) for room.
     ///
-    /// No `MaxWait`: `awaitAck` keeps the deadline. libnats' own timeout would cost
-    /// every publish an allocation, a copied reply subject and a timer entry (juice-bench
-    /// fleet: 6.26 → 5.97 µs of CPU per event), for a PubAck that almost always comes. A
-    /// publish whose PubAck never came stays counted in libnats until the connection
-    /// is closed, so a caller drops the connection after a `.timeout`.
+    /// No `MaxWait`: `completePublishes` keeps the deadline. libnats' own timeout would
+    /// cost every publish an allocation, a copied reply subject and a timer entry
+    /// (juice-bench fleet: 6.26 → 5.97 µs of CPU per event), for a PubAck that almost
+    /// always comes.
     public func publishAsync(subject: String, body: String, headers: [(String, String)], messageID: EventID) throws(NATSError) {
         // No copies on the way: libnats copies the subject, the body and each header.
         var body = body
@@ -242,7 +241,6 @@ public final class NATSConnection: @unchecked Sendable {
                 throw .from(status, doing: "setting header \(key)")
             }
         }
-        acks.expect(messageID)
         var pointer: OpaquePointer? = message
         status = messageID.withCString { idPointer in
             var options = jsPubOptions()
@@ -252,30 +250,37 @@ public final class NATSConnection: @unchecked Sendable {
         }
         // On success libnats owns the message (and set `pointer` to NULL); otherwise it is ours.
         if let left = pointer { nats.pointee.natsMsg_Destroy(left) }
-        guard status == NATS_OK else {
-            acks.forget(messageID)
-            throw .from(status, doing: "publishing to \(subject) on \(displayServers)")
-        }
+        guard status == NATS_OK else { throw .from(status, doing: "publishing to \(subject) on \(displayServers)") }
     }
 
-    /// Waits for the PubAck of an asynchronous publish: returns whether the stream called
-    /// it a duplicate, or throws its failure (also when none came within the timeout).
-    @discardableResult
-    public func awaitAck(messageID: EventID) throws(NATSError) -> Bool {
-        let deadline = ContinuousClock.now + .milliseconds(timeoutMilliseconds + 500)
-        switch acks.wait(for: messageID, until: deadline) {
-        case .stored(let duplicate): return duplicate
-        case .failed(let error): throw error
-        case nil:
-            throw NATSError(
+    /// Waits until every asynchronous publish so far is answered, or the timeout, and
+    /// returns the failures by message id: those the stream refused and, after the
+    /// timeout, those still without a PubAck. Nothing is outstanding afterwards: a
+    /// PubAck that comes later is dropped. The rest of the publishes are stored.
+    public func completePublishes() -> [EventID: NATSError] {
+        var options = jsPubOptions()
+        _ = nats.pointee.jsPubOptions_Init(&options)
+        options.MaxWait = timeoutMilliseconds + 500
+        let status = nats.pointee.js_PublishAsyncComplete(jetStream, &options)
+        var failed = failures.take()
+        guard status != NATS_OK else { return failed }
+        // Those without an answer, taken back from libnats.
+        var pending = natsMsgList()
+        guard nats.pointee.js_PublishAsyncGetPendingList(&pending, jetStream) == NATS_OK else { return failed }
+        defer { nats.pointee.natsMsgList_Destroy(&pending) }
+        let error =
+            isConnected
+            ? NATSError(
                 "publishing on \(displayServers): no PubAck within \(Double(timeoutMilliseconds) / 1000) s; the server did not answer in time",
                 kind: .timeout)
+            : NATSError("publishing on \(displayServers): the connection was lost before the PubAck; is nats-server -js running there?", kind: .timeout)
+        for index in 0..<Int(pending.Count) {
+            guard let message = pending.Msgs?[index], let id = publishedMessageID(message) else { continue }
+            if failed[id] == nil { failed[id] = error }
         }
-    }
-
-    /// Forgets every outstanding asynchronous publish (after a failure: they are sent again).
-    public func forgetOutstandingAcks() {
-        acks.forgetAll()
+        // Refusals that came in meanwhile.
+        for (id, refusal) in failures.take() where failed[id] == nil { failed[id] = refusal }
+        return failed
     }
 
     // MARK: Reading

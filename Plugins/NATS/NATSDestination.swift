@@ -7,27 +7,27 @@ import Locking
 /// The stream as a durable destination: one connection, made on first use (and again
 /// after it is lost), the stream checked once per connection.
 ///
-/// Pipelined: the runner offers runs of events on its own thread
+/// Published in flights: the runner offers runs of events on its own thread
 /// (`BlockingDurableDestination`), and each is accepted only once its PubAck is in.
-/// But the events after it (the run's later ones, then the runner's `upcoming` ones,
-/// with the same `kinds`) are published without waiting, up to `window` outstanding,
-/// topped up once `topUp` of them are acknowledged; when the next one's turn comes
-/// its PubAck is usually in already. Bodies are the journal's committed CloudEvents JSON
-/// (`CommittedEvent.text`, read with the events), not encoded again. The runner writes the cursor once
-/// per `cursorBatch` PubAcks, in journal order, never past an event whose PubAck is not
-/// in. After a failure every outstanding publish is forgotten and sent again later
-/// with the same `Nats-Msg-Id`: the stream's duplicate window drops those that had
-/// been stored.
+/// When an offered event's PubAck is not in, a flight starts with it: it and the events
+/// after it (the run's later ones, then the runner's `upcoming` ones with the same
+/// `kinds`), up to `flight`, are published without waiting, then this thread sleeps
+/// until libnats has every answer (`NATSConnection.completePublishes`). So a PubAck
+/// costs no code of ours and wakes no thread; a flight wakes this thread once. The
+/// flight's events before its first failure, in journal order, are stored: each is
+/// accepted when its turn comes, and the failed one fails then. Bodies are the
+/// journal's committed CloudEvents JSON (`CommittedEvent.text`, read with the events),
+/// not encoded again. The runner writes the cursor once per `cursorBatch` accepted
+/// events, in journal order. An event after a failure is sent again in a later flight
+/// with the same `Nats-Msg-Id`: the stream's duplicate window drops it if it had been
+/// stored.
 final class NATSDestination: BlockingDurableDestination {
-    /// Publishes waiting for their PubAck at most.
-    static let window = 256
-    /// The window is topped up once this many of it are acknowledged: often, so the
-    /// server gets a steady stream rather than bursts (a top-up costs a binary search).
-    static let topUp = 32
-    /// The cursor is written once per this many PubAcks (and at the end of each journal
-    /// batch, on a failure, at shutdown): a crash resends at most these, and the
-    /// stream's duplicate window (`Nats-Msg-Id`) drops what it had stored.
-    var cursorBatch: Int { Self.window }
+    /// Events published before waiting for their answers, at most.
+    static let flight = 512
+    /// The cursor is written once per this many accepted events (and at the end of
+    /// each journal batch, on a failure, at shutdown): a crash resends at most these,
+    /// and the stream's duplicate window (`Nats-Msg-Id`) drops what it had stored.
+    var cursorBatch: Int { Self.flight }
     let options: NATSOptions
     let subjectPrefix: String
     let stream: String
@@ -43,32 +43,31 @@ final class NATSDestination: BlockingDurableDestination {
     private let closed = Locked(false)
     private let queue = DispatchQueue(label: "juice.nats.publish")
 
-    /// The events published ahead, and the subjects of the last source seen.
+    /// What the last flight left, and the subjects of the last source seen.
     private struct Publishing {
-        /// Sequences published and not yet awaited, in order: `sent[head...]`.
-        var sent: [Int64] = []
+        /// Sequences of the last flight that are stored and not yet accepted, in
+        /// journal order: `stored[head...]`.
+        var stored: [Int64] = []
         var head = 0
+        /// The last flight's first event that was not stored, and why.
+        var failed: (sequence: Int64, error: NATSError)?
         /// The source of the events `subjects` are for.
         var source = ""
         /// Subjects of `source`'s events by kind and item (`subject(for:window:)`).
         var subjects: [Int: String] = [:]
 
-        var first: Int64? { head < sent.count ? sent[head] : nil }
-        var count: Int { sent.count - head }
+        var nextStored: Int64? { head < stored.count ? stored[head] : nil }
 
-        mutating func removeAll() {
-            sent.removeAll(keepingCapacity: true)
+        mutating func reset() {
+            stored.removeAll(keepingCapacity: true)
             head = 0
+            failed = nil
         }
 
-        /// Drops the first; the awaited part is let go once it outgrows a window, so a
-        /// follower that never drains the window keeps a bounded array.
-        mutating func removeFirst() {
+        mutating func acceptNext() {
             head += 1
-            if head == sent.count {
-                removeAll()
-            } else if head >= NATSDestination.window {
-                sent.removeFirst(head)
+            if head == stored.count {
+                stored.removeAll(keepingCapacity: true)
                 head = 0
             }
         }
@@ -133,67 +132,92 @@ final class NATSDestination: BlockingDurableDestination {
         return made
     }
 
-    /// Publishes each of `events` unless it was published ahead, tops the window up
-    /// (from the later `events`, then `upcoming`)
-    /// once `topUp` of it are acknowledged, waits for each one's PubAck in turn and says so
-    /// to `accepted`. Returns the failure of the first event not accepted.
+    /// Accepts each of `events` whose PubAck is in; for the first whose PubAck is not,
+    /// flies a flight from it (`fly`). Returns the failure of the first event not accepted.
     private func publish(
         _ events: ArraySlice<CommittedEvent>, upcoming: ArraySlice<CommittedEvent>, window: inout Publishing, accepted: (Int) -> Bool
     ) -> DeliveryFailure? {
-        let live: NATSConnection
-        do throws(DeliveryFailure) {
-            live = try connected()
-        } catch {
-            return error
-        }
         for (offset, committed) in zip(0..., events) {
-            let envelope = committed.envelope
-            do throws(NATSError) {
-                var sending = SendingAhead(wasEmpty: window.count == 0)
-                if window.first != envelope.sequence {
-                    // Not the one published ahead (the first offer, or after a failure): start over from it.
-                    live.forgetOutstandingAcks()
-                    window.removeAll()
-                    sending.wasEmpty = true
-                    // With nothing outstanding, a refusal throws.
-                    _ = try send(committed, on: live, window: &window, sending: &sending)
+            let sequence = committed.envelope.sequence
+            if window.nextStored != sequence {
+                // Not stored by the last flight: it failed there, or a flight starts with it.
+                let remembered = window.failed
+                window.reset()
+                if let remembered, remembered.sequence == sequence { return Self.failure(remembered.error) }
+                let live: NATSConnection
+                do throws(DeliveryFailure) {
+                    live = try connected()
+                } catch {
+                    return error
                 }
-                // Publish ahead once `topUp` of the window are acknowledged (not once per event):
-                // the run's later events, then the runner's upcoming ones.
-                if window.count <= Self.window - Self.topUp {
-                    let after = window.sent.last ?? envelope.sequence
-                    let later = events[(events.startIndex + offset + 1)...]
-                    var more = true
-                    for next in later[Self.firstIndex(in: later, after: after)...] {
-                        guard more, window.count < Self.window else { break }
-                        more = try send(next, on: live, window: &window, sending: &sending)
-                    }
-                    for next in upcoming[Self.firstIndex(in: upcoming, after: window.sent.last ?? after)...] {
-                        guard more, window.count < Self.window else { break }
-                        guard kinds?.contains(next.envelope.event.kind) ?? true else { continue }
-                        more = try send(next, on: live, window: &window, sending: &sending)
-                    }
+                fly(events[(events.startIndex + offset)...], upcoming: upcoming, on: live, window: &window)
+                if window.nextStored != sequence {
+                    let error = window.failed?.error ?? NATSError("publishing on \(live.displayServers): not published", kind: .other)
+                    window.reset()
+                    return Self.failure(error)
                 }
-                window.removeFirst()
-                try live.awaitAck(messageID: envelope.id)
-            } catch {
-                window.removeAll()
-                live.forgetOutstandingAcks()
-                // A lost connection is made again on the next attempt. So is one on which a
-                // PubAck never came: libnats still counts that publish as outstanding
-                // (there is no per-publish timer: `publishAsync`), and a new connection
-                // starts with none. And one whose stream went away: a new connection
-                // checks the stream, and creates it.
-                if !live.isConnected || error.kind == .timeout || error.kind == .noStream { drop(live, window: &window) }
-                return Self.failure(error)
             }
+            window.acceptNext()
             if !accepted(offset + 1) { return nil }
         }
         return nil
     }
 
+    /// Publishes `run` and the `upcoming` events after it (those with the same `kinds`),
+    /// up to `flight` in all, without waiting; then waits for all their answers and
+    /// leaves in `window` the stored ones before the first failure, and that failure.
+    private func fly(
+        _ run: ArraySlice<CommittedEvent>, upcoming: ArraySlice<CommittedEvent>, on live: NATSConnection, window: inout Publishing
+    ) {
+        var sequences: [Int64] = []
+        var ids: [EventID] = []
+        sequences.reserveCapacity(Self.flight)
+        ids.reserveCapacity(Self.flight)
+        var unsent: (sequence: Int64, error: NATSError)?
+        func send(_ next: CommittedEvent) -> Bool {
+            do throws(NATSError) {
+                try live.publishAsync(
+                    subject: subject(for: next.envelope, window: &window), body: next.text ?? CloudEventFormat.encode(next.envelope),
+                    headers: Self.headers, messageID: next.envelope.id)
+            } catch {
+                unsent = (next.envelope.sequence, error)
+                return false
+            }
+            sequences.append(next.envelope.sequence)
+            ids.append(next.envelope.id)
+            return true
+        }
+        var more = true
+        for next in run {
+            guard more, ids.count < Self.flight else { break }
+            more = send(next)
+        }
+        if let last = run.last?.envelope.sequence {
+            for next in upcoming[Self.firstIndex(in: upcoming, after: last)...] {
+                guard more, ids.count < Self.flight else { break }
+                guard kinds?.contains(next.envelope.event.kind) ?? true else { continue }
+                more = send(next)
+            }
+        }
+        let failures = ids.isEmpty ? [:] : live.completePublishes()
+        var storedCount = ids.count
+        if !failures.isEmpty, let first = ids.firstIndex(where: { failures[$0] != nil }), let error = failures[ids[first]] {
+            storedCount = first
+            window.failed = (sequences[first], error)
+        } else if let unsent {
+            window.failed = unsent
+        }
+        window.stored.append(contentsOf: sequences[..<storedCount])
+        // A lost connection is made again on the next attempt. So is one on which a
+        // PubAck never came, and one whose stream went away: a new connection checks
+        // the stream, and creates it.
+        if let error = window.failed?.error, !live.isConnected || error.kind == .timeout || error.kind == .noStream {
+            drop(live)
+        }
+    }
+
     /// The index of the first event of `events` (in journal order) after `sequence`:
-    /// a binary search, as a run can be long and is searched once per window top-up.
+    /// a binary search, as a run can be long.
     private static func firstIndex(in events: ArraySlice<CommittedEvent>, after sequence: Int64) -> Int {
         var low = events.startIndex
         var high = events.endIndex
@@ -202,30 +226,6 @@ final class NATSDestination: BlockingDurableDestination {
             if events[middle].envelope.sequence > sequence { high = middle } else { low = middle + 1 }
         }
         return low
-    }
-
-    /// How publishing ahead went in this offer.
-    private struct SendingAhead {
-        /// Nothing was outstanding when it began: a failure to send is then the offered event's own.
-        var wasEmpty: Bool
-    }
-
-    /// Publishes `next` into the window; `false` (and nothing more this offer) when
-    /// libnats refused it: the next offer finds it unsent and sends it itself. Throws
-    /// when it was the offered event itself that could not be sent.
-    private func send(
-        _ next: CommittedEvent, on live: NATSConnection, window: inout Publishing, sending: inout SendingAhead
-    ) throws(NATSError) -> Bool {
-        do throws(NATSError) {
-            try live.publishAsync(
-                subject: subject(for: next.envelope, window: &window), body: next.text ?? CloudEventFormat.encode(next.envelope),
-                headers: Self.headers, messageID: next.envelope.id)
-            window.sent.append(next.envelope.sequence)
-            return true
-        } catch {
-            if sending.wasEmpty && window.count == 0 { throw error }
-            return false
-        }
     }
 
     private static let headers = [("Content-Type", CloudEventFormat.contentType)]
@@ -239,8 +239,8 @@ final class NATSDestination: BlockingDurableDestination {
         let made: NATSConnection
         do {
             var options = options
-            // Above the window, so libnats never stalls a publish: the window is the bound.
-            options.maxOutstandingAcks = Self.window * 2
+            // Above the flight, so libnats never stalls a publish: the flight is the bound.
+            options.maxOutstandingAcks = Self.flight * 2
             made = try NATSConnection(options)
             try made.ensureStream(stream, subjects: "\(subjectPrefix).>", replicas: replicas)
         } catch {
@@ -250,11 +250,10 @@ final class NATSDestination: BlockingDurableDestination {
         return made
     }
 
-    private func drop(_ live: NATSConnection, window: inout Publishing) {
+    private func drop(_ live: NATSConnection) {
         connection.withLock { current in
             if current === live { current = nil }
         }
-        window.removeAll()
         live.close()
     }
 

@@ -61,9 +61,9 @@ struct FleetStreamLossTests {
         try connection.deleteStream("JUICEMAKER")
     }
 
-    /// More than two windows of publishes get no PubAck on a live connection. Each
+    /// More than two flights of publishes get no PubAck on a live connection. Each
     /// attempt fails on its own timeout (never on libnats' limit of outstanding
-    /// publishes, which the lost ones would fill if the connection were kept), and once
+    /// publishes, which the lost ones would fill if they stayed counted), and once
     /// the stream answers again every event arrives, once.
     @Test(.timeLimit(.minutes(2)))
     func publishesWhosePubAckNeverComesAreSentAgainOnANewConnection() async throws {
@@ -73,9 +73,9 @@ struct FleetStreamLossTests {
         defer { server.stop() }
         try Self.addSilentStream(server.url, name: "JUICEMAKER", subjects: "juicemaker.>")
         let machine = try FleetMachine("shop-1", subscribers: Self.subscriber(server.url))
-        try Self.commitOrders(machine, 300)
+        try Self.commitOrders(machine, 500)
         let journal = try await machine.eventIDs()
-        #expect(journal.count > 2 * NATSDestination.window, "\(journal.count) events")
+        #expect(journal.count > 2 * NATSDestination.flight, "\(journal.count) events")
 
         let (deliverer, _) = try machine.start(["deliver", "--follow"])
         defer { terminate(deliverer) }
@@ -94,6 +94,47 @@ struct FleetStreamLossTests {
         let streamed = try await FleetIntegrationTests.streamIDs(server.url)
         #expect(streamed.count == Set(streamed).count, "duplicates in the stream")
         #expect(Set(streamed) == Set(journal), "stream \(streamed.count), journal \(journal.count)")
+    }
+
+    /// A stream that takes `limit` messages and refuses the rest (JetStream's
+    /// `discard: new`): a flight's publishes after the limit are refused, the ones
+    /// before it are stored. The cursor moves to exactly the last stored event, the
+    /// refused one fails with the stream's reason, and nothing after it is accepted.
+    /// Once a stream takes them, the rest arrive, each once.
+    @Test(.timeLimit(.minutes(2)))
+    func aRefusalInsideAFlightStopsTheCursorAtTheLastStoredEvent() async throws {
+        let directory = try TemporaryDirectory(prefix: "juice-fleet-refused-")
+        let server = try NATSServerProcess(directory: directory)
+        try await server.start()
+        defer { server.stop() }
+        let limit = 100
+        let connection = try NATSConnection(NATSOptions(servers: [server.url], timeout: 5, reconnects: false))
+        let (status, jsError) = connection.addStream("JUICEMAKER", subjects: "juicemaker.>", replicas: 1) { config in
+            config.MaxMsgs = Int64(limit)
+            config.Discard = js_DiscardNew
+        }
+        connection.close()
+        guard status == NATS_OK else { throw FleetTestError("js_AddStream: status \(status.rawValue), JetStream error \(jsError.rawValue)") }
+        let machine = try FleetMachine("shop-3", subscribers: Self.subscriber(server.url))
+        try Self.commitOrders(machine, 80)
+        let journal = try await machine.eventIDs()
+        // More than the limit, and all of them in the first flight.
+        #expect(journal.count > limit && journal.count < NATSDestination.flight, "\(journal.count) events")
+
+        let (deliverer, _) = try machine.start(["deliver", "--follow"])
+        defer { terminate(deliverer) }
+        let refused = try await Self.waitForRow(machine, within: 30) { ($0["attempts"] as? Int ?? 0) >= 2 }
+        #expect((refused["lag"] as? Int) == journal.count - limit, "\(refused)")
+        let lastError = refused["lastError"] as? String ?? ""
+        #expect(lastError.lowercased().contains("maximum messages"), "\(lastError)")
+        #expect(try await FleetIntegrationTests.streamIDs(server.url) == Array(journal.prefix(limit)))
+
+        // A stream without the limit (the next connection creates it): the rest
+        // arrive, from exactly the refused one on.
+        try Self.deleteStream(server.url)
+        let caughtUp = try await Self.waitForRow(machine, within: 30) { ($0["lag"] as? Int) == 0 }
+        #expect((caughtUp["lag"] as? Int) == 0, "\(caughtUp)")
+        #expect(try await FleetIntegrationTests.streamIDs(server.url) == Array(journal.dropFirst(limit)))
     }
 
     /// The stream is deleted while `juice deliver --follow` runs: the next publish has

@@ -17,6 +17,7 @@
     X(jsCtx_Destroy) X(jsMsgMetaData_Destroy) X(jsOptions_Init) X(jsPubAck_Destroy) \
     X(jsPubOptions_Init) X(jsStreamConfig_Init) X(jsStreamInfo_Destroy) X(jsSubOptions_Init) \
     X(js_AddStream) X(js_DeleteStream) X(js_GetStreamInfo) X(js_PublishMsg) X(js_PublishMsgAsync) \
+    X(js_PublishAsyncComplete) X(js_PublishAsyncGetPendingList) \
     X(js_PullSubscribe) X(js_SubscribeSync) X(natsConnection_Close) X(natsConnection_Connect) \
     X(natsConnection_Destroy) X(natsConnection_JetStream) X(natsConnection_Status) \
     X(natsMsgHeader_Get) X(natsMsgHeader_Set) X(natsMsgList_Destroy) X(natsMsg_AckSync) \
