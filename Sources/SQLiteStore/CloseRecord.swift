@@ -23,9 +23,10 @@ import JuiceMakerCore
 ///   the file: `juice-maker store closed cleanly`, the time, and a fingerprint of the
 ///   file and its write-ahead log (device, inode, size, modification time).
 ///
-/// A process that finds itself alone (an exclusive lock succeeds) compares the record
-/// with the file: the same fingerprint means nobody has touched the file since a clean
-/// close, so there is nothing to look for. Anything else (no record, an empty one left
+/// A process that finds itself alone (an exclusive lock succeeds, at once or once a
+/// lingering lock of a closed store is gone) compares the record with the file: the
+/// same fingerprint means nobody has touched the file since a clean close, so there
+/// is nothing to look for. Anything else (no record, an empty one left
 /// by a crash or a power loss, a file changed by another program, copied, or replaced)
 /// calls for an integrity check, which the opener runs while it still holds the
 /// exclusive lock, so nobody writes before it has looked. Costs: an `open`, a `flock`
@@ -49,16 +50,29 @@ final class CloseRecord: Sendable {
         let descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
         guard descriptor >= 0 else { return (nil, false, true) }
         let record = CloseRecord(path: path, descriptor: descriptor)
-        if lock(descriptor, LOCK_EX | LOCK_NB) {
-            // Line by line over the bytes: `String.contains(String)` would load the
-            // string-processing library's searcher on every open.
-            let fingerprint = Array(fingerprintLine(store).utf8)
-            let clean = record.contents().utf8.split(separator: UInt8(ascii: "\n")).contains { $0.elementsEqual(fingerprint) }
-            return (record, true, !clean)
-        }
+        if lock(descriptor, LOCK_EX | LOCK_NB) { return (record, true, !record.isClean(store)) }
         _ = lock(descriptor, LOCK_SH)
+        // Every user empties the record, so one that still holds a clean close was
+        // held by no user: by a copy of a closed store's descriptor, which a child
+        // process holds between `fork` and `exec` (the lock is the descriptor's, and
+        // the copy keeps it). Alone after all, or not: either way nobody has looked.
+        if !record.contents().isEmpty {
+            // Converting to exclusive gives up the shared lock first, also when it fails.
+            if lock(descriptor, LOCK_EX | LOCK_NB) { return (record, true, !record.isClean(store)) }
+            _ = lock(descriptor, LOCK_SH)
+            record.markInUse()
+            return (record, false, true)
+        }
         record.markInUse()
         return (record, false, false)
+    }
+
+    /// Whether the record holds the fingerprint `store` has now.
+    private func isClean(_ store: String) -> Bool {
+        // Line by line over the bytes: `String.contains(String)` would load the
+        // string-processing library's searcher on every open.
+        let fingerprint = Array(Self.fingerprintLine(store).utf8)
+        return contents().utf8.split(separator: UInt8(ascii: "\n")).contains { $0.elementsEqual(fingerprint) }
     }
 
     /// The check (if any) is done: the store is in use, and others may join.

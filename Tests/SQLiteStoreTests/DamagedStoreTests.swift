@@ -44,6 +44,30 @@ import Testing
         #expect(text.contains("found: "), "\(text)")
     }
 
+    /// A closed store's lock on its close record can outlive the close for a moment:
+    /// a child process between `fork` and `exec` holds a copy of every descriptor the
+    /// parent had open. The next opener, kept waiting by that lock, is then alone
+    /// with a file that may have changed since; it must not take itself for one of
+    /// several users (who would have looked already) and skip the look.
+    @Test func aLockThatOutlivesTheCloseDoesNotSkipTheLook() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let path = directory.file("juice.db")
+        try Damage.makeHistory(at: path)
+        try Damage.flip(path, page: Damage.firstJournalLeaf(of: path))
+        // The lingering copy: the record, exclusively locked, as the last close left it.
+        let lingering = open(path + ".clean", O_RDWR | O_CLOEXEC)
+        try #require(lingering >= 0 && flock(lingering, LOCK_EX) == 0)
+        let released = Thread {
+            usleep(200_000)
+            close(lingering)
+        }
+        released.start()
+        let store = try SQLiteStore(path: path)
+        let error = try #require(refusal(store), "an order was committed to a damaged file")
+        #expect(error.kind == .corrupt, "\(error)")
+    }
+
     @Test func damageSeenByAQueryStopsEveryWriterOfTheFile() throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
