@@ -268,12 +268,11 @@ public final class NATSConnection: @unchecked Sendable {
         var pending = natsMsgList()
         guard nats.pointee.js_PublishAsyncGetPendingList(&pending, jetStream) == NATS_OK else { return failed }
         defer { nats.pointee.natsMsgList_Destroy(&pending) }
-        let error =
+        let why =
             isConnected
-            ? NATSError(
-                "publishing on \(displayServers): no PubAck within \(Double(timeoutMilliseconds) / 1000) s; the server did not answer in time",
-                kind: .timeout)
-            : NATSError("publishing on \(displayServers): the connection was lost before the PubAck; is nats-server -js running there?", kind: .timeout)
+            ? "no PubAck within \(Double(timeoutMilliseconds) / 1000) s; the server did not answer in time"
+            : "the connection was lost before the PubAck; is nats-server -js running there?"
+        let error = NATSError("publishing on \(displayServers): \(why)", kind: .timeout)
         for index in 0..<Int(pending.Count) {
             guard let message = pending.Msgs?[index], let id = publishedMessageID(message) else { continue }
             if failed[id] == nil { failed[id] = error }
