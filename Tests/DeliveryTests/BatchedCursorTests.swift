@@ -20,10 +20,12 @@ private final class BatchingDestination: BlockingDurableDestination {
     private let offers = Locked<[Offer]>([])
     var seen: [Offer] { offers.withLock { $0 } }
     var cursorBatch: Int { 4 }
+    let readBatch: Int
 
-    init(journal: any EventJournal, refusing refused: Int64) {
+    init(journal: any EventJournal, refusing refused: Int64, readBatch: Int = DurableDelivery.batchSize) {
         self.journal = journal
         self.refused = refused
+        self.readBatch = readBatch
     }
 
     /// Notes each event of the run as it comes to it, with what comes after it (the
@@ -79,13 +81,15 @@ struct BatchedCursorTests {
         #expect(offers.last?.upcoming == [8])
     }
 
-    @Test("over many batches, read ahead on a thread of its own: every event offered once, in order, with the events after it never running dry")
-    func readAheadKeepsOrderAcrossBatches() async throws {
+    @Test(
+        "over many batches, read ahead on a thread of its own: every event offered once, in order, with the events after it never running dry",
+        arguments: [DurableDelivery.batchSize, 100, 1_024])
+    func readAheadKeepsOrderAcrossBatches(readBatch: Int) async throws {
         let rig = Rig(stock: Stock(repeating: 5_000))
-        for _ in 0..<700 { _ = try rig.maker.make(.banana) }  // 1,400 events: more than five batches
+        for _ in 0..<700 { _ = try rig.maker.make(.banana) }  // 1,400 events: more than one batch of each size
         let last = try rig.store.lastSequence()
         #expect(last == 1_400)
-        let destination = BatchingDestination(journal: rig.store, refusing: -1)
+        let destination = BatchingDestination(journal: rig.store, refusing: -1, readBatch: readBatch)
         let delivery = DurableDelivery(
             name: "batched", journal: rig.store, schedule: RetrySchedule(delays: [3600]), destination: destination,
             reportError: { rig.errors.report($0) })
@@ -100,7 +104,7 @@ struct BatchedCursorTests {
             #expect(offer.upcoming == offer.upcoming.indices.map { offer.sequence + 1 + Int64($0) }, "at \(offer.sequence)")
             // ...and at least half a batch of it while the journal has that many left.
             let left = Int(last - offer.sequence)
-            #expect(offer.upcoming.count >= min(left, DurableDelivery.batchSize / 2 - 1), "at \(offer.sequence): \(offer.upcoming.count) ahead")
+            #expect(offer.upcoming.count >= min(left, readBatch / 2 - 1), "at \(offer.sequence): \(offer.upcoming.count) ahead")
         }
         #expect(try rig.store.cursor(named: "batched") == last)
         #expect(offers.allSatisfy { $0.withText }, "read ahead with the events")

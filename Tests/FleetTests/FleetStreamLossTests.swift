@@ -75,7 +75,9 @@ struct FleetStreamLossTests {
         let machine = try FleetMachine("shop-1", subscribers: Self.subscriber(server.url))
         try Self.commitOrders(machine, 500)
         let journal = try await machine.eventIDs()
-        #expect(journal.count > 2 * NATSDestination.flight, "\(journal.count) events")
+        // Four attempts publish more than libnats would hold on one connection (twice
+        // a flight) if the unanswered ones stayed counted.
+        #expect(4 * journal.count > 2 * NATSDestination.flight, "\(journal.count) events")
 
         let (deliverer, _) = try machine.start(["deliver", "--follow"])
         defer { terminate(deliverer) }

@@ -69,6 +69,9 @@ public final class DurableDelivery: Sendable {
     let destination: any DurableDestination
     /// `destination` when it delivers on the runner's thread; looked up once.
     let blockingDestination: (any BlockingDurableDestination)?
+    /// Events read from the journal at once: `batchSize`, or what a blocking
+    /// destination asks for (`BlockingDurableDestination.readBatch`).
+    let readSize: Int
     let reportError: @Sendable (PluginMessage) -> Void
     let describeStoreError: @Sendable (StoreError) -> PluginMessage
     /// The runner's state; its thread waits on it, `change` wakes it.
@@ -124,6 +127,7 @@ public final class DurableDelivery: Sendable {
         self.schedule = schedule
         self.destination = destination
         blockingDestination = destination as? any BlockingDurableDestination
+        readSize = max(1, blockingDestination?.readBatch ?? Self.batchSize)
         self.reportError = reportError
         self.describeStoreError = describeStoreError
     }
@@ -190,8 +194,8 @@ public final class DurableDelivery: Sendable {
                 // A blocking destination may send the JSON as committed: read with the events.
                 batch =
                     blockingDestination != nil
-                    ? try journal.committedEntries(after: cursor, limit: Self.batchSize)
-                    : try journal.entries(after: cursor, limit: Self.batchSize).map { CommittedEntry($0, text: nil) }
+                    ? try journal.committedEntries(after: cursor, limit: readSize)
+                    : try journal.entries(after: cursor, limit: readSize).map { CommittedEntry($0, text: nil) }
                 retry = try journal.retryState(for: name)
                 update { $0.handledUpTo = max($0.handledUpTo, cursor) }
             } catch {
@@ -250,7 +254,7 @@ public final class DurableDelivery: Sendable {
     /// Delivers `batch` in order until it ends, an event fails or must wait.
     ///
     /// For a `BlockingDurableDestination` the batch is read further ahead (the next
-    /// `batchSize`, on a thread of its own while this one is delivered, joined once
+    /// `readSize`, on a thread of its own while this one is delivered, joined once
     /// fewer than half remain), so the destination's look ahead
     /// (`upcoming`: the readable events after this one) never runs dry at a batch's
     /// end: a pipelined destination keeps publishing while the runner reads. An
@@ -267,10 +271,10 @@ public final class DurableDelivery: Sendable {
         var nextReadable = 0
         // Whether `reader` is reading the next batch while this one is delivered.
         var readingAhead = false
-        if readsAhead, first.count == Self.batchSize, let last = first.last {
+        if readsAhead, first.count == readSize, let last = first.last {
             let made = reader ?? JournalReadAhead(journal)
             reader = made
-            made.read(after: last.sequence, limit: Self.batchSize)
+            made.read(after: last.sequence, limit: readSize)
             readingAhead = true
         }
         var index = 0
@@ -284,14 +288,14 @@ public final class DurableDelivery: Sendable {
             let entry = batch[index]
             index += 1
             if isStopping { return }
-            if readingAhead, let reading = reader, batch.count - index < Self.batchSize / 2 {
+            if readingAhead, let reading = reader, batch.count - index < readSize / 2 {
                 let next = reading.entries()
                 readingAhead = false
-                if next.count == Self.batchSize, let last = next.last {
-                    reading.read(after: last.sequence, limit: Self.batchSize)
+                if next.count == readSize, let last = next.last {
+                    reading.read(after: last.sequence, limit: readSize)
                     readingAhead = true
                 }
-                if index > Self.batchSize * 4 {
+                if index > readSize * 4 {
                     batch.removeFirst(index)
                     index = 0
                     readable.removeFirst(nextReadable)
@@ -342,7 +346,7 @@ public final class DurableDelivery: Sendable {
                 // before the end: it is joined there, and the next run goes on). A
                 // retried event is offered alone.
                 var end = index
-                let limit = readingAhead ? batch.count - Self.batchSize / 2 + 1 : batch.count
+                let limit = readingAhead ? batch.count - readSize / 2 + 1 : batch.count
                 while attempts == 0, end < limit, case .event = batch[end] { end += 1 }
                 let first = nextReadable - 1
                 let run = readable[first..<(first + end - index + 1)]

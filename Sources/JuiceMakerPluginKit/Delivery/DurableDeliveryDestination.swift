@@ -51,6 +51,16 @@ public protocol BlockingDurableDestination: DurableDestination {
     func deliverBlocking(
         _ events: ArraySlice<CommittedEvent>, upcoming: ArraySlice<CommittedEvent>, accepted: (Int) -> Bool
     ) -> DeliveryFailure?
+
+    /// How many events the runner reads from the journal at once (it reads the next
+    /// ones while these are delivered): `DurableDelivery.batchSize`, the default. A
+    /// destination that publishes ahead in large flights may ask for more, so that
+    /// its flights, which cannot reach past what the runner holds, stay long.
+    var readBatch: Int { get }
+}
+
+extension BlockingDurableDestination {
+    public var readBatch: Int { DurableDelivery.batchSize }
 }
 
 /// Why a delivery did not happen, and what the runner should do about it.
