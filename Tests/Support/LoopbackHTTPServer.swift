@@ -29,6 +29,10 @@ package final class LoopbackHTTPServer: Sendable {
         var connections: Set<Int32> = []
         var requests: [Request] = []
         var running = false
+        /// While stopped: a socket bound to the port and not listening, so the port stays
+        /// this server's (a connection to it is refused, as to a closed port) and no
+        /// other socket of a test running beside it takes it before the next `start`.
+        var reserved: Int32 = -1
     }
 
     /// The port, chosen by the system at the first `start` and kept across restarts.
@@ -55,13 +59,19 @@ package final class LoopbackHTTPServer: Sendable {
             until: deadline, current: { state.withLock { $0.requests.count >= count } }, for: { $0 >= count })
     }
 
-    package func start() throws {
+    deinit {
+        let reserved = state.withLock { $0.reserved }
+        if reserved >= 0 { close(reserved) }
+    }
+
+    /// A socket bound to 127.0.0.1 at `port` (0: one the system chooses), or -1 and errno.
+    private static func boundSocket(_ port: UInt16) -> Int32 {
         #if canImport(Glibc)
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         #else
         let fd = socket(AF_INET, SOCK_STREAM, 0)
         #endif
-        guard fd >= 0 else { throw ServerError("socket: \(errno)") }
+        guard fd >= 0 else { return -1 }
         var yes: Int32 = 1
         setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &yes, socklen_t(MemoryLayout<Int32>.size))
         var address = sockaddr_in()
@@ -71,10 +81,26 @@ package final class LoopbackHTTPServer: Sendable {
         let bound = withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
         }
-        guard bound == 0, listen(fd, 64) == 0 else {
+        guard bound == 0 else {
+            let error = errno
             close(fd)
+            errno = error
+            return -1
+        }
+        return fd
+    }
+
+    package func start() throws {
+        let reserved = state.change { state -> Int32 in
+            defer { state.reserved = -1 }
+            return state.reserved
+        }
+        let fd = reserved >= 0 ? reserved : Self.boundSocket(port)
+        guard fd >= 0, listen(fd, 64) == 0 else {
+            if fd >= 0 { close(fd) }
             throw ServerError("bind/listen: \(errno)")
         }
+        var address = sockaddr_in()
         var length = socklen_t(MemoryLayout<sockaddr_in>.size)
         _ = withUnsafeMutablePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
@@ -115,6 +141,16 @@ package final class LoopbackHTTPServer: Sendable {
             shutdown(fd, Int32(SHUT_RDWR))
             close(fd)
         }
+        // Kept for a restart (see `State.reserved`); a port another socket took at once
+        // is left to `start`, which then says so.
+        let port = port
+        guard port != 0 else { return }
+        let reserved = Self.boundSocket(port)
+        let previous = state.change { state -> Int32 in
+            defer { state.reserved = reserved }
+            return state.reserved
+        }
+        if previous >= 0 { close(previous) }
     }
 
     /// Accepts connections until `stop` writes to `wake`.
