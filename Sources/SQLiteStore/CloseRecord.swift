@@ -56,15 +56,14 @@ final class CloseRecord: Sendable {
         // held by no user: by a copy of a closed store's descriptor, which a child
         // process holds between `fork` and `exec` (the lock is the descriptor's, and
         // the copy keeps it). Alone after all, or not: either way nobody has looked.
-        if !record.contents().isEmpty {
-            // Converting to exclusive gives up the shared lock first, also when it fails.
+        let nobodyLooked = !record.contents().isEmpty
+        if nobodyLooked {
             if lock(descriptor, LOCK_EX | LOCK_NB) { return (record, true, !record.isClean(store)) }
+            // Converting to exclusive gave up the shared lock first, also as it failed.
             _ = lock(descriptor, LOCK_SH)
-            record.markInUse()
-            return (record, false, true)
         }
         record.markInUse()
-        return (record, false, false)
+        return (record, false, nobodyLooked)
     }
 
     /// Whether the record holds the fingerprint `store` has now.
