@@ -121,11 +121,11 @@ public final class CommandSubscriber: DurableDeliveryPlugin {
     static func resolve(_ program: String, in directory: String, path: String?) -> String? {
         if program.contains("/") {
             let absolute = program.hasPrefix("/") ? program : directory + "/" + program
-            return FileManager.default.isExecutableFile(atPath: absolute) ? absolute : nil
+            return access(absolute, X_OK) == 0 ? absolute : nil
         }
         for folder in (path ?? "/usr/local/bin:/usr/bin:/bin").split(separator: ":") {
             let candidate = "\(folder)/\(program)"
-            if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
+            if access(candidate, X_OK) == 0 { return candidate }
         }
         return nil
     }

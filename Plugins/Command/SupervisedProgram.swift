@@ -75,7 +75,7 @@ final class SupervisedProgram: DurableDestination {
         io = DispatchQueue(label: "CommandPlugin.program.\(name)")
     }
 
-    var displayName: String { arguments.first.map { URL(fileURLWithPath: $0).lastPathComponent } ?? "?" }
+    var displayName: String { arguments.first.map { PathText.lastComponent(of: $0) } ?? "?" }
 
     func deliver(_ envelope: EventEnvelope) async throws(DeliveryFailure) {
         let line = Array((CloudEventFormat.encode(envelope) + "\n").utf8)

@@ -5,6 +5,11 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
 import JuiceMakerCore
 import JuiceMakerPluginKit
 import Locking
@@ -84,7 +89,7 @@ public final class NATSPublisher: DurableDeliveryPlugin {
         var credentials = try configuration.string(Fleet.credentialsKey)
         if let file = credentials {
             let absolute = file.hasPrefix("/") ? file : PathText.join(context.stateDirectory, file)
-            guard FileManager.default.isReadableFile(atPath: absolute) else {
+            guard access(absolute, R_OK) == 0 else {
                 throw ConfigurationError(
                     path: "\(configuration.path).credentials",
                     plugin: PluginMessage(

@@ -29,7 +29,7 @@ enum StoreFile {
         guard !target.isEmpty else { return }
         var missing: [String] = []
         var directory = target
-        while !directory.isEmpty, directory != "/", !FileManager.default.fileExists(atPath: directory) {
+        while !directory.isEmpty, directory != "/", access(directory, F_OK) != 0 {
             missing.append(directory)
             directory = PathText.parent(of: directory)
         }
@@ -206,7 +206,18 @@ enum StoreFile {
         if let state = environment["XDG_STATE_HOME"], state.hasPrefix("/") {
             return state + "/juice-maker/juice.db"
         }
-        let home = environment["HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? FileManager.default.homeDirectoryForCurrentUser.path
+        let home = environment["HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? accountHome()
         return home + "/.local/state/juice-maker/juice.db"
+    }
+
+    /// The home directory the user database gives this process's user (`getpwuid_r`),
+    /// for a process started without `HOME`; "/" when it has none.
+    static func accountHome() -> String {
+        var entry = passwd()
+        var found: UnsafeMutablePointer<passwd>? = nil
+        var buffer = [CChar](repeating: 0, count: 4096)
+        let status = getpwuid_r(getuid(), &entry, &buffer, buffer.count, &found)
+        guard status == 0, found != nil, let directory = entry.pw_dir, directory.pointee != 0 else { return "/" }
+        return String(cString: directory)
     }
 }

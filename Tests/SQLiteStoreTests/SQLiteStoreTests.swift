@@ -121,6 +121,17 @@ import Locking
         #expect(SQLiteStore.defaultPath(environment: ["XDG_STATE_HOME": "relative", "HOME": "/h"]) == "/h/.local/state/juice-maker/juice.db")
     }
 
+    /// Without HOME (or with an empty one) the home directory is the account's, as
+    /// /etc/passwd gives it for this process's user ("/" for a user it does not list).
+    @Test func withoutHomeTheAccountsHomeDirectoryIsUsed() throws {
+        let passwd = try String(contentsOfFile: "/etc/passwd", encoding: .utf8)
+        let fields = passwd.split(separator: "\n").map { $0.split(separator: ":", omittingEmptySubsequences: false) }
+        let home = fields.first { $0.count >= 7 && $0[2] == "\(getuid())" }.map { String($0[5]) } ?? "/"
+        for environment in [[:], ["HOME": ""]] {
+            #expect(SQLiteStore.defaultPath(environment: environment) == home + "/.local/state/juice-maker/juice.db")
+        }
+    }
+
     /// Threads ordering, restocking and reading at once on one store object.
     @Test func manyThreadsKeepTheInvariants() throws {
         let directory = try TemporaryDirectory()

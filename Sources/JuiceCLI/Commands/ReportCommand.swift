@@ -70,9 +70,9 @@ struct ReportCommand: JuiceCommand {
         if let svgPath {
             let svg = ReportSVG.render(figures, language: language)
             do {
-                try Data(svg.utf8).write(to: URL(fileURLWithPath: svgPath), options: .atomic)
+                try AtomicFile.write(Array(svg.utf8), to: svgPath)
             } catch {
-                throw CLIError(.storeIO, Catalog.Report.svgUnwritable(svgPath, Self.reason(error)))
+                throw CLIError(.storeIO, Catalog.Report.svgUnwritable(svgPath, error.reason))
             }
         }
         if context.settings.json {
@@ -110,13 +110,6 @@ struct ReportCommand: JuiceCommand {
         } catch {
             throw CLIError(.storeIO, Catalog.Errors.store(error))
         }
-    }
-
-    private static func reason(_ error: any Error) -> String {
-        if let cocoa = error as? CocoaError, let underlying = cocoa.underlying as? POSIXError {
-            return String(cString: strerror(underlying.code.rawValue))
-        }
-        return String(describing: error)
     }
 }
 

@@ -160,7 +160,7 @@ struct ConfigValidator: Sendable {
         if path == "~" || path.hasPrefix("~/"), let home = environment["HOME"] {
             return PathText.join(home, String(path.dropFirst(min(2, path.count))))
         }
-        let base = source.file.map { PathText.parent(of: $0) } ?? FileManager.default.currentDirectoryPath
+        let base = source.file.map { PathText.parent(of: $0) } ?? JuiceProcess.currentDirectory()
         return PathText.standardized(PathText.join(base, path))
     }
 }

@@ -13,6 +13,14 @@ public enum PathText {
         return String(parent)
     }
 
+    /// The last component: "/usr/bin/cat" → "cat", "dir/" → "dir", "/" → "/", "" → "".
+    public static func lastComponent(of path: String) -> String {
+        var text = Substring(path)
+        while text.count > 1, text.hasSuffix("/") { text = text.dropLast() }
+        guard text != "/", let slash = text.lastIndex(of: "/") else { return String(text) }
+        return String(text[text.index(after: slash)...])
+    }
+
     /// `component` appended to `path` with one "/" between them.
     public static func join(_ path: String, _ component: String) -> String {
         if path.isEmpty { return component }
