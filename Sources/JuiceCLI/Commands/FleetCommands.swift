@@ -4,6 +4,11 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
 import JuiceMakerCore
 import JuiceMakerPluginKit
 #if canImport(NATSPlugin)
@@ -75,9 +80,9 @@ enum FleetCommandSupport {
             if let file = credentials {
                 let base =
                     context.config.source.file.map { PathText.parent(of: $0) }
-                    ?? FileManager.default.currentDirectoryPath
+                    ?? JuiceProcess.currentDirectory()
                 let absolute = file.hasPrefix("/") ? file : PathText.join(base, file)
-                guard FileManager.default.isReadableFile(atPath: absolute) else {
+                guard access(absolute, R_OK) == 0 else {
                     throw ConfigurationError(
                         path: "fleet.credentials",
                         plugin: PluginMessage(
