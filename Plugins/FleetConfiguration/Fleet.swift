@@ -1,8 +1,3 @@
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -175,10 +170,10 @@ public enum Fleet {
         for part in text.split(separator: ",", omittingEmptySubsequences: false) {
             let item = String(part.drop(while: \.isWhitespace).reversed().drop(while: \.isWhitespace).reversed())
             let full = item.containsText("://") ? item : "nats://\(item)"
-            guard let url = URL(string: full), ["nats", "tls"].contains(url.scheme?.lowercased() ?? ""),
-                let host = url.host, !host.isEmpty, url.path.isEmpty || url.path == "/", url.query == nil
+            guard let url = ParsedURL(full), ["nats", "tls"].contains(url.scheme.lowercased()), let host = url.decodedHost,
+                !host.isEmpty, url.path.isEmpty || url.path == "/", url.query == nil
             else { return .failure(BadURL(item: item)) }
-            if let port = url.port, !(1...65535).contains(port) { return .failure(BadURL(item: item)) }
+            if let port = url.port, !(Int(port).map { (1...65535).contains($0) } ?? false) { return .failure(BadURL(item: item)) }
             servers.append(full)
         }
         return servers.isEmpty ? .failure(BadURL(item: text)) : .success(servers)

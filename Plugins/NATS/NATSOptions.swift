@@ -1,8 +1,4 @@
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
+import JuiceMakerPluginKit
 
 /// How to reach a NATS server or cluster.
 public struct NATSOptions: Sendable {
@@ -34,13 +30,9 @@ public struct NATSOptions: Sendable {
         self.name = name
     }
 
-    /// The servers as they may be shown (no user or password).
+    /// The servers as they may be shown (no user or password); a server that is not a
+    /// URL as it is.
     public var displayServers: String {
-        servers.map { server in
-            guard var parts = URLComponents(string: server) else { return server }
-            parts.user = nil
-            parts.password = nil
-            return parts.string ?? server
-        }.joined(separator: ",")
+        servers.map { ParsedURL($0)?.withoutUserInfo ?? $0 }.joined(separator: ",")
     }
 }

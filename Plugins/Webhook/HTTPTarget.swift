@@ -1,13 +1,9 @@
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
 import Musl
 #endif
+import JuiceMakerPluginKit
 
 /// Where a webhook's requests go, taken apart once from its URL: what to connect to,
 /// what to verify, and what the request line and `Host` header say.
@@ -36,31 +32,14 @@ package struct HTTPTarget: Sendable, Equatable {
     /// Whether `host` is an IPv4 or IPv6 address rather than a name.
     package let hostIsAddress: Bool
 
-    /// `text` with each `%XX` replaced by its byte; nil if a `%` is not followed by two
-    /// hex digits or the bytes are not UTF-8 (as `removingPercentEncoding`, which
-    /// FoundationEssentials does not offer).
-    static func percentDecoded(_ text: String) -> String? {
-        var bytes: [UInt8] = []
-        var iterator = text.utf8.makeIterator()
-        while let byte = iterator.next() {
-            guard byte == UInt8(ascii: "%") else { bytes.append(byte); continue }
-            guard let high = iterator.next().flatMap({ Character(Unicode.Scalar($0)).hexDigitValue }),
-                let low = iterator.next().flatMap({ Character(Unicode.Scalar($0)).hexDigitValue })
-            else { return nil }
-            bytes.append(UInt8(high * 16 + low))
-        }
-        return String(validating: bytes, as: UTF8.self)
-    }
-
     /// Takes `url` apart; throws why it cannot be requested.
-    package init(url: URL) throws(HTTPTargetError) {
-        guard let components = URLComponents(url: url, resolvingAgainstBaseURL: false) else { throw .unparsable }
-        switch components.scheme?.lowercased() {
+    package init(url: ParsedURL) throws(HTTPTargetError) {
+        switch url.scheme.lowercased() {
         case "http": scheme = .http
         case "https": scheme = .https
         default: throw .scheme
         }
-        guard var host = components.percentEncodedHost, !host.isEmpty else { throw .host }
+        guard var host = url.host, !host.isEmpty else { throw .host }
         if host.hasPrefix("["), host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
         let isIPv6 = host.contains(":")
         if isIPv6 {
@@ -74,25 +53,25 @@ package struct HTTPTarget: Sendable, Equatable {
         self.host = host.lowercased()
         hostIsAddress = isIPv6 || Self.isAddress(host, family: AF_INET)
         let defaultPort: UInt16 = scheme == .http ? 80 : 443
-        if let port = components.port {
-            guard let value = UInt16(exactly: port), value > 0 else { throw .port }
+        if let port = url.port {
+            guard let value = UInt16(port), value > 0 else { throw .port }
             self.port = value
         } else {
             port = defaultPort
         }
         let bracketed = isIPv6 ? "[\(self.host)]" : self.host
         hostHeader = port == defaultPort ? bracketed : "\(bracketed):\(port)"
-        var target = components.percentEncodedPath.isEmpty ? "/" : components.percentEncodedPath
-        if let query = components.percentEncodedQuery { target += "?" + query }
+        var target = url.path.isEmpty ? "/" : url.path
+        if let query = url.query { target += "?" + query }
         guard target.hasPrefix("/"), target.utf8.allSatisfy({ (0x21...0x7E).contains($0) }) else { throw .path }
         requestTarget = target
-        let user = components.percentEncodedUser ?? ""
-        let password = components.percentEncodedPassword ?? ""
+        let user = url.user ?? ""
+        let password = url.password ?? ""
         if user.isEmpty && password.isEmpty {
             authorization = nil
         } else {
-            let decoded = (Self.percentDecoded(user) ?? user) + ":" + (Self.percentDecoded(password) ?? password)
-            authorization = "Basic " + Data(decoded.utf8).base64EncodedString()
+            let decoded = (ParsedURL.percentDecoded(user) ?? user) + ":" + (ParsedURL.percentDecoded(password) ?? password)
+            authorization = "Basic " + Base64.encoded(Array(decoded.utf8))
         }
     }
 
@@ -116,12 +95,11 @@ package struct HTTPTarget: Sendable, Equatable {
 
 /// What makes a URL unusable for the webhook's client.
 package enum HTTPTargetError: Error, Sendable, Equatable {
-    case unparsable, scheme, host, port, path
+    case scheme, host, port, path
 
     /// The reason, for a configuration error on `url`.
     var english: String {
         switch self {
-        case .unparsable: "the URL cannot be parsed"
         case .scheme: "only http:// and https:// URLs can be used"
         case .host: "the host must be a name (letters, digits, '.', '-'), an IPv4 address or a bracketed IPv6 address"
         case .port: "the port must be from 1 to 65535"
@@ -131,7 +109,6 @@ package enum HTTPTargetError: Error, Sendable, Equatable {
 
     var korean: String {
         switch self {
-        case .unparsable: "URL을 해석할 수 없습니다"
         case .scheme: "http://와 https:// URL만 쓸 수 있습니다"
         case .host: "호스트는 이름(영문자, 숫자, '.', '-'), IPv4 주소 또는 대괄호로 감싼 IPv6 주소여야 합니다"
         case .port: "포트는 1부터 65535까지입니다"

@@ -1,9 +1,4 @@
 import EventBus
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -55,7 +50,7 @@ public final class Webhook: DurableDeliveryPlugin {
     public static let defaultTimeoutSeconds = 10.0
 
     /// The endpoint.
-    public let url: URL
+    public let url: ParsedURL
     /// The configured `events` filter; `nil` means every kind.
     public let eventKinds: Set<EventKind>?
     /// How long one request may take, in seconds.
@@ -78,7 +73,7 @@ public final class Webhook: DurableDeliveryPlugin {
     /// Builds the poster from its section. Connects to nothing yet.
     public init(configuration: PluginConfiguration, context: PluginContext) throws(ConfigurationError) {
         // The declaration (`.httpURL`, required) has checked the text parses with a host.
-        guard let text = try configuration.string(Self.urlKey), let url = URL(string: text) else {
+        guard let text = try configuration.string(Self.urlKey), let url = ParsedURL(text) else {
             throw Self.urlKey.missing(in: configuration.path)
         }
         self.url = url
@@ -119,9 +114,8 @@ public final class Webhook: DurableDeliveryPlugin {
     /// Whether `url` goes unencrypted over the network: plain http to a host other
     /// than a loopback name or address.
     public var isPlainHTTPOffMachine: Bool {
-        guard url.scheme?.lowercased() == "http", let host = url.host?.lowercased() else { return false }
-        let bare = String(host.drop { $0 == "[" || $0 == "]" }.reversed().drop { $0 == "[" || $0 == "]" }.reversed())
-        return !(bare == "localhost" || bare.hasSuffix(".localhost") || bare == "::1" || bare.hasPrefix("127."))
+        guard url.scheme.lowercased() == "http", let host = url.decodedHost?.lowercased() else { return false }
+        return !(host == "localhost" || host.hasSuffix(".localhost") || host == "::1" || host.hasPrefix("127."))
     }
 
     /// The warning for a plain `http://` endpoint on another machine, or `nil`: said

@@ -27,7 +27,7 @@ import Locking
 /// on the cooperative pool: `deliver` hands the request over and awaits the answer.
 /// Cancelling the delivering task wakes the request's `poll` at once.
 final class WebhookEndpoint: DurableDestination {
-    let url: URL
+    let url: ParsedURL
     /// The URL as it may be shown: without user name or password.
     let displayURL: String
     private let signature: WebhookSignature?
@@ -42,10 +42,10 @@ final class WebhookEndpoint: DurableDestination {
     /// Whether `close` ran: later deliveries are not sent.
     private let closed = Locked(false)
 
-    init(url: URL, target: HTTPTarget, signature: WebhookSignature?, timeout: Double, longestRetryAfter: Double) {
+    init(url: ParsedURL, target: HTTPTarget, signature: WebhookSignature?, timeout: Double, longestRetryAfter: Double) {
         self.url = url
         self.longestRetryAfter = longestRetryAfter
-        self.displayURL = URLCredentials.redacted(url.absoluteString)
+        self.displayURL = URLCredentials.redacted(url.string)
         self.signature = signature
         self.timeout = timeout
         client = Locked(HTTPClient(target: target))

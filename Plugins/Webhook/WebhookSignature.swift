@@ -1,14 +1,3 @@
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
-
 /// Signs webhook requests the Standard Webhooks way (standardwebhooks.com):
 ///
 /// ```
@@ -78,7 +67,7 @@ public struct WebhookSignature: Sendable, CustomStringConvertible {
     public func signature(id: String, timestamp: Int64, body: [UInt8]) -> String {
         var message = Array("\(id).\(timestamp).".utf8)
         message += body
-        return "v1," + Data(HMACSHA256.authenticationCode(key: key, message: message)).base64EncodedString()
+        return "v1," + Base64.encoded(HMACSHA256.authenticationCode(key: key, message: message))
     }
 
     /// Whether `header` (one or more space-separated `v1,<base64>` signatures, as

@@ -1,4 +1,5 @@
 import Foundation
+import JuiceMakerPluginKit
 import Locking
 import JuiceTestSupport
 import Testing
@@ -262,17 +263,17 @@ import WebhookPlugin
     }
 
     @Test func targetsComeApartAsLibcurlTookThem() throws {
-        let plain = try HTTPTarget(url: #require(URL(string: "http://Example.com/")))
+        let plain = try HTTPTarget(url: #require(ParsedURL("http://Example.com/")))
         #expect(plain.port == 80 && plain.hostHeader == "example.com" && plain.requestTarget == "/" && plain.authorization == nil)
-        let secure = try HTTPTarget(url: #require(URL(string: "https://example.com:8443?q=1")))
+        let secure = try HTTPTarget(url: #require(ParsedURL("https://example.com:8443?q=1")))
         #expect(secure.scheme == .https && secure.port == 8443 && secure.hostHeader == "example.com:8443" && secure.requestTarget == "/?q=1")
-        let userOnly = try HTTPTarget(url: #require(URL(string: "https://user@example.com:443/x")))
+        let userOnly = try HTTPTarget(url: #require(ParsedURL("https://user@example.com:443/x")))
         #expect(userOnly.hostHeader == "example.com" && userOnly.authorization == "Basic " + Data("user:".utf8).base64EncodedString())
-        let v6 = try HTTPTarget(url: #require(URL(string: "http://[::1]:8080/h")))
+        let v6 = try HTTPTarget(url: #require(ParsedURL("http://[::1]:8080/h")))
         #expect(v6.host == "::1" && v6.hostIsAddress && v6.hostHeader == "[::1]:8080")
-        #expect(try HTTPTarget(url: #require(URL(string: "http://10.0.0.1/"))).hostIsAddress)
-        #expect(throws: HTTPTargetError.self) { try HTTPTarget(url: #require(URL(string: "ftp://example.com/"))) }
-        if let zoned = URL(string: "http://[fe80::1%25eth0]/") {
+        #expect(try HTTPTarget(url: #require(ParsedURL("http://10.0.0.1/"))).hostIsAddress)
+        #expect(throws: HTTPTargetError.self) { try HTTPTarget(url: #require(ParsedURL("ftp://example.com/"))) }
+        if let zoned = ParsedURL("http://[fe80::1%25eth0]/") {
             #expect(throws: HTTPTargetError.self) { try HTTPTarget(url: zoned) }
         }
     }
@@ -285,7 +286,7 @@ final class TestClient: Sendable {
     private let client: Locked<HTTPClient>
 
     init(_ url: String, trusting certificates: String? = nil, cancellation: HTTPCancellation = HTTPCancellation()) throws {
-        guard let parsed = URL(string: url) else { throw ServerError("not a URL: \(url)") }
+        guard let parsed = ParsedURL(url) else { throw ServerError("not a URL: \(url)") }
         let target = try HTTPTarget(url: parsed)
         client = Locked(HTTPClient(target: target, trustedCertificatesFile: certificates))
         self.cancellation = cancellation

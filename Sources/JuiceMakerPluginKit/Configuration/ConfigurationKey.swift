@@ -1,8 +1,3 @@
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -242,8 +237,8 @@ public indirect enum ConfigurationType: Sendable {
                     throw fail(.containsEquals(what, value: quoted(text)))
                 }
             case .httpURL:
-                guard let url = URL(string: text), let scheme = url.scheme?.lowercased(), ["http", "https"].contains(scheme),
-                    let host = url.host, !host.isEmpty
+                guard let url = ParsedURL(text), ["http", "https"].contains(url.scheme.lowercased()), let host = url.decodedHost,
+                    !host.isEmpty
                 else { throw fail(.notAllowed(value: quoted(URLCredentials.redacted(text)), expected: expected)) }
             }
         }
