@@ -206,7 +206,7 @@ let package = Package(
             name: "JuiceBench",
             dependencies: [
                 "Locking", "EventBus", "JuiceMakerCore", "JuiceMakerPluginKit", "SQLiteStore", "CSQLite", "LoggerPlugin",
-                "CLINotifierPlugin", "WebhookPlugin", "JuiceCLI", "FleetConfiguration",
+                "CLINotifierPlugin", "WebhookPlugin", "JuiceCLI", "FleetConfiguration", "JuiceMakerTesting",
             ] + natsDependency + (withNATS ? ["CNATS"] : [])),
         /// A small process the store tests start many times at once (orders, restocks, crashes).
         .executableTarget(name: "JuiceStoreProbe", dependencies: ["Locking", "JuiceMakerCore", "SQLiteStore"]),
@@ -252,7 +252,8 @@ let package = Package(
         .executableTarget(
             name: "FuzzCommandLine", dependencies: ["FuzzSupport", "JuiceCLI"], path: "Tests/Fuzz/FuzzCommandLine", exclude: ["corpus"]),
         .executableTarget(
-            name: "FuzzCloudEvent", dependencies: ["FuzzSupport", "JuiceMakerCore"], path: "Tests/Fuzz/FuzzCloudEvent", exclude: ["corpus"]),
+            name: "FuzzCloudEvent", dependencies: ["FuzzSupport", "JuiceMakerCore", "JuiceMakerTesting"], path: "Tests/Fuzz/FuzzCloudEvent",
+            exclude: ["corpus"]),
         .executableTarget(name: "FuzzRFC3339", dependencies: ["FuzzSupport", "JuiceMakerCore"], path: "Tests/Fuzz/FuzzRFC3339", exclude: ["corpus"]),
         .executableTarget(
             name: "FuzzRetryAfter", dependencies: ["FuzzSupport", "WebhookPlugin"], path: "Tests/Fuzz/FuzzRetryAfter", exclude: ["corpus"]),

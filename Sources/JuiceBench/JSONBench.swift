@@ -1,6 +1,7 @@
 import Foundation
 import JuiceCLI
 import JuiceMakerCore
+import JuiceMakerTesting
 
 /// `juice-bench json`: seconds the config's JSON reader takes for the inputs that used
 /// to be quadratic (40,000 keys in one object, 1,000,000 `\n` escapes) and for 10 MB of
@@ -8,8 +9,9 @@ import JuiceMakerCore
 ///
 /// Also what reading one journal row's event costs: `CloudEventFormat.decode` (the fast
 /// reader) over 1,000 events as `encode` writes them (two in three `stockChanged`, one
-/// `juiceMade`), 200 passes, against `JSONDecoder` on the same texts in the same run.
-/// Median of 5 rounds, nanoseconds an event.
+/// `juiceMade`), 200 passes, against the same texts read without the fast reader (the
+/// core's `JSONParser`, what an event the fast reader leaves costs) and by `JSONDecoder`
+/// (the tests' reference), in the same run. Median of 5 rounds, nanoseconds an event.
 enum JSONBench {
     static func run(json: Bool) throws -> [(String, Double)] {
         let inputs: [(String, String)] = [
@@ -27,7 +29,7 @@ enum JSONBench {
             }
             results.append((name, Measure.median(samples)))
         }
-        let (fast, decoder) = decodeNanoseconds()
+        let (fast, parser, decoder) = decodeNanoseconds()
         if !json {
             print("json reader (median of 5; target ≤ 0.3 s each)")
             for (name, seconds) in results {
@@ -35,13 +37,15 @@ enum JSONBench {
             }
             print(
                 "  CloudEvents decode, ns an event: \(Measure.format(fast, decimals: 0)); "
+                    + "without the fast reader: \(Measure.format(parser, decimals: 0)); "
                     + "JSONDecoder, same texts: \(Measure.format(decoder, decimals: 0))")
         }
-        return results + [("cloudevent_decode_ns", fast), ("cloudevent_jsondecoder_ns", decoder)]
+        return results + [("cloudevent_decode_ns", fast), ("cloudevent_parser_ns", parser), ("cloudevent_jsondecoder_ns", decoder)]
     }
 
-    /// Nanoseconds an event: the fast reader, and `JSONDecoder` (5 passes; it is slow).
-    private static func decodeNanoseconds() -> (fast: Double, decoder: Double) {
+    /// Nanoseconds an event: the fast reader, then `JSONParser` and `JSONDecoder` (5
+    /// passes each; they are slower).
+    private static func decodeNanoseconds() -> (fast: Double, parser: Double, decoder: Double) {
         var ids = EventIDGenerator()
         let milliseconds: UInt64 = 1_700_000_000_000
         let time = Date(timeIntervalSince1970: Double(milliseconds) / 1000)
@@ -70,7 +74,8 @@ enum JSONBench {
             return Measure.median(samples)
         }
         let fast = timed(passes: 200) { index in bytes[index].withUnsafeBufferPointer { (try? CloudEventFormat.decode(utf8: $0)) != nil } }
+        let parser = timed(passes: 5) { index in (try? CloudEventFormat.decodeWithoutFastReader(texts[index])) != nil }
         let decoder = timed(passes: 5) { index in (try? CloudEventFormat.decodeWithJSONDecoder(texts[index])) != nil }
-        return (fast, decoder)
+        return (fast, parser, decoder)
     }
 }

@@ -207,8 +207,7 @@ struct Recovery {
             return agrees ? .event(envelope) : .unsound
         }
         guard !EventKind.allCases.contains(where: { $0.cloudEventType == row.type }),
-            let object = try? JSONDecoder().decode(EventIdentity.self, from: Data(row.event.utf8)),
-            object.id == row.id
+            CloudEventFormat.objectID(row.event) == row.id
         else { return .unsound }
         return .unknownType
     }
@@ -285,10 +284,4 @@ struct Recovery {
         }
         self.copied[table] = copied
     }
-}
-
-/// The one field recovery reads of an event of a type this build does not know: a JSON
-/// object whose `id` matches its row is an event from a newer juice, kept as it is.
-private struct EventIdentity: Decodable {
-    let id: String
 }

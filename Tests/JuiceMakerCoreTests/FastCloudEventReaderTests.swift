@@ -1,4 +1,5 @@
 import Foundation
+import JuiceMakerTesting
 import Testing
 @testable import JuiceMakerCore
 
@@ -38,6 +39,7 @@ struct FastCloudEventReaderTests {
             }
             #expect(try CloudEventFormat.decode(text) == envelope)
             #expect(try CloudEventFormat.decodeWithJSONDecoder(text) == envelope)
+            #expect(try CloudEventFormat.decodeWithoutFastReader(text) == envelope)
         }
     }
 
@@ -122,6 +124,20 @@ struct FastCloudEventReaderTests {
         return texts
     }
 
+    /// The same envelope, or both refusing: in the same words once the text is a JSON
+    /// object of the expected shape, while each JSON reader words its own refusal of
+    /// the text itself.
+    private static func agree(_ answer: Result<EventEnvelope, WireFormatError>, _ reference: Result<EventEnvelope, WireFormatError>) -> Bool {
+        switch (answer, reference) {
+        case let (.success(envelope), .success(expected)): return envelope == expected
+        case let (.failure(error), .failure(expected)):
+            let shape = "not a JSON object of the expected shape"
+            return error.description.hasPrefix(shape) == expected.description.hasPrefix(shape)
+                && (error.description.hasPrefix(shape) || error == expected)
+        default: return false
+        }
+    }
+
     @Test("on texts near the committed ones, whatever the fast reader reads JSONDecoder reads the same")
     func agreesWithJSONDecoder() throws {
         var taken = 0
@@ -136,7 +152,7 @@ struct FastCloudEventReaderTests {
                     left += 1
                 }
                 // Whoever reads it, `decode` answers what the JSONDecoder path answers.
-                #expect(Result { () throws(WireFormatError) in try CloudEventFormat.decode(text) } == reference, "\(text)")
+                #expect(Self.agree(Result { () throws(WireFormatError) in try CloudEventFormat.decode(text) }, reference), "\(text)")
             }
         }
         // Both sides of the reader are exercised: whitespace and legal numbers are taken, the rest left.

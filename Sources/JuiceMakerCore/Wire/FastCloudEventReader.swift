@@ -12,14 +12,15 @@ import Darwin
 #endif
 
 /// Reads an event straight from the bytes of the JSON `CloudEventFormat.encode` writes,
-/// without `JSONDecoder` and without a string for each field (several times faster: a
+/// without a `JSONValue` and without a string for each field (several times faster: a
 /// journal is read once per delivery pass, and a fleet publishes tens of thousands of
 /// events a second).
 ///
 /// It takes a strict subset of what `decode` accepts and answers `nil` for anything
-/// outside it, so that the caller falls back to `JSONDecoder`, which also says what is
-/// wrong. When it answers, the event is the one the `JSONDecoder` path decodes
-/// (`FastCloudEventReaderTests`; the `FuzzCloudEvent` target checks it on every input).
+/// outside it, so that the caller falls back to `JSONParser`, which also says what is
+/// wrong. When it answers, the event is the one `JSONDecoder` decodes, the tests'
+/// reference (`FastCloudEventReaderTests`; the `FuzzCloudEvent` target checks it on
+/// every input).
 /// The subset:
 /// - one object, JSON whitespace around tokens, nothing after it;
 /// - the keys `encode` writes, each once: at the top level `specversion` ("1.0"),
@@ -274,7 +275,7 @@ private struct ByteReader {
         else { return nil }
         let text = UnsafeBufferPointer(start: base + index, count: UnsafeRawPointer(quote) - UnsafeRawPointer(base + index))
         // One pass without early exit (the compiler vectorises it): any byte outside
-        // 0x20…0x7E, or a backslash, leaves the text to JSONDecoder.
+        // 0x20…0x7E, or a backslash, leaves the text to JSONParser.
         if checked {
             var outside: UInt8 = 0
             for byte in text { outside |= ((byte &- 0x20) > 0x5E ? 1 : 0) | (byte == UInt8(ascii: "\\") ? 1 : 0) }
