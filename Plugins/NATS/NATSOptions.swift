@@ -31,8 +31,9 @@ public struct NATSOptions: Sendable {
     }
 
     /// The servers as they may be shown (no user or password); a server that is not a
-    /// URL as it is.
+    /// URL (`nats://u:p@h:x`) with `URLCredentials.redacted`, so that no password in it
+    /// is shown either.
     public var displayServers: String {
-        servers.map { ParsedURL($0)?.withoutUserInfo ?? $0 }.joined(separator: ",")
+        servers.map { ParsedURL($0)?.withoutUserInfo ?? URLCredentials.redacted($0) }.joined(separator: ",")
     }
 }

@@ -1,5 +1,6 @@
 #if canImport(NATSPlugin)
 import FoundationEssentials
+import JuiceMakerPluginKit
 import NATSPlugin
 import Testing
 
@@ -10,7 +11,9 @@ import Testing
 /// Deliberate differences, tested below: a port is shown as written (`:04222`;
 /// `URLComponents` printed `:4222`); an empty port after an IP literal (`[::1]:`) is
 /// dropped as after a name (`URLComponents` kept the `:` there only); and a server that
-/// is no absolute URL is shown as it is (`URLComponents` encoded it as a relative one).
+/// is no absolute URL is shown redacted (`URLCredentials.redacted`: `URLComponents`
+/// encoded it as a relative one, or showed it whole, password included, when it could
+/// not parse it, as `nats://u:p@h:x`).
 struct NATSDisplayServersTests {
     /// Credentials with `@ : / % ? #` (encoded, or raw where a URL can hold them) and
     /// characters beyond ASCII; servers that are not URLs are shown as they are.
@@ -32,7 +35,12 @@ struct NATSDisplayServersTests {
 
     @Test(arguments: servers)
     func credentialsAreLeftOutAsBefore(_ server: String) {
-        #expect(NATSOptions(servers: [server]).displayServers == Self.formerDisplay(server))
+        let shown = NATSOptions(servers: [server]).displayServers
+        if ParsedURL(server) == nil {
+            #expect(shown == URLCredentials.redacted(server))
+        } else {
+            #expect(shown == Self.formerDisplay(server))
+        }
     }
 
     @Test func severalServersAreJoined() {
@@ -47,6 +55,14 @@ struct NATSDisplayServersTests {
         #expect(Self.formerDisplay("nats://u:p@[::1]:") == "nats://[::1]:")
         #expect(NATSOptions(servers: ["not a url"]).displayServers == "not a url")
         #expect(Self.formerDisplay("not a url") == "not%20a%20url")
+    }
+
+    /// A server `ParsedURL` refuses still shows no password: before, such a server was
+    /// shown whole.
+    @Test func aServerThatIsNotAURLShowsNoPassword() {
+        #expect(NATSOptions(servers: ["nats://u:secret@h:x"]).displayServers == "nats://***@h:x")
+        #expect(Self.formerDisplay("nats://u:secret@h:x") == "nats://u:secret@h:x")
+        #expect(NATSOptions(servers: ["nats://h:4222", "tls://u:secret@h:+1"]).displayServers == "nats://h:4222,tls://***@h:+1")
     }
 }
 #endif
