@@ -1,3 +1,4 @@
+import JuiceMakerCore
 import JuiceMakerPluginKit
 
 /// JSON text that is not valid JSON: where (1-based line and column) and what was expected.
@@ -199,40 +200,18 @@ public struct JSONReader {
         }
     }
 
-    private mutating func hex4() throws(JSONSyntaxError) -> UInt32 {
-        guard bytes.count - index >= 4 else { throw error(.expectedHexDigits) }
-        var value: UInt32 = 0
-        for _ in 0..<4 {
-            let byte = bytes[index]
-            let digit: UInt32
-            switch byte {
-            case 0x30...0x39: digit = UInt32(byte - 0x30)
-            case 0x41...0x46: digit = UInt32(byte - 0x41 + 10)
-            case 0x61...0x66: digit = UInt32(byte - 0x61 + 10)
-            default: throw error(.expectedHexDigits)
-            }
-            value = value << 4 | digit
-            index += 1
-        }
-        return value
-    }
-
     private mutating func unicodeEscape() throws(JSONSyntaxError) -> Unicode.Scalar {
         let start = index - 2
-        let first = try hex4()
-        if (0xD800...0xDBFF).contains(first) {
-            guard bytes.count - index >= 2, bytes[index] == UInt8(ascii: "\\"), bytes[index + 1] == UInt8(ascii: "u") else {
-                throw error(.loneSurrogate, at: start)
+        let text = bytes
+        do {
+            return try JSONUnicodeEscape.read(text, at: &index)
+        } catch {
+            switch error {
+            case .expectedHexDigits: throw self.error(.expectedHexDigits)
+            case .loneSurrogate: throw self.error(.loneSurrogate, at: start)
+            case .invalidSurrogatePair: throw self.error(.invalidSurrogatePair, at: start)
             }
-            index += 2
-            let second = try hex4()
-            guard (0xDC00...0xDFFF).contains(second),
-                let scalar = Unicode.Scalar(0x10000 + ((first - 0xD800) << 10) + (second - 0xDC00))
-            else { throw error(.invalidSurrogatePair, at: start) }
-            return scalar
         }
-        guard let scalar = Unicode.Scalar(first) else { throw error(.loneSurrogate, at: start) }
-        return scalar
     }
 
     private mutating func number() throws(JSONSyntaxError) -> ConfigValue {

@@ -175,41 +175,18 @@ package struct JSONParser {
         }
     }
 
-    private mutating func hex4() throws(JSONParseError) -> UInt32 {
-        guard bytes.count - index >= 4 else { throw error("expected four hex digits after \\u") }
-        var value: UInt32 = 0
-        for _ in 0..<4 {
-            let byte = bytes[index]
-            let digit: UInt32
-            switch byte {
-            case 0x30...0x39: digit = UInt32(byte - 0x30)
-            case 0x41...0x46: digit = UInt32(byte - 0x41 + 10)
-            case 0x61...0x66: digit = UInt32(byte - 0x61 + 10)
-            default: throw error("expected four hex digits after \\u")
-            }
-            value = value << 4 | digit
-            index += 1
-        }
-        return value
-    }
-
     /// `\uXXXX` (the `\u` read), or a surrogate pair `\uD8xx\uDCxx`.
     private mutating func unicodeEscape() throws(JSONParseError) -> Unicode.Scalar {
         let start = index - 2
-        let first = try hex4()
-        if (0xD800...0xDBFF).contains(first) {
-            guard bytes.count - index >= 2, bytes[index] == UInt8(ascii: "\\"), bytes[index + 1] == UInt8(ascii: "u") else {
-                throw error("lone surrogate escape", at: start)
+        let text = bytes
+        do {
+            return try JSONUnicodeEscape.read(text, at: &index)
+        } catch {
+            switch error {
+            case .expectedHexDigits: throw self.error("expected four hex digits after \\u")
+            case .loneSurrogate, .invalidSurrogatePair: throw self.error("lone surrogate escape", at: start)
             }
-            index += 2
-            let second = try hex4()
-            guard (0xDC00...0xDFFF).contains(second),
-                let scalar = Unicode.Scalar(0x10000 + ((first - 0xD800) << 10) + (second - 0xDC00))
-            else { throw error("lone surrogate escape", at: start) }
-            return scalar
         }
-        guard let scalar = Unicode.Scalar(first) else { throw error("lone surrogate escape", at: start) }
-        return scalar
     }
 
     /// `-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?`: `.integer` when it is an
