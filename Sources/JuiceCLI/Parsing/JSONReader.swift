@@ -163,54 +163,24 @@ public struct JSONReader {
     }
 
     /// The UTF-8 bytes of the string starting at `index` (a `"`), escapes decoded.
-    /// Runs without escapes are copied in one piece.
     private mutating func stringBytes() throws(JSONSyntaxError) -> [UInt8] {
-        index += 1
-        var utf8: [UInt8] = []
-        var runStart = index
-        while true {
-            guard let byte = current else { throw error(.unterminatedString) }
-            if byte == UInt8(ascii: "\"") {
-                utf8.append(contentsOf: bytes[runStart..<index])
-                index += 1
-                return utf8
-            }
-            if byte < 0x20 { throw error(.controlCharacter) }
-            if byte != UInt8(ascii: "\\") {
-                index += 1
-                continue
-            }
-            utf8.append(contentsOf: bytes[runStart..<index])
-            index += 1
-            guard let escaped = current else { throw error(.unterminatedString) }
-            index += 1
-            switch escaped {
-            case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"): utf8.append(escaped)
-            case UInt8(ascii: "b"): utf8.append(0x08)
-            case UInt8(ascii: "f"): utf8.append(0x0C)
-            case UInt8(ascii: "n"): utf8.append(0x0A)
-            case UInt8(ascii: "r"): utf8.append(0x0D)
-            case UInt8(ascii: "t"): utf8.append(0x09)
-            case UInt8(ascii: "u"):
-                let scalar = try unicodeEscape()
-                UTF8.encode(scalar) { utf8.append($0) }
-            default: throw error(.unknownEscape(TerminalText.escaped(String(Unicode.Scalar(escaped)))), at: index - 2)
-            }
-            runStart = index
-        }
-    }
-
-    private mutating func unicodeEscape() throws(JSONSyntaxError) -> Unicode.Scalar {
-        let start = index - 2
         let text = bytes
         do {
-            return try JSONUnicodeEscape.read(text, at: &index)
-        } catch {
-            switch error {
-            case .expectedHexDigits: throw self.error(.expectedHexDigits)
-            case .loneSurrogate: throw self.error(.loneSurrogate, at: start)
-            case .invalidSurrogatePair: throw self.error(.invalidSurrogatePair, at: start)
+            switch try JSONStringBody.read(text, at: &index) {
+            case .plain(let range): return Array(text[range])
+            case .decoded(let utf8): return utf8
             }
+        } catch {
+            let problem: JSONProblem =
+                switch error.kind {
+                case .unterminated: .unterminatedString
+                case .controlCharacter: .controlCharacter
+                case .unknownEscape(let letter): .unknownEscape(TerminalText.escaped(String(Unicode.Scalar(letter))))
+                case .expectedHexDigits: .expectedHexDigits
+                case .loneSurrogate: .loneSurrogate
+                case .invalidSurrogatePair: .invalidSurrogatePair
+                }
+            throw self.error(problem, at: error.position)
         }
     }
 

@@ -136,56 +136,22 @@ package struct JSONParser {
     /// The string starting at `index` (a `"`), escapes decoded. The text came from a
     /// `String`, so the bytes between the quotes are valid UTF-8.
     private mutating func string() throws(JSONParseError) -> String {
-        index += 1
-        var utf8: [UInt8] = []
-        var runStart = index
-        while true {
-            guard let byte = current else { throw error("unterminated string") }
-            if byte == UInt8(ascii: "\"") {
-                let text: String
-                if utf8.isEmpty {
-                    text = String(decoding: bytes[runStart..<index], as: UTF8.self)
-                } else {
-                    utf8.append(contentsOf: bytes[runStart..<index])
-                    text = String(decoding: utf8, as: UTF8.self)
-                }
-                index += 1
-                return text
-            }
-            if byte < 0x20 { throw error("control character in a string (write it as an escape)") }
-            if byte != UInt8(ascii: "\\") {
-                index += 1
-                continue
-            }
-            utf8.append(contentsOf: bytes[runStart..<index])
-            index += 1
-            guard let escaped = current else { throw error("unterminated string") }
-            index += 1
-            switch escaped {
-            case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"): utf8.append(escaped)
-            case UInt8(ascii: "b"): utf8.append(0x08)
-            case UInt8(ascii: "f"): utf8.append(0x0C)
-            case UInt8(ascii: "n"): utf8.append(0x0A)
-            case UInt8(ascii: "r"): utf8.append(0x0D)
-            case UInt8(ascii: "t"): utf8.append(0x09)
-            case UInt8(ascii: "u"): UTF8.encode(try unicodeEscape()) { utf8.append($0) }
-            default: throw error("unknown escape", at: index - 2)
-            }
-            runStart = index
-        }
-    }
-
-    /// `\uXXXX` (the `\u` read), or a surrogate pair `\uD8xx\uDCxx`.
-    private mutating func unicodeEscape() throws(JSONParseError) -> Unicode.Scalar {
-        let start = index - 2
         let text = bytes
         do {
-            return try JSONUnicodeEscape.read(text, at: &index)
-        } catch {
-            switch error {
-            case .expectedHexDigits: throw self.error("expected four hex digits after \\u")
-            case .loneSurrogate, .invalidSurrogatePair: throw self.error("lone surrogate escape", at: start)
+            switch try JSONStringBody.read(text, at: &index) {
+            case .plain(let range): return String(decoding: text[range], as: UTF8.self)
+            case .decoded(let utf8): return String(decoding: utf8, as: UTF8.self)
             }
+        } catch {
+            let problem =
+                switch error.kind {
+                case .unterminated: "unterminated string"
+                case .controlCharacter: "control character in a string (write it as an escape)"
+                case .unknownEscape: "unknown escape"
+                case .expectedHexDigits: "expected four hex digits after \\u"
+                case .loneSurrogate, .invalidSurrogatePair: "lone surrogate escape"
+                }
+            throw self.error(problem, at: error.position)
         }
     }
 
