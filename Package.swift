@@ -58,15 +58,23 @@ let openSSLPackage: String? = "openssl"
 #endif
 
 /// Release builds of `juice`, and of the floor its start is measured against, are
-/// linked by GNU ld with packed relative relocations (DT_RELR, `-z pack-relative-relocs`):
-/// the loader reads a 7.4 KB bitmap instead of 38,938 24-byte entries (934 KB), so a
-/// command touches 0.8 MB less of the binary (README, Measured). The binary then needs
-/// glibc 2.36 or later to run, so this is done only where the building machine has
-/// that glibc (the binary is run where it is built) and has GNU ld; anywhere else, and
-/// in debug builds, the toolchain's default link is kept.
+/// linked by LLVM's lld (it ships with the Swift toolchain) with packed relative
+/// relocations (DT_RELR, `-z pack-relative-relocs`): the loader reads a 7.4 KB bitmap
+/// instead of 38,938 24-byte entries (934 KB), so a command touches 0.8 MB less of the
+/// binary (README, Measured). lld, not GNU ld: Swift's objects put type descriptors in a
+/// writable `.rodata`, after which GNU ld makes no RELRO segment, and the relocated
+/// pointers (witness tables, metadata, the GOT) would stay writable for the whole run;
+/// lld keeps them read-only after start, as the toolchain's default link does, at the
+/// same start-up time (README, Measured). The binary then needs glibc 2.36 or later to
+/// run, so this is done only where the building machine has that glibc (the binary is
+/// run where it is built) and `ld.lld` is on the PATH; anywhere else, and in debug
+/// builds, the toolchain's default link is kept.
 let packsRelocations: Bool = {
     #if os(Linux)
-    guard FileManager.default.fileExists(atPath: "/usr/bin/ld.bfd") else { return false }
+    let path = ProcessInfo.processInfo.environment["PATH"] ?? ""
+    guard path.split(separator: ":").contains(where: { FileManager.default.isExecutableFile(atPath: "\($0)/ld.lld") }) else {
+        return false
+    }
     var buffer = [CChar](repeating: 0, count: 64)
     guard confstr(Int32(_CS_GNU_LIBC_VERSION), &buffer, buffer.count) > 0 else { return false }
     // "glibc 2.36"
@@ -78,15 +86,25 @@ let packsRelocations: Bool = {
     return false
     #endif
 }()
-/// That release link, also with `--no-export-dynamic`: the toolchain's static-stdlib
-/// flags export every public symbol of the package's own modules (2,634 dynamic symbols
-/// in `juice`; 382 without), which the runtime's start-up `dladdr` scans and each symbol
-/// lookup's hash table holds (README, Measured). Nothing looks symbols up in `juice`.
+/// That release link, also:
+/// - with `--no-export-dynamic`: the toolchain's static-stdlib flags export every public
+///   symbol of the package's own modules (2,634 dynamic symbols in `juice`; 382 without),
+///   which the runtime's start-up `dladdr` scans and each symbol lookup's hash table holds
+///   (README, Measured). Nothing looks symbols up in `juice`;
+/// - with the functions a command runs at start placed first and together, in the order
+///   `Sources/juice/start-order.txt` lists them (`juice-bench start-order` writes it): a
+///   command then faults in fewer pages of code (README, Measured). A name the link
+///   does not find is skipped without a warning, so a stale list only loses some of
+///   the gain. The floor is linked with the same list.
+let startOrder = Context.packageDirectory + "/Sources/juice/start-order.txt"
 let startLinking: [LinkerSetting] =
     packsRelocations
     ? [
         .unsafeFlags(
-            ["-use-ld=bfd", "-Xlinker", "-z", "-Xlinker", "pack-relative-relocs", "-Xlinker", "--no-export-dynamic"],
+            [
+                "-use-ld=lld", "-Xlinker", "-z", "-Xlinker", "pack-relative-relocs", "-Xlinker", "--no-export-dynamic",
+                "-Xlinker", "--symbol-ordering-file=" + startOrder, "-Xlinker", "--no-warn-symbol-ordering",
+            ],
             .when(platforms: [.linux], configuration: .release))
     ]
     : []
@@ -107,7 +125,7 @@ let linksSQLiteArchive: Bool = {
     #endif
     return directories.contains { FileManager.default.fileExists(atPath: $0 + "/libsqlite3.a") }
 }()
-/// `-l:libsqlite3.a` (GNU ld: that file, on the library path) rather than the archive's
+/// `-l:libsqlite3.a` (GNU ld and lld: that file, on the library path) rather than the archive's
 /// path as a flag, which SwiftPM would count as unsafe and which would make the
 /// SQLiteStore product unusable from another package.
 let sqliteLinking: [LinkerSetting] =
@@ -121,8 +139,12 @@ let sqliteLinking: [LinkerSetting] =
 /// to demangle it at first use and look up its conformances, scanning every conformance
 /// record in the binary (README, Measured). Not for the library products, which a
 /// package depending on this one could not use with unsafe flags in them.
+///
+/// On Linux each function also gets a section of its own (`-function-sections`), so the
+/// release link can place what runs at start together (`startLinking`).
 let startCompiling: [SwiftSetting] = [
-    .unsafeFlags(["-Xfrontend", "-disable-concrete-type-metadata-mangled-name-accessors"], .when(configuration: .release))
+    .unsafeFlags(["-Xfrontend", "-disable-concrete-type-metadata-mangled-name-accessors"], .when(configuration: .release)),
+    .unsafeFlags(["-Xfrontend", "-function-sections"], .when(platforms: [.linux], configuration: .release)),
 ]
 
 let package = Package(
@@ -206,7 +228,9 @@ let package = Package(
                 "Locking", "JuiceMakerCore", "JuiceMakerPluginKit", "SQLiteStore", "LoggerPlugin", "CLINotifierPlugin",
                 "WebhookPlugin", "CommandPlugin", "CReadline", "FleetConfiguration", "CStartAfterExit",
             ] + natsDependency, swiftSettings: startCompiling),
-        .executableTarget(name: "juice", dependencies: ["JuiceCLI"], swiftSettings: startCompiling, linkerSettings: startLinking),
+        .executableTarget(
+            name: "juice", dependencies: ["JuiceCLI"], exclude: ["start-order.txt"], swiftSettings: startCompiling,
+            linkerSettings: startLinking),
         /// The floor `juice-bench cli` measures `juice --version` against: one line printed
         /// with only FoundationEssentials loaded. Not for users.
         .executableTarget(name: "juice-hello", path: "Sources/JuiceHello", swiftSettings: startCompiling, linkerSettings: startLinking),

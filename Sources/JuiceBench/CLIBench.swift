@@ -11,18 +11,30 @@ import Foundation
 ///   bench had, ≤ 3×), and with a webhook to a loopback endpoint this bench runs
 ///   (answering 200) and a command subscriber (`/bin/cat`) (≤ 2.3×);
 /// - `juice --version` against `juice-hello`, a FoundationEssentials "hello" built
-///   beside it (the floor, ≤ 1.3×);
+///   beside it (the floor, ≤ 1.3×), and a second copy of the floor against the first
+///   (A/A: what the method itself reads for two identical programs, ideally 1.00×);
 /// - the peak RSS of `juice stock` (`ru_maxrss`, through GNU time, ≤ 12 MB) beside sqlite3's;
 /// - commit → request at the endpoint, p50 and p99 over every event the webhook
 ///   orders made (≤ 50 ms), and what was left undelivered once the background
 ///   `juice deliver` each order started had finished. That process is waited for after
 ///   each order, untimed, so its work never overlaps the next command measured.
 ///
+/// The programs compared run next to each other in a group, and the rounds take the
+/// group's orders in turn (AB, BA for a pair; all six for three), so each program runs
+/// equally often in each place and after each of the others. A fixed order favoured
+/// the second of a pair: with the floor run twice in the places of `juice --version`
+/// and the floor, the first copy read 1.06–1.08× the second, and 0.93–0.96× with the
+/// places swapped.
+///
 /// Every `juice` runs in an empty directory with `HOME` and the XDG directories in it,
 /// so no config file of the machine or the checkout is read. `JUICE_BENCH_JUICE` names
 /// another `juice` binary to measure (an older build, for a before/after table).
 enum CLIBench {
-    static let runs = max(21, Int(ProcessInfo.processInfo.environment["JUICE_BENCH_RUNS"] ?? "") ?? 21)
+    /// At least 21 rounds (`JUICE_BENCH_RUNS` asks for more), rounded up to a whole
+    /// number of 6: every order of a group of three, and of a pair, runs equally often.
+    static let runs = roundedToOrders(max(21, Int(ProcessInfo.processInfo.environment["JUICE_BENCH_RUNS"] ?? "") ?? 21))
+
+    static func roundedToOrders(_ rounds: Int) -> Int { (rounds + 5) / 6 * 6 }
     static let shell = "/usr/bin/sqlite3"
 
     static func run(json: Bool) throws -> [String: Double] {
@@ -40,6 +52,7 @@ enum CLIBench {
         let (juice, hello, sqlite3) = (
             try freshCopy(builtJuice, into: directory), try freshCopy(builtHello, into: directory), try freshCopy(shell, into: directory)
         )
+        let helloCopy = try freshCopy(builtHello, into: directory, as: "bin-juice-hello-copy")
         let previousDirectory = FileManager.default.currentDirectoryPath
         // No config/juice-maker.json of the checkout: the built-in config is the default.
         _ = FileManager.default.changeCurrentDirectoryPath(directory)
@@ -78,22 +91,30 @@ enum CLIBench {
         let deliveredBefore = endpoint.arrivals.count
 
         typealias Command = (key: String, executable: String, arguments: (Int) -> [String])
-        let commands: [Command] = [
-            ("juice_stock", juice, { _ in ["stock", "--store", store] }),
-            ("sqlite3_select", sqlite3, { _ in [store, "select fruit, quantity from stock"] }),
-            ("juice_version", juice, { _ in ["--version"] }),
-            ("juice_hello", hello, { _ in [] }),
-            ("juice_order_default", juice, { _ in ["order", "banana", "--store", store] }),
-            ("sqlite3_transaction", sqlite3, { [shellStore, transaction($0 * 3)] }),
-            ("juice_order", juice, { _ in ["order", "banana", "--config", loggerConfig, "--store", loggerStore] }),
-            ("sqlite3_transaction", sqlite3, { [shellStore, transaction($0 * 3 + 1)] }),
-            ("juice_order_delivery", juice, { _ in ["order", "banana", "--config", deliveryConfig, "--store", deliveryStore] }),
-            ("sqlite3_transaction", sqlite3, { [shellStore, transaction($0 * 3 + 2)] }),
+        let groups: [[Command]] = [
+            [
+                ("juice_stock", juice, { _ in ["stock", "--store", store] }),
+                ("sqlite3_select", sqlite3, { _ in [store, "select fruit, quantity from stock"] }),
+            ],
+            [("juice_version", juice, { _ in ["--version"] }), ("juice_hello", hello, { _ in [] }), ("juice_hello_copy", helloCopy, { _ in [] })],
+            [
+                ("juice_order_default", juice, { _ in ["order", "banana", "--store", store] }),
+                ("sqlite3_transaction", sqlite3, { [shellStore, transaction($0 * 3)] }),
+            ],
+            [
+                ("juice_order", juice, { _ in ["order", "banana", "--config", loggerConfig, "--store", loggerStore] }),
+                ("sqlite3_transaction", sqlite3, { [shellStore, transaction($0 * 3 + 1)] }),
+            ],
+            [
+                ("juice_order_delivery", juice, { _ in ["order", "banana", "--config", deliveryConfig, "--store", deliveryStore] }),
+                ("sqlite3_transaction", sqlite3, { [shellStore, transaction($0 * 3 + 2)] }),
+            ],
         ]
+        let commands = groups.flatMap { $0 }
         var times: [String: [Double]] = [:]
         var peaks: [String: [Double]] = [:]
         for round in 0..<runs {
-            for command in commands {
+            for command in groups.flatMap({ order($0, round: round) }) {
                 let outcome = try launchMeasured(command.executable, command.arguments(round), environment)
                 guard outcome.status == 0 else { throw BenchError.unavailable("\(command.key) (it exited with status \(outcome.status))") }
                 times[command.key, default: []].append(outcome.seconds * 1000)
@@ -125,6 +146,7 @@ enum CLIBench {
             "stock_ratio": m["juice_stock"]! / m["sqlite3_select"]!,
             "juice_version_ms": m["juice_version"]!, "juice_hello_ms": m["juice_hello"]!,
             "version_ratio": m["juice_version"]! / m["juice_hello"]!,
+            "juice_hello_copy_ms": m["juice_hello_copy"]!, "floor_copy_ratio": m["juice_hello_copy"]! / m["juice_hello"]!,
             "juice_order_default_ms": m["juice_order_default"]!, "order_default_ratio": m["juice_order_default"]! / baseline,
             "juice_order_process_ms": m["juice_order"]!, "sqlite3_shell_process_ms": baseline,
             "ratio": m["juice_order"]! / baseline,
@@ -157,6 +179,8 @@ enum CLIBench {
             row("juice --version", m["juice_version"]!)
             row("juice-hello (FoundationEssentials, the floor)", m["juice_hello"]!)
             row("  ratio (target ≤ 1.3×)", figures["version_ratio"]!, "×")
+            row("juice-hello, a second copy (A/A)", m["juice_hello_copy"]!)
+            row("  ratio to the first copy (the method's own bias; 1.00 ideal)", figures["floor_copy_ratio"]!, "×")
             row("peak RSS, juice stock (target ≤ 12 MB)", figures["juice_stock_peak_rss_mb"]!, "MB")
             row("peak RSS, sqlite3 select", figures["sqlite3_select_peak_rss_mb"]!, "MB")
             row("peak RSS, juice-hello", figures["juice_hello_peak_rss_mb"]!, "MB")
@@ -216,10 +240,28 @@ enum CLIBench {
     }
 
     /// A copy of the executable at `path` in `directory` (named after it), made now.
-    private static func freshCopy(_ path: String, into directory: String) throws -> String {
-        let copy = directory + "/bin-" + (path.split(separator: "/").last.map(String.init) ?? "program")
+    private static func freshCopy(_ path: String, into directory: String, as name: String? = nil) throws -> String {
+        let copy = directory + "/" + (name ?? "bin-" + (path.split(separator: "/").last.map(String.init) ?? "program"))
         try FileManager.default.copyItem(atPath: path, toPath: copy)
         return copy
+    }
+
+    /// `group` in the order round `round` runs it: its orders taken in turn (for a
+    /// pair AB, BA; for three all six), so over that many rounds each command runs
+    /// equally often in each place and after each of the others.
+    static func order<Element>(_ group: [Element], round: Int) -> [Element] {
+        let orders = permutations(group)
+        return orders[round % orders.count]
+    }
+
+    /// Every order of `elements` (n! of them; the groups here have two or three).
+    static func permutations<Element>(_ elements: [Element]) -> [[Element]] {
+        guard elements.count > 1 else { return [elements] }
+        return elements.indices.flatMap { index in
+            var rest = elements
+            let first = rest.remove(at: index)
+            return permutations(rest).map { [first] + $0 }
+        }
     }
 
     /// The first column of the first row `sql` gives, read by the sqlite3 shell.

@@ -4,6 +4,7 @@ import SQLiteStore
 /// juice-bench: every figure beside its baseline, measured in the same run.
 let usage = """
     usage: juice-bench [bus | orders [--store memory|sqlite] [--durability full|normal] [--check-every N] | webhook | cli | follow | report | json | config | fleet | all] [--json]
+           juice-bench start-order
 
       bus      ns per event: direct call, closure array, EventBus sync (1 and 4) and queued,
                NotificationCenter, AsyncStream, maker.events(), MainActorMessage, AsyncMessage
@@ -28,6 +29,9 @@ let usage = """
                per event of each side and of the server; JUICE_BENCH_FLEET_ROUNDS=N rounds (3),
                JUICE_BENCH_FLEET_EVENTS=N events, JUICE_BENCH_FLEET_LATENCY=0 no latency part
       all      everything above (the default)
+      start-order
+               not a measurement: prints the functions a release juice runs at start, which the
+               release link places together (Sources/juice/start-order.txt; needs valgrind)
       --json   one JSON object instead of tables
     Build with -c release: swift run -c release juice-bench
     """
@@ -55,6 +59,15 @@ func main() -> Int32 {
         return 64
     }
     let command = arguments.first ?? "all"
+    if command == "start-order", arguments.count == 1, !json {
+        do {
+            print(try StartOrder.run(), terminator: "")
+            return 0
+        } catch {
+            FileHandle.standardError.write(Data("\(error)\n".utf8))
+            return 70
+        }
+    }
     guard arguments.count <= 1, ["bus", "orders", "webhook", "cli", "follow", "report", "json", "config", "fleet", "all"].contains(command) else {
         FileHandle.standardError.write(Data("juice-bench: unknown arguments \(arguments.joined(separator: " "))\n\(usage)\n".utf8))
         return 64

@@ -86,7 +86,8 @@ public struct CommandLineParser: Sendable {
                 optionsEnded = true
                 continue
             }
-            for (spec, inline) in try options(for: word, in: path) {
+            for use in try options(for: word, in: path) {
+                let (spec, inline) = (use.spec, use.inline)
                 if !spec.takesValue {
                     guard inline == nil else { throw .usage(Catalog.Errors.flagTakesNoValue("--\(spec.name)"), path) }
                     flags.insert(spec.name)
@@ -140,28 +141,44 @@ public struct CommandLineParser: Sendable {
     /// The options `word` names, each with its `=value` or attached value, if any.
     /// In a bundle of short options, one that takes a value takes the rest of the word
     /// (`-ofile`), or the next word when it is last (POSIX guideline 5).
-    private func options(for word: String, in path: [CommandSpec]) throws(CLIError) -> [(OptionSpec, String?)] {
-        let known = path[path.count - 1].options + globalOptions + [CommandTable.helpOption, CommandTable.versionOption]
+    private func options(for word: String, in path: [CommandSpec]) throws(CLIError) -> [OptionUse] {
+        let command = path[path.count - 1]
         if word.hasPrefix("--") {
             let body = word.dropFirst(2)
             let name = body.split(separator: "=", maxSplits: 1).first.map(String.init) ?? ""
             let inline = body.contains("=") ? String(body.drop { $0 != "=" }.dropFirst()) : nil
-            if let spec = known.first(where: { $0.name == name }) { return [(spec, inline)] }
+            if let spec = knownOption(of: command, where: { $0.name == name }) { return [OptionUse(spec: spec, inline: inline)] }
             throw .usage(Catalog.Errors.unknownOption(word.split(separator: "=").first.map(String.init) ?? word), path)
         }
-        var found: [(OptionSpec, String?)] = []
+        var found: [OptionUse] = []
         var letters = word.dropFirst()
         while let letter = letters.popFirst() {
-            guard let spec = known.first(where: { $0.short == letter }) else {
+            guard let spec = knownOption(of: command, where: { $0.short == letter }) else {
                 throw .usage(Catalog.Errors.unknownOption("-\(letter)"), path)
             }
             if spec.takesValue, !letters.isEmpty {
-                found.append((spec, String(letters)))
+                found.append(OptionUse(spec: spec, inline: String(letters)))
                 break
             }
-            found.append((spec, nil))
+            found.append(OptionUse(spec: spec, inline: nil))
         }
         return found
+    }
+
+    /// One option a word names, with its `=value` or attached value, if any.
+    private struct OptionUse {
+        let spec: OptionSpec
+        let inline: String?
+    }
+
+    /// The first option `matches` accepts among what `command` knows: its own options,
+    /// then the global ones, then `--help` and `--version`. Looked up in place: a command
+    /// line is parsed once per process, and the lists are short.
+    private func knownOption(of command: CommandSpec, where matches: (OptionSpec) -> Bool) -> OptionSpec? {
+        if let own = command.options.first(where: matches) { return own }
+        if let global = globalOptions.first(where: matches) { return global }
+        if matches(CommandTable.helpOption) { return CommandTable.helpOption }
+        return matches(CommandTable.versionOption) ? CommandTable.versionOption : nil
     }
 
     private func check(_ arguments: [String], against path: [CommandSpec]) throws(CLIError) {
