@@ -251,6 +251,9 @@ let package = Package(
             dependencies: ["JuiceMakerCore", "JuiceMakerPluginKit", "JuiceMakerTesting", "EventBus", "Locking"],
             path: "Tests/Support"),
         .testTarget(name: "LockingTests", dependencies: ["Locking"]),
+        /// The bench's method (the orders its groups run in) and its start-order reader;
+        /// not its timings, which no test asserts.
+        .testTarget(name: "JuiceBenchTests", dependencies: ["JuiceBench"]),
         .testTarget(name: "EventBusTests", dependencies: ["EventBus", "Locking", "JuiceTestSupport"]),
         .testTarget(
             name: "JuiceMakerCoreTests",
