@@ -59,7 +59,11 @@ func main() -> Int32 {
         return 64
     }
     let command = arguments.first ?? "all"
-    if command == "start-order", arguments.count == 1, !json {
+    if command == "start-order" {
+        guard arguments.count == 1, !json else {
+            FileHandle.standardError.write(Data("juice-bench: start-order takes no other argument or option (not --json)\n".utf8))
+            return 64
+        }
         do {
             print(try StartOrder.run(), terminator: "")
             return 0
