@@ -45,6 +45,11 @@ public final class CLINotifier: EventPresentingPlugin {
             asks: context.mayAsk)
     }
 
+    /// How the notifier shows events, for a command that shows them itself.
+    public static func eventRenderer(_ style: EventRenderingStyle) -> (any EventRenderer)? {
+        NotificationRenderer(language: style.language, color: style.color, asks: style.asks)
+    }
+
     /// The lines a person reads for `envelope` (see `NotificationRenderer`).
     public static func render(_ envelope: EventEnvelope, language: Language, color: Bool) -> [String] {
         NotificationRenderer(language: language, color: color).lines(for: envelope)

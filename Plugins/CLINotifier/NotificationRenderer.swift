@@ -1,4 +1,5 @@
 import JuiceMakerCore
+import JuiceMakerPluginKit
 
 /// Turns one event into the lines a person reads. Pure: no I/O, no state, so the
 /// notifier and `juice watch` show events the same way.
@@ -12,7 +13,7 @@ import JuiceMakerCore
 /// With `color`, lines are wrapped in ANSI SGR codes (success bold green, failure
 /// bold red, shortages yellow, stock changes dim); without it, no escape code
 /// appears at all.
-public struct NotificationRenderer: Sendable, Equatable {
+public struct NotificationRenderer: EventRenderer, Equatable {
     /// The sentences used.
     public let catalog: NotificationCatalog
     /// Whether lines carry ANSI colour codes.

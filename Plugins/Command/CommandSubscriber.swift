@@ -1,4 +1,3 @@
-import EventBus
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
@@ -11,7 +10,6 @@ import Musl
 #endif
 import JuiceMakerCore
 import JuiceMakerPluginKit
-import Locking
 
 /// Feeds events to any program, one CloudEvents JSON line each on its stdin, at
 /// least once, in journal order: a subscriber written in any language.
@@ -78,14 +76,7 @@ public final class CommandSubscriber: DurableDeliveryPlugin {
     private let context: PluginContext
     private let environment: [String: String]
     private let workingDirectory: String
-    private let state = Locked(State())
-
-    private struct State {
-        var attached = false
-        var delivery: DurableDelivery?
-        var subscription: Subscription?
-        var program: SupervisedProgram?
-    }
+    private let lifecycle: DurablePluginLifecycle<SupervisedProgram>
 
     /// Builds the subscriber from its section. Starts nothing yet.
     public init(configuration: PluginConfiguration, context: PluginContext) throws(ConfigurationError) {
@@ -114,6 +105,7 @@ public final class CommandSubscriber: DurableDeliveryPlugin {
         retrySchedule = try configuration.retrySchedule(.retrySchedule) ?? .standard
         timeoutSeconds = try configuration.number(Self.timeoutKey) ?? Self.defaultTimeoutSeconds
         self.context = context
+        lifecycle = DurablePluginLifecycle(name: context.name, kinds: eventKinds, schedule: retrySchedule)
     }
 
     /// The executable for `program`: a path with `/` as is (relative to `directory`),
@@ -131,36 +123,27 @@ public final class CommandSubscriber: DurableDeliveryPlugin {
     }
 
     /// The runner, once attached.
-    public var delivery: DurableDelivery? { state.withLock { $0.delivery } }
+    public var delivery: DurableDelivery? { lifecycle.delivery }
+
+    /// Fed from the fleet's stream by its own runner, as from the journal.
+    public var fleetRole: FleetRole { .subscriber }
 
     /// Starts the runner (pending events go out at once) and subscribes a wake-up.
     public func attach(to host: PluginHost) throws(PluginError) {
-        let isFirst = state.withLock { state -> Bool in
-            defer { state.attached = true }
-            return !state.attached
-        }
-        guard isFirst else { return }
-        let program = SupervisedProgram(
-            name: context.name, arguments: command, environment: environment, workingDirectory: workingDirectory,
-            timeout: .milliseconds(Int64((timeoutSeconds * 1000).rounded(.up))), report: host.reportError)
-        let (delivery, subscription) = try DurableDelivery.attach(
-            name: context.name, kinds: eventKinds, schedule: retrySchedule, destination: program, to: host)
-        state.withLock { state in
-            state.delivery = delivery
-            state.subscription = subscription
-            state.program = program
+        try lifecycle.attach(to: host) { host in
+            SupervisedProgram(
+                name: context.name, arguments: command, environment: environment, workingDirectory: workingDirectory,
+                timeout: .milliseconds(Int64((timeoutSeconds * 1000).rounded(.up))), report: host.reportError)
         }
     }
 
     /// Delivers what it can by `deadline`, closes the program's stdin and lets it
     /// exit until `deadline`; the rest waits in the journal.
     public func shutdown(deadline: ContinuousClock.Instant) async {
-        let (delivery, subscription, program) = state.withLock { state in
-            defer { state.subscription = nil }
-            return (state.delivery, state.subscription, state.program)
-        }
-        subscription?.cancel()
-        await delivery?.shutdown(deadline: deadline)
-        await program?.stop(deadline: deadline)
+        await lifecycle.shutdown(deadline: deadline)
     }
 }
+
+/// The program is what the subscriber owns: shutdown closes its stdin and lets it exit
+/// (`SupervisedProgram.stop`).
+extension SupervisedProgram: OwnedDurableDestination {}

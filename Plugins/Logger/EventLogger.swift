@@ -173,6 +173,10 @@ public final class EventLogger: JuiceMakerPlugin {
         return true
     }
 
+    /// Fed from the fleet's stream through `write`: a stream message is acknowledged
+    /// once its line is handed to the log.
+    public var fleetRole: FleetRole { .destination(LoggerDestination(logger: self), kinds: loggedKinds) }
+
     /// Waits, until `deadline` at the latest, for the mailbox to empty, then writes
     /// every line it holds and closes the log. Returns by `deadline` even when a
     /// write is stuck. Events dropped for lack of room, events still waiting at

@@ -1,4 +1,3 @@
-import EventBus
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -6,7 +5,6 @@ import Musl
 #endif
 import JuiceMakerCore
 import JuiceMakerPluginKit
-import Locking
 
 /// POSTs each event to an HTTP endpoint, signed, at least once, in journal order.
 ///
@@ -60,15 +58,8 @@ public final class Webhook: DurableDeliveryPlugin {
     /// Whether requests are signed (a `secret` was configured).
     public let isSigned: Bool
 
-    private let context: PluginContext
     private let endpoint: WebhookEndpoint
-    private let state = Locked(State())
-
-    private struct State {
-        var attached = false
-        var delivery: DurableDelivery?
-        var subscription: Subscription?
-    }
+    private let lifecycle: DurablePluginLifecycle<WebhookEndpoint>
 
     /// Builds the poster from its section. Connects to nothing yet.
     public init(configuration: PluginConfiguration, context: PluginContext) throws(ConfigurationError) {
@@ -105,11 +96,11 @@ public final class Webhook: DurableDeliveryPlugin {
         endpoint = WebhookEndpoint(
             url: url, target: target, signature: signature, timeout: timeoutSeconds,
             longestRetryAfter: retrySchedule.delays.max() ?? 0)
-        self.context = context
+        lifecycle = DurablePluginLifecycle(name: context.name, kinds: eventKinds, schedule: retrySchedule)
     }
 
     /// The runner, once attached.
-    public var delivery: DurableDelivery? { state.withLock { $0.delivery } }
+    public var delivery: DurableDelivery? { lifecycle.delivery }
 
     /// Whether `url` goes unencrypted over the network: plain http to a host other
     /// than a loopback name or address.
@@ -118,40 +109,28 @@ public final class Webhook: DurableDeliveryPlugin {
         return !(host == "localhost" || host.hasSuffix(".localhost") || host == "::1" || host.hasPrefix("127."))
     }
 
-    /// The warning for a plain `http://` endpoint on another machine, or `nil`: said
-    /// at start, and by `juice config check` before anything runs.
-    public var plainHTTPWarning: PluginMessage? {
-        guard isPlainHTTPOffMachine else { return nil }
-        return PluginMessage(
-            english: "warning: \(endpoint.displayURL) is plain http:// to another machine; events travel unencrypted (use https://)",
-            korean: "경고: \(endpoint.displayURL)은(는) 다른 컴퓨터로 가는 암호화되지 않은 http://입니다. 이벤트가 암호화 없이 전송됩니다(https://를 쓰세요)")
+    /// The warning for a plain `http://` endpoint on another machine, if any: said at
+    /// start, and by `juice config check` before anything runs.
+    public var startWarnings: [PluginMessage] {
+        guard isPlainHTTPOffMachine else { return [] }
+        return [
+            PluginMessage(
+                english: "warning: \(endpoint.displayURL) is plain http:// to another machine; events travel unencrypted (use https://)",
+                korean: "경고: \(endpoint.displayURL)은(는) 다른 컴퓨터로 가는 암호화되지 않은 http://입니다. 이벤트가 암호화 없이 전송됩니다(https://를 쓰세요)")
+        ]
     }
+
+    /// Fed from the fleet's stream by its own runner, signed and retried the same way.
+    public var fleetRole: FleetRole { .subscriber }
 
     /// Starts the runner (pending events go out at once) and subscribes a wake-up.
     public func attach(to host: PluginHost) throws(PluginError) {
-        let isFirst = state.withLock { state -> Bool in
-            defer { state.attached = true }
-            return !state.attached
-        }
-        guard isFirst else { return }
-        if let warning = plainHTTPWarning { host.reportError(warning) }
-        let (delivery, subscription) = try DurableDelivery.attach(
-            name: context.name, kinds: eventKinds, schedule: retrySchedule, destination: endpoint, to: host)
-        state.withLock { state in
-            state.delivery = delivery
-            state.subscription = subscription
-        }
+        try lifecycle.attach(to: host, warnings: startWarnings) { _ in endpoint }
     }
 
     /// Delivers what it can by `deadline`, then stops; the rest waits in the journal
     /// for the next `juice` command or `juice deliver`.
     public func shutdown(deadline: ContinuousClock.Instant) async {
-        let (delivery, subscription) = state.withLock { state in
-            defer { state.subscription = nil }
-            return (state.delivery, state.subscription)
-        }
-        subscription?.cancel()
-        await delivery?.shutdown(deadline: deadline)
-        endpoint.close()
+        await lifecycle.shutdown(deadline: deadline)
     }
 }

@@ -26,7 +26,7 @@ import Locking
 /// against the system's trust store) on a serial queue of the endpoint's own, never
 /// on the cooperative pool: `deliver` hands the request over and awaits the answer.
 /// Cancelling the delivering task wakes the request's `poll` at once.
-final class WebhookEndpoint: DurableDestination {
+final class WebhookEndpoint: OwnedDurableDestination {
     let url: ParsedURL
     /// The URL as it may be shown: without user name or password.
     let displayURL: String
@@ -97,6 +97,11 @@ final class WebhookEndpoint: DurableDestination {
         closed.withLock { $0 = true }
         cancellation.cancelAll()
         io.async { [client] in client.withLock { $0.close() } }
+    }
+
+    /// Closes it (`close`) when the plugin shuts down.
+    func stop(deadline: ContinuousClock.Instant) async {
+        close()
     }
 
     /// Makes the request on `io`; cancelling the calling task cancels it.

@@ -1,5 +1,4 @@
 import JuiceMakerPluginKit
-import WebhookPlugin
 
 /// `juice config`: a group only; on its own a usage error that lists its subcommands.
 enum ConfigGroup: CommandDeclaration {
@@ -32,9 +31,8 @@ struct ConfigCheckCommand: JuiceCommand {
         }
         // What an enabled subscriber would warn about when it starts (plain http:// to
         // another machine): said here too, as a warning; the config is still valid.
-        let startWarnings = session.builtPlugins.compactMap { built -> LocalizedText? in
-            guard let warning = (built.plugin as? Webhook)?.plainHTTPWarning else { return nil }
-            return Catalog.Errors.subscriberReport(built.entry.name, warning)
+        let startWarnings = session.builtPlugins.flatMap { built in
+            built.plugin.startWarnings.map { Catalog.Errors.subscriberReport(built.entry.name, $0) }
         }
         for warning in startWarnings {
             context.console.standardError.write("juice: \(TerminalText.escaped(warning(context.language)))\n")

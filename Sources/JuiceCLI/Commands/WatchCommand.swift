@@ -1,4 +1,3 @@
-import CLINotifierPlugin
 import JuiceMakerCore
 import JuiceMakerPluginKit
 
@@ -45,8 +44,8 @@ struct WatchCommand: JuiceCommand {
         let output = context.console.standardOutput
         let json = context.settings.json
         // Nobody answers a question here: a failed order is stated, not asked about.
-        let renderer = NotificationRenderer(
-            language: context.language, color: context.settings.colorAllowed && output.isTerminal, asks: false)
+        let renderer = context.registry.eventRenderer(
+            EventRenderingStyle(language: context.language, color: context.settings.colorAllowed && output.isTerminal, asks: false))
         if output.isTerminal, !json, !context.settings.quiet {
             context.console.print(Catalog.Screens.watching(context.location.displayPath))
         }

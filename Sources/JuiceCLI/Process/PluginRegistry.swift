@@ -26,6 +26,17 @@ struct PluginRegistry: Sendable {
         types.first { $0.type == type }
     }
 
+    /// How a command that shows events itself (`juice watch`, `juice fleet watch`, the
+    /// screens) renders them: as the first plugin type that offers a renderer does (the
+    /// CLI notifier), so every command shows an event the same way; with none, as the
+    /// event's CloudEvents JSON line.
+    func eventRenderer(_ style: EventRenderingStyle) -> any EventRenderer {
+        for type in types {
+            if let renderer = type.eventRenderer(style) { return renderer }
+        }
+        return CloudEventLineRenderer()
+    }
+
     /// Builds every enabled subscriber in config order. If one refuses its section,
     /// those already built are shut down and the error (naming the file) is thrown.
     func build(
@@ -63,4 +74,9 @@ struct PluginRegistry: Sendable {
     static func personSees(_ kind: EventKind, among plugins: [BuiltPlugin]) -> Bool {
         plugins.contains { ($0.plugin as? any EventPresentingPlugin)?.shownKinds.contains(kind) ?? false }
     }
+}
+
+/// An event as its CloudEvents JSON line: what a registry without a renderer shows.
+struct CloudEventLineRenderer: EventRenderer {
+    func lines(for envelope: EventEnvelope) -> [String] { [CloudEventFormat.encode(envelope)] }
 }

@@ -1,5 +1,5 @@
-import CLINotifierPlugin
 import JuiceMakerCore
+import JuiceMakerPluginKit
 import Locking
 
 /// The person's answer to a yes/no question.
@@ -13,14 +13,14 @@ enum Answer: Sendable, Equatable {
 /// terminal, so a piped session prints results only (README). Refusals go to stderr as
 /// one `Error:` line. Events are shown once: by the CLI notifier when one is
 /// configured, otherwise by the screen itself through the same renderer
-/// (`CLINotifier.render`).
+/// (`PluginRegistry.eventRenderer`).
 struct ScreenIO {
     let session: Session
     let maker: JuiceMaker
     let input: LineInput
     /// The kinds of event no notifier shows to the person, which the screen renders.
     private let unseen: Set<EventKind>
-    private let renderer: NotificationRenderer
+    private let renderer: any EventRenderer
 
     init(session: Session, maker: JuiceMaker, input: LineInput) {
         self.session = session
@@ -28,9 +28,10 @@ struct ScreenIO {
         self.input = input
         unseen = Set(EventKind.allCases.filter { session.confirms($0) })
         let context = session.context
-        renderer = NotificationRenderer(
-            language: context.language,
-            color: context.settings.colorAllowed && context.console.standardOutput.isTerminal)
+        renderer = context.registry.eventRenderer(
+            EventRenderingStyle(
+                language: context.language,
+                color: context.settings.colorAllowed && context.console.standardOutput.isTerminal))
     }
 
     var language: Language { session.context.language }

@@ -42,11 +42,37 @@ public protocol JuiceMakerPlugin: AnyObject, Sendable {
     /// instead of casting (`as? any DurableDeliveryPlugin`), which on a first use per
     /// type searches every protocol conformance record of the program.
     var durable: (any DurableDeliveryPlugin)? { get }
+
+    // Capabilities: what a command may ask of a plugin, each with a default, so the
+    // host never tests for a concrete plugin type.
+
+    /// Warnings about this plugin's configuration that do not stop it (plain `http://`
+    /// to another machine): the plugin reports them once, when it attaches, and
+    /// `juice config check` says them before anything runs. Provided: none.
+    var startWarnings: [PluginMessage] { get }
+
+    /// How `juice fleet deliver` feeds this plugin from the fleet's stream. Provided:
+    /// `.none`, not fed.
+    var fleetRole: FleetRole { get }
+
+    /// How this kind of plugin turns events into the lines a person reads, for the
+    /// commands that show events themselves (`juice watch`, the screens), or `nil`.
+    /// Provided: `nil`. The host uses the first registered type that offers one.
+    static func eventRenderer(_ style: EventRenderingStyle) -> (any EventRenderer)?
 }
 
 extension JuiceMakerPlugin {
     /// Not durable.
     public var durable: (any DurableDeliveryPlugin)? { nil }
+
+    /// No warnings.
+    public var startWarnings: [PluginMessage] { [] }
+
+    /// Not fed from the fleet's stream.
+    public var fleetRole: FleetRole { .none }
+
+    /// Renders nothing.
+    public static func eventRenderer(_ style: EventRenderingStyle) -> (any EventRenderer)? { nil }
 }
 
 /// What the host tells a plugin about where it runs.

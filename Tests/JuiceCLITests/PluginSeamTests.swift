@@ -1,0 +1,52 @@
+import Foundation
+import JuiceMakerCore
+import JuiceMakerPluginKit
+import Testing
+@testable import JuiceCLI
+
+/// The CLI reaches plugins only through the registry and the capabilities the kit
+/// declares: no command imports a plugin module or tests for a plugin's type.
+@Suite struct PluginSeamTests {
+    private static let root = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+
+    @Test func onlyTheRegistryImportsPluginModules() throws {
+        // The fleet commands still reach the NATS client through its plugin, until it
+        // is a transport of its own.
+        let fleet: Set<String> = [
+            "FleetCommands.swift", "FleetDeliverCommand.swift", "FleetStockCommand.swift", "FleetWatchCommand.swift",
+            "NATSAvailability.swift",
+        ]
+        let sources = Self.root.appendingPathComponent("Sources/JuiceCLI")
+        let files = try #require(FileManager.default.enumerator(at: sources, includingPropertiesForKeys: nil))
+        var importing: [String] = []
+        for case let file as URL in files where file.pathExtension == "swift" {
+            let text = try String(contentsOf: file, encoding: .utf8)
+            // A plugin module is named `<Folder>Plugin` (`import WebhookPlugin`, `@testable import …`).
+            let importsPlugin = text.split(separator: "\n").contains { line in
+                let words = line.split(separator: " ")
+                return words.contains("import") && words.last?.hasSuffix("Plugin") == true
+            }
+            if importsPlugin { importing.append(file.lastPathComponent) }
+        }
+        #expect(importing.contains("PluginRegistry.swift"))
+        #expect(Set(importing).subtracting(fleet) == ["PluginRegistry.swift"], "\(importing.sorted())")
+    }
+
+    @Test func commandsRenderEventsAsTheNotifierDoes() throws {
+        let store = InMemoryStore(initialStock: Stock(repeating: 10))
+        let maker = JuiceMaker(store: store)
+        try maker.make(.strawberry)
+        try maker.make(.kiwi)
+        let events = try store.events(after: 0, limit: 100)
+        let style = EventRenderingStyle(language: .korean, color: false)
+        let standard = PluginRegistry.standard.eventRenderer(style)
+        let made = try #require(events.first { $0.event.kind == .juiceMade })
+        #expect(standard.lines(for: made) == ["키위쥬스 나왔습니다! 맛있게 드세요!"])
+        let failed = try #require(events.first { $0.event.kind == .orderFailed })
+        #expect(standard.lines(for: failed).last == "  🍓 딸기 6개 부족")
+        // A registry whose plugins render nothing shows each event as its JSON line.
+        let bare = PluginRegistry(types: PluginRegistry.standard.types.filter { $0.eventRenderer(style) == nil })
+        #expect(events.map(bare.eventRenderer(style).lines(for:)) == events.map { [CloudEventFormat.encode($0)] })
+    }
+}

@@ -1,0 +1,58 @@
+import JuiceMakerCore
+import JuiceMakerPluginKit
+import JuiceTestSupport
+import CLINotifierPlugin
+import LoggerPlugin
+import Testing
+
+/// What the logger and the notifier tell the host through the kit's capabilities,
+/// which the CLI reads instead of testing for their types.
+@Suite struct PluginCapabilityTests {
+    @Test func theNotifiersRendererShowsWhatTheNotifierShows() async throws {
+        for language in [Language.english, .korean] {
+            let rig = Rig()
+            let notifier = try CLINotifier(configuration: section([]), context: rig.context(language: language))
+            try notifier.attach(to: rig.host)
+            try rig.maker.make(.strawberry)  // fails: 16 needed, 10 in stock
+            try rig.maker.make(.kiwi)
+            let renderer = try #require(CLINotifier.eventRenderer(EventRenderingStyle(language: language, color: false)))
+            #expect(try rig.journal().flatMap(renderer.lines(for:)) == rig.output.lines)
+            #expect(notifier.startWarnings.isEmpty)
+            guard case .none = notifier.fleetRole else {
+                Issue.record("the notifier is fed from the fleet")
+                return
+            }
+            // Where nobody can answer, the failure is stated, not asked about.
+            let stating = try #require(CLINotifier.eventRenderer(EventRenderingStyle(language: language, color: false, asks: false)))
+            let failure = try #require(try rig.journal().first { $0.event.kind == .orderFailed })
+            #expect(stating.lines(for: failure).first != renderer.lines(for: failure).first)
+            await notifier.shutdown(deadline: generousDeadline())
+        }
+    }
+
+    @Test func theLoggerIsFedFromTheFleetThroughItsLog() async throws {
+        let directory = try TemporaryDirectory()
+        let rig = Rig()
+        let logger = try EventLogger(
+            configuration: section([("path", .string("juice.log")), ("level", .string("notice"))]),
+            context: rig.context(name: "logger", stateDirectory: directory.path))
+        guard case .destination(let destination, let kinds) = logger.fleetRole else {
+            Issue.record("the logger is not fed from the fleet through a destination")
+            return
+        }
+        #expect(kinds == logger.loggedKinds)
+        #expect(kinds != Set(EventKind.allCases))
+        try rig.maker.make(.kiwi)
+        try rig.maker.make(.strawberry)  // fails: a warning, above notice
+        let events = try rig.journal()
+        // Not attached: the log is not open, and the event is not taken.
+        await #expect(throws: DeliveryFailure.self) { try await destination.deliver(events[0]) }
+        try logger.attach(to: rig.host)
+        let logged = splitLines(try String(contentsOfFile: directory.file("juice.log"), encoding: .utf8)).count
+        for envelope in events { try await destination.deliver(envelope) }
+        let lines = splitLines(try String(contentsOfFile: directory.file("juice.log"), encoding: .utf8))
+        // Each event of a logged kind is written once more, in order, when handed over.
+        #expect(lines.count - logged == events.filter { kinds?.contains($0.event.kind) ?? true }.count)
+        await logger.shutdown(deadline: generousDeadline())
+    }
+}
