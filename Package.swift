@@ -6,10 +6,11 @@ import PackageDescription
 // Swift Testing) and system C libraries are the whole toolbox.
 //
 // Import rules (README, Architecture): EventBus knows nothing of juice; JuiceMakerCore
-// knows nothing of plugins; plugins import JuiceMakerPluginKit, JuiceMakerCore, EventBus
-// (the subscription token and delivery modes) and Locking only; JuiceMakerTesting is for
-// tests; JuiceCLI is the one place that knows every plugin. No module re-exports another
-// (no `@_exported import`): each file imports what it uses.
+// knows nothing of plugins; a transport (JuiceHTTP) knows nothing of plugins either;
+// plugins import JuiceMakerPluginKit, JuiceMakerCore, EventBus (the subscription token
+// and delivery modes), Locking and transports only; JuiceMakerTesting is for tests; the
+// CLI's plugin registry is the one place that knows every plugin. No module re-exports
+// another (no `@_exported import`): each file imports what it uses.
 
 /// The compiler holds the core, the kit, the doubles and the plugins to that: a member
 /// of another module's type (`withLock`, `range(of:)`) needs that module imported in
@@ -47,7 +48,7 @@ let natsTargets: [Target] =
     ] : []
 let natsDependency: [Target.Dependency] = withNATS ? ["NATSPlugin"] : []
 
-/// The webhook loads OpenSSL when it opens an https connection (Sources/CTLS/shim.h), so
+/// The HTTP client (JuiceHTTP) loads OpenSSL when it opens an https connection (Sources/CTLS/shim.h), so
 /// no `juice` command pays for loading it at start. On Linux its headers are on the
 /// default path and nothing links it; elsewhere pkg-config finds Homebrew's headers
 /// (and links the library, which the loader then finds already there).
@@ -178,11 +179,11 @@ let package = Package(
             name: "CSQLite", path: "Sources/CSQLite", pkgConfig: linksSQLiteArchive ? nil : "sqlite3",
             providers: [.apt(["libsqlite3-dev"]), .brew(["sqlite"])]),
         .target(name: "SQLiteStore", dependencies: ["JuiceMakerCore", "Locking", "CSQLite"], linkerSettings: sqliteLinking),
-        /// libcrypto, for the tests that check the webhook's own HMAC-SHA256 against it.
+        /// libcrypto, for the tests that check the HTTP client's own HMAC-SHA256 against it.
         .systemLibrary(
             name: "CCrypto", path: "Sources/CCrypto", pkgConfig: "libcrypto",
             providers: [.apt(["libssl-dev"]), .brew(["openssl"])]),
-        /// OpenSSL's headers for the webhook's TLS; the library is loaded when an https
+        /// OpenSSL's headers for the HTTP client's TLS; the library is loaded when an https
         /// connection is opened (shim.h), so nothing links it on Linux.
         .systemLibrary(
             name: "CTLS", path: "Sources/CTLS", pkgConfig: openSSLPackage,
@@ -195,8 +196,15 @@ let package = Package(
             name: "CReadline", path: "Sources/CReadline",
             providers: [.apt(["libreadline-dev"]), .brew(["readline"])]),
 
-        // Plugins: one front-end module each, importing the plugin kit, the core, the bus and
-        // Locking only.
+        // Transports: what a plugin adapts events to, usable without any plugin.
+        /// The HTTP/1.1 client (TLS through OpenSSL loaded at first use, Retry-After,
+        /// HMAC-SHA256, base64) the webhook posts with.
+        .target(
+            name: "JuiceHTTP", dependencies: ["JuiceMakerCore", "JuiceMakerPluginKit", "Locking", "CTLS"],
+            swiftSettings: importsWhatItUses + startCompiling),
+
+        // Plugins: one front-end module each, importing the plugin kit, the core, the bus,
+        // Locking and transports only.
         .target(
             name: "LoggerPlugin", dependencies: ["JuiceMakerPluginKit", "JuiceMakerCore", "EventBus", "Locking"],
             path: "Plugins/Logger", swiftSettings: importsWhatItUses + startCompiling),
@@ -205,7 +213,7 @@ let package = Package(
             path: "Plugins/CLINotifier", swiftSettings: importsWhatItUses + startCompiling),
         .target(
             name: "WebhookPlugin",
-            dependencies: ["JuiceMakerPluginKit", "JuiceMakerCore", "EventBus", "Locking", "CTLS"],
+            dependencies: ["JuiceMakerPluginKit", "JuiceMakerCore", "EventBus", "Locking", "JuiceHTTP"],
             path: "Plugins/Webhook", swiftSettings: importsWhatItUses + startCompiling),
         .target(
             name: "CommandPlugin", dependencies: ["JuiceMakerPluginKit", "JuiceMakerCore", "EventBus", "Locking"],
@@ -263,13 +271,16 @@ let package = Package(
         .testTarget(
             name: "JuiceCLITests",
             dependencies: ["JuiceCLI", "juice", "JuiceMakerCore", "JuiceMakerPluginKit", "SQLiteStore", "CSQLite", "Locking", "JuiceTestSupport"]),
+        /// The HTTP/1.1 client against loopback servers (plain and TLS) and its parsers
+        /// against the RFCs' vectors.
+        .testTarget(
+            name: "JuiceHTTPTests",
+            dependencies: ["JuiceHTTP", "JuiceMakerCore", "JuiceMakerPluginKit", "CCrypto", "CTLS", "Locking", "JuiceTestSupport"],
+            // The loopback TLS server calls libssl itself (the client loads it at run time).
+            linkerSettings: [.linkedLibrary("ssl", .when(platforms: [.linux]))]),
         .testTarget(
             name: "DeliveryTests",
-            dependencies: [
-                "WebhookPlugin", "CommandPlugin", "JuiceMakerPluginKit", "CCrypto", "CTLS", "JuiceCLI", "juice", "Locking", "JuiceTestSupport",
-            ],
-            // The loopback TLS server calls libssl itself (the plugin loads it at run time).
-            linkerSettings: [.linkedLibrary("ssl", .when(platforms: [.linux]))]),
+            dependencies: ["WebhookPlugin", "CommandPlugin", "JuiceMakerPluginKit", "JuiceCLI", "juice", "Locking", "JuiceTestSupport"]),
         /// Real `nats-server -js` processes on loopback; skipped (one line) without NATS.
         .testTarget(
             name: "FleetTests",
@@ -291,9 +302,9 @@ let package = Package(
             exclude: ["corpus"]),
         .executableTarget(name: "FuzzRFC3339", dependencies: ["FuzzSupport", "JuiceMakerCore"], path: "Tests/Fuzz/FuzzRFC3339", exclude: ["corpus"]),
         .executableTarget(
-            name: "FuzzRetryAfter", dependencies: ["FuzzSupport", "WebhookPlugin"], path: "Tests/Fuzz/FuzzRetryAfter", exclude: ["corpus"]),
+            name: "FuzzRetryAfter", dependencies: ["FuzzSupport", "JuiceHTTP"], path: "Tests/Fuzz/FuzzRetryAfter", exclude: ["corpus"]),
         .executableTarget(
-            name: "FuzzHTTPResponse", dependencies: ["FuzzSupport", "WebhookPlugin"], path: "Tests/Fuzz/FuzzHTTPResponse", exclude: ["corpus"]),
+            name: "FuzzHTTPResponse", dependencies: ["FuzzSupport", "JuiceHTTP"], path: "Tests/Fuzz/FuzzHTTPResponse", exclude: ["corpus"]),
     ] + natsTargets,
     swiftLanguageModes: [.v6]
 )

@@ -4,6 +4,7 @@ import Glibc
 import Musl
 #endif
 import JuiceMakerCore
+import JuiceHTTP
 import JuiceMakerPluginKit
 
 /// POSTs each event to an HTTP endpoint, signed, at least once, in journal order.

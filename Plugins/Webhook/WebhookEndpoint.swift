@@ -10,6 +10,7 @@ import Musl
 #endif
 import Dispatch
 import JuiceMakerCore
+import JuiceHTTP
 import JuiceMakerPluginKit
 import Locking
 

@@ -1,3 +1,5 @@
+import JuiceHTTP
+
 /// Signs webhook requests the Standard Webhooks way (standardwebhooks.com):
 ///
 /// ```
@@ -21,46 +23,8 @@ public struct WebhookSignature: Sendable, CustomStringConvertible {
     /// for an empty secret or one that does not decode to at least one byte.
     public init?(secret: String) {
         let material = secret.hasPrefix("whsec_") ? Substring(secret.dropFirst(6)) : Substring(secret)
-        guard let bytes = Self.base64Decoded(material), !bytes.isEmpty else { return nil }
+        guard let bytes = Base64.decoded(material), !bytes.isEmpty else { return nil }
         key = bytes
-    }
-
-    /// Standard base64 (RFC 4648, section 4), padding optional. Stricter than the
-    /// reference library, which skips characters outside the alphabet (`-`, `_`,
-    /// spaces) and so would sign with a different key than the text suggests: such a
-    /// secret is refused here. Trailing bits of a last partial group are ignored, as
-    /// the reference library does.
-    static func base64Decoded(_ text: Substring) -> [UInt8]? {
-        var body = text.utf8[...]
-        var padding = 0
-        while body.last == UInt8(ascii: "="), padding < 2 {
-            body.removeLast()
-            padding += 1
-        }
-        guard !body.isEmpty, body.count % 4 != 1, padding == 0 || (body.count + padding) % 4 == 0 else { return nil }
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(body.count * 3 / 4)
-        var accumulator: UInt32 = 0
-        var bits = 0
-        for character in body {
-            let value: UInt32
-            switch character {
-            case UInt8(ascii: "A")...UInt8(ascii: "Z"): value = UInt32(character - UInt8(ascii: "A"))
-            case UInt8(ascii: "a")...UInt8(ascii: "z"): value = UInt32(character - UInt8(ascii: "a")) + 26
-            case UInt8(ascii: "0")...UInt8(ascii: "9"): value = UInt32(character - UInt8(ascii: "0")) + 52
-            case UInt8(ascii: "+"): value = 62
-            case UInt8(ascii: "/"): value = 63
-            default: return nil
-            }
-            accumulator = accumulator << 6 | value
-            bits += 6
-            if bits >= 8 {
-                bits -= 8
-                bytes.append(UInt8(truncatingIfNeeded: accumulator >> UInt32(bits)))
-                accumulator &= (1 << UInt32(bits)) - 1
-            }
-        }
-        return bytes
     }
 
     /// The `webhook-signature` value for one request: `v1,<base64>`.

@@ -1,5 +1,5 @@
 import FuzzSupport
-import WebhookPlugin
+import JuiceHTTP
 
 /// The webhook client's response parsing on any bytes a server may send: the head
 /// parser and the chunked-body reader never trap, read in two pieces they agree with

@@ -1,6 +1,6 @@
 import Foundation
 import FuzzSupport
-import WebhookPlugin
+import JuiceHTTP
 
 /// `Retry-After` parsing on any header value: nil or a wait of 0 or more seconds,
 /// never a trap.

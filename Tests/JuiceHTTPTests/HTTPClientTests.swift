@@ -3,7 +3,7 @@ import JuiceMakerPluginKit
 import Locking
 import JuiceTestSupport
 import Testing
-import WebhookPlugin
+import JuiceHTTP
 
 /// The webhook's own HTTP/1.1 client against real loopback servers that answer exactly
 /// the bytes a test scripts: body framings, keep-alive, closed connections, malformed

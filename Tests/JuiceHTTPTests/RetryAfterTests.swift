@@ -2,7 +2,7 @@ import Foundation
 import JuiceMakerCore
 import JuiceMakerPluginKit
 import Testing
-@testable import WebhookPlugin
+@testable import JuiceHTTP
 
 /// `Retry-After` as RFC 9110 (sections 10.2.3 and 5.6.7) defines it.
 @Suite struct RetryAfterTests {
@@ -55,13 +55,5 @@ import Testing
         ])
     func refused(value: String) {
         #expect(RetryAfter.seconds(value, now: example) == nil)
-    }
-
-    @Test("a huge value is capped at the longest step of the retry schedule")
-    func hugeValuesAreCapped() {
-        let longest = RetrySchedule.standard.delays.max() ?? 0
-        #expect(WebhookEndpoint.retryAfterSeconds("99999999999999999999", now: example, longest: longest) == 36_000)
-        #expect(WebhookEndpoint.retryAfterSeconds("Fri, 31 Dec 9999 23:59:59 GMT", now: example, longest: longest) == 36_000)
-        #expect(WebhookEndpoint.retryAfterSeconds("60", now: example, longest: longest) == 60)
     }
 }

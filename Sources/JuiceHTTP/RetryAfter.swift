@@ -16,7 +16,7 @@ public enum RetryAfter {
     ///
     /// - delay-seconds is `1*DIGIT` (RFC 9110, section 10.2.3): digits only, so `+120`,
     ///   `-1`, `1.5` and ` 1 2` are refused. A number too large for any integer is
-    ///   `Double.infinity`; the caller caps it (`WebhookEndpoint` at the longest step of
+    ///   `Double.infinity`; the caller caps it (the webhook at the longest step of
     ///   the retry schedule).
     /// - HTTP-date is any of the three forms of RFC 9110, section 5.6.7; a date in the
     ///   past asks for no wait (0).

@@ -1,7 +1,7 @@
 import Foundation
 import JuiceTestSupport
 import Testing
-import WebhookPlugin
+import JuiceHTTP
 
 /// TLS through the system's OpenSSL against a TLS server on 127.0.0.1 whose
 /// certificate is made on the spot with the `openssl` command: self-signed, for

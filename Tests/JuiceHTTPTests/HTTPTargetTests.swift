@@ -1,7 +1,7 @@
 import FoundationEssentials
 import JuiceMakerPluginKit
 import Testing
-@testable import WebhookPlugin
+@testable import JuiceHTTP
 
 #if canImport(Glibc)
 import Glibc

@@ -5,7 +5,7 @@ import Musl
 #endif
 import JuiceMakerPluginKit
 
-/// Where a webhook's requests go, taken apart once from its URL: what to connect to,
+/// Where a client's requests go, taken apart once from its URL: what to connect to,
 /// what to verify, and what the request line and `Host` header say.
 ///
 /// - `http://` (port 80) and `https://` (port 443); a host name, an IPv4 address or a
@@ -93,12 +93,12 @@ package struct HTTPTarget: Sendable, Equatable {
     }
 }
 
-/// What makes a URL unusable for the webhook's client.
+/// What makes a URL unusable for the HTTP client.
 package enum HTTPTargetError: Error, Sendable, Equatable {
     case scheme, host, port, path
 
     /// The reason, for a configuration error on `url`.
-    var english: String {
+    package var english: String {
         switch self {
         case .scheme: "only http:// and https:// URLs can be used"
         case .host: "the host must be a name (letters, digits, '.', '-'), an IPv4 address or a bracketed IPv6 address"
@@ -107,7 +107,7 @@ package enum HTTPTargetError: Error, Sendable, Equatable {
         }
     }
 
-    var korean: String {
+    package var korean: String {
         switch self {
         case .scheme: "http://와 https:// URL만 쓸 수 있습니다"
         case .host: "호스트는 이름(영문자, 숫자, '.', '-'), IPv4 주소 또는 대괄호로 감싼 IPv6 주소여야 합니다"

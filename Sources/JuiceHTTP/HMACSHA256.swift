@@ -1,14 +1,14 @@
 /// HMAC-SHA256 (RFC 2104 over the SHA-256 of FIPS 180-4), in Swift.
 ///
-/// The webhook signs every request. Doing it here rather than with libcrypto keeps
+/// The webhook signs every request with it. Doing it here rather than with libcrypto keeps
 /// OpenSSL out of every `juice` command: it is loaded only when a connection to an
 /// https endpoint is opened (`OpenSSL`), and loading it costs each process that links
 /// it about 0.7 ms before `main` (README, Measured). Checked against RFC 4231's
 /// vectors and, over every length across the block boundaries, against libcrypto
-/// (`SignatureTests`).
-enum HMACSHA256 {
+/// (`HMACSHA256Tests`).
+package enum HMACSHA256 {
     /// The 32-byte authentication code of `message` under `key`.
-    static func authenticationCode(key: [UInt8], message: [UInt8]) -> [UInt8] {
+    package static func authenticationCode(key: [UInt8], message: [UInt8]) -> [UInt8] {
         var block = key.count > SHA256.blockSize ? SHA256.digest(key) : key
         block += repeatElement(0, count: SHA256.blockSize - block.count)
         var inner = SHA256()
