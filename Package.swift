@@ -5,7 +5,7 @@ import PackageDescription
 // No package dependencies: the toolchain (Foundation, Dispatch, Synchronization,
 // Swift Testing) and system C libraries are the whole toolbox.
 //
-// Import rules (README, Architecture): EventBus knows nothing of juice; JuiceMakerCore
+// Import rules (the Architecture article): EventBus knows nothing of juice; JuiceMakerCore
 // knows nothing of plugins; a transport (JuiceHTTP) knows nothing of plugins either;
 // plugins import JuiceMakerPluginKit, JuiceMakerCore, EventBus (the subscription token
 // and delivery modes), Locking and transports only; JuiceMakerTesting is for tests; the
@@ -17,18 +17,79 @@ import PackageDescription
 /// the file that uses it, not just somewhere in the target (SE-0444).
 let importsWhatItUses: [SwiftSetting] = [.enableUpcomingFeature("MemberImportVisibility")]
 
-/// The fleet (README, Fleet) needs the NATS C client, libnats. A fresh machine has no
-/// libnats-dev, and `swift run juice` must still build there: the NATS plugin and the
-/// fleet commands' client are included only when the header is installed, and
-/// `JUICE_WITHOUT_NATS=1` leaves them out anyway (to try the build a fresh machine
-/// gets). JuiceCLI and the fleet tests check `#if canImport(NATSPlugin)`.
-let natsHeaders = [
-    "/usr/include/nats/nats.h", "/usr/include/nats.h", "/usr/local/include/nats/nats.h", "/usr/local/include/nats.h",
-    "/opt/homebrew/include/nats/nats.h",
-]
-let withNATS =
-    ProcessInfo.processInfo.environment["JUICE_WITHOUT_NATS"] != "1"
-    && natsHeaders.contains { FileManager.default.fileExists(atPath: $0) }
+// MARK: - What this machine has: every host probe, in one place
+//
+// One commit builds a different target graph or link on a machine that lacks an optional
+// part. These are all the choices; the manifest prints them (SwiftPM shows the line as
+// "warning: 'juicemaker': build choices: …" at each build), so a build log says which
+// were made.
+
+/// Facts read off the building machine, each a reason for one choice below.
+struct Host {
+    /// The NATS C client's header (Debian's libnats-dev), unless `JUICE_WITHOUT_NATS=1`
+    /// asks for the build a fresh machine gets.
+    let hasNATS: Bool
+    /// LLVM's `ld.lld` on the PATH, and glibc 2.36 or later (for packed relocations).
+    let canLinkWithLLD: Bool
+    /// Debian's static `libsqlite3.a` beside the shared library.
+    let hasSQLiteArchive: Bool
+
+    static func probe() -> Host {
+        let environment = ProcessInfo.processInfo.environment
+        let natsHeaders = [
+            "/usr/include/nats/nats.h", "/usr/include/nats.h", "/usr/local/include/nats/nats.h", "/usr/local/include/nats.h",
+            "/opt/homebrew/include/nats/nats.h",
+        ]
+        return Host(
+            hasNATS: environment["JUICE_WITHOUT_NATS"] != "1" && natsHeaders.contains { FileManager.default.fileExists(atPath: $0) },
+            canLinkWithLLD: lldAndGlibc236(path: environment["PATH"] ?? ""),
+            hasSQLiteArchive: sqliteArchive())
+    }
+
+    private static func lldAndGlibc236(path: String) -> Bool {
+        #if os(Linux)
+        guard path.split(separator: ":").contains(where: { FileManager.default.isExecutableFile(atPath: "\($0)/ld.lld") }) else {
+            return false
+        }
+        var buffer = [CChar](repeating: 0, count: 64)
+        guard confstr(Int32(_CS_GNU_LIBC_VERSION), &buffer, buffer.count) > 0 else { return false }
+        // "glibc 2.36"
+        let version = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        let numbers = version.split(separator: " ").last.map { $0.split(separator: ".").compactMap { Int($0) } } ?? []
+        guard numbers.count >= 2 else { return false }
+        return (numbers[0], numbers[1]) >= (2, 36)
+        #else
+        return false
+        #endif
+    }
+
+    private static func sqliteArchive() -> Bool {
+        #if os(Linux) && arch(x86_64)
+        let directories = ["/usr/lib/x86_64-linux-gnu", "/usr/lib64", "/usr/lib"]
+        #elseif os(Linux) && arch(arm64)
+        let directories = ["/usr/lib/aarch64-linux-gnu", "/usr/lib64", "/usr/lib"]
+        #else
+        let directories: [String] = []
+        #endif
+        return directories.contains { FileManager.default.fileExists(atPath: $0 + "/libsqlite3.a") }
+    }
+}
+
+let host = Host.probe()
+print(
+    "build choices: NATS client and fleet "
+        + (host.hasNATS ? "included (libnats-dev found)" : "left out (no libnats-dev, or JUICE_WITHOUT_NATS=1)")
+        + "; release link of juice: "
+        + (host.canLinkWithLLD ? "lld, packed relocations, start order" : "the toolchain's default (no ld.lld or glibc < 2.36)")
+        + "; SQLite in release: " + (host.hasSQLiteArchive ? "static libsqlite3.a" : "shared libsqlite3"))
+
+// MARK: - The choices
+
+/// The fleet needs the NATS C client, libnats. A fresh machine has no libnats-dev, and
+/// `swift run juice` must still build there: the NATS plugin and the fleet commands'
+/// client are included only when the header is installed. JuiceCLI and the fleet tests
+/// check `#if canImport(NATSPlugin)`.
+let withNATS = host.hasNATS
 /// The NATS targets, or none.
 let natsTargets: [Target] =
     withNATS
@@ -48,10 +109,10 @@ let natsTargets: [Target] =
     ] : []
 let natsDependency: [Target.Dependency] = withNATS ? ["NATSPlugin"] : []
 
-/// The HTTP client (JuiceHTTP) loads OpenSSL when it opens an https connection (Sources/CTLS/shim.h), so
-/// no `juice` command pays for loading it at start. On Linux its headers are on the
-/// default path and nothing links it; elsewhere pkg-config finds Homebrew's headers
-/// (and links the library, which the loader then finds already there).
+/// The HTTP client (JuiceHTTP) loads OpenSSL when it opens an https connection
+/// (Sources/CTLS/shim.h), so no `juice` command pays for loading it at start (start-up
+/// rule "loaded when needed"). On Linux its headers are on the default path and nothing
+/// links it; elsewhere pkg-config finds Homebrew's headers (and links the library).
 #if os(Linux)
 let openSSLPackage: String? = nil
 #else
@@ -59,44 +120,16 @@ let openSSLPackage: String? = "openssl"
 #endif
 
 /// Release builds of `juice`, and of the floor its start is measured against, are
-/// linked by LLVM's lld (it ships with the Swift toolchain) with packed relative
-/// relocations (DT_RELR, `-z pack-relative-relocs`): the loader reads a 7.4 KB bitmap
-/// instead of 38,938 24-byte entries (934 KB), so a command touches 0.8 MB less of the
-/// binary (README, Measured). lld, not GNU ld: Swift's objects put type descriptors in a
-/// writable `.rodata`, after which GNU ld makes no RELRO segment, and the relocated
-/// pointers (witness tables, metadata, the GOT) would stay writable for the whole run;
-/// lld keeps them read-only after start, as the toolchain's default link does, at the
-/// same start-up time (README, Measured). The binary then needs glibc 2.36 or later to
-/// run, so this is done only where the building machine has that glibc (the binary is
-/// run where it is built) and `ld.lld` is on the PATH; anywhere else, and in debug
-/// builds, the toolchain's default link is kept.
-let packsRelocations: Bool = {
-    #if os(Linux)
-    let path = ProcessInfo.processInfo.environment["PATH"] ?? ""
-    guard path.split(separator: ":").contains(where: { FileManager.default.isExecutableFile(atPath: "\($0)/ld.lld") }) else {
-        return false
-    }
-    var buffer = [CChar](repeating: 0, count: 64)
-    guard confstr(Int32(_CS_GNU_LIBC_VERSION), &buffer, buffer.count) > 0 else { return false }
-    // "glibc 2.36"
-    let version = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-    let numbers = version.split(separator: " ").last.map { $0.split(separator: ".").compactMap { Int($0) } } ?? []
-    guard numbers.count >= 2 else { return false }
-    return (numbers[0], numbers[1]) >= (2, 36)
-    #else
-    return false
-    #endif
-}()
-/// That release link, also:
-/// - with `--no-export-dynamic`: the toolchain's static-stdlib flags export every public
-///   symbol of the package's own modules (2,634 dynamic symbols in `juice`; 382 without),
-///   which the runtime's start-up `dladdr` scans and each symbol lookup's hash table holds
-///   (README, Measured). Nothing looks symbols up in `juice`;
-/// - with the functions a command runs at start placed first and together, in the order
-///   `Sources/juice/start-order.txt` lists them (`juice-bench start-order` writes it): a
-///   command then faults in fewer pages of code (README, Measured). A name the link
-///   does not find is skipped without a warning, so a stale list only loses some of
-///   the gain. The floor is linked with the same list.
+/// linked by LLVM's lld with packed relative relocations (`-z pack-relative-relocs`), no
+/// exported symbols (`--no-export-dynamic`), and the functions a command runs at start
+/// placed first, in the order `Sources/juice/start-order.txt` lists them (start-up rule
+/// "the release link", in the performance article). lld rather than GNU ld keeps the
+/// relocated data read-only after start (a GNU_RELRO segment, which CI checks). The
+/// binary then needs glibc 2.36 to run, so this is done only where the building machine
+/// has it; elsewhere, and in debug builds, the toolchain's default link is kept. lld
+/// warns for each name of the list it cannot place; CI counts those warnings, so the
+/// list cannot go stale without a word.
+let packsRelocations = host.canLinkWithLLD
 let startOrder = Context.packageDirectory + "/Sources/juice/start-order.txt"
 let startLinking: [LinkerSetting] =
     packsRelocations
@@ -104,45 +137,31 @@ let startLinking: [LinkerSetting] =
         .unsafeFlags(
             [
                 "-use-ld=lld", "-Xlinker", "-z", "-Xlinker", "pack-relative-relocs", "-Xlinker", "--no-export-dynamic",
-                "-Xlinker", "--symbol-ordering-file=" + startOrder, "-Xlinker", "--no-warn-symbol-ordering",
+                "-Xlinker", "--symbol-ordering-file=" + startOrder,
             ],
             .when(platforms: [.linux], configuration: .release))
     ]
     : []
 
-/// SQLite: release builds on Linux link the system's static `libsqlite3.a` (Debian's
-/// libsqlite3-dev installs it beside the shared library) into the executable, so a
-/// command does not map and bind one more shared library at start (README, Measured).
-/// Debug builds, `swift test`, machines without the archive and other systems link
-/// the shared library, as before. The module map names no library for that reason:
-/// the choice is made here.
-let linksSQLiteArchive: Bool = {
-    #if os(Linux) && arch(x86_64)
-    let directories = ["/usr/lib/x86_64-linux-gnu", "/usr/lib64", "/usr/lib"]
-    #elseif os(Linux) && arch(arm64)
-    let directories = ["/usr/lib/aarch64-linux-gnu", "/usr/lib64", "/usr/lib"]
-    #else
-    let directories: [String] = []
-    #endif
-    return directories.contains { FileManager.default.fileExists(atPath: $0 + "/libsqlite3.a") }
-}()
-/// `-l:libsqlite3.a` (GNU ld and lld: that file, on the library path) rather than the archive's
-/// path as a flag, which SwiftPM would count as unsafe and which would make the
-/// SQLiteStore product unusable from another package.
+/// SQLite: release builds on Linux link the system's static `libsqlite3.a` into the
+/// executable, so a command does not map and bind one more shared library at start.
+/// Debug builds, `swift test`, machines without the archive and other systems link the
+/// shared library. The module map names no library for that reason: the choice is
+/// made here. `-l:libsqlite3.a` rather than the archive's path as a flag, which SwiftPM
+/// would count as unsafe and which would make the SQLiteStore product unusable from
+/// another package.
+let linksSQLiteArchive = host.hasSQLiteArchive
 let sqliteLinking: [LinkerSetting] =
     linksSQLiteArchive
     ? [.linkedLibrary("sqlite3", .when(configuration: .debug)), .linkedLibrary(":libsqlite3.a", .when(configuration: .release))]
     : [.linkedLibrary("sqlite3")]
 
 /// Release builds of the CLI and the plugins ask the compiler for direct metadata
-/// accessors instead of mangled type names for the generic types they use (`Set<String>`,
-/// `[String: [String]]`, `[OptionSpec]`…). A mangled name is small, but the runtime has
-/// to demangle it at first use and look up its conformances, scanning every conformance
-/// record in the binary (README, Measured). Not for the library products, which a
-/// package depending on this one could not use with unsafe flags in them.
-///
-/// On Linux each function also gets a section of its own (`-function-sections`), so the
-/// release link can place what runs at start together (`startLinking`).
+/// accessors instead of mangled type names, which the runtime demangles at first use
+/// (start-up rule "direct metadata accessors"). Not for the library products, which a
+/// package depending on this one could not use with unsafe flags in them. On Linux each
+/// function also gets a section of its own (`-function-sections`), so the release link
+/// can place what runs at start together.
 let startCompiling: [SwiftSetting] = [
     .unsafeFlags(["-Xfrontend", "-disable-concrete-type-metadata-mangled-name-accessors"], .when(configuration: .release)),
     .unsafeFlags(["-Xfrontend", "-function-sections"], .when(platforms: [.linux], configuration: .release)),
@@ -189,7 +208,7 @@ let package = Package(
             name: "CTLS", path: "Sources/CTLS", pkgConfig: openSSLPackage,
             providers: [.apt(["libssl-dev"]), .brew(["openssl"])]),
         /// GNU readline, for line editing and history in the screens on a terminal
-        /// (GPL-3: README, "Line editing and the GPL"). No `pkgConfig`: readline.pc
+        /// (GPL-3: the article "Line editing and the GPL"). No `pkgConfig`: readline.pc
         /// pulls in ncurses' `-D_XOPEN_SOURCE=600`, which SwiftPM drops with a warning;
         /// the headers and library are on the default paths (libreadline-dev).
         .systemLibrary(

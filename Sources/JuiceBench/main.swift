@@ -33,6 +33,8 @@ let usage = """
                not a measurement: prints the functions a release juice runs at start, which the
                release link places together (Sources/juice/start-order.txt; needs valgrind)
       --json   one JSON object instead of tables
+      --markdown
+               the performance article's table: date, machine, build, then every figure in order
     Build with -c release: swift run -c release juice-bench
     """
 
@@ -42,8 +44,9 @@ func main() -> Int32 {
         print(usage)
         return 0
     }
-    let json = arguments.contains("--json")
-    arguments.removeAll { $0 == "--json" }
+    let markdown = arguments.contains("--markdown")
+    let json = arguments.contains("--json") || markdown
+    arguments.removeAll { $0 == "--json" || $0 == "--markdown" }
     func option(_ name: String) -> [String]? {
         guard let index = arguments.firstIndex(of: name) else { return nil }
         guard index + 1 < arguments.count else { return [] }
@@ -127,7 +130,11 @@ func main() -> Int32 {
         if json, !sections.isEmpty { print(Measure.json(sections)) }
         return 70
     }
-    if json { print(Measure.json(sections)) }
+    if markdown {
+        print(MarkdownReport.render(sections, command: command), terminator: "")
+    } else if json {
+        print(Measure.json(sections))
+    }
     return 0
 }
 

@@ -2,29 +2,57 @@ import Foundation
 import JuiceTestSupport
 import Testing
 
-/// `juice` uses nothing of FoundationEssentials but `Date`. Any use of its `URL`,
-/// `Data`, `FileManager`, `JSONDecoder` or base64 links about 200 KB of its pointer
-/// tables into the release binary, which the loader relocates at every start (README,
-/// Measured). The debug `juice` loads FoundationEssentials as a shared library, so
-/// what it imports from it is what every module linked into `juice` uses.
+/// The start-up rules of the performance article ("Start-up rules"), held against the
+/// debug `juice`, which loads the Swift libraries as shared objects, so what it imports
+/// from each is what every module linked into `juice` uses:
+/// - **Date only**: of FoundationEssentials `juice` uses `Date`; its `URL`, `Data`,
+///   `FileManager`, `JSONDecoder` or base64 bring tables the loader relocates at every start.
+/// - **No regular expressions**: nothing of `_StringProcessing` or `_RegexParser`.
+/// - **Loaded when needed**: libssl, readline and libnats are opened on first use, never
+///   linked; Foundation, FoundationNetworking, ICU and libcurl are never loaded at all.
 @Suite(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/nm"), "binutils' nm is not installed"))
 struct FoundationUseTests {
-    @Test func juiceImportsOnlyDateFromFoundationEssentials() throws {
-        let nm = Process()
-        nm.executableURL = URL(fileURLWithPath: "/usr/bin/nm")
-        nm.arguments = ["--dynamic", "--undefined-only", "--format=just-symbols", juiceExecutable]
+    private static func output(_ tool: String, _ arguments: [String]) throws -> String {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: tool)
+        process.arguments = arguments
         let output = Pipe()
-        nm.standardOutput = output
-        try nm.run()
+        process.standardOutput = output
+        try process.run()
         let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        nm.waitUntilExit()
-        #expect(nm.terminationStatus == 0)
-        let symbols = text.split(separator: "\n")
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0)
+        return text
+    }
+
+    private static func importedSymbols() throws -> [Substring] {
+        try output("/usr/bin/nm", ["--dynamic", "--undefined-only", "--format=just-symbols", juiceExecutable]).split(separator: "\n")
+    }
+
+    @Test func juiceImportsOnlyDateFromFoundationEssentials() throws {
+        let symbols = try Self.importedSymbols()
         // The check itself works: the binary imports Date from it.
         #expect(symbols.contains { $0.hasPrefix("$s20FoundationEssentials4DateV") })
         let others = symbols.filter {
             ($0.contains("20FoundationEssentials") && !$0.hasPrefix("$s20FoundationEssentials4DateV")) || $0.hasPrefix("$s10Foundation")
         }
         #expect(others.isEmpty, "juice uses more of Foundation than Date: \(others.prefix(10).joined(separator: ", "))")
+    }
+
+    @Test func juiceUsesNoRegularExpressions() throws {
+        let symbols = try Self.importedSymbols()
+        #expect(symbols.contains { $0.hasPrefix("$s8Dispatch") }, "the check itself works: juice imports Dispatch")
+        let regex = symbols.filter { $0.contains("17_StringProcessing") || $0.contains("12_RegexParser") }
+        #expect(regex.isEmpty, "juice uses Regex: \(regex.prefix(10).joined(separator: ", "))")
+    }
+
+    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/readelf")))
+    func juiceLinksNoLibraryItLoadsOnFirstUseOrNeverNeeds() throws {
+        let needed = try Self.output("/usr/bin/readelf", ["-d", juiceExecutable]).split(separator: "\n")
+            .filter { $0.contains("(NEEDED)") }
+        #expect(needed.contains { $0.contains("libsqlite3") }, "the check itself works: juice links sqlite3")
+        for forbidden in ["libFoundation.so", "libFoundationNetworking", "libcurl", "libicu", "libssl", "libcrypto", "libreadline", "libnats"] {
+            #expect(!needed.contains { $0.contains(forbidden) }, "juice links \(forbidden)")
+        }
     }
 }

@@ -86,8 +86,10 @@ extension JuiceSandbox {
     /// Runs `juice arguments…` with `inputFile` as its standard input and waits for it.
     /// Its output goes to files, read once it has exited: there is nothing to wait for
     /// meanwhile, and a process that writes a lot is never held up by a reader.
-    func run(_ arguments: [String], inputFile: String, environment extra: [String: String] = [:]) throws -> JuiceRun {
-        let process = process(arguments, environment: extra)
+    func run(
+        _ arguments: [String], inputFile: String, environment extra: [String: String] = [:], executable: String = JuiceSandbox.binary
+    ) throws -> JuiceRun {
+        let process = process(arguments, environment: extra, executable: executable)
         let (outPath, errPath) = (newFile("stdout"), newFile("stderr"))
         let out = try FileHandle(forWritingTo: URL(fileURLWithPath: outPath))
         let err = try FileHandle(forWritingTo: URL(fileURLWithPath: errPath))

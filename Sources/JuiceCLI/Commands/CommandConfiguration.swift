@@ -33,13 +33,20 @@ struct OptionSpec: Sendable {
     /// Whether the option may be given more than once (each value is kept).
     let isRepeatable: Bool
     let help: LocalizedText
+    /// What a completion script offers for the value: files for a `path` or `file`
+    /// value, the choices of a value such as `ko|en` when declared, else nothing.
+    let completion: CompletionKind
 
-    init(_ name: String, short: Character? = nil, value: String? = nil, repeatable: Bool = false, help: LocalizedText) {
+    init(
+        _ name: String, short: Character? = nil, value: String? = nil, repeatable: Bool = false, completion: CompletionKind? = nil,
+        help: LocalizedText
+    ) {
         self.name = name
         self.short = short
         self.valueName = value
         self.isRepeatable = repeatable
         self.help = help
+        self.completion = completion ?? (value == "path" || value == "file" ? .files : .nothing)
     }
 
     var takesValue: Bool { valueName != nil }
@@ -61,11 +68,14 @@ struct ArgumentSpec: Sendable {
     /// Takes every remaining argument (at least one).
     let isRepeating: Bool
     let help: LocalizedText
+    /// What a completion script offers in this place.
+    let completion: CompletionKind
 
-    init(_ name: String, repeating: Bool = false, help: LocalizedText) {
+    init(_ name: String, repeating: Bool = false, completion: CompletionKind = .nothing, help: LocalizedText) {
         self.name = name
         self.isRepeating = repeating
         self.help = help
+        self.completion = completion
     }
 
     var synopsis: String { isRepeating ? "<\(name)> ..." : "<\(name)>" }

@@ -1,3 +1,5 @@
+import JuiceMakerCore
+
 /// `juice` itself: the top-level commands, in the order `--help` lists them. Adding a
 /// top-level command is one line here (and its file); a subcommand is one line in its
 /// group's `subcommands`.
@@ -19,6 +21,7 @@ enum JuiceRoot: CommandDeclaration {
             StoreGroup.self,
             FleetGroup.self,
             ConfigGroup.self,
+            CompletionsGroup.self,
         ])
 }
 
@@ -33,7 +36,7 @@ enum CommandTable {
         OptionSpec("config", value: "path", help: Catalog.Help.config),
         OptionSpec("store", value: "path", help: Catalog.Help.store),
         OptionSpec("in-memory", help: Catalog.Help.inMemory),
-        OptionSpec("lang", value: "ko|en", help: Catalog.Help.lang),
+        OptionSpec("lang", value: "ko|en", completion: .words(Language.allCases.map(\.rawValue)), help: Catalog.Help.lang),
         OptionSpec("json", help: Catalog.Help.json),
         OptionSpec("quiet", short: "q", help: Catalog.Help.quiet),
         OptionSpec("no-color", help: Catalog.Help.noColor),

@@ -69,9 +69,6 @@ struct ConfigSchemaCommand: JuiceCommand, ConfigFreeCommand {
         return .success
     }
 
-    func run(_ session: Session) throws(CLIError) -> ExitCode {
-        run(session.context.console.standardOutput, registry: session.context.registry)
-    }
 }
 
 /// `juice config show`: the effective config (defaults filled in, the store that

@@ -23,7 +23,7 @@ struct EventsCommand: JuiceCommand {
         ])
     /// `--type`, also `juice watch`'s.
     static let typeOption = OptionSpec(
-        "type", value: "type", repeatable: true,
+        "type", value: "type", repeatable: true, completion: .words(EventKind.allCases.map(\.rawValue)),
         help: LocalizedText(
             "Only events of this type: stockChanged, juiceMade, orderFailed (repeatable).",
             ko: "이 종류의 이벤트만: stockChanged, juiceMade, orderFailed (여러 번 가능)."))

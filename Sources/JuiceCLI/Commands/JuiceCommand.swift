@@ -62,4 +62,10 @@ protocol ConfigFreeCommand: JuiceCommand {
 
 extension ConfigFreeCommand {
     static var configFreeType: (any ConfigFreeCommand.Type)? { Self.self }
+
+    /// The runner runs a config-free command before the config is read; this is the
+    /// same run for a caller that has a session.
+    func run(_ session: Session) throws(CLIError) -> ExitCode {
+        run(session.context.console.standardOutput, registry: session.context.registry)
+    }
 }

@@ -12,7 +12,7 @@ struct OrderCommand: JuiceCommand {
         abstract: LocalizedText("Make a juice (exit 1 when the fruit is not enough).", ko: "쥬스를 만듭니다 (과일이 모자라면 종료 코드 1)."),
         arguments: [
             ArgumentSpec(
-                "juice",
+                "juice", completion: .juices,
                 help: LocalizedText(
                     "The juice: an id (mango-kiwi), English or Korean name.", ko: "쥬스: id (mango-kiwi), 영어 또는 한국어 이름."))
         ],

@@ -23,7 +23,7 @@ struct ReportCommand: JuiceCommand {
         options: [
             sinceOption,
             OptionSpec(
-                "by", value: "hour|day|week",
+                "by", value: "hour|day|week", completion: .words(Bucket.allCases.map(\.rawValue)),
                 help: LocalizedText(
                     "Bucket the fruit consumed by hour, day or week (default: by the window's length).",
                     ko: "쓴 과일을 시간, 일, 주 단위로 묶습니다 (기본값: 기간 길이에 따라).")),

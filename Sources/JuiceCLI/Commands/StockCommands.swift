@@ -81,7 +81,7 @@ struct StockSetCommand: JuiceCommand {
         abstract: LocalizedText("Set several fruits at once, in one change.", ko: "여러 과일의 재고를 한 번에 정합니다."),
         arguments: [
             ArgumentSpec(
-                "fruit=n", repeating: true,
+                "fruit=n", repeating: true, completion: .fruitAmounts,
                 help: LocalizedText(
                     "A fruit and its new quantity, e.g. strawberry=20 kiwi=5.", ko: "과일과 새 수량, 예: strawberry=20 kiwi=5."))
         ])
@@ -113,7 +113,7 @@ enum StockChange: Sendable {
 
     /// `<fruit>`, of `stock add` and `stock remove`.
     static let fruitArgument = ArgumentSpec(
-        "fruit", help: LocalizedText("The fruit: an id (kiwi), English or Korean name.", ko: "과일: id (kiwi), 영어 또는 한국어 이름."))
+        "fruit", completion: .fruits, help: LocalizedText("The fruit: an id (kiwi), English or Korean name.", ko: "과일: id (kiwi), 영어 또는 한국어 이름."))
 
     /// `<fruit> <n>`, the amount checked first.
     static func fruitAndAmount(_ invocation: Invocation) throws(CLIError) -> (Fruit, Int) {

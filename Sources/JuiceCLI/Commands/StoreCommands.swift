@@ -81,7 +81,9 @@ struct StoreBackupCommand: JuiceCommand {
         abstract: LocalizedText(
             "Copy the store, as it is at one moment, to a new file; safe while other processes write.",
             ko: "저장소를 한 시점의 모습 그대로 새 파일에 복사합니다. 다른 프로세스가 쓰는 중에도 안전합니다."),
-        arguments: [ArgumentSpec("file", help: LocalizedText("the new file (it must not exist yet)", ko: "새 파일(아직 없는 파일이어야 합니다)"))])
+        arguments: [
+            ArgumentSpec("file", completion: .files, help: LocalizedText("the new file (it must not exist yet)", ko: "새 파일(아직 없는 파일이어야 합니다)"))
+        ])
     let target: String
 
     init(_ invocation: Invocation) throws(CLIError) {

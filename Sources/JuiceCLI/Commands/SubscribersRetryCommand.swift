@@ -12,7 +12,7 @@ struct SubscribersRetryCommand: JuiceCommand {
             ko: "내구성 구독자를 다시 켜고 밀린 이벤트를 지금 전달합니다."),
         arguments: [
             ArgumentSpec(
-                "name",
+                "name", completion: .subscribers,
                 help: LocalizedText(
                     "The subscriber's name, as `juice subscribers` lists it.", ko: "`juice subscribers`에 나오는 구독자 이름."))
         ],

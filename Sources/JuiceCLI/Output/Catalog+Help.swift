@@ -25,6 +25,10 @@ extension Catalog {
         static let subcommandsHeading = T("SUBCOMMANDS", ko: "하위 명령")
         static let globalOptionsPlaceholder = T("global options", ko: "공통 옵션")
         static let usageLabel = T("Usage:", ko: "사용법:")
+        static let topicsHeading = T("TOPICS", ko: "주제")
+        static let seeTopicHelp = T(
+            "See 'juice help <topic>' for a topic (in English), 'juice help --man' for the manual page.",
+            ko: "주제는 'juice help <주제>'(영어), 매뉴얼 페이지는 'juice help --man'으로 보세요.")
 
         static func seeHelp(_ command: String) -> T {
             T("See '\(command) --help' for more information.", ko: "자세한 내용은 '\(command) --help'를 보세요.")

@@ -28,7 +28,8 @@ struct HelpFormatter: Sendable {
     }
 
     /// The whole `--help` page.
-    func help(_ path: [CommandSpec]) -> String {
+    /// With `topics` (the root's page), a last section lists them for `juice help <topic>`.
+    func help(_ path: [CommandSpec], topics: [HelpTopic] = []) -> String {
         let command = path[path.count - 1]
         let isRoot = path.count == 1
         var text = "\(Catalog.Help.overviewHeading(language)): \(command.abstract(language))\n\n"
@@ -45,6 +46,10 @@ struct HelpFormatter: Sendable {
             text += section(Catalog.Help.subcommandsHeading(language), command.subcommands.map { ($0.name, $0.abstract(language)) })
             let name = path.map(\.name).joined(separator: " ")
             text += "\n  \(Catalog.Help.seeSubcommandHelp(name)(language))\n"
+        }
+        if !topics.isEmpty {
+            text += section(Catalog.Help.topicsHeading(language), topics.map { ($0.name, $0.summary) })
+            text += "\n  \(Catalog.Help.seeTopicHelp(language))\n"
         }
         return text
     }

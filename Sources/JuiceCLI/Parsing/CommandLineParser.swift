@@ -23,6 +23,11 @@ enum ParseOutcome: Sendable {
     case run(Invocation)
     /// `--help`, `-h` or `juice help …`: the help of that command.
     case help([CommandSpec])
+    /// `juice help <name>`: a topic's reference, after the help of the command of that
+    /// name when there is one (`juice help store`).
+    case topic(String, command: [CommandSpec]?)
+    /// `juice help --man`: the manual page, `juice(1)`, in roff.
+    case manual
     case version
 }
 
@@ -61,6 +66,7 @@ public struct CommandLineParser: Sendable {
         // `juice help order …` is `juice order … --help`.
         let helpWord = words.first == "help"
         let words = helpWord ? Array(words.dropFirst()) : words
+        if helpWord, let outcome = helpRequest(words) { return outcome }
         let optionWords = words.prefix { $0 != "--" }
         let wantsHelp = helpWord || optionWords.contains(where: { $0 == "--help" || shortLetters($0)?.contains("h") == true })
         let wantsVersion = !wantsHelp && optionWords.contains("--version")
@@ -123,6 +129,15 @@ public struct CommandLineParser: Sendable {
         }
         try check(arguments, against: path)
         return .run(Invocation(path: path, arguments: arguments, values: values, flags: flags))
+    }
+
+    /// `juice help --man` and `juice help <topic>`; nil for any other `juice help` line,
+    /// which is the help of the command it names.
+    private func helpRequest(_ words: [String]) -> ParseOutcome? {
+        if words == ["--man"] { return .manual }
+        guard words.count == 1, let name = words.first, HelpTopics.names.contains(name) else { return nil }
+        let command = root.subcommand(named: name).map { [root, $0] }
+        return .topic(name, command: command)
     }
 
     /// An option word: starts with `-`, is not `-` alone, and is not a negative number.

@@ -11,7 +11,7 @@ import Musl
 
 /// The exit statuses of `juice` (the sysexits.h values where one fits).
 /// Scripts may rely on them; they never change meaning.
-enum ExitCode: Int32, Sendable {
+enum ExitCode: Int32, Sendable, CaseIterable {
     /// The command did what was asked.
     case success = 0
     /// The order could not be made: not enough fruit. Nothing changed.
@@ -45,6 +45,39 @@ enum ExitCode: Int32, Sendable {
         case SIGINT: self = .interrupted
         case SIGTERM: self = .terminated
         default: return nil
+        }
+    }
+
+    /// What the status means, in full: `juice help exit-codes` and `juice(1)`'s EXIT
+    /// STATUS list these, in declaration order.
+    var reference: String {
+        switch self {
+        case .success: "Done."
+        case .orderNotMade:
+            "The order could not be made: not enough fruit. Nothing changed. With --quiet, one line on stderr says what is short."
+        case .usage:
+            "Usage: an unknown command or option, a missing argument, a word that is not a number, an empty option value "
+                + "(--config \"\"), --version with anything else, --json with a screen, an argument that is not valid UTF-8. "
+                + "The usage line follows the error (not with --json)."
+        case .badValue:
+            "A bad value: a negative or zero amount, above 1,000,000, an order larger than a full stock makes, an unknown fruit "
+                + "or juice, removing more than there is, a bad report duration, date, period or target."
+        case .unavailable:
+            "juice fleet: this build has no NATS client (install libnats-dev and rebuild), or no NATS server answered (EX_UNAVAILABLE)."
+        case .storeIO:
+            "Store I/O: an unreadable, damaged, foreign or newer store file; journal rows juice events cannot read (every "
+                + "readable event is printed first); a change to a store marked damaged or opened read-only; a --store whose "
+                + "directory does not exist; damage found by store check; a backup or recovery target that exists; a report "
+                + "file that cannot be written."
+        case .config:
+            "Config: malformed JSON (with line and column), an unknown key, a wrong type, an unknown subscriber type, a bad "
+                + "value (also in a disabled subscriber), a missing ${VAR} in an enabled subscriber; also a NATS server that "
+                + "refuses the token or credentials."
+        case .tryLater:
+            "juice deliver: some events wait for a retry, or a subscriber is stopped; they stay in the journal (EX_TEMPFAIL)."
+        case .hangUp: "Stopped by SIGHUP (the terminal went away), after a clean shutdown."
+        case .interrupted: "Stopped by Ctrl-C (SIGINT), after a clean shutdown."
+        case .terminated: "Stopped by SIGTERM (kill, a service manager), after a clean shutdown."
         }
     }
 }

@@ -65,7 +65,23 @@ struct Runner: Sendable {
             return .finished(.success)
         case .help(let path):
             let language = fallbackLanguage(configOption: nil)
-            standardOutput.write(HelpFormatter(globalOptions: CommandTable.globalOptions, language: language).help(path))
+            let topics = path.count == 1 ? HelpTopics(registry: registry).all : []
+            standardOutput.write(HelpFormatter(globalOptions: CommandTable.globalOptions, language: language).help(path, topics: topics))
+            return .finished(.success)
+        case .topic(let name, let command):
+            let language = fallbackLanguage(configOption: nil)
+            if let command {
+                standardOutput.write(HelpFormatter(globalOptions: CommandTable.globalOptions, language: language).help(command) + "\n")
+            }
+            if let topic = HelpTopics(registry: registry).topic(named: name) {
+                standardOutput.write(TopicText().render(topic))
+            }
+            return .finished(.success)
+        case .manual:
+            let page = ManualPage(
+                root: CommandTable.root, globalOptions: CommandTable.globalOptions, topics: HelpTopics(registry: registry).all,
+                version: CommandTable.version)
+            standardOutput.write(page.render())
             return .finished(.success)
         case .run(let invocation):
             do {

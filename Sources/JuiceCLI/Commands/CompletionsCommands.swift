@@ -1,0 +1,83 @@
+import JuiceMakerCore
+import JuiceMakerPluginKit
+
+/// `juice completions bash|zsh|fish`: the completion scripts; `juice completions
+/// complete -- WORDS…`: what the scripts ask on each Tab.
+enum CompletionsGroup: CommandDeclaration {
+    static let configuration = CommandConfiguration(
+        commandName: "completions",
+        abstract: LocalizedText("Print a shell's completion script.", ko: "셸의 자동 완성 스크립트를 출력합니다."),
+        subcommands: [BashCompletion.self, ZshCompletion.self, FishCompletion.self, CompleteCommand.self])
+}
+
+/// A command that prints one shell's script (`CompletionScripts`).
+protocol CompletionScriptCommand: ConfigFreeCommand {
+    static var script: String { get }
+    init()
+}
+
+extension CompletionScriptCommand {
+    init(_ invocation: Invocation) throws(CLIError) { self.init() }
+
+    func run(_ output: any TextSink, registry: PluginRegistry) -> ExitCode {
+        output.write(Self.script)
+        return .success
+    }
+}
+
+struct BashCompletion: CompletionScriptCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "bash", abstract: LocalizedText("Print the bash completion script.", ko: "bash 자동 완성 스크립트를 출력합니다."))
+    static let script = CompletionScripts.bash
+}
+
+struct ZshCompletion: CompletionScriptCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "zsh", abstract: LocalizedText("Print the zsh completion script.", ko: "zsh 자동 완성 스크립트를 출력합니다."))
+    static let script = CompletionScripts.zsh
+}
+
+struct FishCompletion: CompletionScriptCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "fish", abstract: LocalizedText("Print the fish completion script.", ko: "fish 자동 완성 스크립트를 출력합니다."))
+    static let script = CompletionScripts.fish
+}
+
+/// `juice completions complete -- WORDS…`: the candidates for the last word, as the
+/// scripts read them (`CompletionScripts`). Reads the config (for the durable
+/// subscribers' names) but opens no store.
+struct CompleteCommand: JuiceCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "complete",
+        abstract: LocalizedText(
+            "Print what may follow the words given (the completion scripts call this).",
+            ko: "주어진 단어 다음에 올 수 있는 것을 출력합니다 (자동 완성 스크립트가 부릅니다)."),
+        arguments: [
+            ArgumentSpec(
+                "word", repeating: true,
+                help: LocalizedText(
+                    "The words after juice, the last being the one to complete (after --).",
+                    ko: "juice 다음의 단어들, 마지막이 완성할 단어 (-- 다음에)."))
+        ])
+    static let needs = CommandNeeds.plugins
+
+    let words: [String]
+
+    init(_ invocation: Invocation) throws(CLIError) {
+        words = invocation.arguments
+    }
+
+    func run(_ session: Session) throws(CLIError) -> ExitCode {
+        let completer = Completer(root: CommandTable.root, globalOptions: CommandTable.globalOptions)
+        // Only durable subscribers have something to retry.
+        let reply = completer.reply(words) { session.builtPlugins.filter { $0.plugin.durable != nil }.map(\.entry.name) }
+        let output = session.context.console
+        switch reply {
+        case .files: output.print("files")
+        case .words(let words, let spaceAfter):
+            output.print(spaceAfter ? "words" : "words-nospace")
+            for word in words { output.print(word) }
+        }
+        return .success
+    }
+}
