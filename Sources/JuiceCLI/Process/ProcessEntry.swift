@@ -12,8 +12,12 @@ import Foundation
 /// the one public door into the CLI library.
 public enum JuiceProcess {
     /// Runs one command line with the real streams and returns the exit code.
-    /// - Parameter undecodableArgument: the position (from 1) of the first argument
-    ///   that was not valid UTF-8 (`firstUndecodableArgument()`), which is refused.
+    /// - Parameters:
+    ///   - arguments: the words after `juice`.
+    ///   - environment: the variables the process was started with.
+    ///   - workingDirectory: the directory relative paths are taken from.
+    ///   - undecodableArgument: the position (from 1) of the first argument that was
+    ///     not valid UTF-8 (`firstUndecodableArgument()`), which is refused.
     public static func run(
         arguments: [String], environment: [String: String], workingDirectory: String, undecodableArgument: Int? = nil
     ) async -> Int32 {

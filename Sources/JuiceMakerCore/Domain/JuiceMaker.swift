@@ -57,8 +57,12 @@ public final class JuiceMaker: Sendable {
 
     /// A maker over `store`, with a bus of its own.
     ///
-    /// - Parameter subscriberFailures: hears every error a subscriber's handler
-    ///   throws, with the subscriber's name, on the delivering thread; must not block.
+    /// - Parameters:
+    ///   - store: where the stock and the journal live; every change commits both in
+    ///     one of its transactions.
+    ///   - source: the CloudEvents `source` of the events this maker commits.
+    ///   - subscriberFailures: hears every error a subscriber's handler throws, with the
+    ///     subscriber's name, on the delivering thread; must not block.
     public init(
         store: any StockStore, source: String = EventEnvelope.defaultSource,
         subscriberFailures: @escaping @Sendable (SubscriberFailure) -> Void = { _ in }

@@ -112,10 +112,18 @@ public final class DurableDelivery: Sendable {
 
     /// A runner for `name`. Nothing happens until `start()`.
     ///
-    /// - Parameter reportError: hears one line per problem a person should know of
-    ///   (an event failing for the first time, a dead letter, a disabled destination).
-    /// - Parameter describeStoreError: words a store failure for those lines
-    ///   (`PluginHost.describeStoreError`).
+    /// - Parameters:
+    ///   - name: the subscriber's name, under which its cursor, lease, retry state and
+    ///     dead letters are kept.
+    ///   - journal: where it reads events after its cursor and keeps that bookkeeping.
+    ///   - kinds: only these kinds of event are delivered; `nil` for all.
+    ///   - schedule: the waits after each failed attempt, before an event becomes a
+    ///     dead letter.
+    ///   - destination: where each event is handed over.
+    ///   - reportError: hears one line per problem a person should know of (an event
+    ///     failing for the first time, a dead letter, a disabled destination).
+    ///   - describeStoreError: words a store failure for those lines
+    ///     (`PluginHost.describeStoreError`).
     public init(
         name: String, journal: any EventJournal, kinds: Set<EventKind>? = nil, schedule: RetrySchedule = .standard,
         destination: any DurableDestination, reportError: @escaping @Sendable (PluginMessage) -> Void,

@@ -133,8 +133,12 @@ public struct PluginHost: Sendable {
     /// it: for a plugin's report that quotes one.
     public let describeStoreError: @Sendable (StoreError) -> PluginMessage
 
-    /// - Parameter describeStoreError: by default, the store's English text in both
-    ///   languages; a host that speaks Korean passes its own.
+    /// - Parameters:
+    ///   - maker: the maker whose events the plugin hears.
+    ///   - journal: the journal, handed to the plugin as a read view only.
+    ///   - reportError: prints a plugin's report to the person.
+    ///   - describeStoreError: by default, the store's English text in both languages;
+    ///     a host that speaks Korean passes its own.
     public init(
         maker: JuiceMaker, journal: any EventJournal,
         reportError: @escaping @Sendable (PluginMessage) -> Void,
