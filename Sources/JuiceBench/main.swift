@@ -3,7 +3,8 @@ import SQLiteStore
 
 /// juice-bench: every figure beside its baseline, measured in the same run.
 let usage = """
-    usage: juice-bench [bus | orders [--store memory|sqlite] [--durability full|normal] [--check-every N] | webhook | cli | follow | report | json | config | fleet | all] [--json]
+    usage: juice-bench [SECTION ...] [--store memory|sqlite] [--durability full|normal] [--check-every N] [--json | --markdown]
+           (SECTION: bus, orders, webhook, cli, follow, report, json, config, fleet, all; several may be named)
            juice-bench start-order
 
       bus      ns per event: direct call, closure array, EventBus sync (1 and 4) and queued,
@@ -75,21 +76,25 @@ func main() -> Int32 {
             return 70
         }
     }
-    guard arguments.count <= 1, ["bus", "orders", "webhook", "cli", "follow", "report", "json", "config", "fleet", "all"].contains(command) else {
+    let known = ["bus", "orders", "webhook", "cli", "follow", "report", "json", "config", "fleet", "all"]
+    guard arguments.allSatisfy(known.contains) else {
         FileHandle.standardError.write(Data("juice-bench: unknown arguments \(arguments.joined(separator: " "))\n\(usage)\n".utf8))
         return 64
     }
     #if DEBUG
     FileHandle.standardError.write(Data("juice-bench: this is a debug build; figures mean little. Use: swift run -c release juice-bench\n".utf8))
     #endif
+    // Several sections may be named (`juice-bench bus orders cli`); `all` is every one but report and fleet.
+    let chosen = Set(arguments.isEmpty ? ["all"] : arguments)
+    func runs(_ section: String) -> Bool { chosen.contains(section) || (chosen.contains("all") && section != "report" && section != "fleet") }
     var sections: [(String, [(String, Double)])] = []
     do {
-        if command == "bus" || command == "all" {
+        if runs("bus") {
             sections.append(("bus", BusBench.run(json: json)))
         }
-        if command == "orders" || command == "all" {
+        if runs("orders") {
             var orders: [(String, Double)] = []
-            let stores = store ?? (command == "all" ? ["memory", "sqlite"] : ["memory"])
+            let stores = store ?? (chosen.contains("all") ? ["memory", "sqlite"] : ["memory"])
             for kind in stores {
                 switch kind {
                 case "memory": orders += try MemoryOrdersBench.run(json: json)
@@ -102,27 +107,27 @@ func main() -> Int32 {
             }
             sections.append(("orders", orders))
         }
-        if command == "webhook" || command == "all" {
+        if runs("webhook") {
             sections.append(("webhook", try WebhookBench.run(json: json)))
         }
-        if command == "cli" || command == "all" {
+        if runs("cli") {
             sections.append(("cli", try CLIBench.run(json: json).sorted { $0.key < $1.key }))
         }
-        if command == "follow" || command == "all" { sections.append(("follow", try FollowBench.run(json: json))) }
-        if command == "report" {
+        if runs("follow") { sections.append(("follow", try FollowBench.run(json: json))) }
+        if runs("report") {
             sections.append(("report", try ReportBench.run(json: json)))
         }
-        if command == "fleet" {
+        if runs("fleet") {
             #if canImport(NATSPlugin)
             sections.append(("fleet", try FleetBench.run(json: json)))
             #else
             throw BenchError.unavailable("the fleet bench: this build has no NATS client (apt-get install libnats-dev, then build again)")
             #endif
         }
-        if command == "json" || command == "all" {
+        if runs("json") {
             sections.append(("json", try JSONBench.run(json: json)))
         }
-        if command == "config" || command == "all" {
+        if runs("config") {
             sections.append(("config", try ConfigBench.run(json: json)))
         }
     } catch {
@@ -131,7 +136,7 @@ func main() -> Int32 {
         return 70
     }
     if markdown {
-        print(MarkdownReport.render(sections, command: command), terminator: "")
+        print(MarkdownReport.render(sections, command: arguments.isEmpty ? "all" : arguments.joined(separator: " ")), terminator: "")
     } else if json {
         print(Measure.json(sections))
     }
