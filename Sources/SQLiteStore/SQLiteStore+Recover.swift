@@ -47,6 +47,17 @@ public struct RecoveryReport: Sendable, Equatable {
     public let cursors: Int, deadLetters: Int, retryStates: Int
     /// Tables of which some rows could not be read (besides the journal).
     public let incompleteTables: [String]
+    /// The file's size and the size its header says, when it is shorter: what the
+    /// missing pages held is lost, and may include events after `lastSequence`.
+    public let cutShort: (size: Int64, expected: Int64)?
+
+    public static func == (left: RecoveryReport, right: RecoveryReport) -> Bool {
+        left.path == right.path && left.events == right.events && left.lastSequence == right.lastSequence
+            && left.skippedEvents == right.skippedEvents && left.skippedSequences == right.skippedSequences
+            && left.stock == right.stock && left.cursors == right.cursors && left.deadLetters == right.deadLetters
+            && left.retryStates == right.retryStates && left.incompleteTables == right.incompleteTables
+            && left.cutShort?.size == right.cutShort?.size && left.cutShort?.expected == right.cutShort?.expected
+    }
 }
 
 extension SQLiteStore {
@@ -74,22 +85,30 @@ extension SQLiteStore {
     }
 
     private static func recover(from source: String, to target: String, mark: DamageMark) throws(StoreError) -> RecoveryReport {
+        var cutShort: (size: Int64, expected: Int64)?
         do throws(StoreError) {
             switch try StoreFile.inspect(source, latestVersion: Schema.latestVersion, allowReadOnly: true) {
-            case .create: throw StoreError(.cannotOpen(.current(ENOENT)), path: source)
+            case .create: throw StoreFile.noStore(at: source)
             case .open, .openReadOnly: break
             }
         } catch {
             // A file cut short is damaged like any other: read what is there.
-            guard case .cutShort = error.reason else { throw error }
+            guard case let .cutShort(size, expected) = error.reason else { throw error }
+            cutShort = (size, expected)
         }
-        let reader = try openForRecovery(source, mark: mark)
+        let reader: Connection?
+        do throws(StoreError) {
+            reader = try openForRecovery(source, mark: mark)
+        } catch  where error.kind == .corrupt {
+            // Not even the schema reads through SQLite: the pages are all there is.
+            reader = nil
+        }
         let partial = try StoreFile.createPartial(for: target, store: source)
         do throws(StoreError) {
             // The schema and an empty stock, exactly as any new store gets them.
             _ = try SQLiteStore(path: partial, initialStock: Stock(repeating: 0), options: Options(createsDirectories: false, checkEvery: 0))
             let writer = try Connection(path: partial)
-            var recovery = Recovery(source: reader, target: writer)
+            var recovery = Recovery(source: reader, pages: PageFile(path: source), cutShort: cutShort, target: writer, sourcePath: source)
             try recovery.run()
             writer.close()
             // Opening it once checks the new file (its close record does not match
@@ -104,14 +123,17 @@ extension SQLiteStore {
     }
 
     /// A read-only connection to a store to recover that has read its schema table.
+    /// `writable_schema` makes SQLite read a file cut short as far as it goes (it
+    /// otherwise refuses a file shorter than its header says); `query_only` keeps
+    /// the connection from writing anything.
     private static func openForRecovery(_ path: String, mark: DamageMark) throws(StoreError) -> Connection {
         var mode = Connection.Mode.readOnly
         while true {
             let connection = try Connection(path: path, mode: mode)
             connection.onDamage = { error in mark.record(error) }
             do throws(StoreError) {
+                try connection.execute("PRAGMA query_only = ON; PRAGMA writable_schema = ON")
                 _ = try connection.integer("SELECT count(*) FROM sqlite_schema")
-                try connection.execute("PRAGMA query_only = ON")
                 return connection
             } catch  where error.kind == .inaccessible && mode == .readOnly && !StoreFile.hasWriteAheadLog(path) {
                 mode = .immutable
