@@ -6,6 +6,17 @@ import Testing
 
 /// A backup never copies damage.
 @Suite struct BackupOfDamageTests {
+    /// A backup to `target` is refused as the store's damage, and leaves no file.
+    private func expectRefused(_ store: SQLiteStore, target: String) throws {
+        do {
+            _ = try store.backup(to: target)
+            Issue.record("a damaged store was backed up")
+        } catch {
+            guard case .markedDamaged = error.reason else { throw error }
+        }
+        #expect(!FileManager.default.fileExists(atPath: target))
+    }
+
     @Test func aStoreMarkedDamagedIsNotBackedUp() throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
@@ -14,14 +25,7 @@ import Testing
         try Damage.flip(path, page: Damage.firstJournalLeaf(of: path))
         let store = try SQLiteStore(path: path)
         #expect(store.isMarkedDamaged)
-        let target = directory.file("copy.db")
-        do {
-            _ = try store.backup(to: target)
-            Issue.record("a store marked damaged was backed up")
-        } catch {
-            guard case .markedDamaged = error.reason else { throw error }
-        }
-        #expect(!FileManager.default.fileExists(atPath: target))
+        try expectRefused(store, target: directory.file("copy.db"))
         #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path).filter { $0.hasPrefix("copy.db") } == [])
     }
 
@@ -35,14 +39,7 @@ import Testing
         try Damage.flip(path, page: Damage.firstJournalLeaf(of: path), keepingTime: true)
         let store = try SQLiteStore(path: path, options: .init(checkEvery: 0))
         #expect(!store.isMarkedDamaged)
-        let target = directory.file("copy.db")
-        do {
-            _ = try store.backup(to: target)
-            Issue.record("a damaged store was backed up")
-        } catch {
-            guard case .markedDamaged = error.reason else { throw error }
-        }
-        #expect(!FileManager.default.fileExists(atPath: target))
+        try expectRefused(store, target: directory.file("copy.db"))
         #expect(store.isMarkedDamaged)
     }
 }
