@@ -51,6 +51,11 @@ public struct RecoveryReport: Sendable, Equatable {
     /// missing pages held is lost, and may include events after `lastSequence`.
     public let cutShort: (size: Int64, expected: Int64)?
 
+    /// Whether nothing at all was read: no event, no fruit's quantity, no delivery record.
+    var isEmpty: Bool {
+        events == 0 && stock.allSatisfy { $0.source == .missing } && cursors + deadLetters + retryStates == 0
+    }
+
     public static func == (left: RecoveryReport, right: RecoveryReport) -> Bool {
         left.path == right.path && left.events == right.events && left.lastSequence == right.lastSequence
             && left.skippedEvents == right.skippedEvents && left.skippedSequences == right.skippedSequences
@@ -67,17 +72,20 @@ extension SQLiteStore {
         try Self.recover(from: path, to: target, mark: mark)
     }
 
-    /// Saves every readable row of the store at `source`, however damaged, into a new
-    /// store at `target` (created 0600 through the normal creation path; an existing
-    /// file is refused with `targetExists`), reading `source` read-only:
-    /// - the journal in sequence order, a range scan that, where it meets a damaged
-    ///   page, goes on row by row (one lookup per sequence) until it reaches readable
-    ///   rows again, so a damaged page costs only its own rows; every row saved is a
-    ///   sound event (it decodes, and its sequence and id agree with its columns);
+    /// Saves every readable row of the store at `source`, however damaged or cut
+    /// short, into a new store at `target` (created 0600 through the normal creation
+    /// path; an existing file is refused with `targetExists`), reading `source` only:
+    /// - the journal: SQLite's scan in sequence order and, where that meets damage or
+    ///   the file is cut short, every table leaf page of the file read directly
+    ///   (`PageFile`), so a damaged page, root and interior pages included, costs only
+    ///   its own rows; every row saved is a sound event (it decodes, and its sequence
+    ///   and id agree with its columns);
     /// - the stock: each fruit's row, or the last `stockChanged` saved for it;
     /// - delivery cursors, dead letters and retry states, as far as readable;
     /// - not the report's projection, which the new store folds again from the journal.
-    /// Damage met is marked beside `source`. On failure the partial new file is removed.
+    /// An empty file is refused with `emptyFile`, a file of which nothing at all can
+    /// be read with `nothingReadable`. Damage met is marked beside `source`. On
+    /// failure the partial new file is removed.
     public static func recover(from source: String, to target: String) throws(StoreError) -> RecoveryReport {
         let mark = DamageMark(store: source)
         mark.opened(FileIdentity(of: source))
@@ -111,11 +119,13 @@ extension SQLiteStore {
             var recovery = Recovery(source: reader, pages: PageFile(path: source), cutShort: cutShort, target: writer, sourcePath: source)
             try recovery.run()
             writer.close()
+            let report = recovery.report(path: target)
+            guard !report.isEmpty else { throw StoreError(.nothingReadable, path: source) }
             // Opening it once checks the new file (its close record does not match
             // what was just written) and leaves a clean close record.
             _ = try SQLiteStore(path: partial, options: Options(createsDirectories: false, checkEvery: 0)).lastSequence()
             try StoreFile.publish(partial, as: target, store: source)
-            return recovery.report(path: target)
+            return report
         } catch {
             StoreFile.removeNew(partial)
             throw error

@@ -122,4 +122,54 @@ import Testing
             #expect(entry.quantity == stock[entry.fruit], "\(entry)")
         }
     }
+
+    /// A row larger than a page (an event of a type a newer juice writes) spills into
+    /// overflow pages: read from the pages, it is saved whole.
+    @Test func aRowSpillingIntoOverflowPagesIsSavedWhole() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let path = directory.file("juice.db")
+        let (original, _) = try history(at: path)
+        let sequence = original.count + 1
+        let id = "future-\(sequence)"
+        let event = #"{"id":"\#(id)","type":"com.example.future","data":""# + String(repeating: "0123456789", count: 1_500) + #""}"#
+        try RawDatabase(path).execute(
+            "INSERT INTO journal (sequence, id, time, type, change_id, event) VALUES (\(sequence), '\(id)', 0, 'com.example.future', 'c', '\(event)')"
+        )
+        try Damage.flip(path, page: Damage.rootPage(of: "journal", in: path))
+
+        let report = try SQLiteStore.recover(from: path, to: directory.file("recovered.db"))
+        #expect(report.events == sequence && report.skippedEvents == 0, "\(report.skippedSequences)")
+        let saved = try RawDatabase(report.path, readOnly: true).rows("SELECT event FROM journal WHERE sequence = ?1", ["\(sequence)"])
+        #expect(saved == [[event]])
+    }
+
+    /// Dead letters over several pages, the first leaf damaged: SQLite's scan stops
+    /// there, the table's other pages give up the rest.
+    @Test func aDamagedLeafOfTheDeadLettersCostsOnlyItsOwnRows() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let path = directory.file("juice.db")
+        let (original, _) = try history(at: path)
+        let note = String(repeating: "connection refused; ", count: 10)
+        // Written, then closed: the rows reach the file itself, not only its -wal.
+        let leaves = try {
+            let raw = try RawDatabase(path)
+            for sequence in 1...200 {
+                try raw.execute(
+                    "INSERT INTO dead_letters VALUES ('hook', \(sequence), '\(original[sequence - 1].id)', 3, '\(note)', 0.5)")
+            }
+            return try raw.rows("SELECT pageno FROM dbstat WHERE name = 'dead_letters' AND pagetype = 'leaf' ORDER BY pageno")
+        }()
+        try #require(leaves.count > 3)
+        try Damage.flip(path, page: try #require(Int(leaves[0][0])))
+
+        let report = try SQLiteStore.recover(from: path, to: directory.file("recovered.db"))
+        #expect(report.incompleteTables == ["dead_letters"])
+        // The damaged leaf held fewer than a quarter of them; every other row is saved.
+        #expect(report.deadLetters > 150 && report.deadLetters < 200, "\(report.deadLetters)")
+        let saved = try RawDatabase(report.path, readOnly: true).rows("SELECT sequence, event_id, last_error FROM dead_letters")
+        #expect(saved.count == report.deadLetters)
+        #expect(saved.allSatisfy { $0[1] == original[Int($0[0])! - 1].id.description && $0[2] == note })
+    }
 }

@@ -39,6 +39,8 @@ extension Catalog {
                 return "파일이 잘렸습니다. 헤더에는 \(expected)바이트인데 \(size)바이트뿐입니다. \(untouched)"
             case .emptyFile:
                 return "파일이 비어 있습니다(0바이트). 아직 저장소가 쓰인 적이 없습니다"
+            case .nothingReadable:
+                return "파일에서 아무것도 읽지 못했습니다. 이벤트도, 재고 행도, 전달 기록도 없습니다"
             case let .foreignDatabase(id):
                 let shown = id.map { "(application_id 0x\(String($0, radix: 16)))" } ?? ""
                 return "다른 애플리케이션의 SQLite 데이터베이스\(shown)이며 JuiceMaker 저장소가 아닙니다. \(untouched)"
@@ -197,6 +199,8 @@ extension Catalog {
                 return T(
                     "there is nothing in it to check, back up or recover; any other juice command makes it a new store",
                     ko: "검사하거나 백업하거나 복구할 것이 없습니다. 다른 juice 명령을 쓰면 새 저장소가 됩니다")
+            case .nothingReadable:
+                return unrecoverable
             case .foreignDatabase:
                 return T("choose another path with --store or JUICE_MAKER_STORE", ko: "--store나 JUICE_MAKER_STORE로 다른 경로를 고르세요")
             case .newerSchema:
