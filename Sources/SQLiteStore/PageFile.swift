@@ -20,25 +20,26 @@ final class PageFile {
     let pageCount: Int
     private let descriptor: Int32
 
-    /// Opens the file at `path`; nil when it cannot be read or its header names no
-    /// valid page size.
+    /// Opens the file at `path`; nil when it cannot be read or is shorter than a
+    /// header. A header too damaged to name a valid page size is taken to say
+    /// 4096 bytes (what every store is created with) and no reserved bytes.
     init?(path: String) {
         let descriptor = open(path, O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else { return nil }
         var header = [UInt8](repeating: 0, count: 100)
         var info = stat()
         let count = header.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress, 100, 0) }
-        let raw = Int(header[16]) << 8 | Int(header[17])
-        let pageSize = raw == 1 ? 65_536 : raw
-        guard count == 100, fstat(descriptor, &info) == 0, pageSize >= 512, pageSize & (pageSize - 1) == 0,
-            Int(header[20]) < pageSize - 480
-        else {
+        guard count == 100, fstat(descriptor, &info) == 0 else {
             close(descriptor)
             return nil
         }
+        let raw = Int(header[16]) << 8 | Int(header[17])
+        let named = raw == 1 ? 65_536 : raw
+        let pageSize = named >= 512 && named & (named - 1) == 0 ? named : 4096
+        let reserved = Int(header[20]) < pageSize - 480 ? Int(header[20]) : 0
         self.descriptor = descriptor
         self.pageSize = pageSize
-        usableSize = pageSize - Int(header[20])
+        usableSize = pageSize - reserved
         pageCount = Int(info.st_size) / pageSize
     }
 

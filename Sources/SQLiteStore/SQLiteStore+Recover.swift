@@ -94,6 +94,9 @@ extension SQLiteStore {
 
     private static func recover(from source: String, to target: String, mark: DamageMark) throws(StoreError) -> RecoveryReport {
         var cutShort: (size: Int64, expected: Int64)?
+        // A header SQLite does not recognise (its first page damaged) may still sit
+        // before intact pages; refused as it was only when they hold nothing either.
+        var unrecognised: StoreError?
         do throws(StoreError) {
             switch try StoreFile.inspect(source, latestVersion: Schema.latestVersion, allowReadOnly: true) {
             case .create: throw StoreFile.noStore(at: source)
@@ -101,12 +104,16 @@ extension SQLiteStore {
             }
         } catch {
             // A file cut short is damaged like any other: read what is there.
-            guard case let .cutShort(size, expected) = error.reason else { throw error }
-            cutShort = (size, expected)
+            switch error.reason {
+            case let .cutShort(size, expected): cutShort = (size, expected)
+            case .notADatabase: unrecognised = error
+            default: throw error
+            }
         }
-        let reader: Connection?
+        var reader: Connection?
         do throws(StoreError) {
-            reader = try openForRecovery(source, mark: mark)
+            // SQLite reads nothing of a file whose header it does not recognise.
+            if unrecognised == nil { reader = try openForRecovery(source, mark: mark) }
         } catch  where error.kind == .corrupt {
             // Not even the schema reads through SQLite: the pages are all there is.
             reader = nil
@@ -120,7 +127,7 @@ extension SQLiteStore {
             try recovery.run()
             writer.close()
             let report = recovery.report(path: target)
-            guard !report.isEmpty else { throw StoreError(.nothingReadable, path: source) }
+            guard !report.isEmpty else { throw unrecognised ?? StoreError(.nothingReadable, path: source) }
             // Opening it once checks the new file (its close record does not match
             // what was just written) and leaves a clean close record.
             _ = try SQLiteStore(path: partial, options: Options(createsDirectories: false, checkEvery: 0)).lastSequence()

@@ -39,16 +39,21 @@ import Testing
             let text = try sandbox.run(["--store", name, "store", "recover", "--to", "again-" + name])
             #expect(text.stdout.contains("the file is cut short (\(length) of the \(bytes.count) bytes"), "\(text.stdout)")
         }
-        // Too short for a header, or nothing but page 1: the error does not send the
-        // person back to recovery, and no new file is left.
-        for (name, length) in [("stub.db", 50), ("header.db", 4096)] {
-            try bytes.prefix(length).write(to: URL(fileURLWithPath: sandbox.root + "/work/" + name))
+        // Too short for a header, nothing but page 1, not a database at all: the error
+        // does not send the person back to recovery, and no new file is left.
+        let noise = Data((0..<20_000).map { UInt8(truncatingIfNeeded: $0 &* 7_919 &+ $0 >> 5) })
+        for (name, data) in [("stub.db", bytes.prefix(50)), ("header.db", bytes.prefix(4096)), ("noise.db", noise)] {
+            try data.write(to: URL(fileURLWithPath: sandbox.root + "/work/" + name))
             let stub = try sandbox.run(["--store", name, "store", "recover", "--to", "new-" + name])
             #expect(stub.status == 74, "\(name): \(stub.stdout)")
             #expect(stub.stderr.split(separator: "\n").count == 1, "\(stub.stderr)")
             #expect(!stub.stderr.contains("store recover"), "\(stub.stderr)")
             #expect(stub.stderr.contains("restore a backup"), "\(stub.stderr)")
             #expect(!FileManager.default.fileExists(atPath: sandbox.root + "/work/new-" + name))
+            if name != "header.db" {
+                // Not a store: no damage mark either (a store cut short is marked, as damage is).
+                #expect(!FileManager.default.fileExists(atPath: sandbox.root + "/work/\(name).damaged"))
+            }
         }
     }
 

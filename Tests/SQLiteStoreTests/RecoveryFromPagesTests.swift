@@ -109,12 +109,16 @@ import Testing
 
     /// The schema's page (page 1, past the file header) damaged: SQLite reads nothing,
     /// the journal's pages still give every event, and the stock comes from them.
-    @Test func damageToTheSchemaPageCostsNoEvent() throws {
+    /// Past the file header (the schema table's page header), and at its very start
+    /// (the header's "SQLite format 3" text, so the file is no longer taken for a
+    /// database at all).
+    @Test(arguments: [100, 0])
+    func damageToTheSchemaPageCostsNoEvent(at offset: Int) throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let path = directory.file("juice.db")
         let (original, stock) = try history(at: path)
-        try Damage.flip(path, page: 1, at: 100)
+        try Damage.flip(path, page: 1, at: offset)
 
         let report = try SQLiteStore.recover(from: path, to: directory.file("recovered.db"))
         #expect(try expectSound(report, original: original) == original.map(\.sequence))

@@ -190,7 +190,9 @@ extension Catalog {
                     "choose a path in a directory that exists and that you may write to",
                     ko: "있는 디렉터리, 쓸 수 있는 디렉터리 안의 경로를 고르세요")
             case .notADatabase:
-                return T("move it aside or \(another)", ko: "파일을 옮기거나 \(anotherKorean)")
+                return T(
+                    "if it was a store, save what is readable with 'juice store recover --to NEW.db'; else move it aside or \(another)",
+                    ko: "저장소였다면 'juice store recover --to NEW.db'로 읽을 수 있는 것을 살리고, 아니면 파일을 옮기거나 \(anotherKorean)")
             case .cutShort:
                 return T(
                     "save what is readable with 'juice store recover --to NEW.db' and move NEW.db into place, or restore a backup",
