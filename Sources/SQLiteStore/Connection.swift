@@ -197,6 +197,16 @@ final class Connection {
 
     // MARK: Errors
 
+    /// `SQLITE_IOERR_SHMSIZE` (4874), which Swift does not import from sqlite3.h.
+    static let shmSizeError = SQLITE_IOERR | 19 << 8
+
+    /// Whether an I/O error is the disk filling up: growing the -shm file fails with
+    /// `SQLITE_IOERR_SHMSIZE` (SQLite says "disk I/O error"), where a full disk while
+    /// writing the file or its -wal is `SQLITE_FULL`.
+    static func isDiskFull(_ code: Int32, systemError: Int32) -> Bool {
+        code == shmSizeError || systemError == ENOSPC || systemError == EDQUOT
+    }
+
     /// A `StoreError` naming the path, what the store was doing and what SQLite said.
     func failure(_ code: Int32, doing operation: StoreError.Operation) -> StoreError {
         let message = String(cString: sqlite3_errmsg(handle))
@@ -209,6 +219,8 @@ final class Connection {
             case SQLITE_CANTOPEN, SQLITE_PERM, SQLITE_READONLY, SQLITE_AUTH:
                 .permissionDenied(operation, engineMessage: message)
             case SQLITE_FULL:
+                .diskFull(operation)
+            case SQLITE_IOERR where Self.isDiskFull(code, systemError: sqlite3_system_errno(handle)):
                 .diskFull(operation)
             default:
                 .engineFailure(operation, code: code, engineMessage: message)

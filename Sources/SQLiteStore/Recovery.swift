@@ -11,34 +11,51 @@ import Musl
 #endif
 import JuiceMakerCore
 
-/// One recovery: reads `source`, writes `target` (a new store's file), counts.
+/// One recovery: reads `source` (through SQLite, as far as it reads) and `pages`
+/// (the file's own bytes, where SQLite stops), writes `target` (a new store's file),
+/// counts.
 struct Recovery {
-    let source: Connection
+    /// SQLite's view of the damaged file, or nil when SQLite cannot even read its schema.
+    let source: Connection?
+    /// The file's pages, read without SQLite, or nil when its header is unreadable.
+    let pages: PageFile?
+    /// The file's size and its header's, when it is shorter than its header says.
+    let cutShort: (size: Int64, expected: Int64)?
+    /// Whether a -wal beside the file holds commits its pages may lack.
+    let hasWriteAheadLog: Bool
     let target: Connection
+    let sourcePath: String
+    /// Each table's root page, as the file's schema page says.
+    let roots: [String: Int]
 
     private(set) var events = 0
     private(set) var lastSequence: Int64 = 0
     private(set) var skippedEvents = 0
     private(set) var skippedSequences: [ClosedRange<Int64>] = []
-    /// The next sequence expected in the journal: anything below it is saved or skipped.
-    private var nextExpected: Int64 = 1
     /// Each fruit's last `stockChanged` saved: sequence and quantity after it.
-    private var lastChange: [Fruit: (sequence: Int64, quantity: Int)] = [:]
-    private(set) var stock: [RecoveryReport.StockEntry] = []
-    private(set) var copied: [String: Int] = [:]
-    private(set) var incomplete: [String] = []
+    private(set) var lastChange: [Fruit: (sequence: Int64, quantity: Int)] = [:]
+    /// What the stock, cursors, dead letters and retry states gave (Recovery+Tables.swift).
+    var stock: [RecoveryReport.StockEntry] = []
+    var copied: [String: Int] = [:]
+    var incomplete: [String] = []
+    /// Whether SQLite met damage in the journal.
+    private var damageMet = false
     /// Rows written since the target's transaction began.
     private var pending = 0
 
-    init(source: Connection, target: Connection) {
+    init(source: Connection?, pages: PageFile?, cutShort: (size: Int64, expected: Int64)?, target: Connection, sourcePath: String) {
         self.source = source
+        self.pages = pages
+        self.cutShort = cutShort
         self.target = target
+        self.sourcePath = sourcePath
+        hasWriteAheadLog = StoreFile.hasWriteAheadLog(sourcePath)
+        roots = pages?.rootPages() ?? [:]
     }
 
     static let columns = "sequence, id, time, type, change_id, event"
-    static let scan = "SELECT \(columns) FROM journal WHERE sequence > ?1 ORDER BY sequence"
-    static let lookup = "SELECT \(columns) FROM journal WHERE sequence = ?1"
-    static let insert = "INSERT INTO journal (\(columns)) VALUES (?1, ?2, ?3, ?4, ?5, ?6)"
+    static let scan = "SELECT \(columns) FROM journal ORDER BY sequence"
+    static let insert = "INSERT OR IGNORE INTO journal (\(columns)) VALUES (?1, ?2, ?3, ?4, ?5, ?6)"
     static let batch = 5_000
     static let listedRanges = 20
 
@@ -68,70 +85,45 @@ struct Recovery {
             path: path, events: events, lastSequence: lastSequence, skippedEvents: skippedEvents,
             skippedSequences: skippedSequences, stock: stock, cursors: copied["cursors"] ?? 0,
             deadLetters: copied["dead_letters"] ?? 0, retryStates: copied["retry_states"] ?? 0,
-            incompleteTables: incomplete)
+            incompleteTables: incomplete, cutShort: cutShort)
     }
 
     // MARK: The journal
 
-    /// Whether an error is the source's damage (to step over) rather than a failure to stop for.
-    private func isSourceDamage(_ error: StoreError) -> Bool {
-        error.path == source.path && error.kind == .corrupt
+    /// Whether an error is the source's damage (or a failure to read it) to step over,
+    /// rather than a failure to stop for.
+    func isSourceDamage(_ error: StoreError) -> Bool {
+        error.path == sourcePath && (error.kind == .corrupt || error.kind == .io)
     }
 
+    /// The journal: SQLite's scan in sequence order, as far as the b-tree leads; then,
+    /// when that met damage, left gaps or the file is cut short, every table leaf page
+    /// of the file read directly (a damaged root or interior page hides none of the
+    /// leaves below it). Rows seen twice are saved once.
     private mutating func journal() throws(StoreError) {
-        var after: Int64 = 0
-        var bound = upperBound()
-        while true {
-            var lastRead: Int64?
-            var rows: [Row] = []
+        if let source {
             do throws(StoreError) {
-                try source.forEachRow(Self.scan) {
-                    $0.bind(1, after)
-                } row: { statement throws(StoreError) in
-                    let row = Row(statement)
-                    lastRead = row.sequence
-                    rows.append(row)
-                    if rows.count >= Self.batch {
-                        try save(rows)
-                        rows.removeAll(keepingCapacity: true)
-                    }
+                try source.forEachRow(Self.scan) { statement throws(StoreError) in
+                    try save(Row(statement))
                 }
-                try save(rows)
-                break
             } catch  where isSourceDamage(error) {
-                try save(rows)
+                damageMet = true
             }
-            // A damaged page: one sequence at a time until a row reads again.
-            bound = max(bound, lastRead ?? after)
-            var probe = (lastRead ?? after) + 1
-            var resumed = false
-            while probe <= bound {
-                var found: Row?
-                do throws(StoreError) {
-                    try source.forEachRow(Self.lookup) {
-                        $0.bind(1, probe)
-                    } row: {
-                        found = Row($0)
-                    }
-                } catch  where isSourceDamage(error) {
-                    found = nil
-                }
-                if let found {
-                    try save([found])
-                    after = probe
-                    resumed = true
-                    break
-                }
-                probe += 1
+        }
+        let bound = upperBound()
+        let complete = !damageMet && cutShort == nil && source != nil && Int64(events) == max(bound, lastSequence)
+        if !complete, let pages {
+            try pages.forEachTableLeafRecord { rowid, values throws(StoreError) in
+                if let row = Row(sequence: rowid, values) { try save(row) }
             }
-            if !resumed { break }
         }
         lastSequence = max(bound, lastSequence)
-        if nextExpected <= lastSequence { skip(nextExpected...lastSequence) }
+        try countSkipped()
     }
 
     /// The largest sequence anything readable says the journal reached.
     private func upperBound() -> Int64 {
+        guard let source else { return 0 }
         var bound: Int64 = 0
         var queries = ["SELECT max(sequence) FROM journal"]
         queries += EventKind.allCases.map { "SELECT max(sequence) FROM journal WHERE type = '\($0.cloudEventType)'" }
@@ -162,30 +154,54 @@ struct Recovery {
             changeID = statement.text(4)
             event = statement.text(5)
         }
+
+        /// A journal row from a page: `sequence INTEGER PRIMARY KEY` is the rowid, so
+        /// its column is stored as NULL; nil for a record of any other shape.
+        init?(sequence: Int64, _ values: [PageValue]) {
+            guard values.count == 6, values[0] == .null, let id = values[1].text, let time = values[2].integer,
+                let type = values[3].text, let changeID = values[4].text, let event = values[5].text
+            else { return nil }
+            self.sequence = sequence
+            self.id = id
+            self.time = time
+            self.type = type
+            self.changeID = changeID
+            self.event = event
+        }
     }
 
-    /// Writes the sound rows of `rows` (ascending) into the new journal.
-    private mutating func save(_ rows: [Row]) throws(StoreError) {
-        for row in rows where row.sequence >= nextExpected {
-            let judged = judge(row)
-            if case .unsound = judged { continue }
-            if row.sequence > nextExpected { skip(nextExpected...(row.sequence - 1)) }
-            try target.run(Self.insert) { statement in
-                statement.bind(1, row.sequence)
-                statement.bind(2, row.id)
-                statement.bind(3, row.time)
-                statement.bind(4, row.type)
-                statement.bind(5, row.changeID)
-                statement.bind(6, row.event)
-            }
-            if case let .event(envelope) = judged, case let .stockChanged(fruit, _, to, _) = envelope.event {
-                lastChange[fruit] = (row.sequence, to)
-            }
-            events += 1
-            nextExpected = row.sequence + 1
-            lastSequence = max(lastSequence, row.sequence)
-            try commitEvery()
+    /// Writes `row` into the new journal when it is sound and not saved yet.
+    private mutating func save(_ row: Row) throws(StoreError) {
+        let judged = judge(row)
+        if case .unsound = judged { return }
+        try target.run(Self.insert) { statement in
+            statement.bind(1, row.sequence)
+            statement.bind(2, row.id)
+            statement.bind(3, row.time)
+            statement.bind(4, row.type)
+            statement.bind(5, row.changeID)
+            statement.bind(6, row.event)
         }
+        guard sqlite3_changes(target.handle) == 1 else { return }
+        if case let .event(envelope) = judged, case let .stockChanged(fruit, _, to, _) = envelope.event,
+            row.sequence > lastChange[fruit]?.sequence ?? 0
+        {
+            lastChange[fruit] = (row.sequence, to)
+        }
+        events += 1
+        lastSequence = max(lastSequence, row.sequence)
+        try commitEvery()
+    }
+
+    /// The sequences from 1 to `lastSequence` the new journal lacks, as ranges.
+    private mutating func countSkipped() throws(StoreError) {
+        var expected: Int64 = 1
+        try target.forEachRow("SELECT sequence FROM journal ORDER BY sequence") { statement in
+            let sequence = statement.int64(0)
+            if sequence > expected { skip(expected...(sequence - 1)) }
+            expected = sequence + 1
+        }
+        if expected <= lastSequence { skip(expected...lastSequence) }
     }
 
     /// What a journal row read is worth.
@@ -215,7 +231,6 @@ struct Recovery {
     private mutating func skip(_ range: ClosedRange<Int64>) {
         skippedEvents += range.count
         if skippedSequences.count < Self.listedRanges { skippedSequences.append(range) }
-        nextExpected = range.upperBound + 1
     }
 
     /// Commits the new store's transaction every `batch` rows, so a large journal
@@ -226,62 +241,5 @@ struct Recovery {
         try target.run("COMMIT")
         try target.run("BEGIN IMMEDIATE")
         pending = 0
-    }
-
-    // MARK: Stock and bookkeeping
-
-    private mutating func restoreStock() throws(StoreError) {
-        var quantities: [Fruit: Int] = [:]
-        do throws(StoreError) {
-            try source.forEachRow("SELECT fruit, quantity FROM stock") { row in
-                if let fruit = Fruit(rawValue: row.text(0)) { quantities[fruit] = Int(row.int64(1)) }
-            }
-        } catch  where isSourceDamage(error) {
-            incomplete.append("stock")
-            for fruit in Fruit.allCases where quantities[fruit] == nil {
-                let quantity = try? source.integer("SELECT quantity FROM stock WHERE fruit = ?1") { $0.bind(1, fruit.id) }
-                if let quantity { quantities[fruit] = Int(quantity) }
-            }
-        }
-        for fruit in Fruit.allCases {
-            let entry: RecoveryReport.StockEntry
-            if let quantity = quantities[fruit] {
-                entry = .init(fruit: fruit, quantity: min(max(quantity, 0), Stock.maximumQuantity), source: .stockTable)
-            } else if let change = lastChange[fruit] {
-                entry = .init(
-                    fruit: fruit, quantity: min(max(change.quantity, 0), Stock.maximumQuantity), source: .journal(sequence: change.sequence))
-            } else {
-                entry = .init(fruit: fruit, quantity: 0, source: .missing)
-            }
-            stock.append(entry)
-            try target.run("UPDATE stock SET quantity = ?1 WHERE fruit = ?2") { statement in
-                statement.bind(1, Int64(entry.quantity))
-                statement.bind(2, fruit.id)
-            }
-        }
-    }
-
-    /// Copies `table`'s readable rows, value for value, when the old store has it.
-    private mutating func copy(_ table: String, columns: String) throws(StoreError) {
-        let exists = (try? source.integer("SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND name = ?1") { $0.bind(1, table) }) ?? 0
-        guard exists > 0 else { return }
-        let count = columns.split(separator: ",").count
-        let placeholders = (1...count).map { "?\($0)" }.joined(separator: ", ")
-        let insert = "INSERT OR REPLACE INTO \(table) (\(columns)) VALUES (\(placeholders))"
-        let target = target
-        var copied = 0
-        do throws(StoreError) {
-            try source.forEachRow("SELECT \(columns) FROM \(table)") { row throws(StoreError) in
-                try target.run(insert) { statement in
-                    for column in 0..<Int32(count) {
-                        sqlite3_bind_value(statement.handle, column + 1, sqlite3_column_value(row.handle, column))
-                    }
-                }
-                copied += 1
-            }
-        } catch  where isSourceDamage(error) {
-            incomplete.append(table)
-        }
-        self.copied[table] = copied
     }
 }

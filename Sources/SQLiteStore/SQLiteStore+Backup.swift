@@ -33,13 +33,24 @@ extension SQLiteStore {
     /// 0600) with SQLite's online backup API, while this and other processes go on
     /// reading and writing. Never overwrites: an existing `target` is refused with
     /// `targetExists`. On failure the partial copy is removed.
+    ///
+    /// Never copies damage: a store marked damaged is refused with `markedDamaged`
+    /// (recovery, not a copy, is what saves it), and the copy gets SQLite's
+    /// `quick_check` before it takes its name; damage found there is damage of the
+    /// store (the copy is its pages, as they were), so the store is marked and the
+    /// copy removed.
     public func backup(to target: String) throws(StoreError) -> BackupResult {
+        if mark.isMarked() { throw mark.refusal() }
         let partial = try StoreFile.createPartial(for: target, store: path)
         do throws(StoreError) {
             let source = try Connection(path: path, mode: connectionMode)
             source.onDamage = { [mark] error in mark.record(error) }
             let destination = try Connection(path: partial)
             let copied = try Self.copy(from: source, to: destination, target: target, store: path)
+            if let problem = try Integrity.problems(destination, thorough: false, limit: 1).first {
+                mark.record(problem)
+                throw mark.refusal()
+            }
             destination.close()
             try StoreFile.publish(partial, as: target, store: path)
             return copied

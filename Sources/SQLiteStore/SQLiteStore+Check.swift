@@ -36,9 +36,18 @@ enum Integrity {
         } catch {
             // SQLite lists what it found, then may stop at damage it cannot step over.
             guard error.kind == .corrupt else { throw error }
-            return rows.filter { $0 != "ok" && !$0.hasPrefix("*** in database") } + [DamageMark.note(error)]
+            return rows.filter { $0 != "ok" }.compactMap(withoutHeading) + [DamageMark.note(error)]
         }
-        return rows == ["ok"] ? [] : rows.filter { !$0.hasPrefix("*** in database") }
+        return rows == ["ok"] ? [] : rows.compactMap(withoutHeading)
+    }
+
+    /// A problem without the "*** in database main ***" line SQLite puts before the
+    /// first one (in the same row); nil for a row that is only that line.
+    private static func withoutHeading(_ row: String) -> String? {
+        guard row.hasPrefix("*** in database") else { return row }
+        guard let newline = row.firstIndex(of: "\n") else { return nil }
+        let rest = row[row.index(after: newline)...]
+        return rest.isEmpty ? nil : String(rest)
     }
 }
 

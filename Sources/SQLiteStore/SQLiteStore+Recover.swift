@@ -47,6 +47,22 @@ public struct RecoveryReport: Sendable, Equatable {
     public let cursors: Int, deadLetters: Int, retryStates: Int
     /// Tables of which some rows could not be read (besides the journal).
     public let incompleteTables: [String]
+    /// The file's size and the size its header says, when it is shorter: what the
+    /// missing pages held is lost, and may include events after `lastSequence`.
+    public let cutShort: (size: Int64, expected: Int64)?
+
+    /// Whether nothing at all was read: no event, no fruit's quantity, no delivery record.
+    var isEmpty: Bool {
+        events == 0 && stock.allSatisfy { $0.source == .missing } && cursors + deadLetters + retryStates == 0
+    }
+
+    public static func == (left: RecoveryReport, right: RecoveryReport) -> Bool {
+        left.path == right.path && left.events == right.events && left.lastSequence == right.lastSequence
+            && left.skippedEvents == right.skippedEvents && left.skippedSequences == right.skippedSequences
+            && left.stock == right.stock && left.cursors == right.cursors && left.deadLetters == right.deadLetters
+            && left.retryStates == right.retryStates && left.incompleteTables == right.incompleteTables
+            && left.cutShort?.size == right.cutShort?.size && left.cutShort?.expected == right.cutShort?.expected
+    }
 }
 
 extension SQLiteStore {
@@ -56,17 +72,20 @@ extension SQLiteStore {
         try Self.recover(from: path, to: target, mark: mark)
     }
 
-    /// Saves every readable row of the store at `source`, however damaged, into a new
-    /// store at `target` (created 0600 through the normal creation path; an existing
-    /// file is refused with `targetExists`), reading `source` read-only:
-    /// - the journal in sequence order, a range scan that, where it meets a damaged
-    ///   page, goes on row by row (one lookup per sequence) until it reaches readable
-    ///   rows again, so a damaged page costs only its own rows; every row saved is a
-    ///   sound event (it decodes, and its sequence and id agree with its columns);
+    /// Saves every readable row of the store at `source`, however damaged or cut
+    /// short, into a new store at `target` (created 0600 through the normal creation
+    /// path; an existing file is refused with `targetExists`), reading `source` only:
+    /// - the journal: SQLite's scan in sequence order and, where that meets damage or
+    ///   the file is cut short, every table leaf page of the file read directly
+    ///   (`PageFile`), so a damaged page, root and interior pages included, costs only
+    ///   its own rows; every row saved is a sound event (it decodes, and its sequence
+    ///   and id agree with its columns);
     /// - the stock: each fruit's row, or the last `stockChanged` saved for it;
     /// - delivery cursors, dead letters and retry states, as far as readable;
     /// - not the report's projection, which the new store folds again from the journal.
-    /// Damage met is marked beside `source`. On failure the partial new file is removed.
+    /// An empty file is refused with `emptyFile`, a file of which nothing at all can
+    /// be read with `nothingReadable`. Damage met is marked beside `source`. On
+    /// failure the partial new file is removed.
     public static func recover(from source: String, to target: String) throws(StoreError) -> RecoveryReport {
         let mark = DamageMark(store: source)
         mark.opened(FileIdentity(of: source))
@@ -74,29 +93,46 @@ extension SQLiteStore {
     }
 
     private static func recover(from source: String, to target: String, mark: DamageMark) throws(StoreError) -> RecoveryReport {
+        var cutShort: (size: Int64, expected: Int64)?
+        // A header SQLite does not recognise (its first page damaged) may still sit
+        // before intact pages; refused as it was only when they hold nothing either.
+        var unrecognised: StoreError?
         do throws(StoreError) {
             switch try StoreFile.inspect(source, latestVersion: Schema.latestVersion, allowReadOnly: true) {
-            case .create: throw StoreError(.cannotOpen(.current(ENOENT)), path: source)
+            case .create: throw StoreFile.noStore(at: source)
             case .open, .openReadOnly: break
             }
         } catch {
             // A file cut short is damaged like any other: read what is there.
-            guard case .cutShort = error.reason else { throw error }
+            switch error.reason {
+            case let .cutShort(size, expected): cutShort = (size, expected)
+            case .notADatabase: unrecognised = error
+            default: throw error
+            }
         }
-        let reader = try openForRecovery(source, mark: mark)
+        var reader: Connection?
+        do throws(StoreError) {
+            // SQLite reads nothing of a file whose header it does not recognise.
+            if unrecognised == nil { reader = try openForRecovery(source, mark: mark) }
+        } catch  where error.kind == .corrupt {
+            // Not even the schema reads through SQLite: the pages are all there is.
+            reader = nil
+        }
         let partial = try StoreFile.createPartial(for: target, store: source)
         do throws(StoreError) {
             // The schema and an empty stock, exactly as any new store gets them.
             _ = try SQLiteStore(path: partial, initialStock: Stock(repeating: 0), options: Options(createsDirectories: false, checkEvery: 0))
             let writer = try Connection(path: partial)
-            var recovery = Recovery(source: reader, target: writer)
+            var recovery = Recovery(source: reader, pages: PageFile(path: source), cutShort: cutShort, target: writer, sourcePath: source)
             try recovery.run()
             writer.close()
+            let report = recovery.report(path: target)
+            guard !report.isEmpty else { throw unrecognised ?? StoreError(.nothingReadable, path: source) }
             // Opening it once checks the new file (its close record does not match
             // what was just written) and leaves a clean close record.
             _ = try SQLiteStore(path: partial, options: Options(createsDirectories: false, checkEvery: 0)).lastSequence()
             try StoreFile.publish(partial, as: target, store: source)
-            return recovery.report(path: target)
+            return report
         } catch {
             StoreFile.removeNew(partial)
             throw error
@@ -104,14 +140,17 @@ extension SQLiteStore {
     }
 
     /// A read-only connection to a store to recover that has read its schema table.
+    /// `writable_schema` makes SQLite read a file cut short as far as it goes (it
+    /// otherwise refuses a file shorter than its header says); `query_only` keeps
+    /// the connection from writing anything.
     private static func openForRecovery(_ path: String, mark: DamageMark) throws(StoreError) -> Connection {
         var mode = Connection.Mode.readOnly
         while true {
             let connection = try Connection(path: path, mode: mode)
             connection.onDamage = { error in mark.record(error) }
             do throws(StoreError) {
+                try connection.execute("PRAGMA query_only = ON; PRAGMA writable_schema = ON")
                 _ = try connection.integer("SELECT count(*) FROM sqlite_schema")
-                try connection.execute("PRAGMA query_only = ON")
                 return connection
             } catch  where error.kind == .inaccessible && mode == .readOnly && !StoreFile.hasWriteAheadLog(path) {
                 mode = .immutable

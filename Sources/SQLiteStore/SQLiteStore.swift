@@ -113,7 +113,7 @@ public final class SQLiteStore: StockStore, EventJournal {
             case .open, .create: options.access == .readOnly ? .requested : nil
             }
         if let readOnlyCause {
-            guard inspection != .create else { throw StoreError(.cannotOpen(.current(ENOENT)), path: path) }
+            guard inspection != .create else { throw StoreFile.noStore(at: path) }
             let reader = try Self.openReadOnly(path, mark: mark)
             self.readOnlyCause = readOnlyCause
             connectionMode = reader.mode
@@ -221,6 +221,13 @@ public final class SQLiteStore: StockStore, EventJournal {
     /// state directory before, or without, opening a store.
     public static func createDirectory(_ directory: String) throws(StoreError) {
         try StoreFile.createDirectories(directory, reportingAs: directory)
+    }
+
+    /// Throws unless there is a file with content at `path`: `emptyFile` for an empty
+    /// file, `cannotOpen` for none. For work on a store that must not create one
+    /// (checking, backing up): opening the store would take an empty file as new.
+    public static func requireExisting(at path: String) throws(StoreError) {
+        try StoreFile.requireContent(path)
     }
 
     /// Throws `directoryMissing` unless the directory that would hold `path` exists.

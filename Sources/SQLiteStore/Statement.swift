@@ -32,6 +32,10 @@ final class Statement {
         sqlite3_bind_double(handle, index, value)
     }
 
+    func bind(_ index: Int32, _ bytes: [UInt8]) {
+        _ = bytes.withUnsafeBytes { sqlite3_bind_blob(handle, index, $0.baseAddress, Int32($0.count), transient) }
+    }
+
     func int64(_ column: Int32) -> Int64 {
         sqlite3_column_int64(handle, column)
     }

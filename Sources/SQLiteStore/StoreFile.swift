@@ -130,6 +130,33 @@ enum StoreFile {
         }
         let error = errno
         guard error == EEXIST else { throw unreachable(path, error) }
+        // An empty file taken as a new store gets the mode a new store gets (SQLite
+        // gives its -wal and -shm the file's mode, so before SQLite opens it).
+        let existing = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
+        guard existing >= 0 else { return }
+        var info = stat()
+        if fstat(existing, &info) == 0, info.st_mode & S_IFMT == S_IFREG, info.st_uid == getuid() {
+            _ = fchmod(existing, 0o600)
+        }
+        close(existing)
+    }
+
+    /// The error for a path that holds no store to read: `emptyFile` for an empty
+    /// file (or one whose creation was interrupted), `cannotOpen` for no file.
+    static func noStore(at path: String) -> StoreError {
+        guard access(path, F_OK) == 0 else { return unreachable(path, ENOENT) }
+        return StoreError(.emptyFile, path: path)
+    }
+
+    /// Throws `noStore(at:)` unless the file at `path` has content; anything else
+    /// (a file that is not a store) is for opening to judge.
+    static func requireContent(_ path: String) throws(StoreError) {
+        var info = stat()
+        guard stat(path, &info) == 0 else {
+            let error = errno
+            throw unreachable(path, error)
+        }
+        if info.st_mode & S_IFMT == S_IFREG, info.st_size == 0 || interruptedWhileEmpty(path) { throw noStore(at: path) }
     }
 
     /// Whether a process died while writing to a file that was empty before: its

@@ -101,7 +101,7 @@ import Testing
     static let everyReason: [StoreError.Reason] = {
         let failure = SystemFailure(code: ENOENT, message: "No such file or directory")
         let reasons: [StoreError.Reason] = [
-            .notADatabase(size: 12), .cutShort(size: 4096, expected: 8192), .foreignDatabase(applicationID: 0x1234),
+            .notADatabase(size: 12), .cutShort(size: 4096, expected: 8192), .emptyFile, .nothingReadable, .foreignDatabase(applicationID: 0x1234),
             .foreignDatabase(applicationID: nil), .newerSchema(found: 9, supported: 4), .noSchemaVersion,
             .stockRowsMissing(found: 3, expected: 7), .journalRowNotAnEvent(sequence: 5, problem: "bad JSON"),
             .deadLetterWithoutEventID(subscriber: "hook"), .damaged(.opening, engineMessage: "file is not a database"),
@@ -124,7 +124,7 @@ import Testing
         ]
         for reason in reasons {
             switch reason {
-            case .notADatabase, .cutShort, .foreignDatabase, .newerSchema, .noSchemaVersion, .stockRowsMissing,
+            case .notADatabase, .cutShort, .emptyFile, .nothingReadable, .foreignDatabase, .newerSchema, .noSchemaVersion, .stockRowsMissing,
                 .journalRowNotAnEvent, .deadLetterWithoutEventID, .damaged, .notARegularFile, .fileNotReadableWritable,
                 .fileReadOnly, .directoryNotWritable, .cannotCreateDirectory, .cannotOpen, .permissionDenied,
                 .leaseUnavailable, .busy, .diskFull, .engineFailure, .connectionUnavailable, .writeAheadLogRefused,

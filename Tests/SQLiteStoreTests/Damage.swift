@@ -1,6 +1,7 @@
 import Foundation
 import JuiceMakerCore
 import SQLiteStore
+import Testing
 
 /// Damaged stores for the tests: real files, bytes flipped on disk.
 enum Damage {
@@ -29,14 +30,14 @@ enum Damage {
         return found.flatMap { Int($0) } ?? 12
     }
 
-    /// Flips (XOR 0xFF) `count` bytes at the start of page `page` (1-based), as the
-    /// issue's repro does; with `keepingTime`, the file's modification time is put
+    /// Flips (XOR 0xFF) `count` bytes at `start` of page `page` (1-based; its first
+    /// byte by default, as the repro does); with `keepingTime`, the file's modification time is put
     /// back, so only the bytes tell.
-    static func flip(_ path: String, page: Int, count: Int = 12, keepingTime: Bool = false) throws {
+    static func flip(_ path: String, page: Int, at start: Int = 0, count: Int = 12, keepingTime: Bool = false) throws {
         var before = stat()
         stat(path, &before)
         let handle = try FileHandle(forUpdating: URL(fileURLWithPath: path))
-        let offset = UInt64((page - 1) * pageSize)
+        let offset = UInt64((page - 1) * pageSize + start)
         try handle.seek(toOffset: offset)
         let bytes = try handle.read(upToCount: count) ?? Data()
         try handle.seek(toOffset: offset)
@@ -47,6 +48,20 @@ enum Damage {
             var times = [before.st_atim, before.st_mtim]
             _ = utimensat(AT_FDCWD, path, &times, 0)
         }
+    }
+
+    /// The root page of `table`, as the store's schema says.
+    static func rootPage(of table: String, in path: String) throws -> Int {
+        let raw = try RawDatabase(path, readOnly: true)
+        let root = Int(try raw.value("SELECT rootpage FROM sqlite_schema WHERE name = '\(table)'"))
+        return try #require(root)
+    }
+
+    /// A copy of the file at `path`, its first `length` bytes only, as `copy`: a copy
+    /// cut short.
+    static func cut(_ path: String, to length: Int, as copy: String) throws {
+        let bytes = try #require(contents(of: path))
+        try bytes.prefix(length).write(to: URL(fileURLWithPath: copy))
     }
 
     /// The size of the file at `path`, or nil when there is none.

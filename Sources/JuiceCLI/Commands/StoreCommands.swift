@@ -97,6 +97,7 @@ struct StoreBackupCommand: JuiceCommand {
         do {
             result = try store.backup(to: target)
         } catch {
+            if case .markedDamaged = error.reason { throw CLIError(.storeIO, Catalog.StoreCommands.backupRefused(error)) }
             throw CLIError(.storeIO, Catalog.Errors.store(error))
         }
         if context.settings.json {
@@ -144,7 +145,7 @@ struct StoreRecoverCommand: JuiceCommand {
         do {
             report = try SQLiteStore.recover(from: path, to: target)
         } catch {
-            throw CLIError(.storeIO, Catalog.Errors.store(error))
+            throw CLIError(.storeIO, Catalog.StoreErrors.line(error, recovering: error.path == path))
         }
         if context.settings.json {
             context.console.print(JSONWriter.compact(StoreCommandSupport.json(report, from: path)))
@@ -156,8 +157,16 @@ struct StoreRecoverCommand: JuiceCommand {
 }
 
 enum StoreCommandSupport {
-    /// The session's store as the SQLite store these commands work on.
+    /// The session's store as the SQLite store these commands work on: one that
+    /// exists, never created here (an empty file is not taken as a new store).
     static func store(_ session: Session) throws(CLIError) -> SQLiteStore {
+        if case let .file(path, _) = session.context.location {
+            do {
+                try SQLiteStore.requireExisting(at: path)
+            } catch {
+                throw CLIError(.storeIO, Catalog.Errors.store(error))
+            }
+        }
         guard let store = try session.journal() as? SQLiteStore else {
             throw CLIError.usage(Catalog.StoreCommands.needsAFile, session.context.invocation.path)
         }
@@ -199,6 +208,10 @@ enum StoreCommandSupport {
             ("cursors", .integer(report.cursors)), ("deadLetters", .integer(report.deadLetters)),
             ("retryStates", .integer(report.retryStates)),
             ("incompleteTables", .array(report.incompleteTables.map(ConfigValue.string))),
+            (
+                "cutShort",
+                report.cutShort.map { .object([("size", .number(Double($0.size))), ("expected", .number(Double($0.expected)))]) } ?? .null
+            ),
         ])
     }
 }
@@ -229,6 +242,15 @@ extension Catalog {
             )
         }
 
+        static func backupRefused(_ error: StoreError) -> T {
+            let why = Catalog.StoreErrors.reason(error.reason)
+            let fix = Catalog.StoreErrors.fix(error.reason, store: error.path)
+            let path = Catalog.echo(path: error.path)
+            return T(
+                "store \(path) not backed up: \(why.english); a copy would carry the damage, so \(fix.english)",
+                ko: "저장소 \(path)을(를) 백업하지 않았습니다: \(why.korean). 사본에도 손상이 그대로 옮겨지므로, \(fix.korean)")
+        }
+
         static func backedUp(_ path: String, to target: String, pages: Int) -> T {
             let (path, target) = (Catalog.echo(path: path), Catalog.echo(path: target))
             return T(
@@ -244,15 +266,25 @@ extension Catalog {
                 report.skippedSequences.map { $0.count == 1 ? "\($0.lowerBound)" : "\($0.lowerBound)–\($0.upperBound)" }
                 .joined(separator: ", ") + (report.skippedSequences.map(\.count).reduce(0, +) < report.skippedEvents ? ", …" : "")
             lines.append(
-                report.skippedEvents == 0
+                report.skippedEvents == 0 && report.cutShort == nil
                     ? T(
                         "recovered \(path) into \(target): all \(report.events) events saved (through sequence \(report.lastSequence))",
                         ko: "\(path)을(를) \(target)(으)로 복구했습니다: 이벤트 \(report.events)개를 모두 살렸습니다(순번 \(report.lastSequence)까지)")
-                    : T(
-                        "recovered \(path) into \(target): \(report.events) events saved, \(report.skippedEvents) could not be read (sequences \(ranges)) of \(report.lastSequence)",
-                        ko:
-                            "\(path)을(를) \(target)(으)로 복구했습니다: 이벤트 \(report.lastSequence)개 중 \(report.events)개를 살렸고 \(report.skippedEvents)개는 읽지 못했습니다(순번 \(ranges))"
-                    ))
+                    : report.skippedEvents == 0
+                        ? T(
+                            "recovered \(path) into \(target): \(report.events) events saved (through sequence \(report.lastSequence))",
+                            ko: "\(path)을(를) \(target)(으)로 복구했습니다: 이벤트 \(report.events)개를 살렸습니다(순번 \(report.lastSequence)까지)")
+                        : T(
+                            "recovered \(path) into \(target): \(report.events) events saved, \(report.skippedEvents) could not be read (sequences \(ranges)) of \(report.lastSequence)",
+                            ko:
+                                "\(path)을(를) \(target)(으)로 복구했습니다: 이벤트 \(report.lastSequence)개 중 \(report.events)개를 살렸고 \(report.skippedEvents)개는 읽지 못했습니다(순번 \(ranges))"
+                        ))
+            if let (size, expected) = report.cutShort {
+                lines.append(
+                    T(
+                        "the file is cut short (\(size) of the \(expected) bytes its header says): events after sequence \(report.lastSequence) may have been in the missing part",
+                        ko: "파일이 잘렸습니다(헤더에는 \(expected)바이트인데 \(size)바이트뿐입니다). 순번 \(report.lastSequence) 뒤의 이벤트가 잘린 부분에 있었을 수 있습니다"))
+            }
             let english = report.stock.map { entry -> String in
                 switch entry.source {
                 case .stockTable: "\(entry.fruit.id) \(entry.quantity)"

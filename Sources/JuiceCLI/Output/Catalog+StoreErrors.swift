@@ -15,10 +15,11 @@ extension Catalog {
     enum StoreErrors {
         typealias T = LocalizedText
 
-        /// The whole line: which store, what went wrong, how to fix it here.
-        static func line(_ error: StoreError) -> T {
+        /// The whole line: which store, what went wrong, how to fix it here. While
+        /// `recovering` the store, the fix never points back to recovery.
+        static func line(_ error: StoreError, recovering: Bool = false) -> T {
             let why = reason(error.reason)
-            let fix = fix(error.reason, store: error.path)
+            let fix = recovering && error.kind == .corrupt && error.reason != .emptyFile ? unrecoverable : fix(error.reason, store: error.path)
             return T(
                 "store \(error.path): \(why.english); \(fix.english)",
                 ko: "저장소 \(error.path): \(why.korean). \(fix.korean).")
@@ -36,6 +37,10 @@ extension Catalog {
                 return "SQLite 데이터베이스가 아닙니다(다른 내용 \(size)바이트이거나 잘린 데이터베이스). \(untouched)"
             case let .cutShort(size, expected):
                 return "파일이 잘렸습니다. 헤더에는 \(expected)바이트인데 \(size)바이트뿐입니다. \(untouched)"
+            case .emptyFile:
+                return "파일이 비어 있습니다(0바이트). 아직 저장소가 쓰인 적이 없습니다"
+            case .nothingReadable:
+                return "파일에서 아무것도 읽지 못했습니다. 이벤트도, 재고 행도, 전달 기록도 없습니다"
             case let .foreignDatabase(id):
                 let shown = id.map { "(application_id 0x\(String($0, radix: 16)))" } ?? ""
                 return "다른 애플리케이션의 SQLite 데이터베이스\(shown)이며 JuiceMaker 저장소가 아닙니다. \(untouched)"
@@ -142,6 +147,11 @@ extension Catalog {
             }
         }
 
+        /// The way out when recovery itself cannot read the store.
+        static let unrecoverable = T(
+            "nothing more can be read from it: restore a backup, or move it aside and start a new store",
+            ko: "더 읽을 수 있는 것이 없습니다. 백업을 복원하거나, 파일을 옮기고 새 저장소로 시작하세요")
+
         /// How to fix it with this CLI; `store` is the store's path.
         static func fix(_ reason: StoreError.Reason, store: String) -> T {
             let another = "choose another path with --store"
@@ -180,9 +190,19 @@ extension Catalog {
                     "choose a path in a directory that exists and that you may write to",
                     ko: "있는 디렉터리, 쓸 수 있는 디렉터리 안의 경로를 고르세요")
             case .notADatabase:
-                return T("move it aside or \(another)", ko: "파일을 옮기거나 \(anotherKorean)")
+                return T(
+                    "if it was a store, save what is readable with 'juice store recover --to NEW.db'; else move it aside or \(another)",
+                    ko: "저장소였다면 'juice store recover --to NEW.db'로 읽을 수 있는 것을 살리고, 아니면 파일을 옮기거나 \(anotherKorean)")
             case .cutShort:
-                return T("restore a backup or move it aside", ko: "백업을 복원하거나 파일을 옮기세요")
+                return T(
+                    "save what is readable with 'juice store recover --to NEW.db' and move NEW.db into place, or restore a backup",
+                    ko: "'juice store recover --to NEW.db'로 읽을 수 있는 것을 살려 NEW.db를 제자리로 옮기거나 백업을 복원하세요")
+            case .emptyFile:
+                return T(
+                    "there is nothing in it to check, back up or recover; any other juice command makes it a new store",
+                    ko: "검사하거나 백업하거나 복구할 것이 없습니다. 다른 juice 명령을 쓰면 새 저장소가 됩니다")
+            case .nothingReadable:
+                return unrecoverable
             case .foreignDatabase:
                 return T("choose another path with --store or JUICE_MAKER_STORE", ko: "--store나 JUICE_MAKER_STORE로 다른 경로를 고르세요")
             case .newerSchema:

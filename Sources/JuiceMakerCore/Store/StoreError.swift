@@ -57,6 +57,12 @@ public struct StoreError: Error, Sendable, Equatable, CustomStringConvertible {
         case notADatabase(size: Int64)
         /// The file is shorter than its header says.
         case cutShort(size: Int64, expected: Int64)
+        /// The file is empty: no store was ever written to it (opening it for use
+        /// makes it a new store).
+        case emptyFile
+        /// Recovery could read nothing of the file: no event, no stock row, no
+        /// delivery record.
+        case nothingReadable
         /// A SQLite database of another application (`applicationID` when read
         /// from the header).
         case foreignDatabase(applicationID: UInt32?)
@@ -198,7 +204,7 @@ extension StoreError.ReadOnlyCause: CustomStringConvertible {
 extension StoreError.Reason: CustomStringConvertible {
     var kind: StoreError.Kind {
         switch self {
-        case .notADatabase, .cutShort, .noSchemaVersion, .stockRowsMissing, .journalRowNotAnEvent,
+        case .notADatabase, .cutShort, .emptyFile, .nothingReadable, .noSchemaVersion, .stockRowsMissing, .journalRowNotAnEvent,
             .deadLetterWithoutEventID, .damaged, .markedDamaged, .migrationFailed:
             .corrupt
         case .foreignDatabase: .foreign
@@ -222,6 +228,10 @@ extension StoreError.Reason: CustomStringConvertible {
             return "the file is not a SQLite database (\(size) bytes of something else, or a database cut short); \(untouched)"
         case let .cutShort(size, expected):
             return "the file is cut short: \(size) bytes where its header says \(expected); \(untouched)"
+        case .emptyFile:
+            return "the file is empty (0 bytes): no store has been written to it yet"
+        case .nothingReadable:
+            return "nothing in the file could be read: no event, no stock row, no delivery record"
         case let .foreignDatabase(id):
             let shown = id.map { " (application_id 0x\(String($0, radix: 16)))" } ?? ""
             return "the file is a SQLite database of another application\(shown), not a JuiceMaker store; \(untouched)"

@@ -1,0 +1,239 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+import JuiceMakerCore
+
+/// A SQLite file's pages, read from its bytes without SQLite: what recovery reads
+/// where SQLite stops (a damaged root or interior page, a file cut short), as the
+/// `sqlite3` shell's `.recover` does (https://sqlite.org/fileformat.html).
+///
+/// Only the file itself is read, never its write-ahead log. Every page is checked
+/// before use, so a damaged page yields nothing, or cells that recovery then judges
+/// like any other row; it never traps.
+final class PageFile {
+    let pageSize: Int
+    /// The bytes of a page SQLite uses (the page size less the reserved bytes).
+    let usableSize: Int
+    /// Whole pages in the file, whatever its header says.
+    let pageCount: Int
+    private let descriptor: Int32
+
+    /// Opens the file at `path`; nil when it cannot be read or is shorter than a
+    /// header. A header too damaged to name a valid page size is taken to say
+    /// 4096 bytes (what every store is created with) and no reserved bytes.
+    init?(path: String) {
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { return nil }
+        var header = [UInt8](repeating: 0, count: 100)
+        var info = stat()
+        let count = header.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress, 100, 0) }
+        guard count == 100, fstat(descriptor, &info) == 0 else {
+            close(descriptor)
+            return nil
+        }
+        let raw = Int(header[16]) << 8 | Int(header[17])
+        let named = raw == 1 ? 65_536 : raw
+        let pageSize = named >= 512 && named & (named - 1) == 0 ? named : 4096
+        let reserved = Int(header[20]) < pageSize - 480 ? Int(header[20]) : 0
+        self.descriptor = descriptor
+        self.pageSize = pageSize
+        usableSize = pageSize - reserved
+        pageCount = Int(info.st_size) / pageSize
+    }
+
+    deinit { close(descriptor) }
+
+    /// Page `number` (1-based), or nil beyond the file or when it cannot be read.
+    func page(_ number: Int) -> [UInt8]? {
+        guard number >= 1, number <= pageCount else { return nil }
+        var bytes = [UInt8](repeating: 0, count: pageSize)
+        let offset = off_t(number - 1) * off_t(pageSize)
+        let count = bytes.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress, pageSize, offset) }
+        return count == pageSize ? bytes : nil
+    }
+
+    /// Page `number` as a b-tree page, or nil when it is not one.
+    func bTreePage(_ number: Int) -> BTreePage? {
+        page(number).flatMap { BTreePage(number: number, bytes: $0, usableSize: usableSize) }
+    }
+
+    /// The payload of a cell whose first `local` bytes are at `start` of `page`, then
+    /// in the overflow chain that begins at the 4-byte page number after them; nil
+    /// when the chain is cut or loops.
+    func payload(_ page: BTreePage, at start: Int, size: Int) -> [UInt8]? {
+        let local = page.localSize(of: size)
+        guard start + local <= page.bytes.count else { return nil }
+        var payload = Array(page.bytes[start..<start + local])
+        guard local < size else { return payload }
+        guard start + local + 4 <= page.bytes.count else { return nil }
+        var next = Int(BTreePage.bigEndian32(page.bytes, at: start + local))
+        var visited = 0
+        while payload.count < size {
+            visited += 1
+            guard visited <= pageCount, let overflow = self.page(next) else { return nil }
+            let take = min(size - payload.count, usableSize - 4)
+            payload += overflow[4..<4 + take]
+            next = Int(BTreePage.bigEndian32(overflow, at: 0))
+        }
+        return payload
+    }
+}
+
+/// One b-tree page: its kind, cells and right child, bounds-checked.
+struct BTreePage {
+    enum Kind: UInt8 {
+        case indexInterior = 2, tableInterior = 5, indexLeaf = 10, tableLeaf = 13
+    }
+
+    let number: Int
+    let kind: Kind
+    let bytes: [UInt8]
+    let usableSize: Int
+    /// Where each cell starts.
+    let cells: [Int]
+    /// The right-most child of an interior page.
+    let rightChild: Int?
+
+    init?(number: Int, bytes: [UInt8], usableSize: Int) {
+        let header = number == 1 ? 100 : 0
+        guard bytes.count >= header + 12, let kind = Kind(rawValue: bytes[header]) else { return nil }
+        let interior = kind == .indexInterior || kind == .tableInterior
+        let count = Int(bytes[header + 3]) << 8 | Int(bytes[header + 4])
+        let pointers = header + (interior ? 12 : 8)
+        guard pointers + 2 * count <= usableSize else { return nil }
+        var cells: [Int] = []
+        cells.reserveCapacity(count)
+        for index in 0..<count {
+            let cell = Int(bytes[pointers + 2 * index]) << 8 | Int(bytes[pointers + 2 * index + 1])
+            // A cell pointer into the header or past the usable bytes is damage: skipped.
+            if cell >= pointers + 2 * count, cell < usableSize { cells.append(cell) }
+        }
+        self.number = number
+        self.kind = kind
+        self.bytes = bytes
+        self.usableSize = usableSize
+        self.cells = cells
+        rightChild = interior ? Int(Self.bigEndian32(bytes, at: header + 8)) : nil
+    }
+
+    var isLeaf: Bool { kind == .tableLeaf || kind == .indexLeaf }
+
+    /// How much of a payload of `size` bytes a cell of this page keeps on the page.
+    func localSize(of size: Int) -> Int {
+        let table = kind == .tableLeaf || kind == .tableInterior
+        let most = table ? usableSize - 35 : (usableSize - 12) * 64 / 255 - 23
+        guard size > most else { return size }
+        let least = (usableSize - 12) * 32 / 255 - 23
+        let split = least + (size - least) % (usableSize - 4)
+        return split <= most ? split : least
+    }
+
+    /// The child page a cell of an interior page points to.
+    func leftChild(at cell: Int) -> Int? {
+        guard !isLeaf, cell + 4 <= bytes.count else { return nil }
+        return Int(Self.bigEndian32(bytes, at: cell))
+    }
+
+    /// A cell's rowid (table pages) and payload (all but table-interior pages).
+    func cell(at start: Int, in file: PageFile) -> (rowid: Int64?, payload: [UInt8]?)? {
+        var offset = start + (isLeaf ? 0 : 4)
+        if kind == .tableInterior {
+            return Varint.read(bytes, at: &offset).map { ($0, nil) }
+        }
+        guard let size = Varint.read(bytes, at: &offset), size >= 0, size <= Int64(file.pageCount * file.pageSize) else {
+            return nil
+        }
+        var rowid: Int64?
+        if kind == .tableLeaf {
+            guard let read = Varint.read(bytes, at: &offset) else { return nil }
+            rowid = read
+        }
+        guard let payload = file.payload(self, at: offset, size: Int(size)) else { return nil }
+        return (rowid, payload)
+    }
+
+    static func bigEndian32(_ bytes: [UInt8], at offset: Int) -> UInt32 {
+        guard offset + 4 <= bytes.count else { return 0 }
+        return bytes[offset..<offset + 4].reduce(0) { $0 << 8 | UInt32($1) }
+    }
+}
+
+/// SQLite's variable-length integers: 1 to 9 bytes, big-endian, 7 bits a byte
+/// (all 8 in the ninth).
+enum Varint {
+    /// The integer at `offset`, moving `offset` past it; nil when the bytes end first.
+    static func read(_ bytes: [UInt8], at offset: inout Int) -> Int64? {
+        var value: UInt64 = 0
+        for index in 0..<9 {
+            guard offset < bytes.count else { return nil }
+            let byte = bytes[offset]
+            offset += 1
+            if index == 8 { return Int64(bitPattern: value << 8 | UInt64(byte)) }
+            value = value << 7 | UInt64(byte & 0x7F)
+            if byte & 0x80 == 0 { break }
+        }
+        return Int64(bitPattern: value)
+    }
+}
+
+extension PageFile {
+    /// Calls `body` with the rowid and values of every readable cell of every table
+    /// leaf in the file, in page order, whichever tree (if any) still reaches it.
+    func forEachTableLeafRecord(_ body: (Int64, [PageValue]) throws(StoreError) -> Void) throws(StoreError) {
+        guard pageCount >= 1 else { return }
+        for number in 1...pageCount {
+            guard let page = bTreePage(number), page.kind == .tableLeaf else { continue }
+            for start in page.cells {
+                guard let (rowid, payload) = page.cell(at: start, in: self), let rowid, let payload,
+                    let values = PageRecord.values(payload)
+                else { continue }
+                try body(rowid, values)
+            }
+        }
+    }
+
+    /// The records of the b-tree whose root is page `root` (a table's: with rowids;
+    /// an index's or a table without rowid's: without), and whether every page of
+    /// it could be read.
+    func records(ofTreeAt root: Int) -> (records: [(rowid: Int64?, values: [PageValue])], whole: Bool) {
+        var records: [(rowid: Int64?, values: [PageValue])] = []
+        var whole = true
+        var visited: Set<Int> = []
+        var pending = [root]
+        while let number = pending.popLast() {
+            guard visited.insert(number).inserted, let page = bTreePage(number) else {
+                whole = false
+                continue
+            }
+            for start in page.cells {
+                if let child = page.leftChild(at: start) { pending.append(child) }
+                // Table-interior cells hold only keys; every other cell holds a record.
+                guard page.kind != .tableInterior else { continue }
+                guard let (rowid, payload) = page.cell(at: start, in: self), let payload,
+                    let values = PageRecord.values(payload)
+                else {
+                    whole = false
+                    continue
+                }
+                records.append((rowid, values))
+            }
+            if let child = page.rightChild { pending.append(child) }
+        }
+        return (records, whole)
+    }
+
+    /// Each table's root page, by name, as far as the schema table (page 1's tree)
+    /// can be read.
+    func rootPages() -> [String: Int] {
+        var roots: [String: Int] = [:]
+        // sqlite_schema: type, name, tbl_name, rootpage, sql.
+        for record in records(ofTreeAt: 1).records where record.values.count == 5 {
+            if record.values[0].text == "table", let name = record.values[1].text, let root = record.values[3].integer, root > 0 {
+                roots[name] = Int(root)
+            }
+        }
+        return roots
+    }
+}
