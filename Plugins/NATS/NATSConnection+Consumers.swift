@@ -128,6 +128,14 @@ extension NATSConnection {
         return ConsumerState(info.pointee)
     }
 
+    /// Deletes consumer `name` of `stream` (what `nats consumer rm` does).
+    public func deleteConsumer(_ name: String, of stream: String) throws(NATSError) {
+        let strings = CStrings()
+        var jsError = jsErrCode(0)
+        let status = nats.pointee.js_DeleteConsumer(jetStream, strings.make(stream), strings.make(name), nil, &jsError)
+        guard status == NATS_OK else { throw .from(status, doing: "deleting consumer \(name) of stream \(stream)", jsError: jsError) }
+    }
+
     /// A pull subscription bound to the existing durable consumer `name` of `stream`.
     /// Letting it go (`stop()`, or its end of life) leaves the consumer on the server.
     func bind(_ name: String, of stream: String, filter: String) throws(NATSError) -> NATSSubscription {
