@@ -24,9 +24,10 @@ import Locking
 ///   consumer's ack wait, on a thread of its own, so its ack wait does not run out
 ///   while a delivery runs or a retry waits. A process that dies holds nothing: the
 ///   server sends its unacknowledged messages again after the ack wait (at least once).
-/// - A message that is not a JuiceMaker CloudEvent is refused for good (terminated on
-///   the stream), said in one line (stream sequence, subject, reason) and recorded as
-///   a dead letter with them.
+/// - A message that is not a machine's event (`FleetEvent`: not a JuiceMaker
+///   CloudEvent, a subject that does not match it, impossible values) is refused for
+///   good (terminated on the stream), said in one line (stream sequence, subject,
+///   reason) and recorded as a dead letter with them.
 /// - Retry state and dead letters are kept in `bookkeeping` (the local store's
 ///   delivery tables) under `Fleet.bookkeepingName(subscriber)`, so a retry schedule
 ///   holds across processes and a dead letter (acknowledged on the stream, never sent
@@ -149,10 +150,10 @@ public final class ConsumerJournal: EventJournal {
             for message in messages {
                 let sequence = message.metadata.map { Int64($0.streamSequence) } ?? 0
                 let decoded: EventEnvelope
-                do throws(WireFormatError) {
-                    decoded = try CloudEventFormat.decode(message.text)
-                } catch {
-                    refused.append((message, sequence, error.description))
+                switch FleetEvent.check(text: message.text, subject: message.subject, prefix: consumer.settings.prefix) {
+                case .success(let (_, envelope)): decoded = envelope
+                case .failure(let reason):
+                    refused.append((message, sequence, reason.description))
                     continue
                 }
                 if sequence <= state.acknowledged {
@@ -176,7 +177,7 @@ public final class ConsumerJournal: EventJournal {
     /// again), said in one line, kept as a dead letter with its sequence, subject and reason.
     private func refuse(_ message: NATSMessage, sequence: Int64, reason: String) {
         let subject = Self.excerpt(message.subject)
-        let why = "not a JuiceMaker CloudEvent: \(Self.excerpt(reason))"
+        let why = Self.excerpt(reason)
         report("stream sequence \(sequence), subject \(subject): \(why); refused (never sent again), kept as a dead letter")
         message.terminate()
         guard sequence > 0 else { return }
@@ -231,15 +232,14 @@ public final class ConsumerJournal: EventJournal {
             return .unreadable(UnreadableEvent(sequence: sequence, eventID: nil, reason: "the stream no longer holds it (deleted or aged out)"))
         }
         do {
-            let decoded = try CloudEventFormat.decode(message.text)
+            let (_, decoded) = try FleetEvent.check(text: message.text, subject: message.subject, prefix: consumer.settings.prefix).get()
             return .event(
                 EventEnvelope(
                     sequence: sequence, id: decoded.id, time: decoded.time, source: decoded.source, changeID: decoded.changeID,
                     event: decoded.event))
         } catch {
             return .unreadable(
-                UnreadableEvent(
-                    sequence: sequence, eventID: nil, reason: "subject \(Self.excerpt(message.subject)): not a JuiceMaker CloudEvent: \(error)"))
+                UnreadableEvent(sequence: sequence, eventID: nil, reason: "subject \(Self.excerpt(message.subject)): \(error.description)"))
         }
     }
 

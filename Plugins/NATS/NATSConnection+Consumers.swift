@@ -15,8 +15,10 @@ public struct ConsumerSettings: Sendable, Equatable {
         case new
     }
 
-    /// The subjects it takes (`<prefix>.>`).
-    public var filter: String
+    /// The subject prefix the machines publish under.
+    public var prefix: String
+    /// The subjects it takes: `<prefix>.>`.
+    public var filter: String { "\(prefix).>" }
     /// Seconds the server waits for an ack before it sends a message again (NATS `ack_wait`).
     public var ackWait: Double
     /// Messages sent and not yet acknowledged, at most (NATS `max_ack_pending`).
@@ -24,8 +26,8 @@ public struct ConsumerSettings: Sendable, Equatable {
     /// Where it starts when it is created; an existing consumer keeps its place.
     public var start: Start
 
-    public init(filter: String, ackWait: Double, maxAckPending: Int, start: Start) {
-        self.filter = filter
+    public init(prefix: String, ackWait: Double, maxAckPending: Int, start: Start) {
+        self.prefix = prefix
         self.ackWait = ackWait
         self.maxAckPending = maxAckPending
         self.start = start

@@ -111,7 +111,7 @@ enum FleetCommandSupport {
             prefix = try section.string(Fleet.subjectPrefixKey) ?? Fleet.defaultSubjectPrefix
             stream = try section.string(Fleet.streamKey) ?? Fleet.defaultStream
             settings = ConsumerSettings(
-                filter: "\(prefix).>", ackWait: try section.number(Fleet.ackWaitKey) ?? Fleet.defaultAckWaitSeconds,
+                prefix: prefix, ackWait: try section.number(Fleet.ackWaitKey) ?? Fleet.defaultAckWaitSeconds,
                 maxAckPending: Int(try section.number(Fleet.maxAckPendingKey) ?? Double(Fleet.defaultMaxAckPending)),
                 start: try section.string(Fleet.deliverPolicyKey).flatMap(ConsumerSettings.Start.init(rawValue:)) ?? .all)
             options = NATSOptions(
