@@ -6,7 +6,8 @@ import Testing
 import NATSPlugin
 
 /// The stream is written by other machines, so `juice fleet watch` treats it as
-/// untrusted input: nothing from it reaches the terminal raw.
+/// untrusted input: nothing from it reaches the terminal raw, and a message that is
+/// not a machine's event is skipped with one escaped line on stderr.
 @Suite(.enabled(if: FleetEnvironment.isAvailable, FleetEnvironment.skipNote), .serialized)
 struct FleetHostileInputTests {
     /// Whether `text` holds a character that steers a terminal, besides the line ends.
@@ -42,23 +43,25 @@ struct FleetHostileInputTests {
             let (watch, stdout) = try machine.start(["fleet", "watch", "--since", "all", "--nats", server.url] + (json ? ["--json"] : []))
             let deadline = Date(timeIntervalSinceNow: 15)
             var text = ""
-            // Until the hostile message's line is out (after every real one, as it came last).
+            // Until the hostile message's stderr line is out (after every real one, as it came last).
             while Date() < deadline {
                 text = (try? String(contentsOfFile: stdout, encoding: .utf8)) ?? ""
-                if text.split(separator: "\n").count >= 3 { break }
+                let errors = (try? String(contentsOfFile: stdout.replacingOccurrences(of: "stdout-", with: "stderr-"), encoding: .utf8)) ?? ""
+                if errors.contains("skipped") { break }
                 try await Task.sleep(for: .milliseconds(50))
             }
             await terminated(watch)
             text = (try? String(contentsOfFile: stdout, encoding: .utf8)) ?? ""
-            #expect(!Self.steers(text), "\(text.debugDescription)")
+            let errors = (try? String(contentsOfFile: stdout.replacingOccurrences(of: "stdout-", with: "stderr-"), encoding: .utf8)) ?? ""
+            #expect(!Self.steers(text) && !Self.steers(errors), "\(text.debugDescription) \(errors.debugDescription)")
             let lines = text.split(separator: "\n")
+            // The machine's two events, each a JSON object or a notifier line; the hostile one only on stderr.
+            #expect(!text.contains("evil"), "\(text.debugDescription)")
             if json {
-                // One event per line, each a JSON object, the hostile one among them.
-                #expect(lines.count == 3, "\(text.debugDescription)")
-                #expect(lines.allSatisfy { (try? JSONSerialization.jsonObject(with: Data($0.utf8))) is [String: Any] })
-            } else {
-                #expect(text.contains(#"[evil\e]0;PWNED\u{7}] "#), "\(text.debugDescription)")
+                #expect(lines.count == 2 && lines.allSatisfy { (try? JSONSerialization.jsonObject(with: Data($0.utf8))) is [String: Any] })
             }
+            let skipped = errors.split(separator: "\n").filter { $0.contains("skipped stream sequence 3, subject juicemaker.evil") }
+            #expect(skipped.count == 1 && errors.contains(#"evil\e]0;PWNED"#), "\(errors.debugDescription)")
         }
     }
 }
