@@ -37,7 +37,7 @@ struct FleetHostileInputTests {
         defer { connection.close() }
         let duplicate = try connection.publish(
             subject: "juicemaker.\(hostileMachine).stock.changed.kiwi", body: Array(hostileBody.utf8),
-            headers: [("Content-Type", "application/cloudevents+json")], messageID: UUID().uuidString)
+            headers: [("content-type", "application/cloudevents+json")], messageID: UUID().uuidString)
         #expect(!duplicate)
         for json in [false, true] {
             let (watch, stdout) = try machine.start(["fleet", "watch", "--since", "all", "--nats", server.url] + (json ? ["--json"] : []))
