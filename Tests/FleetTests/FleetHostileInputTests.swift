@@ -46,13 +46,13 @@ struct FleetHostileInputTests {
             // Until the hostile message's stderr line is out (after every real one, as it came last).
             while Date() < deadline {
                 text = (try? String(contentsOfFile: stdout, encoding: .utf8)) ?? ""
-                let errors = (try? String(contentsOfFile: stdout.replacingOccurrences(of: "stdout-", with: "stderr-"), encoding: .utf8)) ?? ""
+                let errors = FleetMachine.read(FleetMachine.errorsPath(ofOutput: stdout))
                 if errors.contains("skipped") { break }
                 try await Task.sleep(for: .milliseconds(50))
             }
             await terminated(watch)
             text = (try? String(contentsOfFile: stdout, encoding: .utf8)) ?? ""
-            let errors = (try? String(contentsOfFile: stdout.replacingOccurrences(of: "stdout-", with: "stderr-"), encoding: .utf8)) ?? ""
+            let errors = FleetMachine.read(FleetMachine.errorsPath(ofOutput: stdout))
             #expect(!Self.steers(text) && !Self.steers(errors), "\(text.debugDescription) \(errors.debugDescription)")
             let lines = text.split(separator: "\n")
             // The machine's two events, each a JSON object or a notifier line; the hostile one only on stderr.

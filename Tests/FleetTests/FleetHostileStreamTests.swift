@@ -81,8 +81,8 @@ struct FleetHostileStreamTests {
         // fleet watch, JSON: the real events on stdout, one line per hostile message on stderr.
         let viewer = try FleetMachine("viewer", subscribers: "[]", extra: #""fleet": {"url": "\#(server.url)"}"#)
         let (watch, stdout) = try viewer.start(["fleet", "watch", "--since", "all", "--json"])
-        let stderr = stdout.replacingOccurrences(of: "stdout-", with: "stderr-")
-        let read = { (path: String) in (try? String(contentsOfFile: path, encoding: .utf8)) ?? "" }
+        let stderr = FleetMachine.errorsPath(ofOutput: stdout)
+        let read = FleetMachine.read
         _ = await eventually(within: .seconds(30)) { Self.skippedSequences(read(stderr)).count >= hostile.count }
         await terminated(watch)
         let shown = read(stdout).split(separator: "\n").compactMap {

@@ -202,9 +202,29 @@ final class FleetMachine: @unchecked Sendable {
     }
 
     private func runBlocking(_ arguments: [String], environment: [String: String]) throws -> (status: Int32, output: String) {
+        let (status, output, _) = try runCapturingBlocking(arguments, environment: environment)
+        return (status, output)
+    }
+
+    /// Runs `juice <arguments>` to the end: its exit status, standard output and standard error.
+    func runCapturing(_ arguments: [String], environment: [String: String] = [:]) async throws -> (status: Int32, output: String, errors: String) {
+        try await offPool { try self.runCapturingBlocking(arguments, environment: environment) }
+    }
+
+    private func runCapturingBlocking(_ arguments: [String], environment: [String: String]) throws -> (status: Int32, output: String, errors: String) {
         let (process, stdout) = try start(arguments, environment: environment)
         process.waitUntilExit()
-        return (process.terminationStatus, (try? String(contentsOfFile: stdout, encoding: .utf8)) ?? "")
+        return (process.terminationStatus, Self.read(stdout), Self.read(Self.errorsPath(ofOutput: stdout)))
+    }
+
+    /// The stderr file of the process whose stdout file `start` returned.
+    static func errorsPath(ofOutput stdout: String) -> String {
+        stdout.replacingOccurrences(of: "/stdout-", with: "/stderr-")
+    }
+
+    /// A file's text, empty when it cannot be read.
+    static func read(_ path: String) -> String {
+        (try? String(contentsOfFile: path, encoding: .utf8)) ?? ""
     }
 
     /// The ids of every event in the machine's journal (`juice events --json`).
