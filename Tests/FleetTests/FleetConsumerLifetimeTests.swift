@@ -16,10 +16,14 @@ struct FleetConsumerLifetimeTests {
         let central: FleetMachine
         let hook: LoopbackHTTPServer
 
-        init(_ server: NATSServerProcess, extraFleet: String = "") throws {
+        /// - Parameter answerAfter: seconds the webhook's endpoint takes to answer.
+        init(_ server: NATSServerProcess, extraFleet: String = "", answerAfter: Double = 0) throws {
             self.server = server
             machine = try FleetMachine("shop-a", subscribers: FleetIntegrationTests.natsSubscriber(server.url))
-            hook = LoopbackHTTPServer { _, _ in .status(200) }
+            hook = LoopbackHTTPServer { _, _ in
+                if answerAfter > 0 { usleep(UInt32(answerAfter * 1_000_000)) }
+                return .status(200)
+            }
             try hook.start()
             central = try FleetMachine(
                 "central", subscribers: #"[{"type": "webhook", "name": "central-hook", "url": "\#(hook.url)", "retrySchedule": [0.2, 0.5, 1]}]"#,
@@ -124,6 +128,31 @@ struct FleetConsumerLifetimeTests {
         #expect(try connection.consumer("central-hook", of: "JUICEMAKER") != nil)
         // Nothing acknowledged before the deletion is sent again.
         #expect(fleet.received.count == first.count + later.count, "\(fleet.received.count) for \(first.count + later.count)")
+    }
+}
+#endif
+
+#if canImport(NATSPlugin)
+/// A slow delivery keeps its message: in-progress acks reach the server while it runs.
+@Suite(.enabled(if: FleetEnvironment.isAvailable, FleetEnvironment.skipNote), .serialized)
+struct FleetAckWaitTests {
+    @Test(.timeLimit(.minutes(2)))
+    func aWebhookSlowerThanTheAckWaitIsNotSentTwice() async throws {
+        let directory = try TemporaryDirectory(prefix: "juice-fleet-")
+        let server = try NATSServerProcess(directory: directory)
+        try await server.start()
+        defer { server.stop() }
+        // Two deliverers share the consumer: a message whose ack wait ran out would go to the other.
+        let fleet = try FleetConsumerLifetimeTests.Fleet(server, extraFleet: #", "ackWait": 1"#, answerAfter: 2.5)
+        defer { fleet.hook.stop() }
+        var published = try await fleet.publish(1)
+        let followers = try (0..<2).map { _ in try fleet.central.start(["fleet", "deliver", "--follow"]).process }
+        defer { followers.forEach { terminate($0) } }
+        published.formUnion(try await fleet.publish(1))
+        #expect(await eventually(within: .seconds(60)) { published.isSubset(of: Set(fleet.received)) }, "\(fleet.central.errors)")
+        // Past several ack waits after the last delivery: nothing comes a second time.
+        try await Task.sleep(for: .seconds(3))
+        #expect(fleet.received.count == published.count, "\(fleet.received.count) deliveries of \(published.count) events")
     }
 }
 #endif
