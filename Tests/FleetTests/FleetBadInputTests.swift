@@ -115,7 +115,10 @@ struct FleetBadInputTests {
         try await offPool { try admin.ensureStream("OTHER", subjects: "other.>", replicas: 1) }
         let cases: [(String, String, String?)] = [
             (#"{"type": "nats", "url": "nats://127.0.0.1:1", "timeoutSeconds": 1}"#, "No server available", nil),
-            (#"{"type": "nats", "url": "\#(server.url)", "token": "wrong", "timeoutSeconds": 2}"#, "uthorization", "stopped (NATS refused the credentials)"),
+            (
+                #"{"type": "nats", "url": "\#(server.url)", "token": "wrong", "timeoutSeconds": 2}"#, "uthorization",
+                "stopped (NATS refused the credentials)"
+            ),
             (
                 #"{"type": "nats", "url": "\#(server.url)", "token": "s3cret-token", "stream": "OTHER"}"#, "exists with subjects other.>",
                 "stopped (NATS stream takes other subjects)"

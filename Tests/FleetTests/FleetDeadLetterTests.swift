@@ -33,7 +33,8 @@ struct FleetDeadLetterTests {
         // A message that is not an event, between them.
         let connection = try NATSConnection(NATSOptions(servers: [server.url], timeout: 5, reconnects: false, name: "test"))
         defer { connection.close() }
-        try connection.publish(subject: "juicemaker.shop-a.stock.changed.kiwi", body: Array("{\"x\":\"\u{1B}[2J\"}".utf8), headers: [], messageID: UUID().uuidString)
+        try connection.publish(
+            subject: "juicemaker.shop-a.stock.changed.kiwi", body: Array("{\"x\":\"\u{1B}[2J\"}".utf8), headers: [], messageID: UUID().uuidString)
         let central = try FleetMachine(
             "central", subscribers: #"[{"type": "webhook", "name": "central-hook", "url": "\#(hook.url)", "retrySchedule": [0.1]}]"#,
             extra: #""fleet": {"url": "\#(server.url)"}"#)

@@ -37,7 +37,10 @@ struct FleetHostileStreamTests {
             (kiwi, try changed { _, data in (data["from"], data["to"], data["reason"]) = (5, 999, "order") }),
             (kiwi, try changed { event, _ in event["source"] = "/juice-maker/m5" }),
             (kiwi, try changed { event, _ in event["source"] = "/elsewhere\u{9B}31m" }),
-            ("juicemaker.evil7.stock.changed.banana", try changed { event, data in (event["source"], data["fruit"], data["to"]) = ("/juice-maker/m5", "banana", 777) }),
+            (
+                "juicemaker.evil7.stock.changed.banana",
+                try changed { event, data in (event["source"], data["fruit"], data["to"]) = ("/juice-maker/m5", "banana", 777) }
+            ),
             ("juicemaker.evil\u{1B}]0;PWNED\u{07}.stock.changed.kiwi", good),
             ("juicemaker.shop-a.juice.made.kiwi", good),
         ]
@@ -98,7 +101,8 @@ struct FleetHostileStreamTests {
         #expect(status == 0, "\(stocker.errors)")
         let rows = try #require(try JSONSerialization.jsonObject(with: Data(output.utf8)) as? [[String: Any]], "\(output)")
         #expect(rows.map { $0["machine"] as? String } == ["shop-a"], "\(output)")
-        let local = try #require(try JSONSerialization.jsonObject(with: Data(try await machine.run(["stock", "--json"]).output.utf8)) as? [String: Int])
+        let local = try #require(
+            try JSONSerialization.jsonObject(with: Data(try await machine.run(["stock", "--json"]).output.utf8)) as? [String: Int])
         let shownStock = try #require(rows.first?["stock"] as? [String: Int])
         #expect(shownStock["kiwi"] == local["kiwi"] && shownStock["banana"] == local["banana"], "\(output)")
         let stockSkipped = Self.skippedSequences(stocker.errors)

@@ -211,7 +211,8 @@ final class FleetMachine: @unchecked Sendable {
         try await offPool { try self.runCapturingBlocking(arguments, environment: environment) }
     }
 
-    private func runCapturingBlocking(_ arguments: [String], environment: [String: String]) throws -> (status: Int32, output: String, errors: String) {
+    private func runCapturingBlocking(_ arguments: [String], environment: [String: String]) throws -> (status: Int32, output: String, errors: String)
+    {
         let (process, stdout) = try start(arguments, environment: environment)
         process.waitUntilExit()
         return (process.terminationStatus, Self.read(stdout), Self.read(Self.errorsPath(ofOutput: stdout)))

@@ -60,7 +60,8 @@ enum FleetCommandSupport {
                 throw ConfigurationError(
                     path: "fleet.credentials",
                     plugin: PluginMessage(
-                        english: "cannot read the credentials file \(absolute) (a NATS .creds file: nsc generate creds; a relative path is relative to the store's directory)",
+                        english:
+                            "cannot read the credentials file \(absolute) (a NATS .creds file: nsc generate creds; a relative path is relative to the store's directory)",
                         korean: "자격 증명 파일 \(absolute)을(를) 읽을 수 없습니다(NATS .creds 파일: nsc generate creds. 상대 경로는 저장소 디렉터리 기준)"))
             }
             return absolute

@@ -95,7 +95,8 @@ struct FleetFeed {
     /// or a subscriber cannot go on now; exits as `juice deliver`. The first batch is
     /// handed over by `first` (`retry`), the rest by `deliverPending`.
     func deliverAvailable(
-        _ session: Session, first: @escaping @Sendable (DurableDelivery) async -> DeliveryPhase = { delivery in
+        _ session: Session,
+        first: @escaping @Sendable (DurableDelivery) async -> DeliveryPhase = { delivery in
             await delivery.deliverPending(waitingAtMost: DeliverCommand.patience)
         }
     ) async throws(CLIError) -> ExitCode {

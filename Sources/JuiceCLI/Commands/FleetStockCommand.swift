@@ -74,7 +74,9 @@ struct FleetStockCommand: JuiceCommand {
         } else {
             context.console.standardOutput.write(TableLayout.render(table))
         }
-        if let note = Catalog.Fleet.retention(.init(name: reader.stream, maxAge: reader.summary.maxAge, maxBytes: reader.summary.maxBytes)) { context.console.print(note) }
+        if let note = Catalog.Fleet.retention(.init(name: reader.stream, maxAge: reader.summary.maxAge, maxBytes: reader.summary.maxBytes)) {
+            context.console.print(note)
+        }
         return .success
         #else
         throw FleetCommandSupport.unavailableBuild
