@@ -59,9 +59,7 @@ struct FleetBadInputTests {
     /// taking other subjects says that (78); neither quotes libnats' error numbers.
     @Test(.timeLimit(.minutes(1)))
     func aMissingOrMismatchedStreamIsSaidPlainly() async throws {
-        let directory = try TemporaryDirectory(prefix: "juice-fleet-")
-        let server = try NATSServerProcess(directory: directory)
-        try await server.start()
+        let server = try await NATSServerProcess.started()
         defer { server.stop() }
         let machine = try FleetMachine("shop-1", subscribers: "[]", extra: #""fleet": {"url": "\#(server.url)", "timeoutSeconds": 2}"#)
         for command in [["fleet", "stock"], ["fleet", "watch"], ["fleet", "deliver"]] {
@@ -74,7 +72,7 @@ struct FleetBadInputTests {
             #expect(said.contains("no machine has published to JUICEMAKER yet") && said.split(separator: "\n").count == 1, "\(said)")
             #expect(!said.contains("10059"), "\(said)")
         }
-        let admin = try NATSConnection(NATSOptions(servers: [server.url], timeout: 5))
+        let admin = try server.connect()
         defer { admin.close() }
         try await offPool { try admin.ensureStream("JUICEMAKER", subjects: "other.>", replicas: 1) }
         for command in [["fleet", "stock"], ["fleet", "watch"]] {

@@ -47,9 +47,17 @@ struct FleetConsumerLifetimeTests {
         /// Every event id the webhook received, with repeats.
         var received: [String] { hook.requests.compactMap { $0.headers["webhook-id"] } }
 
+        /// Starts `count` `juice fleet deliver --follow` processes and waits until `events`
+        /// reached the webhook (the deadline only bounds a hang).
+        func follow(_ count: Int, until events: Set<String>) async throws -> [Process] {
+            let processes = try (0..<count).map { _ in try central.start(["fleet", "deliver", "--follow"]).process }
+            #expect(await eventually(within: .seconds(30)) { events.isSubset(of: Set(received)) }, "\(central.errors)")
+            return processes
+        }
+
         /// The consumer as the server has it, or `nil` when it does not exist.
         func consumer() throws -> ConsumerState? {
-            let connection = try NATSConnection(NATSOptions(servers: [server.url], timeout: 5, reconnects: false, name: "test"))
+            let connection = try server.connect()
             defer { connection.close() }
             return try connection.consumer("central-hook", of: "JUICEMAKER")
         }
@@ -57,9 +65,7 @@ struct FleetConsumerLifetimeTests {
 
     @Test(.timeLimit(.minutes(2)))
     func cleanExitsLeaveTheConsumerAndNothingIsSentTwice() async throws {
-        let directory = try TemporaryDirectory(prefix: "juice-fleet-")
-        let server = try NATSServerProcess(directory: directory)
-        try await server.start()
+        let server = try await NATSServerProcess.started()
         defer { server.stop() }
         let fleet = try Fleet(server)
         defer { fleet.hook.stop() }
@@ -85,17 +91,13 @@ struct FleetConsumerLifetimeTests {
 
     @Test(.timeLimit(.minutes(2)))
     func aDeliverersTermLeavesTheOtherDelivering() async throws {
-        let directory = try TemporaryDirectory(prefix: "juice-fleet-")
-        let server = try NATSServerProcess(directory: directory)
-        try await server.start()
+        let server = try await NATSServerProcess.started()
         defer { server.stop() }
         let fleet = try Fleet(server)
         defer { fleet.hook.stop() }
-        let first = try await fleet.publish(3)
-        let one = try fleet.central.start(["fleet", "deliver", "--follow"]).process
-        let other = try fleet.central.start(["fleet", "deliver", "--follow"]).process
+        let followers = try await fleet.follow(2, until: try await fleet.publish(3))
+        let (one, other) = (followers[0], followers[1])
         defer { terminate(other) }
-        #expect(await eventually(within: .seconds(30)) { first.isSubset(of: Set(fleet.received)) }, "\(fleet.central.errors)")
         await terminated(one)
         let later = try await fleet.publish(3)
         // The survivor takes every later event (the deadline only bounds a hang).
@@ -106,18 +108,15 @@ struct FleetConsumerLifetimeTests {
 
     @Test(.timeLimit(.minutes(2)))
     func aDeletedConsumerIsCreatedAgainWithOneLineAndNothingLost() async throws {
-        let directory = try TemporaryDirectory(prefix: "juice-fleet-")
-        let server = try NATSServerProcess(directory: directory)
-        try await server.start()
+        let server = try await NATSServerProcess.started()
         defer { server.stop() }
         let fleet = try Fleet(server)
         defer { fleet.hook.stop() }
         let first = try await fleet.publish(3)
-        let follower = try fleet.central.start(["fleet", "deliver", "--follow"]).process
+        let follower = try await fleet.follow(1, until: first)[0]
         defer { terminate(follower) }
-        #expect(await eventually(within: .seconds(30)) { first.isSubset(of: Set(fleet.received)) }, "\(fleet.central.errors)")
         // `nats consumer rm` while it runs, then more events.
-        let connection = try NATSConnection(NATSOptions(servers: [server.url], timeout: 5, reconnects: false, name: "test"))
+        let connection = try server.connect()
         defer { connection.close() }
         try connection.deleteConsumer("central-hook", of: "JUICEMAKER")
         let later = try await fleet.publish(3)
@@ -138,15 +137,13 @@ struct FleetConsumerLifetimeTests {
 struct FleetAckWaitTests {
     @Test(.timeLimit(.minutes(2)))
     func aWebhookSlowerThanTheAckWaitIsNotSentTwice() async throws {
-        let directory = try TemporaryDirectory(prefix: "juice-fleet-")
-        let server = try NATSServerProcess(directory: directory)
-        try await server.start()
+        let server = try await NATSServerProcess.started()
         defer { server.stop() }
         // Two deliverers share the consumer: a message whose ack wait ran out would go to the other.
         let fleet = try FleetConsumerLifetimeTests.Fleet(server, extraFleet: #", "ackWait": 1"#, answerAfter: 2.5)
         defer { fleet.hook.stop() }
         var published = try await fleet.publish(1)
-        let followers = try (0..<2).map { _ in try fleet.central.start(["fleet", "deliver", "--follow"]).process }
+        let followers = try await fleet.follow(2, until: published)
         defer { followers.forEach { terminate($0) } }
         published.formUnion(try await fleet.publish(1))
         #expect(await eventually(within: .seconds(60)) { published.isSubset(of: Set(fleet.received)) }, "\(fleet.central.errors)")

@@ -18,20 +18,16 @@ struct FleetDeadLetterTests {
 
     @Test(.timeLimit(.minutes(2)))
     func deadLettersAndRefusalsShowAndTheRetryHintResendsThem() async throws {
-        let directory = try TemporaryDirectory(prefix: "juice-fleet-")
-        let server = try NATSServerProcess(directory: directory)
-        try await server.start()
+        let server = try await NATSServerProcess.started()
         defer { server.stop() }
         let accepting = Locked(false)
         let hook = LoopbackHTTPServer { _, _ in accepting.withLock { $0 } ? .status(200) : .status(500) }
         try hook.start()
         defer { hook.stop() }
-        let machine = try FleetMachine("shop-a", subscribers: FleetIntegrationTests.natsSubscriber(server.url))
-        #expect(try await machine.run(["order", "kiwi"]).status == 0)
-        #expect(try await machine.run(["deliver"]).status == 0, "\(machine.errors)")
+        let machine = try await FleetMachine.publishing("shop-a", to: server)
         let ids = Set(try await machine.eventIDs())
         // A message that is not an event, between them.
-        let connection = try NATSConnection(NATSOptions(servers: [server.url], timeout: 5, reconnects: false, name: "test"))
+        let connection = try server.connect()
         defer { connection.close() }
         try connection.publish(
             subject: "juicemaker.shop-a.stock.changed.kiwi", body: Array("{\"x\":\"\u{1B}[2J\"}".utf8), headers: [], messageID: UUID().uuidString)
@@ -61,9 +57,7 @@ struct FleetDeadLetterTests {
 
     @Test(.timeLimit(.minutes(2)))
     func fleetLagIsTheConsumersPendingCount() async throws {
-        let directory = try TemporaryDirectory(prefix: "juice-fleet-")
-        let server = try NATSServerProcess(directory: directory)
-        try await server.start()
+        let server = try await NATSServerProcess.started()
         defer { server.stop() }
         let hook = LoopbackHTTPServer { _, _ in .status(200) }
         try hook.start()

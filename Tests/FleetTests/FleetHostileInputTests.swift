@@ -17,13 +17,9 @@ struct FleetHostileInputTests {
 
     @Test(.timeLimit(.minutes(2)))
     func aHostileSubjectAndBodyAreShownEscaped() async throws {
-        let directory = try TemporaryDirectory(prefix: "juice-fleet-")
-        let server = try NATSServerProcess(directory: directory)
-        try await server.start()
+        let server = try await NATSServerProcess.started()
         defer { server.stop() }
-        let machine = try FleetMachine("shop-a", subscribers: FleetIntegrationTests.natsSubscriber(server.url))
-        #expect(try await machine.run(["order", "kiwi"]).status == 0)
-        #expect(try await machine.run(["deliver"]).status == 0, "\(machine.errors)")
+        let machine = try await FleetMachine.publishing("shop-a", to: server)
         // Two events (the juice, the kiwi it took). The last one's JSON is sent again by a
         // "machine" whose subject token holds an OSC sequence, with a line break between
         // its members, a raw C1 CSI in an extension attribute, and a source holding a CSI,
@@ -33,7 +29,7 @@ struct FleetHostileInputTests {
             .replacingOccurrences(of: "/juice-maker/shop-a\"", with: "/juice-maker/shop-a\u{9B}2J\u{202E}\u{2028}\"")
         #expect(hostileBody.contains("\u{202E}"))
         let hostileMachine = "evil\u{1B}]0;PWNED\u{07}"
-        let connection = try NATSConnection(NATSOptions(servers: [server.url], timeout: 5, reconnects: false, name: "test"))
+        let connection = try server.connect()
         defer { connection.close() }
         let duplicate = try connection.publish(
             subject: "juicemaker.\(hostileMachine).stock.changed.kiwi", body: Array(hostileBody.utf8),

@@ -61,9 +61,7 @@ struct FleetHostileStreamTests {
 
     @Test(.timeLimit(.minutes(2)))
     func everyReaderSkipsEachHostileMessageWithOneEscapedLine() async throws {
-        let directory = try TemporaryDirectory(prefix: "juice-fleet-")
-        let server = try NATSServerProcess(directory: directory)
-        try await server.start()
+        let server = try await NATSServerProcess.started()
         defer { server.stop() }
         let machine = try FleetMachine("shop-a", subscribers: FleetIntegrationTests.natsSubscriber(server.url))
         for fruit in ["kiwi", "banana"] { #expect(try await machine.run(["stock", "add", fruit, "3"]).status == 0) }
@@ -74,7 +72,7 @@ struct FleetHostileStreamTests {
             try await machine.run(["events", "--json", "--type", "stockChanged", "--limit", "1"]).output.split(separator: "\n").first)
         let template = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
         let hostile = try Self.hostileMessages(template)
-        let connection = try NATSConnection(NATSOptions(servers: [server.url], timeout: 5, reconnects: false, name: "test"))
+        let connection = try server.connect()
         defer { connection.close() }
         let before = try connection.streamMessageCount("JUICEMAKER")
         for (subject, body) in hostile {
@@ -112,9 +110,7 @@ struct FleetHostileStreamTests {
 
     @Test(.timeLimit(.minutes(2)))
     func fleetStockAgesByTheStreamsClockAndFlagsAClockAhead() async throws {
-        let directory = try TemporaryDirectory(prefix: "juice-fleet-")
-        let server = try NATSServerProcess(directory: directory)
-        try await server.start()
+        let server = try await NATSServerProcess.started()
         defer { server.stop() }
         let machine = try FleetMachine("m9", subscribers: "[]")
         #expect(try await machine.run(["stock", "add", "kiwi", "3"]).status == 0)
@@ -123,7 +119,7 @@ struct FleetHostileStreamTests {
         let future = line.replacingOccurrences(
             of: #""time":"\d{4}-"#, with: #""time":"2099-"#, options: .regularExpression)
         #expect(future.contains("\"time\":\"2099-"))
-        let connection = try NATSConnection(NATSOptions(servers: [server.url], timeout: 5, reconnects: false, name: "test"))
+        let connection = try server.connect()
         defer { connection.close() }
         try connection.ensureStream("JUICEMAKER", subjects: "juicemaker.>", replicas: 1)
         try connection.publish(subject: "juicemaker.m9.stock.changed.kiwi", body: Array(future.utf8), headers: [], messageID: UUID().uuidString)

@@ -12,15 +12,11 @@ struct FleetWireTests {
     /// lookup by that exact name must find it, as theirs does.
     @Test(.timeLimit(.minutes(1)))
     func theContentTypeHeaderIsNamedAsTheCloudEventsBindingReadsIt() async throws {
-        let directory = try TemporaryDirectory(prefix: "juice-fleet-")
-        let server = try NATSServerProcess(directory: directory)
-        try await server.start()
+        let server = try await NATSServerProcess.started()
         defer { server.stop() }
-        let machine = try FleetMachine("shop-a", subscribers: FleetIntegrationTests.natsSubscriber(server.url))
-        #expect(try await machine.run(["order", "kiwi"]).status == 0)
-        #expect(try await machine.run(["deliver"]).status == 0, "\(machine.errors)")
+        let machine = try await FleetMachine.publishing("shop-a", to: server)
         let ids = try await machine.eventIDs()
-        let connection = try NATSConnection(NATSOptions(servers: [server.url], timeout: 5, reconnects: false, name: "test"))
+        let connection = try server.connect()
         defer { connection.close() }
         for sequence in 1...UInt64(ids.count) {
             let message = try #require(try connection.message(at: sequence, of: "JUICEMAKER"))
@@ -35,16 +31,14 @@ struct FleetWireTests {
     /// bring an existing stream to them; `fleet stock` says what they mean for it.
     @Test(.timeLimit(.minutes(1)))
     func retentionIsTheOperatorsToSet() async throws {
-        let directory = try TemporaryDirectory(prefix: "juice-fleet-")
-        let server = try NATSServerProcess(directory: directory)
-        try await server.start()
+        let server = try await NATSServerProcess.started()
         defer { server.stop() }
         func machine(_ limits: String) throws -> FleetMachine {
             try FleetMachine(
                 "shop-a", subscribers: #"[{"type": "nats", "url": "\#(server.url)", \#(limits)}]"#,
                 extra: #""fleet": {"url": "\#(server.url)"}"#)
         }
-        let connection = try NATSConnection(NATSOptions(servers: [server.url], timeout: 5, reconnects: false, name: "test"))
+        let connection = try server.connect()
         defer { connection.close() }
         let first = try machine(#""maxAge": 604800, "maxBytes": 10000000, "discard": "new""#)
         #expect(try await first.run(["stock", "add", "kiwi", "1"]).status == 0)
