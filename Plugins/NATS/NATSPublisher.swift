@@ -15,7 +15,7 @@ import JuiceMakerPluginKit
 import Locking
 
 /// Publishes each event to NATS JetStream, at least once, in journal order: the
-/// fleet's durable subscriber (README, Fleet).
+/// fleet's durable subscriber.
 ///
 /// Config (`type: "nats"`): the keys of `Fleet.subscriberKeys` (`url` required;
 /// `subjectPrefix`, `stream`, `replicas`, `maxAge`, `maxBytes`, `discard`,

@@ -16,7 +16,7 @@ import NATSPlugin
 #endif
 
 /// `juice fleet`: every machine's events, read from the fleet's JetStream stream
-/// (README, Fleet). A build without libnats declares the same commands; each says how
+/// (`FleetCommandSupport.reader`). A build without libnats declares the same commands; each says how
 /// to get NATS and exits 69.
 enum FleetGroup: CommandDeclaration {
     static let configuration = CommandConfiguration(
