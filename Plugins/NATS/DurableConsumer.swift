@@ -8,8 +8,8 @@ import Locking
 /// is gone (`nats consumer rm`, an operator's cleanup) is created again from just after
 /// the ack floor last seen, bound to anew, and said in one line to `report`: nothing
 /// acknowledged is sent again except what was acknowledged since that look, nothing
-/// unacknowledged is lost. A stream that is gone is said once; fetching then fails until
-/// it is back.
+/// unacknowledged is lost. A stream that is gone is said once; fetching then fails for
+/// good (a stream made again starts its sequences over: a new process reads it).
 public final class DurableConsumer: Sendable {
     /// Seconds between looks at whether the consumer still exists, while fetches come
     /// back empty.
@@ -28,7 +28,8 @@ public final class DurableConsumer: Sendable {
         var ackWait: Double
         var lastLook = ContinuousClock.now
         var stopped = false
-        var streamGoneSaid = false
+        /// The stream was deleted under this consumer (said once).
+        var streamGone = false
     }
 
     /// Creates the consumer when missing (or brings its settings to `settings`) and binds to it.
@@ -66,21 +67,22 @@ public final class DurableConsumer: Sendable {
 
     /// Asks the server whether the consumer exists; creates it again and binds to it when not.
     private func look() throws(NATSError) {
+        // A stream made again starts its sequences over, below what this process has
+        // acknowledged: only a new process reads it right.
+        if state.withLock({ $0.streamGone }) { throw Self.streamGone(stream) }
         let seen: ConsumerState?
         do {
             seen = try connection.consumer(name, of: stream)
         } catch {
-            if error.kind == .noStream, state.withLock({ !$0.streamGoneSaid }) {
-                state.withLock { $0.streamGoneSaid = true }
-                report("stream \(stream) is gone from \(connection.displayServers); waiting for a machine to create it again")
+            if error.kind == .noStream {
+                state.withLock { $0.streamGone = true }
+                report(Self.streamGone(stream).message)
+                throw Self.streamGone(stream)
             }
             throw error
         }
         if let seen {
-            state.withLock { state in
-                state.ackFloor = max(state.ackFloor, seen.ackFloor)
-                state.streamGoneSaid = false
-            }
+            state.withLock { state in state.ackFloor = max(state.ackFloor, seen.ackFloor) }
             return
         }
         let floor = state.withLock { $0.ackFloor }
@@ -99,6 +101,12 @@ public final class DurableConsumer: Sendable {
             created
                 ? "consumer \(name) of stream \(stream) was deleted on the server; created it again from stream sequence \(floor + 1)"
                 : "consumer \(name) of stream \(stream) was deleted on the server and created again by another deliverer; reading from it")
+    }
+
+    private static func streamGone(_ stream: String) -> NATSError {
+        NATSError(
+            "stream \(stream) was deleted on the server; start juice fleet deliver again once a machine has created it again",
+            kind: .noStream)
     }
 
     /// Lets go of the consumer (it stays on the server): a fetch under way returns.

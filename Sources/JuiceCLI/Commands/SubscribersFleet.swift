@@ -25,7 +25,8 @@ struct FleetSubscriberStatus {
     /// A line for each subscriber `juice fleet deliver` feeds (durable ones and loggers)
     /// that has a consumer on the fleet's server or bookkeeping in the store. The server
     /// is asked only when the config has a `fleet` section with a `url`; when it does
-    /// not answer, `warn` hears why once and lags are unknown.
+    /// not answer, `warn` hears why once and lags are unknown (a stream that does not
+    /// exist yet has no consumers: nothing is said).
     static func read(
         _ context: CommandContext, journal: any EventJournal, warn: (String) -> Void
     ) throws(StoreError) -> [FleetSubscriberStatus] {
@@ -58,7 +59,10 @@ struct FleetSubscriberStatus {
         do {
             reader = try FleetCommandSupport.reader(context, nats: nil)
         } catch {
-            warn(error.message(context.language))
+            // No stream yet: no consumer either, nothing to say.
+            if error.code != .unavailable || !error.message.english.hasPrefix("no machine has published") {
+                warn(error.message(context.language))
+            }
             return [:]
         }
         defer { reader.connection.close() }
