@@ -36,7 +36,7 @@ public enum Fleet {
         description: "Replicas of a stream this subscriber creates (3 on a 3-node cluster).")
     public static let credentialsKey = ConfigurationKey(
         "credentials", .string([.nonEmpty("credentials"), .noNUL]),
-        description: "A NATS .creds file (user JWT and seed); relative to the store's directory.")
+        description: "A NATS .creds file (user JWT and seed); a relative path is relative to the store's directory.")
     public static let tokenKey = ConfigurationKey(
         "token", .string([.nonEmpty("token")]),
         description: "An authentication token, usually \"${NATS_TOKEN}\". Never printed.")
@@ -44,18 +44,42 @@ public enum Fleet {
     public static let timeoutKey = ConfigurationKey(
         "timeoutSeconds", .number(minimum: 0.1, maximum: 300, unit: "seconds"), default: .number(defaultTimeoutSeconds),
         description: "How long connecting, or one publish until its PubAck, may take.")
+    public static let maxAgeKey = ConfigurationKey(
+        "maxAge", .number(minimum: 1, maximum: 3_153_600_000, unit: "seconds"),
+        description: "NATS max_age of the stream: seconds a message is kept (604800 is 7 days); default: for good.")
+    public static let maxBytesKey = ConfigurationKey(
+        "maxBytes", .integer(1...9_007_199_254_740_992),
+        description: "NATS max_bytes of the stream: the most bytes it keeps; default: no limit.")
+    public static let discardKey = ConfigurationKey(
+        "discard", .oneOf(["old", "new"]),
+        description: "NATS discard policy at a limit: old drops the oldest messages, new refuses new ones (publishing retries); default old.")
     /// Every key of a `nats` subscriber, in the order the schema lists them.
     public static let subscriberKeys = [
-        urlKey, subjectPrefixKey, streamKey, replicasKey, credentialsKey, tokenKey, eventsKey, timeoutKey,
-        ConfigurationKey.retrySchedule,
+        urlKey, subjectPrefixKey, streamKey, replicasKey, maxAgeKey, maxBytesKey, discardKey, credentialsKey, tokenKey, eventsKey,
+        timeoutKey, ConfigurationKey.retrySchedule,
     ]
 
     /// `fleet.url`: like `url`, but optional (`--nats` may give it).
     public static let readerURLKey = ConfigurationKey(
         "url", .string([.nonEmpty("url")]),
         description: "The NATS server juice fleet reads, nats://host:port; several comma-separated for a cluster.")
+    /// The ack wait of `juice fleet deliver`'s consumers unless `ackWait` says otherwise (NATS's default).
+    public static let defaultAckWaitSeconds = 30.0
+    /// The `max_ack_pending` of `juice fleet deliver`'s consumers unless `maxAckPending` says otherwise (NATS's default).
+    public static let defaultMaxAckPending = 1000
+    public static let ackWaitKey = ConfigurationKey(
+        "ackWait", .number(minimum: 1, maximum: 86_400, unit: "seconds"), default: .number(defaultAckWaitSeconds),
+        description: "NATS ack_wait of juice fleet deliver's consumers: how long a killed deliverer's messages wait before they are sent again.")
+    public static let maxAckPendingKey = ConfigurationKey(
+        "maxAckPending", .integer(1...100_000), default: .number(Double(defaultMaxAckPending)),
+        description: "NATS max_ack_pending of juice fleet deliver's consumers: messages out and not yet acknowledged, at most.")
+    public static let deliverPolicyKey = ConfigurationKey(
+        "deliverPolicy", .oneOf(["all", "new"]), default: .string("all"),
+        description: "Where a new consumer of juice fleet deliver starts: all (the stream's whole history) or new (messages from then on).")
     /// The keys of the top-level `fleet` section.
-    public static let readerKeys = [readerURLKey, subjectPrefixKey, streamKey, credentialsKey, tokenKey, timeoutKey]
+    public static let readerKeys = [
+        readerURLKey, subjectPrefixKey, streamKey, credentialsKey, tokenKey, timeoutKey, ackWaitKey, maxAckPendingKey, deliverPolicyKey,
+    ]
 
     // MARK: Names and subjects
 

@@ -20,14 +20,21 @@ import Locking
 ///   `sequence` (monotonic across machines), its own id, source and time.
 /// - Moving the cursor past a sequence acknowledges every message up to it (explicit
 ///   ack, confirmed by the server): after that it is never sent again. Until then it
-///   is held; held messages are marked "in progress" so their ack wait does not run
-///   out while a retry waits. A process that dies holds nothing: the server sends
-///   its unacknowledged messages again after the ack wait (at least once).
+///   is held, and every held message is marked "in progress" each third of the
+///   consumer's ack wait, on a thread of its own, so its ack wait does not run out
+///   while a delivery runs or a retry waits. A process that dies holds nothing: the
+///   server sends its unacknowledged messages again after the ack wait (at least once).
+/// - A message that is not a machine's event (`FleetEvent`: not a JuiceMaker
+///   CloudEvent, a subject that does not match it, impossible values) is refused for
+///   good (terminated on the stream), said in one line (stream sequence, subject,
+///   reason) and recorded as a dead letter with them.
 /// - Retry state and dead letters are kept in `bookkeeping` (the local store's
 ///   delivery tables) under `Fleet.bookkeepingName(subscriber)`, so a retry schedule
 ///   holds across processes and a dead letter (acknowledged on the stream, never sent
 ///   again) stays on record; their `sequence` is the stream's. Without `bookkeeping`
 ///   they live in this process. The lease lives in this process.
+/// - A dead letter's event is read back from the stream by its sequence when its
+///   redelivery asks for it (`juice subscribers retry <name> --dead-letters`).
 public final class ConsumerJournal: EventJournal {
     private struct Held {
         let envelope: EventEnvelope
@@ -43,10 +50,14 @@ public final class ConsumerJournal: EventJournal {
         var leased: Set<String> = []
         var stopped = false
         var feeding = false
-        var lastProgress = ContinuousClock.now
+        /// Dead letters whose redelivery may ask for them: those `deadLetters(for:)`
+        /// listed last, until each is read once.
+        var armed: Set<Int64> = []
     }
 
-    private let subscription: NATSSubscription
+    private let consumer: DurableConsumer
+    /// The subscriber this journal feeds.
+    private let subscriber: String
     private let state = LockedCondition(State())
     private let report: @Sendable (String) -> Void
     /// Where retry state and dead letters are kept across processes, if anywhere.
@@ -57,13 +68,15 @@ public final class ConsumerJournal: EventJournal {
     /// - Parameter report: hears one line per message that is not an event (it is refused for good).
     /// - Parameter bookkeeping: the local store, for retry state and dead letters.
     public init(
-        subscription: NATSSubscription, batch: Int, bookkeeping: (any EventJournal)? = nil,
+        consumer: DurableConsumer, subscriber: String, batch: Int, bookkeeping: (any EventJournal)? = nil,
         report: @escaping @Sendable (String) -> Void
     ) {
-        self.subscription = subscription
+        self.consumer = consumer
+        self.subscriber = subscriber
         self.batch = batch
         self.bookkeeping = bookkeeping
         self.report = report
+        startKeepingHeldAlive()
     }
 
     // MARK: Feeding
@@ -101,31 +114,46 @@ public final class ConsumerJournal: EventJournal {
         }
     }
 
-    /// Stops feeding and ends the subscription (held messages go back to the server after the ack wait).
+    /// Stops feeding and lets go of the consumer, which stays on the server (held
+    /// messages go back to it after the ack wait).
     public func stop() {
         state.change { $0.stopped = true }
-        subscription.stop()
+        consumer.stop()
     }
 
-    /// Fetches at most one batch, keeps the events, marks held ones in progress; returns how many came.
+    /// Marks every held message in progress each third of the ack wait, until `stop()`.
+    private func startKeepingHeldAlive() {
+        let interval = Duration.milliseconds(max(200, Int(consumer.ackWait * 1000 / 3)))
+        startDetachedThread(named: "juice.fleet.progress") { [self] in
+            while true {
+                let stopped = state.wait(until: .now + interval) { $0.stopped }
+                if stopped { return }
+                let held = state.withLock { $0.held.values.map(\.message) }
+                for message in held { message.inProgress() }
+            }
+        }
+    }
+
+    /// Fetches at most one batch, keeps the events; returns how many came.
     @discardableResult
     private func fetchOnce(timeout: Double) throws(NATSError) -> Int {
         // Room for a batch only once what is held has been worked off a little.
         let room = state.withLock { batch - $0.held.count }
         guard room > 0 else {
-            keepHeldAlive()
             _ = state.wait(until: .now + .seconds(1)) { $0.held.count < batch || $0.stopped }
             return 0
         }
-        let messages = try subscription.fetch(batch: room, timeout: timeout)
-        var refused: [NATSMessage] = []
+        let messages = try consumer.fetch(batch: room, timeout: timeout)
+        var refused: [(message: NATSMessage, sequence: Int64, reason: String)] = []
         var alreadyDone: [NATSMessage] = []
         state.change { state in
             for message in messages {
-                guard let sequence = message.metadata.map({ Int64($0.streamSequence) }),
-                    let decoded = try? CloudEventFormat.decode(message.text)
-                else {
-                    refused.append(message)
+                let sequence = message.metadata.map { Int64($0.streamSequence) } ?? 0
+                let decoded: EventEnvelope
+                switch FleetEvent.check(text: message.text, subject: message.subject, prefix: consumer.settings.prefix) {
+                case .success(let (_, envelope)): decoded = envelope
+                case .failure(let reason):
+                    refused.append((message, sequence, reason.description))
                     continue
                 }
                 if sequence <= state.acknowledged {
@@ -140,23 +168,29 @@ public final class ConsumerJournal: EventJournal {
                 }
             }
         }
-        for message in refused {
-            report("\(message.subject): not a JuiceMaker CloudEvent; refused (never sent again)")
-            message.terminate()
-        }
+        for (message, sequence, reason) in refused { refuse(message, sequence: sequence, reason: reason) }
         for message in alreadyDone { try? message.acknowledge() }
-        keepHeldAlive()
         return messages.count
     }
 
-    /// Marks held messages in progress at most every second.
-    private func keepHeldAlive() {
-        let held = state.withLock { state -> [NATSMessage] in
-            guard ContinuousClock.now - state.lastProgress > .seconds(1) else { return [] }
-            state.lastProgress = .now
-            return state.held.values.map(\.message)
-        }
-        for message in held { message.inProgress() }
+    /// Refuses a message that is not an event: terminated on the stream (never sent
+    /// again), said in one line, kept as a dead letter with its sequence, subject and reason.
+    private func refuse(_ message: NATSMessage, sequence: Int64, reason: String) {
+        let subject = Self.excerpt(message.subject)
+        let why = Self.excerpt(reason)
+        report("stream sequence \(sequence), subject \(subject): \(why); refused (never sent again), kept as a dead letter")
+        message.terminate()
+        guard sequence > 0 else { return }
+        let id = message.header("Nats-Msg-Id").flatMap(EventID.init) ?? EventID(high: 0, low: 0)
+        try? recordDeadLetter(
+            DeadLetter(
+                subscriber: subscriber, sequence: sequence, eventID: id, attempts: 0, lastError: "subject \(subject): \(why)",
+                recordedAt: Date().timeIntervalSince1970))
+    }
+
+    /// `text` cut to 200 characters: a subject or reason from another machine may be long.
+    static func excerpt(_ text: String) -> String {
+        text.count <= 200 ? text : String(text.prefix(200)) + "…"
     }
 
     // MARK: EventJournal
@@ -168,6 +202,44 @@ public final class ConsumerJournal: EventJournal {
     public func events(after sequence: Int64, limit: Int) throws(StoreError) -> [EventEnvelope] {
         state.withLock { state in
             Array(state.held.filter { $0.key > sequence }.sorted { $0.key < $1.key }.prefix(max(0, limit)).map(\.value.envelope))
+        }
+    }
+
+    /// The held events after `sequence`; when `sequence + 1` is a dead letter that
+    /// `deadLetters(for:)` listed and that was not read since (what a dead letter's
+    /// redelivery asks for next), that message read back from the stream first, or why
+    /// it cannot be read.
+    public func entries(after sequence: Int64, limit: Int) throws(StoreError) -> [JournalEntry] {
+        let (held, isLetter) = state.change { state in
+            (
+                Array(state.held.filter { $0.key > sequence }.sorted { $0.key < $1.key }.prefix(max(0, limit)).map(\.value.envelope)),
+                state.armed.remove(sequence + 1) != nil && state.held[sequence + 1] == nil
+            )
+        }
+        guard isLetter, limit > 0 else { return held.map(JournalEntry.event) }
+        return [letter(at: sequence + 1)] + held.prefix(limit - 1).map(JournalEntry.event)
+    }
+
+    /// The stream's message at `sequence` as an event, or why it is not one.
+    private func letter(at sequence: Int64) -> JournalEntry {
+        let message: NATSMessage?
+        do {
+            message = try consumer.connection.message(at: UInt64(sequence), of: consumer.stream)
+        } catch {
+            return .unreadable(UnreadableEvent(sequence: sequence, eventID: nil, reason: error.message))
+        }
+        guard let message else {
+            return .unreadable(UnreadableEvent(sequence: sequence, eventID: nil, reason: "the stream no longer holds it (deleted or aged out)"))
+        }
+        do {
+            let (_, decoded) = try FleetEvent.check(text: message.text, subject: message.subject, prefix: consumer.settings.prefix).get()
+            return .event(
+                EventEnvelope(
+                    sequence: sequence, id: decoded.id, time: decoded.time, source: decoded.source, changeID: decoded.changeID,
+                    event: decoded.event))
+        } catch {
+            return .unreadable(
+                UnreadableEvent(sequence: sequence, eventID: nil, reason: "subject \(Self.excerpt(message.subject)): \(error.description)"))
         }
     }
 
@@ -214,19 +286,25 @@ public final class ConsumerJournal: EventJournal {
     }
 
     public func deadLetters(for subscriber: String?) throws(StoreError) -> [DeadLetter] {
+        let letters: [DeadLetter]
         if let bookkeeping {
             let kept = try bookkeeping.deadLetters(for: subscriber.map(Fleet.bookkeepingName))
-            return kept.compactMap { letter in
+            letters = kept.compactMap { letter in
                 guard let name = Fleet.subscriber(fromBookkeepingName: letter.subscriber) else { return nil }
                 return DeadLetter(
                     subscriber: name, sequence: letter.sequence, eventID: letter.eventID, attempts: letter.attempts,
                     lastError: letter.lastError, recordedAt: letter.recordedAt)
             }
+        } else {
+            letters = state.withLock { state in state.deadLetters.filter { subscriber == nil || $0.subscriber == subscriber } }
         }
-        return state.withLock { state in state.deadLetters.filter { subscriber == nil || $0.subscriber == subscriber } }
+        let mine = letters.filter { $0.subscriber == self.subscriber }.map(\.sequence)
+        state.change { $0.armed = Set(mine) }
+        return letters
     }
 
     public func removeDeadLetters(for subscriber: String, sequences: [Int64]) throws(StoreError) {
+        state.change { $0.armed.subtract(sequences) }
         if let bookkeeping {
             try bookkeeping.removeDeadLetters(for: Fleet.bookkeepingName(subscriber), sequences: sequences)
             return

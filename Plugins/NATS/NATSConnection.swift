@@ -15,7 +15,8 @@ import Foundation
 /// which then fail with `NATS_CONNECTION_CLOSED`).
 public final class NATSConnection: @unchecked Sendable {
     private let connection: OpaquePointer
-    private let jetStream: OpaquePointer
+    /// The JetStream context (for this module's extensions).
+    let jetStream: OpaquePointer
     private let options: OpaquePointer
     /// The request timeout in milliseconds.
     let timeoutMilliseconds: Int64
@@ -102,30 +103,16 @@ public final class NATSConnection: @unchecked Sendable {
     // MARK: Streams
 
     /// Makes sure stream `name` exists and takes `subjects`: creates it (file storage,
-    /// `replicas`) when missing; throws `.streamMismatch` when it exists without them.
-    public func ensureStream(_ name: String, subjects: String, replicas: Int) throws(NATSError) {
-        var info: UnsafeMutablePointer<jsStreamInfo>?
-        var jsError = jsErrCode(0)
-        let strings = CStrings()
-        var status = nats.pointee.js_GetStreamInfo(&info, jetStream, strings.make(name), nil, &jsError)
-        if status == NATS_OK, let info {
-            defer { nats.pointee.jsStreamInfo_Destroy(info) }
-            var existing: [String] = []
-            if let config = info.pointee.Config, let list = config.pointee.Subjects {
-                for index in 0..<Int(config.pointee.SubjectsLen) {
-                    if let subject = list[index] { existing.append(String(cString: subject)) }
-                }
-            }
-            guard existing.contains(subjects) || existing.contains(">") else {
-                throw NATSError(
-                    "stream \(name) exists with subjects \(existing.joined(separator: ", ")), not \(subjects); "
-                        + "set another \"stream\" or \"subjectPrefix\", or change the stream (nats stream edit)",
-                    kind: .streamMismatch)
-            }
+    /// `replicas`, `retention`) when missing; throws `.streamMismatch` when it exists
+    /// without them. An existing stream whose limits differ from those `retention`
+    /// sets is brought to them (the rest of its configuration is left as it is).
+    public func ensureStream(_ name: String, subjects: String, replicas: Int, retention: StreamRetention = StreamRetention()) throws(NATSError) {
+        if let existing = try stream(name) {
+            guard existing.takes(subjects) else { throw existing.mismatch(subjects) }
+            if !retention.isMet(by: existing) { try update(name, to: retention) }
             return
         }
-        guard status == NATS_NOT_FOUND else { throw .from(status, doing: "looking up stream \(name)", jsError: jsError) }
-        (status, jsError) = addStream(name, subjects: subjects, replicas: replicas)
+        let (status, jsError) = addStream(name, subjects: subjects, replicas: replicas) { retention.apply(to: &$0) }
         guard status == NATS_OK else {
             // 10065: subjects overlap with another stream's; 10058: the name is taken.
             if jsError.rawValue == 10065 || jsError.rawValue == 10058 {
@@ -136,6 +123,49 @@ public final class NATSConnection: @unchecked Sendable {
             }
             throw .from(status, doing: "creating stream \(name) (\(subjects), \(replicas) replica(s))", jsError: jsError)
         }
+    }
+
+    /// Stream `name` as the server describes it, or `nil` when there is none.
+    public func stream(_ name: String) throws(NATSError) -> StreamSummary? {
+        var info: UnsafeMutablePointer<jsStreamInfo>?
+        var jsError = jsErrCode(0)
+        let strings = CStrings()
+        let status = nats.pointee.js_GetStreamInfo(&info, jetStream, strings.make(name), nil, &jsError)
+        if status == NATS_NOT_FOUND { return nil }
+        guard status == NATS_OK, let info else { throw .from(status, doing: "looking up stream \(name)", jsError: jsError) }
+        defer { nats.pointee.jsStreamInfo_Destroy(info) }
+        return StreamSummary(name: name, info: info.pointee)
+    }
+
+    /// Stream `name`, which a reader of `subjects` needs: throws `.noStream` when it does
+    /// not exist (no machine has published yet) and `.streamMismatch` when it takes
+    /// other subjects.
+    public func requireStream(_ name: String, subjects: String) throws(NATSError) -> StreamSummary {
+        guard let existing = try stream(name) else {
+            throw NATSError(
+                "no machine has published to \(name) yet: there is no stream \(name) on \(displayServers) "
+                    + "(if the machines' nats subscriber names another \"stream\", set fleet.stream to it)",
+                kind: .noStream)
+        }
+        guard existing.takes(subjects) else { throw existing.mismatch(subjects) }
+        return existing
+    }
+
+    /// Brings stream `name`'s limits to `retention`.
+    private func update(_ name: String, to retention: StreamRetention) throws(NATSError) {
+        var info: UnsafeMutablePointer<jsStreamInfo>?
+        var jsError = jsErrCode(0)
+        let strings = CStrings()
+        var status = nats.pointee.js_GetStreamInfo(&info, jetStream, strings.make(name), nil, &jsError)
+        guard status == NATS_OK, let info, let config = info.pointee.Config else {
+            throw .from(status, doing: "looking up stream \(name)", jsError: jsError)
+        }
+        defer { nats.pointee.jsStreamInfo_Destroy(info) }
+        retention.apply(to: &config.pointee)
+        var updated: UnsafeMutablePointer<jsStreamInfo>?
+        status = nats.pointee.js_UpdateStream(&updated, jetStream, config, nil, &jsError)
+        if let updated { nats.pointee.jsStreamInfo_Destroy(updated) }
+        guard status == NATS_OK else { throw .from(status, doing: "setting the limits of stream \(name)", jsError: jsError) }
     }
 
     /// Creates stream `name` for `subjects` (file storage, `replicas`), with what
@@ -313,29 +343,6 @@ public final class NATSConnection: @unchecked Sendable {
         let status = nats.pointee.js_SubscribeSync(&subscription, jetStream, strings.make(filter), nil, &options, &jsError)
         guard status == NATS_OK, let subscription else {
             throw .from(status, doing: "reading \(filter) from stream \(stream)", jsError: jsError)
-        }
-        return NATSSubscription(subscription, owner: self)
-    }
-
-    /// A pull subscription on the durable consumer `durable` of `stream` (created when
-    /// missing: explicit ack, `ackWait` seconds before an unacknowledged message is
-    /// sent again).
-    public func durableConsumer(
-        stream: String, filter: String, durable: String, ackWait: Double, maxAckPending: Int
-    ) throws(NATSError) -> NATSSubscription {
-        let strings = CStrings()
-        var options = jsSubOptions()
-        _ = nats.pointee.jsSubOptions_Init(&options)
-        options.Stream = strings.make(stream)
-        options.Config.AckPolicy = js_AckExplicit
-        options.Config.AckWait = Int64(ackWait * 1e9)
-        options.Config.DeliverPolicy = js_DeliverAll
-        options.Config.MaxAckPending = Int64(maxAckPending)
-        var subscription: OpaquePointer?
-        var jsError = jsErrCode(0)
-        let status = nats.pointee.js_PullSubscribe(&subscription, jetStream, strings.make(filter), strings.make(durable), nil, &options, &jsError)
-        guard status == NATS_OK, let subscription else {
-            throw .from(status, doing: "opening consumer \(durable) on stream \(stream)", jsError: jsError)
         }
         return NATSSubscription(subscription, owner: self)
     }

@@ -37,6 +37,7 @@ final class NATSDestination: BlockingDurableDestination {
     let subjectPrefix: String
     let stream: String
     let replicas: Int
+    let retention: StreamRetention
     /// The machine named in subjects when an event's own `source` names none (events
     /// committed before the `machine` key existed).
     let machine: String
@@ -79,9 +80,10 @@ final class NATSDestination: BlockingDurableDestination {
     }
 
     init(
-        options: NATSOptions, subjectPrefix: String, stream: String, replicas: Int, machine: String,
+        options: NATSOptions, subjectPrefix: String, stream: String, replicas: Int, retention: StreamRetention, machine: String,
         kinds: Set<EventKind>?
     ) {
+        self.retention = retention
         self.kinds = kinds
         self.options = options
         self.subjectPrefix = subjectPrefix
@@ -233,7 +235,9 @@ final class NATSDestination: BlockingDurableDestination {
         return low
     }
 
-    private static let headers = [("Content-Type", CloudEventFormat.contentType)]
+    /// `content-type` in lower case: NATS headers are case-sensitive, and the CloudEvents
+    /// NATS and JetStream bindings (and the SDKs that implement them) read this name.
+    private static let headers = [("content-type", CloudEventFormat.contentType)]
 
     /// The connection, made (and the stream checked or created) if there is none.
     private func connected() throws(DeliveryFailure) -> NATSConnection {
@@ -247,7 +251,7 @@ final class NATSDestination: BlockingDurableDestination {
             // Above the flight, so libnats never stalls a publish: the flight is the bound.
             options.maxOutstandingAcks = Self.flight * 2
             made = try NATSConnection(options)
-            try made.ensureStream(stream, subjects: "\(subjectPrefix).>", replicas: replicas)
+            try made.ensureStream(stream, subjects: "\(subjectPrefix).>", replicas: replicas, retention: retention)
         } catch {
             throw Self.failure(error)
         }

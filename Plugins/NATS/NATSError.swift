@@ -56,7 +56,13 @@ public struct NATSError: Error, Sendable, CustomStringConvertible {
             kind = .authorization
             advice = "check the token or the credentials file"
         default:
-            if detail.lowercased().containsText("authorization") || text.lowercased().containsText("authorization") {
+            if jsError.rawValue == 10059 {
+                kind = .noStream
+                advice = "no machine has published to it yet, or fleet.stream names another stream"
+            } else if jsError.rawValue == 10093 {
+                kind = .streamMismatch
+                advice = "the stream takes other subjects: set \"stream\" or \"subjectPrefix\" to what the machines publish"
+            } else if detail.lowercased().containsText("authorization") || text.lowercased().containsText("authorization") {
                 kind = .authorization
                 advice = "check the token or the credentials file"
             } else {

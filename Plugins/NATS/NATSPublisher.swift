@@ -15,18 +15,20 @@ import JuiceMakerPluginKit
 import Locking
 
 /// Publishes each event to NATS JetStream, at least once, in journal order: the
-/// fleet's durable subscriber (README, Fleet).
+/// fleet's durable subscriber.
 ///
 /// Config (`type: "nats"`): the keys of `Fleet.subscriberKeys` (`url` required;
-/// `subjectPrefix`, `stream`, `replicas`, `credentials` or `token`, `events`,
-/// `timeoutSeconds`, `retrySchedule`).
+/// `subjectPrefix`, `stream`, `replicas`, `maxAge`, `maxBytes`, `discard`,
+/// `credentials` or `token`, `events`, `timeoutSeconds`, `retrySchedule`).
 ///
 /// Delivery is durable (`DurableDelivery`), like the webhook's: each event is one
 /// JetStream publish to `<prefix>.<machine>.<kind>.<subject>`, body the CloudEvents
-/// structured JSON, header `Content-Type: application/cloudevents+json` and
+/// structured JSON, header `content-type: application/cloudevents+json` (the name the
+/// CloudEvents NATS binding reads; NATS headers are case-sensitive) and
 /// `Nats-Msg-Id: <event id>` (the stream's duplicate window drops a resend). The
 /// cursor moves only after the PubAck. The stream is created when missing (subjects
-/// `<prefix>.>`, file storage, `replicas`). An unreachable server is retried on the
+/// `<prefix>.>`, file storage, `replicas`, the limits `retention` sets), and an
+/// existing stream is brought to the limits `retention` sets. An unreachable server is retried on the
 /// schedule; refused credentials or a stream with other subjects stop delivery
 /// (kept in the journal) until `juice subscribers retry`.
 public final class NATSPublisher: DurableDeliveryPlugin {
@@ -40,6 +42,8 @@ public final class NATSPublisher: DurableDeliveryPlugin {
     public let subjectPrefix: String
     public let stream: String
     public let replicas: Int
+    /// The stream's limits (`maxAge`, `maxBytes`, `discard`).
+    public let retention: StreamRetention
     public let eventKinds: Set<EventKind>?
     public let retrySchedule: RetrySchedule
 
@@ -72,6 +76,9 @@ public final class NATSPublisher: DurableDeliveryPlugin {
                     korean: "공백, '.', '*', '>', '/', '\\'가 없는 스트림 이름이어야 합니다(JUICEMAKER)"))
         }
         replicas = Int(try configuration.number(Fleet.replicasKey) ?? 1)
+        retention = StreamRetention(
+            maxAge: try configuration.number(Fleet.maxAgeKey), maxBytes: try configuration.number(Fleet.maxBytesKey).map { Int64($0) },
+            discard: try configuration.string(Fleet.discardKey).flatMap(StreamRetention.Discard.init(rawValue:)))
         eventKinds = try configuration.eventKinds(Fleet.eventsKey)
         retrySchedule = try configuration.retrySchedule(.retrySchedule) ?? Self.defaultSchedule
         self.context = context
@@ -114,8 +121,8 @@ public final class NATSPublisher: DurableDeliveryPlugin {
         guard isFirst else { return }
         let machine = Fleet.machine(fromSource: host.maker.source) ?? Fleet.defaultMachineName
         let destination = NATSDestination(
-            options: options, subjectPrefix: subjectPrefix, stream: stream, replicas: replicas, machine: machine,
-            kinds: eventKinds)
+            options: options, subjectPrefix: subjectPrefix, stream: stream, replicas: replicas, retention: retention,
+            machine: machine, kinds: eventKinds)
         let (delivery, subscription) = try DurableDelivery.attach(
             name: context.name, kinds: eventKinds, schedule: retrySchedule, destination: destination, to: host)
         state.withLock { state in

@@ -15,7 +15,7 @@ import SQLiteStore
 /// - Rate: a 100,000-event SQLite journal published by the `nats` durable subscriber
 ///   (`NATSPublisher` with its `DurableDelivery` runner, as `juice deliver` runs it),
 ///   timed from attaching until caught up (cursor at the last event), against a Swift
-///   loop straight over libnats' calls (`natsMsg_Create`, the `Content-Type` header,
+///   loop straight over libnats' calls (`natsMsg_Create`, the `content-type` header,
 ///   `js_PublishMsgAsync` with `MsgId`, then `js_PublishAsyncComplete`) publishing the
 ///   same bodies to the same subjects with the same `Nats-Msg-Id`s, the same 256
 ///   PubAcks outstanding (bodies encoded before the clock starts). Both include
@@ -227,7 +227,7 @@ enum FleetBench {
     }
 
     /// Events per second of a loop straight over libnats: the same bodies, subjects,
-    /// `Content-Type` and `Nats-Msg-Id`, 256 PubAcks outstanding, until all are acked.
+    /// `content-type` and `Nats-Msg-Id`, 256 PubAcks outstanding, until all are acked.
     private static func loopRate(_ envelopes: [EventEnvelope], server: BenchNATSServer, stream: String, prefix: String) throws -> Timed {
         let url = server.url
         let messages = envelopes.map { envelope in
@@ -340,7 +340,7 @@ enum RawPublisher {
                 }
             }
             guard status == NATS_OK, let created else { throw BenchError.failed("fleet bench: natsMsg_Create") }
-            _ = natsMsgHeader_Set(created, "Content-Type", CloudEventFormat.contentType)
+            _ = natsMsgHeader_Set(created, "content-type", CloudEventFormat.contentType)
             var pubOptions = jsPubOptions()
             jsPubOptions_Init(&pubOptions)
             var pointer: OpaquePointer? = created

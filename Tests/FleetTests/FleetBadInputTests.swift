@@ -39,6 +39,49 @@ struct FleetBadInputTests {
         #expect(try await machine.run(["fleet", "stock", "--nats", "nats://"]).status == 78)
     }
 
+    /// `fleet.credentials` is checked by `juice config check` and is relative to the
+    /// store's directory, as every path a subscriber names.
+    @Test func fleetCredentialsAreCheckedRelativeToTheStore() async throws {
+        let machine = try FleetMachine("shop-1", subscribers: "[]", extra: #""fleet": {"url": "nats://127.0.0.1:1", "credentials": "fleet.creds"}"#)
+        try FileManager.default.createDirectory(atPath: machine.directory.file("state"), withIntermediateDirectories: true)
+        let check = ["config", "check", "--store", machine.directory.file("state/juice.db")]
+        // Beside the config, not beside the store: refused, naming where it looked.
+        try Data("x".utf8).write(to: URL(fileURLWithPath: machine.directory.file("fleet.creds")))
+        let refused = try await machine.runCapturing(check)
+        #expect(refused.status == 78)
+        let lines = refused.errors.split(separator: "\n")
+        #expect(lines.count == 1 && lines[0].contains("fleet.credentials") && lines[0].contains("state/fleet.creds"), "\(refused.errors)")
+        try Data("x".utf8).write(to: URL(fileURLWithPath: machine.directory.file("state/fleet.creds")))
+        #expect(try await machine.run(check).status == 0, "\(machine.errors)")
+    }
+
+    /// A reader that finds no stream says so plainly (69); one that finds the stream
+    /// taking other subjects says that (78); neither quotes libnats' error numbers.
+    @Test(.timeLimit(.minutes(1)))
+    func aMissingOrMismatchedStreamIsSaidPlainly() async throws {
+        let server = try await NATSServerProcess.started()
+        defer { server.stop() }
+        let machine = try FleetMachine("shop-1", subscribers: "[]", extra: #""fleet": {"url": "\#(server.url)", "timeoutSeconds": 2}"#)
+        for command in [["fleet", "stock"], ["fleet", "watch"], ["fleet", "deliver"]] {
+            let (status, _, said) = try await machine.runCapturing(command)
+            if command[1] == "deliver" {
+                #expect(status == 0, "no subscriber to feed: \(said)")
+                continue
+            }
+            #expect(status == 69, "\(command)")
+            #expect(said.contains("no machine has published to JUICEMAKER yet") && said.split(separator: "\n").count == 1, "\(said)")
+            #expect(!said.contains("10059"), "\(said)")
+        }
+        let admin = try server.connect()
+        defer { admin.close() }
+        try await offPool { try admin.ensureStream("JUICEMAKER", subjects: "other.>", replicas: 1) }
+        for command in [["fleet", "stock"], ["fleet", "watch"]] {
+            let (status, _, said) = try await machine.runCapturing(command)
+            #expect(status == 78, "\(command)")
+            #expect(said.contains("exists with subjects other.>") && !said.contains("10093"), "\(said)")
+        }
+    }
+
     #if os(Linux)
     /// A `juice` built with libnats, run where the NATS C client cannot be loaded (its
     /// runtime missing, or broken: here a file that is no library, found first through
@@ -68,12 +111,18 @@ struct FleetBadInputTests {
         // A stream that exists with other subjects.
         let admin = try NATSConnection(NATSOptions(servers: [server.url], token: "s3cret-token", timeout: 5))
         try await offPool { try admin.ensureStream("OTHER", subjects: "other.>", replicas: 1) }
-        let cases: [(String, String)] = [
-            (#"{"type": "nats", "url": "nats://127.0.0.1:1", "timeoutSeconds": 1}"#, "No server available"),
-            (#"{"type": "nats", "url": "\#(server.url)", "token": "wrong", "timeoutSeconds": 2}"#, "uthorization"),
-            (#"{"type": "nats", "url": "\#(server.url)", "token": "s3cret-token", "stream": "OTHER"}"#, "exists with subjects other.>"),
+        let cases: [(String, String, String?)] = [
+            (#"{"type": "nats", "url": "nats://127.0.0.1:1", "timeoutSeconds": 1}"#, "No server available", nil),
+            (
+                #"{"type": "nats", "url": "\#(server.url)", "token": "wrong", "timeoutSeconds": 2}"#, "uthorization",
+                "stopped (NATS refused the credentials)"
+            ),
+            (
+                #"{"type": "nats", "url": "\#(server.url)", "token": "s3cret-token", "stream": "OTHER"}"#, "exists with subjects other.>",
+                "stopped (NATS stream takes other subjects)"
+            ),
         ]
-        for (section, why) in cases {
+        for (section, why, state) in cases {
             let machine = try FleetMachine("shop-1", subscribers: "[\(section)]")
             #expect(try await machine.run(["order", "kiwi", "--quiet"]).status == 0)
             // The order left delivery to a background run, which made the first attempt;
@@ -86,6 +135,10 @@ struct FleetBadInputTests {
             // The events wait in the journal.
             let subscribers = try await Self.lag(machine)
             #expect(subscribers.contains("\"lag\":2"), "\(subscribers)")
+            // What stopped it, in its own words: not an HTTP status.
+            let table = try await machine.run(["subscribers"]).output
+            #expect(!table.contains("410"), "\(table)")
+            if let state { #expect(table.contains(state), "\(table)") }
         }
         admin.close()
     }

@@ -6,7 +6,8 @@ import Testing
 import NATSPlugin
 
 /// The stream is written by other machines, so `juice fleet watch` treats it as
-/// untrusted input: nothing from it reaches the terminal raw.
+/// untrusted input: nothing from it reaches the terminal raw, and a message that is
+/// not a machine's event is skipped with one escaped line on stderr.
 @Suite(.enabled(if: FleetEnvironment.isAvailable, FleetEnvironment.skipNote), .serialized)
 struct FleetHostileInputTests {
     /// Whether `text` holds a character that steers a terminal, besides the line ends.
@@ -16,13 +17,9 @@ struct FleetHostileInputTests {
 
     @Test(.timeLimit(.minutes(2)))
     func aHostileSubjectAndBodyAreShownEscaped() async throws {
-        let directory = try TemporaryDirectory(prefix: "juice-fleet-")
-        let server = try NATSServerProcess(directory: directory)
-        try await server.start()
+        let server = try await NATSServerProcess.started()
         defer { server.stop() }
-        let machine = try FleetMachine("shop-a", subscribers: FleetIntegrationTests.natsSubscriber(server.url))
-        #expect(try await machine.run(["order", "kiwi"]).status == 0)
-        #expect(try await machine.run(["deliver"]).status == 0, "\(machine.errors)")
+        let machine = try await FleetMachine.publishing("shop-a", to: server)
         // Two events (the juice, the kiwi it took). The last one's JSON is sent again by a
         // "machine" whose subject token holds an OSC sequence, with a line break between
         // its members, a raw C1 CSI in an extension attribute, and a source holding a CSI,
@@ -32,33 +29,35 @@ struct FleetHostileInputTests {
             .replacingOccurrences(of: "/juice-maker/shop-a\"", with: "/juice-maker/shop-a\u{9B}2J\u{202E}\u{2028}\"")
         #expect(hostileBody.contains("\u{202E}"))
         let hostileMachine = "evil\u{1B}]0;PWNED\u{07}"
-        let connection = try NATSConnection(NATSOptions(servers: [server.url], timeout: 5, reconnects: false, name: "test"))
+        let connection = try server.connect()
         defer { connection.close() }
         let duplicate = try connection.publish(
             subject: "juicemaker.\(hostileMachine).stock.changed.kiwi", body: Array(hostileBody.utf8),
-            headers: [("Content-Type", "application/cloudevents+json")], messageID: UUID().uuidString)
+            headers: [("content-type", "application/cloudevents+json")], messageID: UUID().uuidString)
         #expect(!duplicate)
         for json in [false, true] {
             let (watch, stdout) = try machine.start(["fleet", "watch", "--since", "all", "--nats", server.url] + (json ? ["--json"] : []))
             let deadline = Date(timeIntervalSinceNow: 15)
             var text = ""
-            // Until the hostile message's line is out (after every real one, as it came last).
+            // Until the hostile message's stderr line is out (after every real one, as it came last).
             while Date() < deadline {
                 text = (try? String(contentsOfFile: stdout, encoding: .utf8)) ?? ""
-                if text.split(separator: "\n").count >= 3 { break }
+                let errors = FleetMachine.read(FleetMachine.errorsPath(ofOutput: stdout))
+                if errors.contains("skipped") { break }
                 try await Task.sleep(for: .milliseconds(50))
             }
             await terminated(watch)
             text = (try? String(contentsOfFile: stdout, encoding: .utf8)) ?? ""
-            #expect(!Self.steers(text), "\(text.debugDescription)")
+            let errors = FleetMachine.read(FleetMachine.errorsPath(ofOutput: stdout))
+            #expect(!Self.steers(text) && !Self.steers(errors), "\(text.debugDescription) \(errors.debugDescription)")
             let lines = text.split(separator: "\n")
+            // The machine's two events, each a JSON object or a notifier line; the hostile one only on stderr.
+            #expect(!text.contains("evil"), "\(text.debugDescription)")
             if json {
-                // One event per line, each a JSON object, the hostile one among them.
-                #expect(lines.count == 3, "\(text.debugDescription)")
-                #expect(lines.allSatisfy { (try? JSONSerialization.jsonObject(with: Data($0.utf8))) is [String: Any] })
-            } else {
-                #expect(text.contains(#"[evil\e]0;PWNED\u{7}] "#), "\(text.debugDescription)")
+                #expect(lines.count == 2 && lines.allSatisfy { (try? JSONSerialization.jsonObject(with: Data($0.utf8))) is [String: Any] })
             }
+            let skipped = errors.split(separator: "\n").filter { $0.contains("skipped stream sequence 3, subject juicemaker.evil") }
+            #expect(skipped.count == 1 && errors.contains(#"evil\e]0;PWNED"#), "\(errors.debugDescription)")
         }
     }
 }

@@ -62,7 +62,7 @@ struct FleetIntegrationTests {
             let id = message.header("Nats-Msg-Id") ?? "?"
             messages.append(
                 StreamedMessage(
-                    id: id, contentType: message.header("Content-Type"), bodyHasID: message.text.contains("\"id\":\"\(id)\"")))
+                    id: id, contentType: message.header("content-type"), bodyHasID: message.text.contains("\"id\":\"\(id)\"")))
             if message.metadata?.pending == 0 { break }
         }
         return messages

@@ -94,12 +94,13 @@ struct FleetReadingTests {
         var union = Set<String>()
         for machine in machines { union.formUnion(try await machine.eventIDs()) }
         #expect(union.count == 600)
-        // The central host forwards the fleet to one webhook; it is SIGKILLed 5 times.
+        // The central host forwards the fleet to one webhook; it is SIGKILLed 5 times (the
+        // killed ones' messages come again after the ack wait, 2 s here).
         let central = try FleetMachine(
             "central",
             subscribers:
                 #"[{"type": "webhook", "name": "central-hook", "url": "\#(hook.url)", "secret": "\#(secret)", "retrySchedule": [0.2, 0.5, 1, 1, 1, 1, 1, 1]}]"#,
-            extra: #""fleet": {"url": "\#(server.url)"}"#)
+            extra: #""fleet": {"url": "\#(server.url)", "ackWait": 2}"#)
         for round in 0..<5 {
             let process = try central.start(["fleet", "deliver", "--follow"]).process
             try await Task.sleep(for: .milliseconds(250 + round * 100))

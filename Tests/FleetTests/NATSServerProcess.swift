@@ -73,13 +73,24 @@ final class NATSServerProcess: @unchecked Sendable {
     private let routes: [Int]
     private let extraArguments: [String]
     private let lock = Locked<Process?>(nil)
+    /// The directory `started()` made, kept as long as the server.
+    private let owned: TemporaryDirectory?
+
+    /// A server in a temporary directory of its own, started.
+    static func started() async throws -> NATSServerProcess {
+        let directory = try TemporaryDirectory(prefix: "juice-fleet-")
+        let server = try NATSServerProcess(directory: directory, ownsDirectory: true)
+        try await server.start()
+        return server
+    }
 
     /// - Parameter cluster: this node's cluster port and the other nodes' cluster ports.
     init(
         name: String = "n1", directory: TemporaryDirectory, port: Int? = nil, cluster: (port: Int, routes: [Int])? = nil,
-        arguments: [String] = []
+        arguments: [String] = [], ownsDirectory: Bool = false
     ) throws {
         extraArguments = arguments
+        owned = ownsDirectory ? directory : nil
         self.name = name
         self.port = try port ?? freeLoopbackPort()
         clusterPort = cluster?.port
@@ -202,9 +213,38 @@ final class FleetMachine: @unchecked Sendable {
     }
 
     private func runBlocking(_ arguments: [String], environment: [String: String]) throws -> (status: Int32, output: String) {
+        let (status, output, _) = try runCapturingBlocking(arguments, environment: environment)
+        return (status, output)
+    }
+
+    /// Runs `juice <arguments>` to the end: its exit status, standard output and standard error.
+    func runCapturing(_ arguments: [String], environment: [String: String] = [:]) async throws -> (status: Int32, output: String, errors: String) {
+        try await offPool { try self.runCapturingBlocking(arguments, environment: environment) }
+    }
+
+    private func runCapturingBlocking(_ arguments: [String], environment: [String: String]) throws -> (status: Int32, output: String, errors: String)
+    {
         let (process, stdout) = try start(arguments, environment: environment)
         process.waitUntilExit()
-        return (process.terminationStatus, (try? String(contentsOfFile: stdout, encoding: .utf8)) ?? "")
+        return (process.terminationStatus, Self.read(stdout), Self.read(Self.errorsPath(ofOutput: stdout)))
+    }
+
+    /// The stderr file of the process whose stdout file `start` returned.
+    static func errorsPath(ofOutput stdout: String) -> String {
+        stdout.replacingOccurrences(of: "/stdout-", with: "/stderr-")
+    }
+
+    /// A file's text, empty when it cannot be read.
+    static func read(_ path: String) -> String {
+        (try? String(contentsOfFile: path, encoding: .utf8)) ?? ""
+    }
+
+    /// A machine that publishes to `server`, after it made and published `orders`.
+    static func publishing(_ machine: String, to server: NATSServerProcess, orders: [String] = ["kiwi"]) async throws -> FleetMachine {
+        let made = try FleetMachine(machine, subscribers: FleetIntegrationTests.natsSubscriber(server.url))
+        for juice in orders { #expect(try await made.run(["order", juice]).status == 0) }
+        #expect(try await made.run(["deliver"]).status == 0, "\(made.errors)")
+        return made
     }
 
     /// The ids of every event in the machine's journal (`juice events --json`).
@@ -245,3 +285,14 @@ func terminate(_ process: Process, within seconds: Double = 5) {
     if process.isRunning { kill(process.processIdentifier, SIGKILL) }
     process.waitUntilExit()
 }
+
+#if canImport(NATSPlugin)
+import NATSPlugin
+
+extension NATSServerProcess {
+    /// A client connection to it (no reconnects), as a test's own NATS client.
+    func connect() throws -> NATSConnection {
+        try NATSConnection(NATSOptions(servers: [url], timeout: 5, reconnects: false, name: "test"))
+    }
+}
+#endif

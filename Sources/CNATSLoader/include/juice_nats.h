@@ -16,6 +16,8 @@
 #define JUICE_NATS_FUNCTIONS(X) \
     X(jsCtx_Destroy) X(jsMsgMetaData_Destroy) X(jsOptions_Init) X(jsPubAck_Destroy) \
     X(jsPubOptions_Init) X(jsStreamConfig_Init) X(jsStreamInfo_Destroy) X(jsSubOptions_Init) \
+    X(jsConsumerConfig_Init) X(jsConsumerInfo_Destroy) X(js_AddConsumer) X(js_DeleteConsumer) X(js_GetConsumerInfo) \
+    X(js_UpdateConsumer) X(js_GetMsg) X(js_UpdateStream) \
     X(js_AddStream) X(js_DeleteStream) X(js_GetStreamInfo) X(js_PublishMsg) X(js_PublishMsgAsync) \
     X(js_PublishAsyncComplete) X(js_PublishAsyncGetPendingList) \
     X(js_PullSubscribe) X(js_SubscribeSync) X(natsConnection_Close) X(natsConnection_Connect) \

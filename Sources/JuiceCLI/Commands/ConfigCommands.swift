@@ -21,6 +21,8 @@ struct ConfigCheckCommand: JuiceCommand {
 
     func run(_ session: Session) throws(CLIError) -> ExitCode {
         let context = session.context
+        // What `juice fleet` would refuse at its start: an unreadable `fleet.credentials`.
+        _ = try FleetCommandSupport.credentials(context)
         let source = ConfigShowCommand.sourceName(context)
         let names = context.config.subscribers.map(\.name)
         // `${NAME}`s missing in disabled subscribers: not errors (nothing runs them),

@@ -16,7 +16,7 @@ import NATSPlugin
 #endif
 
 /// `juice fleet`: every machine's events, read from the fleet's JetStream stream
-/// (README, Fleet). A build without libnats declares the same commands; each says how
+/// (`FleetCommandSupport.reader`). A build without libnats declares the same commands; each says how
 /// to get NATS and exits 69.
 enum FleetGroup: CommandDeclaration {
     static let configuration = CommandConfiguration(
@@ -48,21 +48,57 @@ enum FleetCommandSupport {
         return nil
     }
 
+    /// `fleet.credentials` made absolute (a relative path is relative to the store's
+    /// directory, as every path a subscriber names), checked readable; `nil` when not set.
+    /// A bad value is a config error (78). `juice config check` checks it too.
+    static func credentials(_ context: CommandContext) throws(CLIError) -> String? {
+        do throws(ConfigurationError) {
+            let section = context.config.fleet ?? PluginConfiguration(path: "fleet", values: [])
+            guard let file = try section.string(Fleet.credentialsKey) else { return nil }
+            let absolute = file.hasPrefix("/") ? file : PathText.join(context.location.stateDirectory, file)
+            guard access(absolute, R_OK) == 0 else {
+                throw ConfigurationError(
+                    path: "fleet.credentials",
+                    plugin: PluginMessage(
+                        english:
+                            "cannot read the credentials file \(absolute) (a NATS .creds file: nsc generate creds; a relative path is relative to the store's directory)",
+                        korean: "자격 증명 파일 \(absolute)을(를) 읽을 수 없습니다(NATS .creds 파일: nsc generate creds. 상대 경로는 저장소 디렉터리 기준)"))
+            }
+            return absolute
+        } catch {
+            throw configError(error, context: context)
+        }
+    }
+
+    /// A config error located in the config file.
+    private static func configError(_ error: ConfigurationError, context: CommandContext) -> CLIError {
+        var located = context.config.substituted.apply(to: error)
+        if !located.path.isEmpty, located.path != "--nats" { located.file = context.config.source.file }
+        return CLIError(.config, Catalog.ConfigErrors.located(located))
+    }
+
     #if canImport(NATSPlugin)
     /// A connection to the fleet's server with the stream's name and subject prefix.
     struct Reader {
         let connection: NATSConnection
         let stream: String
         let prefix: String
+        /// The stream, checked: it exists and takes `<prefix>.>`.
+        let summary: StreamSummary
+        /// How `juice fleet deliver`'s consumers are set up (`fleet.ackWait`, …).
+        let consumerSettings: ConsumerSettings
     }
 
-    /// Connects as `--nats` or the config's `fleet` section says: a missing URL or a bad
-    /// value exits 78, no answer 69.
+    /// Connects as `--nats` or the config's `fleet` section says and checks the stream:
+    /// a missing URL or a bad value exits 78, no answer 69, no stream yet 69, a stream
+    /// with other subjects 78.
     static func reader(_ context: CommandContext, nats: String?) throws(CLIError) -> Reader {
         let section = context.config.fleet ?? PluginConfiguration(path: "fleet", values: [])
         let options: NATSOptions
         let prefix: String
         let stream: String
+        let settings: ConsumerSettings
+        let credentials = try credentials(context)
         do throws(ConfigurationError) {
             let configured = try section.string(Fleet.readerURLKey)
             guard let url = nats ?? configured else {
@@ -75,41 +111,29 @@ enum FleetCommandSupport {
             }
             prefix = try section.string(Fleet.subjectPrefixKey) ?? Fleet.defaultSubjectPrefix
             stream = try section.string(Fleet.streamKey) ?? Fleet.defaultStream
-            // A relative credentials file is relative to the config file's directory.
-            var credentials = try section.string(Fleet.credentialsKey)
-            if let file = credentials {
-                let base =
-                    context.config.source.file.map { PathText.parent(of: $0) }
-                    ?? JuiceProcess.currentDirectory()
-                let absolute = file.hasPrefix("/") ? file : PathText.join(base, file)
-                guard access(absolute, R_OK) == 0 else {
-                    throw ConfigurationError(
-                        path: "fleet.credentials",
-                        plugin: PluginMessage(
-                            english: "cannot read the credentials file \(absolute) (a NATS .creds file: nsc generate creds)",
-                            korean: "자격 증명 파일 \(absolute)을(를) 읽을 수 없습니다(NATS .creds 파일: nsc generate creds)"))
-                }
-                credentials = absolute
-            }
+            settings = ConsumerSettings(
+                prefix: prefix, ackWait: try section.number(Fleet.ackWaitKey) ?? Fleet.defaultAckWaitSeconds,
+                maxAckPending: Int(try section.number(Fleet.maxAckPendingKey) ?? Double(Fleet.defaultMaxAckPending)),
+                start: try section.string(Fleet.deliverPolicyKey).flatMap(ConsumerSettings.Start.init(rawValue:)) ?? .all)
             options = NATSOptions(
                 servers: servers, token: try section.string(Fleet.tokenKey),
                 credentialsFile: credentials,
                 timeout: try section.number(Fleet.timeoutKey) ?? Fleet.defaultTimeoutSeconds, reconnects: true,
                 name: "juice fleet \(context.invocation.command.name)")
         } catch {
-            var located = context.config.substituted.apply(to: error)
-            if !located.path.isEmpty, located.path != "--nats" { located.file = context.config.source.file }
-            throw CLIError(.config, Catalog.ConfigErrors.located(located))
+            throw configError(error, context: context)
         }
         do {
-            return Reader(connection: try NATSConnection(options), stream: stream, prefix: prefix)
+            let connection = try NATSConnection(options)
+            let summary = try connection.requireStream(stream, subjects: "\(prefix).>")
+            return Reader(connection: connection, stream: stream, prefix: prefix, summary: summary, consumerSettings: settings)
         } catch {
             throw failure(error)
         }
     }
 
     /// A NATS failure as the command's error: refused credentials or an unusable stream
-    /// are config (78), the rest unavailable (69).
+    /// are config (78); no stream yet, and the rest, unavailable (69).
     static func failure(_ error: NATSError) -> CLIError {
         let code: ExitCode = error.kind == .authorization || error.kind == .streamMismatch ? .config : .unavailable
         return CLIError(code, LocalizedText(error.message, ko: error.message))

@@ -5,12 +5,15 @@ import FoundationEssentials
 import Foundation
 #endif
 import JuiceMakerCore
+import JuiceMakerPluginKit
 #if canImport(NATSPlugin)
 import NATSPlugin
 #endif
 
 /// `juice fleet stock [--json]`: machines × fruits, each machine's latest stock as the
-/// stream holds it (the last `stock.changed` per machine and fruit), with its age.
+/// stream holds it (the last `stock.changed` per machine and fruit that passes
+/// `FleetEvent`'s checks), with its age by the stream's clock. A skipped message is one
+/// escaped line on stderr and changes nothing; exit 0 all the same.
 struct FleetStockCommand: JuiceCommand {
     static let configuration = CommandConfiguration(
         commandName: "stock",
@@ -30,9 +33,13 @@ struct FleetStockCommand: JuiceCommand {
         #if canImport(NATSPlugin)
         let context = session.context
         let reader = try FleetCommandSupport.reader(context, nats: nats)
+        let stderr = context.console.standardError
+        let language = context.language
         let rows: [FleetStockRow]
         do {
-            rows = try FleetStockRow.read(reader)
+            rows = try FleetStockRow.read(reader) { skipped in
+                stderr.write("juice: \(Catalog.Fleet.skipped(skipped.line)(language))\n")
+            }
         } catch {
             throw FleetCommandSupport.failure(error)
         }
@@ -42,28 +49,33 @@ struct FleetStockCommand: JuiceCommand {
                 JSONWriter.compact(
                     .array(
                         rows.map { row in
-                            .object([
+                            var members: [(key: String, value: ConfigValue)] = [
                                 ("machine", .string(row.machine)),
                                 ("stock", .object(Fruit.allCases.compactMap { fruit in row.stock[fruit].map { (fruit.id, .integer($0)) } })),
                                 ("updated", .string(RFC3339.format(row.updated))),
                                 ("ageSeconds", .number(max(0, (now.timeIntervalSince(row.updated) * 1000).rounded() / 1000))),
-                            ])
+                            ]
+                            if row.clockAhead > 0 { members.append(("clockAheadSeconds", .number(row.clockAhead.rounded()))) }
+                            return .object(members)
                         })))
             return .success
         }
-        let language = context.language
         var table = [
             [Catalog.Fleet.machineHeading(language)] + Fruit.allCases.map { "\($0.emoji) \(Catalog.Results.name($0)(language))" }
                 + [Catalog.Fleet.updatedHeading(language)]
         ]
         table += rows.map { row in
-            [row.machine] + Fruit.allCases.map { row.stock[$0].map(String.init) ?? "-" }
-                + [Catalog.Fleet.age(now.timeIntervalSince(row.updated))(language)]
+            var age = Catalog.Fleet.age(now.timeIntervalSince(row.updated))(language)
+            if row.clockAhead > 0 { age += " " + Catalog.Fleet.clockAhead(row.clockAhead)(language) }
+            return [row.machine] + Fruit.allCases.map { row.stock[$0].map(String.init) ?? "-" } + [age]
         }
         if rows.isEmpty {
             context.console.print(Catalog.Fleet.noMachines)
         } else {
             context.console.standardOutput.write(TableLayout.render(table))
+        }
+        if let note = Catalog.Fleet.retention(.init(name: reader.stream, maxAge: reader.summary.maxAge, maxBytes: reader.summary.maxBytes)) {
+            context.console.print(note)
         }
         return .success
         #else
@@ -77,29 +89,71 @@ struct FleetStockCommand: JuiceCommand {
 struct FleetStockRow {
     let machine: String
     var stock: [Fruit: Int]
+    /// When the stream stored the newest of them (the server's clock).
     var updated: Date
+    /// How far ahead of the stream's clock the machine's clock ran, at most, in seconds
+    /// (its events' `time` after the stream stored them); 0 when not by more than a minute.
+    var clockAhead: Double = 0
 
-    /// The last `stock.changed` of every machine and fruit.
-    static func read(_ reader: FleetCommandSupport.Reader) throws(NATSError) -> [FleetStockRow] {
+    /// A machine's `time` this far after the stream stored the event is a clock ahead.
+    static let skewTolerance = 60.0
+
+    /// The last `stock.changed` of every machine and fruit that passes `FleetEvent`'s
+    /// checks; `skipped` hears each message that does not. When a subject's last message
+    /// is skipped, that subject's earlier messages are read for its last good one.
+    static func read(_ reader: FleetCommandSupport.Reader, skipped: (FleetEvent.Skipped) -> Void) throws(NATSError) -> [FleetStockRow] {
         let filter = "\(reader.prefix).*.\(Fleet.kindTokens(.stockChanged)).*"
-        let subscription = try reader.connection.reader(stream: reader.stream, filter: filter, start: .lastPerSubject)
-        defer { subscription.stop() }
-        let prefixTokens = reader.prefix.split(separator: ".").count
-        var rows: [String: FleetStockRow] = [:]
-        while let message = try subscription.next(timeout: 1) {
-            let tokens = message.subject.split(separator: ".")
-            if tokens.count > prefixTokens, let envelope = try? CloudEventFormat.decode(message.text),
-                case let .stockChanged(fruit, _, to, _) = envelope.event
-            {
-                let machine = String(tokens[prefixTokens])
-                var row = rows[machine] ?? FleetStockRow(machine: machine, stock: [:], updated: envelope.time)
-                row.stock[fruit] = to
-                row.updated = max(row.updated, envelope.time)
-                rows[machine] = row
+        var latest: [String: FleetEvent] = [:]
+        var retry: [String] = []
+        var said: Set<UInt64> = []
+        try readEach(reader, filter: filter, start: .lastPerSubject) { message in
+            switch FleetEvent.read(message, prefix: reader.prefix) {
+            case .success(let event): latest[message.subject] = event
+            case .failure(let skip):
+                if said.insert(skip.sequence).inserted { skipped(skip) }
+                if isStockSubject(message.subject, prefix: reader.prefix) { retry.append(message.subject) }
             }
-            if message.metadata?.pending == 0 { break }
+        }
+        for subject in retry {
+            try readEach(reader, filter: subject, start: .all) { message in
+                switch FleetEvent.read(message, prefix: reader.prefix) {
+                case .success(let event): latest[subject] = event
+                case .failure(let skip): if said.insert(skip.sequence).inserted { skipped(skip) }
+                }
+            }
+        }
+        var rows: [String: FleetStockRow] = [:]
+        for event in latest.values {
+            guard case let .stockChanged(fruit, _, to, _) = event.envelope.event else { continue }
+            let stored = event.stored ?? event.envelope.time
+            var row = rows[event.machine] ?? FleetStockRow(machine: event.machine, stock: [:], updated: stored)
+            row.stock[fruit] = to
+            row.updated = max(row.updated, stored)
+            let ahead = event.envelope.time.timeIntervalSince(stored)
+            if ahead > skewTolerance { row.clockAhead = max(row.clockAhead, ahead) }
+            rows[event.machine] = row
         }
         return rows.values.sorted { $0.machine < $1.machine }
+    }
+
+    /// Reads every message of `filter` from `start`, until the stream has no more.
+    private static func readEach(
+        _ reader: FleetCommandSupport.Reader, filter: String, start: NATSConnection.Start, _ body: (NATSMessage) -> Void
+    ) throws(NATSError) {
+        let subscription = try reader.connection.reader(stream: reader.stream, filter: filter, start: start)
+        defer { subscription.stop() }
+        while let message = try subscription.next(timeout: 1) {
+            body(message)
+            if message.metadata?.pending == 0 { break }
+        }
+    }
+
+    /// Whether `subject` is one a machine's stock change goes to (a machine name, a fruit).
+    private static func isStockSubject(_ subject: String, prefix: String) -> Bool {
+        let rest = subject.dropFirst(prefix.count + 1).split(separator: ".", omittingEmptySubsequences: false)
+        guard subject.hasPrefix(prefix + "."), rest.count == 4 else { return false }
+        return Fleet.isMachineName(String(rest[0])) && "\(rest[1]).\(rest[2])" == Fleet.kindTokens(.stockChanged)
+            && Fruit(rawValue: String(rest[3])) != nil
     }
 }
 #endif

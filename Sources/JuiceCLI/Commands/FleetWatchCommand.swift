@@ -12,6 +12,10 @@ import NATSPlugin
 #endif
 
 /// `juice fleet watch [--machine M] [--type T] [--since DURATION|all] [--json]`.
+///
+/// A message that is not a machine's event (`FleetEvent`) is skipped with one escaped
+/// line on stderr (stream sequence, subject, reason); the exit status is how it
+/// stopped (130 on Ctrl-C, 143 on SIGTERM), skipped messages or not.
 struct FleetWatchCommand: JuiceCommand {
     static let configuration = CommandConfiguration(
         commandName: "watch",
@@ -82,7 +86,8 @@ struct FleetWatchCommand: JuiceCommand {
         let json = context.settings.json
         let renderer = NotificationRenderer(language: context.language, color: context.settings.colorAllowed && output.isTerminal)
         let stop = session.stopSignals()
-        let prefixTokens = reader.prefix.split(separator: ".").count
+        let stderr = context.console.standardError
+        let language = context.language
         while !stop.isRequested {
             let message: NATSMessage?
             do {
@@ -91,19 +96,23 @@ struct FleetWatchCommand: JuiceCommand {
                 throw FleetCommandSupport.failure(error)
             }
             guard let message else { continue }
-            let text = message.text
-            guard let envelope = try? CloudEventFormat.decode(text) else { continue }
+            let event: FleetEvent
+            switch FleetEvent.read(message, prefix: reader.prefix) {
+            case .success(let read): event = read
+            case .failure(let skipped):
+                stderr.write("juice: \(Catalog.Fleet.skipped(skipped.line)(language))\n")
+                continue
+            }
+            let envelope = event.envelope
             guard kinds?.contains(envelope.event.kind) ?? true else { continue }
             // The stream is written by other machines: untrusted. A message is shown as it
             // came only when it is one line with nothing that steers a terminal; otherwise
-            // as this build encodes the event it read. The machine is the subject's token,
-            // which NATS lets hold any byte but space: shown escaped and cut.
+            // as this build encodes the event it read.
+            let text = message.text
             if json {
                 output.write((TerminalText.escaped(text) == text ? text : CloudEventFormat.encode(envelope)) + "\n")
             } else {
-                let tokens = message.subject.split(separator: ".")
-                let name = tokens.count > prefixTokens ? TerminalText.echoed(String(tokens[prefixTokens])) : "?"
-                output.write(renderer.lines(for: envelope).map { "[\(name)] \($0)" }.joined(separator: "\n") + "\n")
+                output.write(renderer.lines(for: envelope).map { "[\(event.machine)] \($0)" }.joined(separator: "\n") + "\n")
             }
         }
         subscription.stop()

@@ -13,7 +13,9 @@ import JuiceMakerPluginKit
 
 /// `juice subscribers`: each configured subscriber, its type, whether it is enabled,
 /// and, for durable ones (webhook, command), its cursor, how many events it is
-/// behind, when its failing event is tried next, and how many it gave up on.
+/// behind, when its failing event is tried next, and how many it gave up on. A
+/// subscriber `juice fleet deliver` feeds has a second line, `<name>@fleet`
+/// (`FleetSubscriberStatus`): its consumer's ack floor and lag, attempts, dead letters.
 struct SubscribersCommand: JuiceCommand {
     static let configuration = CommandConfiguration(
         commandName: "subscribers",
@@ -36,6 +38,14 @@ struct SubscribersCommand: JuiceCommand {
         } catch {
             throw CLIError(.storeIO, Catalog.Errors.store(error))
         }
+        let fleet: [FleetSubscriberStatus]
+        do {
+            fleet = try FleetSubscriberStatus.read(context, journal: journal) { warning in
+                context.console.standardError.write("juice: \(Catalog.Delivery.fleetUnknown(warning)(language))\n")
+            }
+        } catch {
+            throw CLIError(.storeIO, Catalog.Errors.store(error))
+        }
         if context.settings.json {
             let items = subscribers.map { entry -> ConfigValue in
                 let status = statuses[entry.name]
@@ -47,17 +57,23 @@ struct SubscribersCommand: JuiceCommand {
                     ("lag", status.map { .number(Double($0.lag)) } ?? .null),
                     ("deadLetters", status.map { .integer($0.deadLetters) } ?? .integer(0)),
                 ]
-                if let retry = status?.retry {
-                    members += [
-                        ("attempts", .integer(retry.attempts)),
-                        ("nextAttempt", retry.disabled ? .null : .string(RFC3339.format(Date(timeIntervalSince1970: retry.nextAttemptAt)))),
-                        ("stopped", .bool(retry.disabled)),
-                        ("lastError", .string(retry.lastError)),
-                    ]
-                }
+                if let retry = status?.retry { members += Self.retryMembers(retry) }
                 return .object(members)
             }
-            context.console.print(JSONWriter.compact(.array(items)))
+            let fleetItems = fleet.map { status -> ConfigValue in
+                var members: [(key: String, value: ConfigValue)] = [
+                    ("name", .string(status.name)),
+                    ("type", .string(status.entry.type)),
+                    ("enabled", .bool(status.entry.enabled)),
+                    ("fleet", .bool(true)),
+                    ("cursor", status.cursor.map { .number(Double($0)) } ?? .null),
+                    ("lag", status.lag.map { .number(Double($0)) } ?? .null),
+                    ("deadLetters", .integer(status.deadLetters)),
+                ]
+                if let retry = status.retry { members += Self.retryMembers(retry) }
+                return .object(members)
+            }
+            context.console.print(JSONWriter.compact(.array(items + fleetItems)))
             return .success
         }
         guard !subscribers.isEmpty else {
@@ -79,19 +95,39 @@ struct SubscribersCommand: JuiceCommand {
                 let none = results.notDurable(language)
                 return [name, entry.type, state, none, none, none, none]
             }
-            var next = "-"
-            if let retry = status.retry {
-                // Stopped by its destination (410 Gone) until `juice subscribers retry`:
-                // a state, with no next attempt.
-                if retry.disabled {
-                    state = delivery.stopped(language)
-                } else {
-                    next = delivery.clock(retry.nextAttemptAt) + " (#\(retry.attempts + 1))"
-                }
-            }
+            let next = Self.nextAttempt(status.retry, state: &state, language: language)
             return [name, entry.type, state, "\(status.cursor)", "\(status.lag)", next, "\(status.deadLetters)"]
+        }
+        rows += fleet.map { status in
+            var state = status.entry.enabled ? results.enabled(language) : results.disabled(language)
+            let next = Self.nextAttempt(status.retry, state: &state, language: language)
+            return [
+                Catalog.echo(status.name), status.entry.type, state, status.cursor.map(String.init) ?? "?",
+                status.lag.map(String.init) ?? "?", next, "\(status.deadLetters)",
+            ]
         }
         context.console.standardOutput.write(TableLayout.render(rows))
         return .success
+    }
+
+    /// The NEXT ATTEMPT cell of a retry state; a subscriber its destination stopped
+    /// (until `juice subscribers retry`) has none, and its STATE says what stopped it.
+    private static func nextAttempt(_ retry: DeliveryRetryState?, state: inout String, language: Language) -> String {
+        guard let retry else { return "-" }
+        if retry.disabled {
+            state = Catalog.Delivery.stopped(because: retry.lastError)(language)
+            return "-"
+        }
+        return Catalog.Delivery.clock(retry.nextAttemptAt) + " (#\(retry.attempts + 1))"
+    }
+
+    /// The JSON members of a retry state.
+    private static func retryMembers(_ retry: DeliveryRetryState) -> [(key: String, value: ConfigValue)] {
+        [
+            ("attempts", .integer(retry.attempts)),
+            ("nextAttempt", retry.disabled ? .null : .string(RFC3339.format(Date(timeIntervalSince1970: retry.nextAttemptAt)))),
+            ("stopped", .bool(retry.disabled)),
+            ("lastError", .string(retry.lastError)),
+        ]
     }
 }

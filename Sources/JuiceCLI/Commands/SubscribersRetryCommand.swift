@@ -1,4 +1,9 @@
+import FleetConfiguration
+import JuiceMakerCore
 import JuiceMakerPluginKit
+#if canImport(NATSPlugin)
+import NATSPlugin
+#endif
 
 /// `juice subscribers retry <name> [--dead-letters]`: re-enables a durable subscriber
 /// stopped by its destination (410 Gone), gives its oldest failed event a fresh retry
@@ -33,8 +38,22 @@ struct SubscribersRetryCommand: JuiceCommand {
     }
 
     func run(_ session: Session) async throws(CLIError) -> ExitCode {
-        guard let built = session.builtPlugins.first(where: { $0.entry.name == name }) else {
+        let subscriber = Fleet.subscriber(fromBookkeepingName: name) ?? name
+        guard let built = session.builtPlugins.first(where: { $0.entry.name == subscriber }) else {
             throw CLIError(.badValue, Catalog.Delivery.unknownSubscriber(name))
+        }
+        if try isFleets(built, session: session) {
+            #if canImport(NATSPlugin)
+            let reader = try FleetCommandSupport.reader(session.context, nats: nil)
+            let feed = try FleetFeed.attach([built], session: session, reader: reader)
+            defer { feed.stop() }
+            let deadLetters = deadLetters
+            return try await feed.deliverAvailable(session) { delivery in
+                await delivery.retry(deadLetters: deadLetters, waitingAtMost: DeliverCommand.patience)
+            }
+            #else
+            throw FleetCommandSupport.unavailableBuild
+            #endif
         }
         guard built.plugin.durable != nil else {
             throw CLIError(.badValue, Catalog.Delivery.notDurable(name))
@@ -48,5 +67,22 @@ struct SubscribersRetryCommand: JuiceCommand {
             await delivery.retry(deadLetters: deadLetters, waitingAtMost: DeliverCommand.patience)
         }
         return DeliverCommand.report(outcomes, context: session.context)
+    }
+
+    /// Whether to retry `juice fleet deliver`'s delivery: named `<name>@fleet`, or only
+    /// that one has something to retry.
+    private func isFleets(_ built: BuiltPlugin, session: Session) throws(CLIError) -> Bool {
+        if Fleet.subscriber(fromBookkeepingName: name) != nil { return true }
+        let journal = try session.journal()
+        func pending(_ name: String) throws(StoreError) -> Bool {
+            if try journal.retryState(for: name) != nil { return true }
+            return try !journal.deadLetters(for: name).isEmpty
+        }
+        do throws(StoreError) {
+            if built.plugin.durable != nil, try pending(name) { return false }
+            return try pending(Fleet.bookkeepingName(name))
+        } catch {
+            throw CLIError(.storeIO, Catalog.Errors.store(error))
+        }
     }
 }

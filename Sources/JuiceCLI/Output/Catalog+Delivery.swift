@@ -100,11 +100,29 @@ extension Catalog {
                 ko: "'\(name)'은(는) 내구성 전달을 하지 않습니다 (webhook과 command 구독자만 합니다)")
         }
 
+        /// `juice subscribers` could not read the fleet's consumers.
+        static func fleetUnknown(_ why: String) -> T {
+            let why = escape(why)
+            return T("fleet lag unknown: \(why)", ko: "플릿 지연을 알 수 없습니다: \(why)")
+        }
+
         // `juice subscribers` columns.
         static let cursor = T("CURSOR", ko: "커서")
         static let nextAttempt = T("NEXT ATTEMPT", ko: "다음 시도")
-        /// The STATE of a subscriber its destination stopped with 410 Gone.
-        static let stopped = T("stopped (410 Gone)", ko: "멈춤 (410 Gone)")
+        /// The STATE of a subscriber its destination stopped, with what stopped it:
+        /// `stopped (410 Gone)`, `stopped (NATS refused the credentials)`, ….
+        static func stopped(because lastError: String) -> T {
+            let lowered = lastError.lowercased()
+            if lastError.contains("410 Gone") { return T("stopped (410 Gone)", ko: "멈춤 (410 Gone)") }
+            if lowered.contains("authorization") || lowered.contains("check the token") {
+                return T("stopped (NATS refused the credentials)", ko: "멈춤 (NATS가 자격 증명을 거절함)")
+            }
+            if lowered.contains("stream") && (lowered.contains("subjects") || lowered.contains("10065") || lowered.contains("10058")) {
+                return T("stopped (NATS stream takes other subjects)", ko: "멈춤 (NATS 스트림의 주제가 다름)")
+            }
+            let reason = escape(lastError.count <= 40 ? lastError : String(lastError.prefix(40)) + "…")
+            return T("stopped (\(reason))", ko: "멈춤 (\(reason))")
+        }
 
         /// Local wall-clock time of a Unix time: `14:05:09`, or with the date when not today.
         static func clock(_ unixTime: Double) -> String {

@@ -8,6 +8,7 @@ import Glibc
 #elseif canImport(Musl)
 import Musl
 #endif
+import JuiceMakerPluginKit
 
 /// The words of `juice fleet`.
 extension Catalog {
@@ -27,6 +28,12 @@ extension Catalog {
         static let noMachines = T(
             "No machine has published stock to the stream yet.", ko: "아직 스트림에 재고를 발행한 기계가 없습니다.")
 
+        /// A stream message a fleet reader skipped: `line` says its sequence, subject and why (escaped here).
+        static func skipped(_ line: String) -> T {
+            let shown = TerminalText.escaped(line)
+            return T("skipped \(shown)", ko: "건너뜀: \(shown)")
+        }
+
         static let machineHeading = T("Machine", ko: "기계")
         static let updatedHeading = T("Updated", ko: "갱신")
 
@@ -42,8 +49,42 @@ extension Catalog {
                 ko: "--since \"\(text)\": 기간(30s, 10m, 2h, 1d)이나 all이어야 합니다.")
         }
 
-        /// How long ago: `4s ago`, `12m ago`, `3h ago`, `2d ago`.
-        static func age(_ seconds: TimeInterval) -> T {
+        /// A machine's clock ahead of the stream's: `(clock 2h ahead)`.
+        static func clockAhead(_ seconds: TimeInterval) -> T {
+            let amount = span(seconds)
+            return T("(clock \(amount.english) ahead)", ko: "(시계가 \(amount.korean) 빠름)")
+        }
+
+        /// The stream's limits, as a note under `fleet stock`'s table; `nil` without limits.
+        static func retention(_ stream: StreamLimits) -> T? {
+            var english: [String] = []
+            var korean: [String] = []
+            if let age = stream.maxAge {
+                let amount = span(age)
+                english.append("for \(amount.english)")
+                korean.append("\(amount.korean) 동안")
+            }
+            if let bytes = stream.maxBytes {
+                english.append("up to \(bytes) bytes")
+                korean.append("최대 \(bytes)바이트")
+            }
+            guard !english.isEmpty else { return nil }
+            return T(
+                "\(stream.name) keeps messages \(english.joined(separator: ", ")): a machine with no stock change within that is not listed, "
+                    + "and a fruit it did not change shows -.",
+                ko: "\(stream.name)은(는) 메시지를 \(korean.joined(separator: ", ")) 보관합니다. 그 안에 재고 변화가 없는 기계는 나오지 않고, "
+                    + "바뀌지 않은 과일은 -로 보입니다.")
+        }
+
+        /// The stream's limits `retention` shows.
+        struct StreamLimits {
+            let name: String
+            let maxAge: Double?
+            let maxBytes: Int64?
+        }
+
+        /// `45s`, `12m`, `3h`, `2d`.
+        private static func span(_ seconds: TimeInterval) -> T {
             let value = max(0, seconds)
             let (count, unit, koUnit): (Int, String, String) =
                 switch value {
@@ -52,7 +93,13 @@ extension Catalog {
                 case ..<86400: (Int(value / 3600), "h", "시간")
                 default: (Int(value / 86400), "d", "일")
                 }
-            return T("\(count)\(unit) ago", ko: "\(count)\(koUnit) 전")
+            return T("\(count)\(unit)", ko: "\(count)\(koUnit)")
+        }
+
+        /// How long ago: `4s ago`, `12m ago`, `3h ago`, `2d ago`.
+        static func age(_ seconds: TimeInterval) -> T {
+            let amount = span(seconds)
+            return T("\(amount.english) ago", ko: "\(amount.korean) 전")
         }
     }
 }

@@ -1,0 +1,94 @@
+import CNATSLoader
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+/// A stream as the server describes it: what a reader checks before it reads.
+public struct StreamSummary: Sendable, Equatable {
+    public let name: String
+    /// The subjects it takes.
+    public let subjects: [String]
+    /// How long it keeps a message, in seconds; `nil`: for good.
+    public let maxAge: Double?
+    /// How many bytes it keeps at most; `nil`: no limit.
+    public let maxBytes: Int64?
+    /// What it does when a limit is reached: drop the oldest messages (`old`) or
+    /// refuse new ones (`new`).
+    public let discard: StreamRetention.Discard
+    /// The messages it holds now.
+    public let messages: UInt64
+    /// The sequence of its newest message (0: none yet).
+    public let lastSequence: UInt64
+
+    init(name: String, info: jsStreamInfo) {
+        self.name = name
+        var subjects: [String] = []
+        if let config = info.Config, let list = config.pointee.Subjects {
+            for index in 0..<Int(config.pointee.SubjectsLen) {
+                if let subject = list[index] { subjects.append(String(cString: subject)) }
+            }
+        }
+        self.subjects = subjects
+        let config = info.Config?.pointee
+        maxAge = config.flatMap { $0.MaxAge > 0 ? Double($0.MaxAge) / 1e9 : nil }
+        maxBytes = config.flatMap { $0.MaxBytes > 0 ? $0.MaxBytes : nil }
+        discard = config?.Discard == js_DiscardNew ? .new : .old
+        messages = info.State.Msgs
+        lastSequence = info.State.LastSeq
+    }
+
+    /// Whether it takes `subjects` (`<prefix>.>`).
+    func takes(_ wanted: String) -> Bool {
+        subjects.contains(wanted) || subjects.contains(">")
+    }
+
+    /// The error for a stream that does not take `wanted`.
+    func mismatch(_ wanted: String) -> NATSError {
+        NATSError(
+            "stream \(name) exists with subjects \(subjects.joined(separator: ", ")), not \(wanted); "
+                + "set another \"stream\" or \"subjectPrefix\" (the same on every machine and in fleet), or change the stream (nats stream edit)",
+            kind: .streamMismatch)
+    }
+}
+
+/// The limits a stream keeps its messages by, under NATS's own names: `max_age`,
+/// `max_bytes` and `discard`. A limit left `nil` is not set by this client.
+public struct StreamRetention: Sendable, Equatable {
+    /// What the stream does when a limit is reached.
+    public enum Discard: String, Sendable, Equatable {
+        /// Drops its oldest messages (the NATS default).
+        case old
+        /// Refuses new messages: the publisher retries on its schedule.
+        case new
+    }
+
+    /// Seconds a message is kept.
+    public var maxAge: Double?
+    /// Bytes the stream keeps at most.
+    public var maxBytes: Int64?
+    /// What happens at a limit; `nil`: the stream's (NATS: `old`).
+    public var discard: Discard?
+
+    public init(maxAge: Double? = nil, maxBytes: Int64? = nil, discard: Discard? = nil) {
+        self.maxAge = maxAge
+        self.maxBytes = maxBytes
+        self.discard = discard
+    }
+
+    /// Whether `stream` already keeps these limits.
+    func isMet(by stream: StreamSummary) -> Bool {
+        if let maxAge, stream.maxAge.map({ abs($0 - maxAge) < 0.001 }) != true { return false }
+        if let maxBytes, stream.maxBytes != maxBytes { return false }
+        if let discard, stream.discard != discard { return false }
+        return true
+    }
+
+    /// Sets the limits given in `config`.
+    func apply(to config: inout jsStreamConfig) {
+        if let maxAge { config.MaxAge = Int64((maxAge * 1e9).rounded()) }
+        if let maxBytes { config.MaxBytes = maxBytes }
+        if let discard { config.Discard = discard == .new ? js_DiscardNew : js_DiscardOld }
+    }
+}

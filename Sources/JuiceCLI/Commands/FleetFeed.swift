@@ -1,0 +1,125 @@
+#if canImport(NATSPlugin)
+import FleetConfiguration
+import JuiceMakerCore
+import JuiceMakerPluginKit
+import LoggerPlugin
+import NATSPlugin
+
+/// The configured webhook, command and logger subscribers fed from the fleet's stream,
+/// each through its own durable consumer (`juice fleet deliver`, and `juice subscribers
+/// retry` of a fleet delivery). The plugins hear no bus: their runners are woken by
+/// the consumers' journals.
+struct FleetFeed {
+    let journals: [ConsumerJournal]
+    /// Every runner: the plugins' own and the loggers'.
+    let runners: [(name: String, delivery: DurableDelivery)]
+    /// The loggers' runners, which this feed made (the plugins shut their own down).
+    private let loggerRunners: [DurableDelivery]
+
+    /// The subscribers `juice fleet deliver` feeds: durable ones (not the NATS
+    /// publisher) and loggers.
+    static func fedPlugins(_ session: Session) -> [BuiltPlugin] {
+        session.builtPlugins.filter { ($0.plugin.durable != nil && !($0.plugin is NATSPublisher)) || $0.plugin is EventLogger }
+    }
+
+    /// Binds a consumer for each of `plugins` (creating it when missing) and attaches
+    /// the plugin to it. A subscriber a permanent refusal disabled is enabled again.
+    static func attach(_ plugins: [BuiltPlugin], session: Session, reader: FleetCommandSupport.Reader) throws(CLIError) -> FleetFeed {
+        let context = session.context
+        let local = try session.journal()
+        let maker = JuiceMaker(store: InMemoryStore())
+        let stderr = context.console.standardError
+        let language = context.language
+        var journals: [ConsumerJournal] = []
+        var runners: [(name: String, delivery: DurableDelivery)] = []
+        var loggerRunners: [DurableDelivery] = []
+        // Messages held (fetched, not yet acknowledged) per subscriber.
+        let batch = min(64, reader.consumerSettings.maxAckPending)
+        for built in plugins {
+            let name = built.entry.name
+            let report: @Sendable (PluginMessage) -> Void = { detail in
+                stderr.write("juice: \(Catalog.Errors.subscriberReport(name, detail)(language))\n")
+            }
+            let journal: ConsumerJournal
+            do {
+                let consumer = try DurableConsumer(
+                    connection: reader.connection, stream: reader.stream, name: Fleet.consumerName(name),
+                    settings: reader.consumerSettings
+                ) { report(PluginMessage(untranslated: $0)) }
+                journal = ConsumerJournal(consumer: consumer, subscriber: name, batch: batch, bookkeeping: local) {
+                    report(PluginMessage(untranslated: $0))
+                }
+            } catch {
+                journals.forEach { $0.stop() }
+                throw FleetCommandSupport.failure(error)
+            }
+            journals.append(journal)
+            let kept = Fleet.bookkeepingName(name)
+            if let retry = try? local.retryState(for: kept), retry.disabled { try? local.setRetryState(nil, for: kept) }
+            do throws(PluginError) {
+                try built.plugin.attach(
+                    to: PluginHost(
+                        maker: maker, journal: journal, reportError: report, describeStoreError: Catalog.Errors.storeForPlugin))
+            } catch {
+                journals.forEach { $0.stop() }
+                switch error {
+                case let .store(failure): throw CLIError(.storeIO, Catalog.Errors.store(failure))
+                case let .failed(message): throw CLIError(.config, Catalog.Errors.subscriberReport(name, message))
+                }
+            }
+            if let logger = built.plugin as? EventLogger {
+                let delivery = DurableDelivery(
+                    name: name, journal: journal, kinds: logger.loggedKinds, destination: LoggerDestination(logger: logger),
+                    reportError: report, describeStoreError: Catalog.Errors.storeForPlugin)
+                loggerRunners.append(delivery)
+                runners.append((name, delivery))
+            } else if let delivery = built.plugin.durable?.delivery {
+                runners.append((name, delivery))
+            }
+        }
+        return FleetFeed(journals: journals, runners: runners, loggerRunners: loggerRunners)
+    }
+
+    /// Lets go of every consumer (they stay on the server).
+    func stop() {
+        journals.forEach { $0.stop() }
+    }
+
+    /// Stops the loggers' runners by the flush deadline, before the loggers close their logs.
+    func stopLoggerRunners(_ context: CommandContext) async {
+        let deadline = ContinuousClock.now + .milliseconds(Int(context.config.flushDeadlineSeconds * 1000))
+        for delivery in loggerRunners { await delivery.shutdown(deadline: deadline) }
+    }
+
+    /// A batch at a time: fetch, deliver (acknowledging), until the stream has no more
+    /// or a subscriber cannot go on now; exits as `juice deliver`. The first batch is
+    /// handed over by `first` (`retry`), the rest by `deliverPending`.
+    func deliverAvailable(
+        _ session: Session,
+        first: @escaping @Sendable (DurableDelivery) async -> DeliveryPhase = { delivery in
+            await delivery.deliverPending(waitingAtMost: DeliverCommand.patience)
+        }
+    ) async throws(CLIError) -> ExitCode {
+        let context = session.context
+        var deliver = first
+        while true {
+            var fetched = 0
+            for journal in journals {
+                do {
+                    fetched += try journal.fetchAvailable(timeout: 0.5)
+                } catch {
+                    throw FleetCommandSupport.failure(error)
+                }
+            }
+            let outcomes = await DeliverCommand.deliverAll(
+                runners, stop: session.stopSignals(), flushDeadline: context.config.flushDeadlineSeconds, deliver)
+            deliver = { delivery in await delivery.deliverPending(waitingAtMost: DeliverCommand.patience) }
+            let caughtUp = outcomes.allSatisfy { if case .caughtUp = $0.phase { true } else { false } }
+            if fetched == 0 || !caughtUp {
+                await stopLoggerRunners(context)
+                return DeliverCommand.report(outcomes, context: context)
+            }
+        }
+    }
+}
+#endif

@@ -1,0 +1,85 @@
+import FleetConfiguration
+import JuiceMakerCore
+import JuiceMakerPluginKit
+import LoggerPlugin
+#if canImport(NATSPlugin)
+import NATSPlugin
+#endif
+
+/// A subscriber's delivery from the fleet's stream (`juice fleet deliver`), as `juice
+/// subscribers` shows it on a line of its own, `<name>@fleet`: its consumer's ack floor
+/// and lag (messages not yet acknowledged: pending plus unacknowledged), read from the
+/// server, and its retry state and dead letters, kept in the local store.
+struct FleetSubscriberStatus {
+    let entry: SubscriberEntry
+    /// The consumer's ack floor (a stream sequence); `nil` when not read.
+    let cursor: UInt64?
+    /// The consumer's lag; `nil` when not read.
+    let lag: UInt64?
+    let retry: DeliveryRetryState?
+    let deadLetters: Int
+
+    /// The name it is listed (and retried) under.
+    var name: String { Fleet.bookkeepingName(entry.name) }
+
+    /// A line for each subscriber `juice fleet deliver` feeds (durable ones and loggers)
+    /// that has a consumer on the fleet's server or bookkeeping in the store. The server
+    /// is asked only when the config has a `fleet` section with a `url`; when it does
+    /// not answer, `warn` hears why once and lags are unknown (a stream that does not
+    /// exist yet has no consumers: nothing is said).
+    static func read(
+        _ context: CommandContext, journal: any EventJournal, warn: (String) -> Void
+    ) throws(StoreError) -> [FleetSubscriberStatus] {
+        let fed = context.config.subscribers.filter { entry in
+            entry.type == EventLogger.type
+                || (entry.type != Fleet.subscriberType && context.registry.plugin(named: entry.type) is any DurableDeliveryPlugin.Type)
+        }
+        guard !fed.isEmpty else { return [] }
+        let consumers = consumerStates(context, names: fed.map(\.name), warn: warn)
+        var lines: [FleetSubscriberStatus] = []
+        for entry in fed {
+            let kept = Fleet.bookkeepingName(entry.name)
+            let retry = try journal.retryState(for: kept)
+            let letters = try journal.deadLetters(for: kept).count
+            let consumer = consumers[entry.name]
+            guard consumer != nil || retry != nil || letters > 0 else { continue }
+            lines.append(
+                FleetSubscriberStatus(entry: entry, cursor: consumer?.cursor, lag: consumer?.lag, retry: retry, deadLetters: letters))
+        }
+        return lines
+    }
+
+    /// Each subscriber's consumer (ack floor, lag) that exists on the fleet's server.
+    private static func consumerStates(
+        _ context: CommandContext, names: [String], warn: (String) -> Void
+    ) -> [String: (cursor: UInt64, lag: UInt64)] {
+        #if canImport(NATSPlugin)
+        guard let section = context.config.fleet, (try? section.string(Fleet.readerURLKey)) != nil else { return [:] }
+        let reader: FleetCommandSupport.Reader
+        do {
+            reader = try FleetCommandSupport.reader(context, nats: nil)
+        } catch {
+            // No stream yet: no consumer either, nothing to say.
+            if error.code != .unavailable || !error.message.english.hasPrefix("no machine has published") {
+                warn(error.message(context.language))
+            }
+            return [:]
+        }
+        defer { reader.connection.close() }
+        var states: [String: (cursor: UInt64, lag: UInt64)] = [:]
+        for name in names {
+            do {
+                if let state = try reader.connection.consumer(Fleet.consumerName(name), of: reader.stream) {
+                    states[name] = (state.ackFloor, state.lag)
+                }
+            } catch {
+                warn(error.message)
+                return states
+            }
+        }
+        return states
+        #else
+        return [:]
+        #endif
+    }
+}
