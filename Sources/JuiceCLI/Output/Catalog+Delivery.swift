@@ -117,7 +117,8 @@ extension Catalog {
             if lowered.containsText("authorization") || lowered.containsText("check the token") {
                 return T("stopped (NATS refused the credentials)", ko: "멈춤 (NATS가 자격 증명을 거절함)")
             }
-            if lowered.containsText("stream") && (lowered.containsText("subjects") || lowered.containsText("10065") || lowered.containsText("10058")) {
+            if lowered.containsText("stream") && (lowered.containsText("subjects") || lowered.containsText("10065") || lowered.containsText("10058"))
+            {
                 return T("stopped (NATS stream takes other subjects)", ko: "멈춤 (NATS 스트림의 주제가 다름)")
             }
             let reason = escape(lastError.count <= 40 ? lastError : String(lastError.prefix(40)) + "…")
