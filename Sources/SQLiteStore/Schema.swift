@@ -57,6 +57,8 @@ enum Schema {
         // 3 → 4: the report's hourly projection, filled by the first `juice report`
         // (see SQLiteStore+Report.swift).
         ReportProjection.tables,
+        // 4 → 5: when each durable subscriber last delivered (see SQLiteStore+Deliveries.swift).
+        SQLiteStore.deliveriesTable,
     ]
 
     static var latestVersion: Int32 { Int32(migrations.count + 1) }

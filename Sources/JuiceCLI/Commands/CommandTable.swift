@@ -16,6 +16,7 @@ enum JuiceRoot: CommandDeclaration {
             ReportCommand.self,
             SubscribersCommand.self,
             DeliverCommand.self,
+            MetricsCommand.self,
             StoreGroup.self,
             FleetGroup.self,
             ConfigGroup.self,
