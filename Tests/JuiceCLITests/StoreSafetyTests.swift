@@ -13,12 +13,13 @@ import Testing
         }
     }
 
-    /// XOR of 12 bytes at offset 11 × 4096, the repro: a journal page.
+    /// XOR of 12 bytes at offset 12 × 4096: a journal page, the first after the twelve
+    /// pages a new store of schema 5 starts with (the repro was 11 × 4096 at schema 4).
     private func damage(_ path: String) throws {
         let handle = try FileHandle(forUpdating: URL(fileURLWithPath: path))
-        try handle.seek(toOffset: 11 * 4096)
+        try handle.seek(toOffset: 12 * 4096)
         let bytes = try handle.read(upToCount: 12) ?? Data()
-        try handle.seek(toOffset: 11 * 4096)
+        try handle.seek(toOffset: 12 * 4096)
         try handle.write(contentsOf: Data(bytes.map { $0 ^ 0xFF }))
         try handle.close()
     }

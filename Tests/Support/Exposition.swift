@@ -86,11 +86,15 @@ package struct ParseFailure: Error, Equatable, CustomStringConvertible {
     }
 }
 
-/// `promtool check metrics` (Debian's `prometheus` package) over `text`: its exit
-/// status and everything it printed, or `nil` when promtool is not installed.
-package func promtoolCheck(_ text: String) throws -> (status: Int32, output: String)? {
+/// What `promtool check metrics` (Debian's `prometheus` package) finds in `text`:
+/// `""` when it exits 0 and prints nothing, else its status and output; `nil`, with
+/// one printed line saying the check was skipped, when promtool is not installed.
+package func promtoolFindings(_ text: String) throws -> String? {
     guard let promtool = ["/usr/bin/promtool", "/usr/local/bin/promtool"].first(where: FileManager.default.isExecutableFile)
-    else { return nil }
+    else {
+        print("skipped: promtool check metrics (promtool is not installed; Debian package prometheus)")
+        return nil
+    }
     let process = Process()
     process.executableURL = URL(fileURLWithPath: promtool)
     process.arguments = ["check", "metrics"]
@@ -102,7 +106,7 @@ package func promtoolCheck(_ text: String) throws -> (status: Int32, output: Str
     try process.run()
     try input.fileHandleForWriting.write(contentsOf: Data(text.utf8))
     try input.fileHandleForWriting.close()
-    let printed = output.fileHandleForReading.readDataToEndOfFile()
+    let printed = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
     process.waitUntilExit()
-    return (process.terminationStatus, String(decoding: printed, as: UTF8.self))
+    return process.terminationStatus == 0 && printed.isEmpty ? "" : "exit \(process.terminationStatus): \(printed)"
 }
