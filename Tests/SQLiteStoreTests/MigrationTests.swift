@@ -54,6 +54,9 @@ import Testing
         #expect(try raw.value("SELECT count(*) FROM sqlite_schema WHERE type = 'index' AND name = 'journal_by_type'") == "1")
         #expect(try raw.value("SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND name = 'retry_states'") == "1")
         #expect(try raw.value("SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND name = 'deliveries'") == "1")
+        #expect(try raw.value("SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND name = 'journal_totals'") == "1")
+        // Version 5's totals start empty and fold the old journal on first use.
+        #expect(try store.journalTotals().juicesMade == ["mango-kiwi": 1])
         // Version 4's report projection starts empty and folds the old journal on first use.
         let report = try store.report(firstHour: 0, lastHour: 1 << 40)
         #expect(report.throughSequence == 4)
