@@ -237,6 +237,9 @@ let package = Package(
         .target(
             name: "CommandPlugin", dependencies: ["JuiceMakerPluginKit", "JuiceMakerCore", "EventBus", "Locking"],
             path: "Plugins/Command", swiftSettings: importsWhatItUses + startCompiling),
+        .target(
+            name: "MetricsPlugin", dependencies: ["JuiceMakerPluginKit", "JuiceMakerCore", "EventBus", "Locking"],
+            path: "Plugins/Metrics", swiftSettings: importsWhatItUses + startCompiling),
         /// The fleet's keys and subject scheme, in every build (no libnats): the config is
         /// checked and `juice config schema` prints the same with or without NATS.
         .target(
@@ -253,7 +256,7 @@ let package = Package(
             name: "JuiceCLI",
             dependencies: [
                 "Locking", "JuiceMakerCore", "JuiceMakerPluginKit", "SQLiteStore", "LoggerPlugin", "CLINotifierPlugin",
-                "WebhookPlugin", "CommandPlugin", "CReadline", "FleetConfiguration", "CStartAfterExit",
+                "WebhookPlugin", "CommandPlugin", "MetricsPlugin", "CReadline", "FleetConfiguration", "CStartAfterExit",
             ] + natsDependency, swiftSettings: startCompiling),
         .executableTarget(
             name: "juice", dependencies: ["JuiceCLI"], exclude: ["start-order.txt"], swiftSettings: startCompiling,
@@ -286,7 +289,9 @@ let package = Package(
             name: "JuiceMakerCoreTests",
             dependencies: ["JuiceMakerCore", "JuiceMakerPluginKit", "JuiceMakerTesting", "EventBus", "Locking", "JuiceTestSupport"]),
         .testTarget(name: "SQLiteStoreTests", dependencies: ["SQLiteStore", "Locking", "CSQLite", "JuiceStoreProbe", "JuiceTestSupport"]),
-        .testTarget(name: "PluginTests", dependencies: ["LoggerPlugin", "CLINotifierPlugin", "JuiceMakerPluginKit", "Locking", "JuiceTestSupport"]),
+        .testTarget(
+            name: "PluginTests",
+            dependencies: ["LoggerPlugin", "CLINotifierPlugin", "MetricsPlugin", "JuiceMakerPluginKit", "Locking", "JuiceTestSupport"]),
         .testTarget(
             name: "JuiceCLITests",
             dependencies: ["JuiceCLI", "juice", "JuiceMakerCore", "JuiceMakerPluginKit", "SQLiteStore", "CSQLite", "Locking", "JuiceTestSupport"]),

@@ -113,28 +113,9 @@ extension SQLiteStore {
         }
     }
 
-    /// Written with `synchronous=NORMAL` whatever the store's durability: a cursor
-    /// write survives a crash of the process (what the at-most-one-resend-per-crash
-    /// promise needs) without waiting for `fsync`; a power loss may take the last
-    /// cursor moves back, which only resends events (the journal itself stays `FULL`).
+    /// Written as `writeCursor` says (SQLiteStore+Deliveries.swift): `synchronous=NORMAL`.
     public func setCursor(named name: String, to sequence: Int64) throws(StoreError) {
-        try writable().withLock { connection throws(StoreError) in
-            let relaxed = durability != .normal
-            if relaxed { try connection.execute(Durability.normal.pragma) }
-            defer { if relaxed { try? connection.execute(durability.pragma) } }
-            try connection.writeTransaction { () throws(StoreError) in
-                // Cursors only move forward, also when two processes deliver at once.
-                try connection.run(
-                    """
-                    INSERT INTO cursors (subscriber, sequence) VALUES (?1, ?2)
-                    ON CONFLICT (subscriber) DO UPDATE SET sequence = max(sequence, excluded.sequence)
-                    """
-                ) { statement in
-                    statement.bind(1, name)
-                    statement.bind(2, sequence)
-                }
-            }
-        }
+        try writeCursor(named: name, to: sequence, deliveredAt: nil)
     }
 
     public func cursors() throws(StoreError) -> [String: Int64] {

@@ -136,7 +136,7 @@ enum ReportProjection {
     /// is summed under `?`, which the report counts as skipped. The unknown types are
     /// found through the `(type, sequence)` index, which holds every column that
     /// filter reads (a quarter faster than the table).
-    private static let sums = [
+    static let sums = [
         """
         SELECT time / 3600000, 1, coalesce(event ->> '$.data.juice', '?'), '', count(*), coalesce(sum(event ->> '$.data.count'), 0)
         FROM journal WHERE type = '\(made)' AND sequence > ?1 AND sequence <= ?2

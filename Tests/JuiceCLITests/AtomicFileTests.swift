@@ -1,4 +1,5 @@
 import FoundationEssentials
+import JuiceMakerPluginKit
 import JuiceTestSupport
 import Testing
 

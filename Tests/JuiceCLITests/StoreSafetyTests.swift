@@ -1,3 +1,4 @@
+import CSQLite
 import Foundation
 import JuiceMakerCore
 import SQLiteStore
@@ -13,12 +14,26 @@ import Testing
         }
     }
 
-    /// XOR of 12 bytes at offset 11 × 4096, the repro: a journal page.
+    /// XOR of 12 bytes of a journal page: the first page after the tables' root pages
+    /// (the repro, 11 × 4096, was that page when the schema had eleven), where
+    /// the journal's rows went once its root page filled.
     private func damage(_ path: String) throws {
+        var database: OpaquePointer?
+        defer { sqlite3_close_v2(database) }
+        var statement: OpaquePointer?
+        guard sqlite3_open_v2(path, &database, SQLITE_OPEN_READONLY, nil) == SQLITE_OK,
+            sqlite3_prepare_v2(database, "SELECT max(rootpage) FROM sqlite_schema", -1, &statement, nil) == SQLITE_OK,
+            sqlite3_step(statement) == SQLITE_ROW
+        else {
+            sqlite3_finalize(statement)
+            throw CocoaError(.fileReadUnknown)
+        }
+        let offset = UInt64(sqlite3_column_int64(statement, 0)) * 4096
+        sqlite3_finalize(statement)
         let handle = try FileHandle(forUpdating: URL(fileURLWithPath: path))
-        try handle.seek(toOffset: 11 * 4096)
+        try handle.seek(toOffset: offset)
         let bytes = try handle.read(upToCount: 12) ?? Data()
-        try handle.seek(toOffset: 11 * 4096)
+        try handle.seek(toOffset: offset)
         try handle.write(contentsOf: Data(bytes.map { $0 ^ 0xFF }))
         try handle.close()
     }

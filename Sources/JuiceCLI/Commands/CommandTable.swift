@@ -18,6 +18,7 @@ enum JuiceRoot: CommandDeclaration {
             ReportCommand.self,
             SubscribersCommand.self,
             DeliverCommand.self,
+            MetricsCommand.self,
             StoreGroup.self,
             FleetGroup.self,
             ConfigGroup.self,

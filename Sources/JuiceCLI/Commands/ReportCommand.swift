@@ -9,6 +9,7 @@ import Glibc
 import Musl
 #endif
 import JuiceMakerCore
+import JuiceMakerPluginKit
 import SQLiteStore
 
 /// `juice report [--since 24h|7d|30d|DATE] [--by hour|day|week] [--at TIME] [--svg FILE] [--ascii]`:

@@ -4,6 +4,7 @@ import FleetConfiguration
 import JuiceMakerCore
 import JuiceMakerPluginKit
 import LoggerPlugin
+import MetricsPlugin
 import WebhookPlugin
 
 /// A subscriber that was built from the config.
@@ -18,7 +19,9 @@ struct PluginRegistry: Sendable {
     let types: [any JuiceMakerPlugin.Type]
 
     /// Every plugin shipped with JuiceMaker.
-    static let standard = PluginRegistry(types: [EventLogger.self, CLINotifier.self, Webhook.self, CommandSubscriber.self, natsPluginType])
+    static let standard = PluginRegistry(types: [
+        EventLogger.self, CLINotifier.self, Webhook.self, CommandSubscriber.self, natsPluginType, MetricsTextfile.self,
+    ])
 
     var typeNames: [String] { types.map { $0.type } }
 

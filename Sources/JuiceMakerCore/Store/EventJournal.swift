@@ -130,6 +130,15 @@ public protocol EventJournal: AnyObject, Sendable {
     /// Every named cursor.
     func cursors() throws(StoreError) -> [String: Int64]
 
+    /// `setCursor(named:to:)`, recording in the same write that the subscriber
+    /// delivered an event at `deliveredAt` (Unix seconds): its last success, which
+    /// `lastDelivery(for:)` answers. A journal that keeps no such time only moves the cursor.
+    func setCursor(named name: String, to sequence: Int64, deliveredAt: Double) throws(StoreError)
+
+    /// When `subscriber` last delivered an event (Unix seconds); `nil` when it never
+    /// has, or the journal keeps no such time.
+    func lastDelivery(for subscriber: String) throws(StoreError) -> Double?
+
     /// Records that `letter.subscriber` gave up on an event.
     func recordDeadLetter(_ letter: DeadLetter) throws(StoreError)
 
@@ -175,6 +184,14 @@ public final class DeliveryLease: Sendable {
 }
 
 extension EventJournal {
+    /// Moves the cursor only: for journals that keep no delivery times.
+    public func setCursor(named name: String, to sequence: Int64, deliveredAt: Double) throws(StoreError) {
+        try setCursor(named: name, to: sequence)
+    }
+
+    /// None kept: for journals that keep no delivery times.
+    public func lastDelivery(for subscriber: String) throws(StoreError) -> Double? { nil }
+
     /// The events as entries: for journals that hold only events.
     public func entries(after sequence: Int64, limit: Int) throws(StoreError) -> [JournalEntry] {
         try events(after: sequence, limit: limit).map(JournalEntry.event)

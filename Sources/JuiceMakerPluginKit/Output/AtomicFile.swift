@@ -12,19 +12,24 @@ import JuiceMakerCore
 /// it. POSIX calls rather than `Data.write(to:options: .atomic)`, whose file machinery
 /// links FoundationEssentials' error and URL tables into every `juice` start (README,
 /// Measured).
-enum AtomicFile {
+public enum AtomicFile {
     /// The `errno` of the step that failed.
-    struct Failure: Error, Equatable {
-        let code: Int32
+    public struct Failure: Error, Equatable {
+        public let code: Int32
+
+        public init(code: Int32) {
+            self.code = code
+        }
 
         /// The system's text for the error ("No such file or directory").
-        var reason: String { String(cString: strerror(code)) }
+        public var reason: String { String(cString: strerror(code)) }
     }
 
     /// Writes `bytes` to `path` (created with mode 0666 less the umask, or replacing
     /// what is there); on failure nothing at `path` has changed and no temporary file
-    /// is left.
-    static func write(_ bytes: [UInt8], to path: String) throws(Failure) {
+    /// is left. The temporary file is named after the process: threads of one process
+    /// that write the same `path` take turns.
+    public static func write(_ bytes: [UInt8], to path: String) throws(Failure) {
         let directory = PathText.parent(of: path)
         let name = ".\(PathText.lastComponent(of: path)).\(getpid()).tmp"
         let temporary = directory.isEmpty ? name : PathText.join(directory, name)

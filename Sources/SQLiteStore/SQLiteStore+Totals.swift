@@ -1,0 +1,127 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import JuiceMakerCore
+
+extension SQLiteStore: JournalTotalsReading {
+    /// The totals from the `journal_totals` projection, first caught up with the
+    /// journal rows after its cursor (the report's sums of those rows, added per juice
+    /// and fruit), with the stock and the journal's length read in the same write
+    /// transaction: one consistent snapshot, whose cost grows with the rows added
+    /// since the last read, not with the journal. Plus the bytes of the database file
+    /// and its write-ahead log.
+    ///
+    /// A store that may not be written (read-only, or marked damaged) sums the
+    /// report's projection over every hour instead, for this answer only.
+    public func journalTotals() throws(StoreError) -> JournalTotals {
+        var totals: JournalTotals
+        if let writer, !mark.isMarked() {
+            totals = try writer.withLock { connection throws(StoreError) in
+                try connection.writeTransaction { () throws(StoreError) -> JournalTotals in
+                    let last = try connection.lastSequence()
+                    try TotalsProjection.catchUp(connection, through: last)
+                    var totals = JournalTotals(stock: try connection.readStock(), events: last)
+                    try connection.forEachRow("SELECT kind, item, events, amount FROM journal_totals") { row in
+                        totals.add(kind: Int(row.int64(0)), item: row.text(1), events: Int(row.int64(2)), amount: Int(row.int64(3)))
+                    }
+                    return totals
+                }
+            }
+        } else {
+            let snapshot = try report(firstHour: .min, lastHour: .max)
+            totals = JournalTotals(stock: snapshot.stock, events: snapshot.throughSequence)
+            for row in snapshot.rows { totals.add(kind: row.kind.rawValue, item: row.item, events: row.events, amount: row.amount) }
+        }
+        totals.storeBytes = Self.bytes(of: path)
+        return totals
+    }
+
+    /// The sizes of the file at `path` and of its write-ahead log, 0 for one that is not there.
+    private static func bytes(of path: String) -> Int64 {
+        [path, path + "-wal"].reduce(0) { total, file in
+            var info = stat()
+            return stat(file, &info) == 0 ? total + Int64(info.st_size) : total
+        }
+    }
+}
+
+extension JournalTotals {
+    /// Adds one sum of the report's kinds (`ReportSnapshot.Row.Kind`): sales in cups,
+    /// lost sales as orders, fruit consumed; the others are not totals.
+    fileprivate mutating func add(kind: Int, item: String, events: Int, amount: Int) {
+        switch ReportSnapshot.Row.Kind(rawValue: kind) {
+        case .sale: juicesMade[item, default: 0] += amount
+        case .lostSale: ordersFailed[item, default: 0] += events
+        case .consumed: fruitConsumed[item, default: 0] += amount
+        case .shortage, .unknown, nil: break
+        }
+    }
+}
+
+/// The all-time totals' tables and the SQL that keeps them: the report projection's
+/// sums (`ReportProjection.sums`) of new journal rows, added per kind and item.
+enum TotalsProjection {
+    /// Migration 4 → 5 (with the deliveries table): the tables, empty; the first read
+    /// fills them.
+    static let tables = """
+        CREATE TABLE IF NOT EXISTS journal_totals (
+            kind INTEGER NOT NULL,
+            item TEXT NOT NULL,
+            events INTEGER NOT NULL,
+            amount INTEGER NOT NULL,
+            PRIMARY KEY (kind, item)
+        ) WITHOUT ROWID;
+        CREATE TABLE IF NOT EXISTS journal_totals_state (
+            id INTEGER PRIMARY KEY CHECK (id = 1),
+            folded INTEGER NOT NULL,
+            version INTEGER NOT NULL
+        );
+        """
+
+    /// Each of the report's sums over rows `?1 < sequence <= ?2`, added into the totals.
+    private static let folds = ReportProjection.sums.map { sum in
+        """
+        WITH sums (hour, kind, item, fruit, events, amount) AS (\(sum))
+        INSERT INTO journal_totals (kind, item, events, amount)
+        SELECT kind, item, sum(events), sum(amount) FROM sums WHERE kind IN (1, 2, 4) GROUP BY kind, item
+        ON CONFLICT (kind, item) DO UPDATE SET events = events + excluded.events, amount = amount + excluded.amount
+        """
+    }
+
+    /// Folds journal rows after the totals' cursor up to `last`, inside the open write
+    /// transaction. Totals of another fold version (`ReportProjection.version`) start over.
+    static func catchUp(_ connection: Connection, through last: Int64) throws(StoreError) {
+        var folded: Int64 = 0
+        var storedVersion: Int64?
+        try connection.forEachRow("SELECT folded, version FROM journal_totals_state WHERE id = 1") { row in
+            folded = row.int64(0)
+            storedVersion = row.int64(1)
+        }
+        if storedVersion != ReportProjection.version {
+            try connection.run("DELETE FROM journal_totals")
+            folded = 0
+        }
+        guard last != folded || storedVersion != ReportProjection.version else { return }
+        if last > folded {
+            for sql in folds {
+                try connection.run(sql) { statement in
+                    statement.bind(1, folded)
+                    statement.bind(2, last)
+                }
+            }
+        }
+        try connection.run(
+            """
+            INSERT INTO journal_totals_state (id, folded, version) VALUES (1, ?1, ?2)
+            ON CONFLICT (id) DO UPDATE SET folded = excluded.folded, version = excluded.version
+            """
+        ) { statement in
+            statement.bind(1, last)
+            statement.bind(2, ReportProjection.version)
+        }
+    }
+}
