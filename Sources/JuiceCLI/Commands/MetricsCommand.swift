@@ -1,6 +1,5 @@
 import JuiceMakerCore
 import JuiceMakerPluginKit
-import MetricsPlugin
 
 /// `juice metrics`: the store's figures in Prometheus' text exposition format, the
 /// same text the `metrics` subscriber writes for node_exporter's textfile collector
