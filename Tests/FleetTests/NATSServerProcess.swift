@@ -286,8 +286,8 @@ func terminate(_ process: Process, within seconds: Double = 5) {
     process.waitUntilExit()
 }
 
-#if canImport(NATSPlugin)
-import NATSPlugin
+#if canImport(NATSClient)
+import NATSClient
 
 extension NATSServerProcess {
     /// A client connection to it (no reconnects), as a test's own NATS client.
