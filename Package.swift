@@ -6,11 +6,11 @@ import PackageDescription
 // Swift Testing) and system C libraries are the whole toolbox.
 //
 // Import rules (the Architecture article): EventBus knows nothing of juice; JuiceMakerCore
-// knows nothing of plugins; a transport (JuiceHTTP) knows nothing of plugins either;
-// plugins import JuiceMakerPluginKit, JuiceMakerCore, EventBus (the subscription token
-// and delivery modes), Locking and transports only; JuiceMakerTesting is for tests; the
-// CLI's plugin registry is the one place that knows every plugin. No module re-exports
-// another (no `@_exported import`): each file imports what it uses.
+// knows nothing of plugins; a transport (JuiceHTTP, NATSClient) knows nothing of plugins
+// either; plugins import JuiceMakerPluginKit, JuiceMakerCore, EventBus (the subscription
+// token and delivery modes), Locking and transports only; JuiceMakerTesting is for tests;
+// the CLI's plugin registry is the one place that knows every plugin. No module
+// re-exports another (no `@_exported import`): each file imports what it uses.
 
 /// The compiler holds the core, the kit, the doubles and the plugins to that: a member
 /// of another module's type (`withLock`, `range(of:)`) needs that module imported in
@@ -86,9 +86,10 @@ print(
 // MARK: - The choices
 
 /// The fleet needs the NATS C client, libnats. A fresh machine has no libnats-dev, and
-/// `swift run juice` must still build there: the NATS plugin and the fleet commands'
-/// client are included only when the header is installed. JuiceCLI and the fleet tests
-/// check `#if canImport(NATSPlugin)`.
+/// `swift run juice` must still build there: the NATS client (the fleet's transport)
+/// and the `nats` plugin over it are included only when the header is installed.
+/// JuiceCLI and the fleet tests check `#if canImport(NATSClient)`; the CLI's plugin
+/// registry `#if canImport(NATSPlugin)`.
 let withNATS = host.hasNATS
 /// The NATS targets, or none.
 let natsTargets: [Target] =
@@ -101,13 +102,20 @@ let natsTargets: [Target] =
         /// libnats loaded when the first NATS connection is set up (dlopen), so no `juice`
         /// command pays for loading it and the libraries it brings at start.
         .target(name: "CNATSLoader", path: "Sources/CNATSLoader"),
-        /// The `nats` durable subscriber and the fleet client, over a small safe layer on libnats.
+        /// The NATS client, a transport: a small safe layer on libnats (connections,
+        /// JetStream streams and durable consumers, publishing in flights), and the
+        /// fleet's readers over it (`FleetEvent`, `ConsumerJournal`).
+        .target(
+            name: "NATSClient", dependencies: ["JuiceMakerCore", "JuiceMakerPluginKit", "Locking", "FleetConfiguration", "CNATSLoader"],
+            swiftSettings: importsWhatItUses),
+        /// The `nats` durable subscriber: this machine's events published to the stream.
         .target(
             name: "NATSPlugin",
-            dependencies: ["JuiceMakerPluginKit", "JuiceMakerCore", "EventBus", "Locking", "FleetConfiguration", "CNATSLoader"],
+            dependencies: ["JuiceMakerPluginKit", "JuiceMakerCore", "EventBus", "Locking", "FleetConfiguration", "NATSClient"],
             path: "Plugins/NATS", swiftSettings: importsWhatItUses),
     ] : []
-let natsDependency: [Target.Dependency] = withNATS ? ["NATSPlugin"] : []
+/// What the fleet commands use (the client), and the plugin the registry lists.
+let natsDependency: [Target.Dependency] = withNATS ? ["NATSClient", "NATSPlugin"] : []
 
 /// The HTTP client (JuiceHTTP) loads OpenSSL when it opens an https connection
 /// (Sources/CTLS/shim.h), so no `juice` command pays for loading it at start (start-up
@@ -215,11 +223,18 @@ let package = Package(
             name: "CReadline", path: "Sources/CReadline",
             providers: [.apt(["libreadline-dev"]), .brew(["readline"])]),
 
-        // Transports: what a plugin adapts events to, usable without any plugin.
+        // Transports: what a plugin adapts events to, usable without any plugin (the NATS
+        // client is among `natsTargets`).
         /// The HTTP/1.1 client (TLS through OpenSSL loaded at first use, Retry-After,
         /// HMAC-SHA256, base64) the webhook posts with.
         .target(
             name: "JuiceHTTP", dependencies: ["JuiceMakerCore", "JuiceMakerPluginKit", "Locking", "CTLS"],
+            swiftSettings: importsWhatItUses + startCompiling),
+        /// The fleet's keys, URLs and subject scheme, which the NATS client (where libnats
+        /// is) addresses the fleet by; in every build: the config is checked and `juice
+        /// config schema` prints the same with or without NATS.
+        .target(
+            name: "FleetConfiguration", dependencies: ["JuiceMakerPluginKit", "JuiceMakerCore"],
             swiftSettings: importsWhatItUses + startCompiling),
 
         // Plugins: one front-end module each, importing the plugin kit, the core, the bus,
@@ -240,11 +255,6 @@ let package = Package(
         .target(
             name: "MetricsPlugin", dependencies: ["JuiceMakerPluginKit", "JuiceMakerCore", "EventBus", "Locking"],
             path: "Plugins/Metrics", swiftSettings: importsWhatItUses + startCompiling),
-        /// The fleet's keys and subject scheme, in every build (no libnats): the config is
-        /// checked and `juice config schema` prints the same with or without NATS.
-        .target(
-            name: "FleetConfiguration", dependencies: ["JuiceMakerPluginKit", "JuiceMakerCore"],
-            path: "Plugins/FleetConfiguration", swiftSettings: importsWhatItUses + startCompiling),
 
         /// Starts the background `juice deliver` once the command that hands its events on
         /// has exited (fork, wait for the parent's end, exec).
@@ -305,6 +315,11 @@ let package = Package(
         .testTarget(
             name: "DeliveryTests",
             dependencies: ["WebhookPlugin", "CommandPlugin", "JuiceMakerPluginKit", "JuiceCLI", "juice", "Locking", "JuiceTestSupport"]),
+        /// The NATS client and the fleet's addressing (URLs, subjects, names) without a
+        /// server; the client's own tests only where libnats is.
+        .testTarget(
+            name: "NATSClientTests",
+            dependencies: ["FleetConfiguration", "JuiceMakerCore", "JuiceMakerPluginKit"] + (withNATS ? ["NATSClient"] : [])),
         /// Real `nats-server -js` processes on loopback; skipped (one line) without NATS.
         .testTarget(
             name: "FleetTests",

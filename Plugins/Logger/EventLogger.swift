@@ -164,6 +164,9 @@ public final class EventLogger: JuiceMakerPlugin {
     /// once its line is handed to the log.
     public var fleetRole: FleetRole { .destination(LoggerDestination(logger: self), kinds: loggedKinds) }
 
+    /// Fed from the fleet's stream (`fleetRole`).
+    public static var isFedFromFleet: Bool { true }
+
     /// Waits, until `deadline` at the latest, for the mailbox to empty, then writes
     /// every line it holds and closes the log. Returns by `deadline` even when a
     /// write is stuck. Events dropped for lack of room, events still waiting at

@@ -3,6 +3,7 @@ import FleetConfiguration
 import JuiceMakerCore
 import JuiceMakerPluginKit
 import Locking
+import NATSClient
 
 /// The stream as a durable destination: one connection, made on first use (and again
 /// after it is lost), the stream checked once per connection.

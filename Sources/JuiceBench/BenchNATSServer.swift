@@ -1,11 +1,11 @@
-#if canImport(NATSPlugin)
+#if canImport(NATSClient)
 import CNATS
 import FleetConfiguration
 import Foundation
 import JuiceMakerCore
 import JuiceMakerPluginKit
 import Locking
-import NATSPlugin
+import NATSClient
 import SQLiteStore
 
 /// A `nats-server -js` on a free loopback port with a store under the bench's directory.

@@ -1,11 +1,11 @@
-#if canImport(NATSPlugin)
+#if canImport(NATSClient)
 import CNATS
 import FleetConfiguration
 import Foundation
 import JuiceMakerCore
 import JuiceMakerPluginKit
 import Locking
-import NATSPlugin
+import NATSClient
 import SQLiteStore
 
 /// A child process started with `posix_spawn`: stdout to a file, to /dev/null, or read

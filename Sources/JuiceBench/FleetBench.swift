@@ -5,6 +5,7 @@ import Foundation
 import JuiceMakerCore
 import JuiceMakerPluginKit
 import Locking
+import NATSClient
 import NATSPlugin
 import SQLiteStore
 

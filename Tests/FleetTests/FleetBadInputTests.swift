@@ -1,9 +1,9 @@
 import Foundation
 import JuiceTestSupport
 import Testing
-#if canImport(NATSPlugin)
+#if canImport(NATSClient)
 import CNATSLoader
-import NATSPlugin
+import NATSClient
 
 /// Bad input gets one clear line and loses nothing.
 @Suite(.enabled(if: FleetEnvironment.isAvailable, FleetEnvironment.skipNote), .serialized)

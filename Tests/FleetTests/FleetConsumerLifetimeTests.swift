@@ -1,8 +1,8 @@
 import Foundation
 import JuiceTestSupport
 import Testing
-#if canImport(NATSPlugin)
-import NATSPlugin
+#if canImport(NATSClient)
+import NATSClient
 
 /// `juice fleet deliver`'s durable consumers live until an operator deletes them,
 /// against a real `nats-server -js`.
@@ -131,7 +131,7 @@ struct FleetConsumerLifetimeTests {
 }
 #endif
 
-#if canImport(NATSPlugin)
+#if canImport(NATSClient)
 /// A slow delivery keeps its message: in-progress acks reach the server while it runs.
 @Suite(.enabled(if: FleetEnvironment.isAvailable, FleetEnvironment.skipNote), .serialized)
 struct FleetAckWaitTests {

@@ -2,8 +2,8 @@ import Foundation
 import JuiceTestSupport
 import Locking
 import Testing
-#if canImport(NATSPlugin)
-import NATSPlugin
+#if canImport(NATSClient)
+import NATSClient
 
 /// `juice fleet deliver`'s dead letters and lag, as `juice subscribers` shows them and
 /// `juice subscribers retry` resends them, against a real `nats-server -js`.

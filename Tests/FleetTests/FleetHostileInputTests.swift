@@ -2,8 +2,8 @@ import Foundation
 import JuiceMakerCore
 import JuiceTestSupport
 import Testing
-#if canImport(NATSPlugin)
-import NATSPlugin
+#if canImport(NATSClient)
+import NATSClient
 
 /// The stream is written by other machines, so `juice fleet watch` treats it as
 /// untrusted input: nothing from it reaches the terminal raw, and a message that is

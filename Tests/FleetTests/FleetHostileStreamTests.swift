@@ -2,8 +2,8 @@ import Foundation
 import JuiceMakerCore
 import JuiceTestSupport
 import Testing
-#if canImport(NATSPlugin)
-import NATSPlugin
+#if canImport(NATSClient)
+import NATSClient
 
 /// Hostile stream content, against a real `nats-server -js`: each fleet reader skips
 /// every message that is not a machine's event with one escaped stderr line, and none

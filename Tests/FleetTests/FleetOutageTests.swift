@@ -1,8 +1,8 @@
 import Foundation
 import JuiceTestSupport
 import Testing
-#if canImport(NATSPlugin)
-import NATSPlugin
+#if canImport(NATSClient)
+import NATSClient
 #endif
 
 /// A build without the NATS plugin has no fleet suites below: this says so, in one
@@ -11,7 +11,7 @@ import NATSPlugin
     if !FleetEnvironment.isPluginBuilt { print("FleetTests: \(FleetEnvironment.skipNote)") }
 }
 
-#if canImport(NATSPlugin)
+#if canImport(NATSClient)
 /// The fleet against real `nats-server -js` processes on loopback.
 @Suite(.enabled(if: FleetEnvironment.isAvailable, FleetEnvironment.skipNote), .serialized)
 struct FleetIntegrationTests {

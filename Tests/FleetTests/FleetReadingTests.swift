@@ -2,8 +2,8 @@ import CCrypto
 import Foundation
 import JuiceTestSupport
 import Testing
-#if canImport(NATSPlugin)
-import NATSPlugin
+#if canImport(NATSClient)
+import NATSClient
 import SQLiteStore
 
 /// `juice fleet stock` and `juice fleet deliver` against a real `nats-server -js`.

@@ -1,11 +1,12 @@
 #if canImport(NATSPlugin)
-import CNATSLoader
 import FleetConfiguration
 import Foundation
 import JuiceMakerCore
 import JuiceTestSupport
 import SQLiteStore
 import Testing
+import CNATSLoader
+@testable import NATSClient
 @testable import NATSPlugin
 
 /// A `juice deliver --follow` whose stream stops answering, or goes away, while it

@@ -1,8 +1,8 @@
 import Foundation
 import JuiceTestSupport
 import Testing
-#if canImport(NATSPlugin)
-import NATSPlugin
+#if canImport(NATSClient)
+import NATSClient
 
 /// What a published message looks like to other NATS clients, against a real `nats-server -js`.
 @Suite(.enabled(if: FleetEnvironment.isAvailable, FleetEnvironment.skipNote), .serialized)

@@ -239,14 +239,6 @@ final class FleetMachine: @unchecked Sendable {
         (try? String(contentsOfFile: path, encoding: .utf8)) ?? ""
     }
 
-    /// A machine that publishes to `server`, after it made and published `orders`.
-    static func publishing(_ machine: String, to server: NATSServerProcess, orders: [String] = ["kiwi"]) async throws -> FleetMachine {
-        let made = try FleetMachine(machine, subscribers: FleetIntegrationTests.natsSubscriber(server.url))
-        for juice in orders { #expect(try await made.run(["order", juice]).status == 0) }
-        #expect(try await made.run(["deliver"]).status == 0, "\(made.errors)")
-        return made
-    }
-
     /// The ids of every event in the machine's journal (`juice events --json`).
     func eventIDs() async throws -> [String] {
         let (status, output) = try await run(["events", "--json", "--limit", "100000"])
@@ -286,8 +278,18 @@ func terminate(_ process: Process, within seconds: Double = 5) {
     process.waitUntilExit()
 }
 
-#if canImport(NATSPlugin)
-import NATSPlugin
+#if canImport(NATSClient)
+import NATSClient
+
+extension FleetMachine {
+    /// A machine that publishes to `server`, after it made and published `orders`.
+    static func publishing(_ machine: String, to server: NATSServerProcess, orders: [String] = ["kiwi"]) async throws -> FleetMachine {
+        let made = try FleetMachine(machine, subscribers: FleetIntegrationTests.natsSubscriber(server.url))
+        for juice in orders { #expect(try await made.run(["order", juice]).status == 0) }
+        #expect(try await made.run(["deliver"]).status == 0, "\(made.errors)")
+        return made
+    }
+}
 
 extension NATSServerProcess {
     /// A client connection to it (no reconnects), as a test's own NATS client.

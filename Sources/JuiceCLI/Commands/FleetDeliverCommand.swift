@@ -1,9 +1,8 @@
 import FleetConfiguration
 import JuiceMakerCore
 import JuiceMakerPluginKit
-import LoggerPlugin
-#if canImport(NATSPlugin)
-import NATSPlugin
+#if canImport(NATSClient)
+import NATSClient
 #endif
 
 /// `juice fleet deliver [--follow]`: the configured webhook, command and logger
@@ -40,7 +39,7 @@ struct FleetDeliverCommand: JuiceCommand {
     }
 
     func run(_ session: Session) async throws(CLIError) -> ExitCode {
-        #if canImport(NATSPlugin)
+        #if canImport(NATSClient)
         let context = session.context
         let plugins = FleetFeed.fedPlugins(session)
         guard !plugins.isEmpty else {
@@ -68,17 +67,3 @@ struct FleetDeliverCommand: JuiceCommand {
         #endif
     }
 }
-
-#if canImport(NATSPlugin)
-/// A logger as a durable destination (`juice fleet deliver`): an event is delivered
-/// once its line is handed to the log's `write(2)`.
-struct LoggerDestination: DurableDestination {
-    let logger: EventLogger
-
-    func deliver(_ envelope: EventEnvelope) async throws(DeliveryFailure) {
-        guard logger.write(envelope) else {
-            throw DeliveryFailure(PluginMessage(english: "the log is not open", korean: "로그가 열려 있지 않습니다"))
-        }
-    }
-}
-#endif

@@ -6,8 +6,8 @@ import Foundation
 #endif
 import JuiceMakerCore
 import JuiceMakerPluginKit
-#if canImport(NATSPlugin)
-import NATSPlugin
+#if canImport(NATSClient)
+import NATSClient
 #endif
 
 /// `juice fleet stock [--json]`: machines × fruits, each machine's latest stock as the
@@ -30,7 +30,7 @@ struct FleetStockCommand: JuiceCommand {
     }
 
     func run(_ session: Session) async throws(CLIError) -> ExitCode {
-        #if canImport(NATSPlugin)
+        #if canImport(NATSClient)
         let context = session.context
         let reader = try FleetCommandSupport.reader(context, nats: nats)
         let stderr = context.console.standardError
@@ -84,7 +84,7 @@ struct FleetStockCommand: JuiceCommand {
     }
 }
 
-#if canImport(NATSPlugin)
+#if canImport(NATSClient)
 /// One machine's latest stock as the stream holds it.
 struct FleetStockRow {
     let machine: String

@@ -1,4 +1,3 @@
-import CLINotifierPlugin
 import FleetConfiguration
 #if canImport(FoundationEssentials)
 import FoundationEssentials
@@ -7,8 +6,8 @@ import Foundation
 #endif
 import JuiceMakerCore
 import JuiceMakerPluginKit
-#if canImport(NATSPlugin)
-import NATSPlugin
+#if canImport(NATSClient)
+import NATSClient
 #endif
 
 /// `juice fleet watch [--machine M] [--type T] [--since DURATION|all] [--json]`.
@@ -61,7 +60,7 @@ struct FleetWatchCommand: JuiceCommand {
     }
 
     func run(_ session: Session) async throws(CLIError) -> ExitCode {
-        #if canImport(NATSPlugin)
+        #if canImport(NATSClient)
         let context = session.context
         let reader = try FleetCommandSupport.reader(context, nats: nats)
         let filters: [String] =
@@ -84,7 +83,8 @@ struct FleetWatchCommand: JuiceCommand {
         }
         let output = context.console.standardOutput
         let json = context.settings.json
-        let renderer = NotificationRenderer(language: context.language, color: context.settings.colorAllowed && output.isTerminal)
+        let renderer = context.registry.eventRenderer(
+            EventRenderingStyle(language: context.language, color: context.settings.colorAllowed && output.isTerminal))
         let stop = session.stopSignals()
         let stderr = context.console.standardError
         let language = context.language

@@ -1,8 +1,8 @@
 import FleetConfiguration
 import JuiceMakerCore
 import JuiceMakerPluginKit
-#if canImport(NATSPlugin)
-import NATSPlugin
+#if canImport(NATSClient)
+import NATSClient
 #endif
 
 /// `juice subscribers retry <name> [--dead-letters]`: re-enables a durable subscriber
@@ -43,7 +43,7 @@ struct SubscribersRetryCommand: JuiceCommand {
             throw CLIError(.badValue, Catalog.Delivery.unknownSubscriber(name))
         }
         if try isFleets(built, session: session) {
-            #if canImport(NATSPlugin)
+            #if canImport(NATSClient)
             let reader = try FleetCommandSupport.reader(session.context, nats: nil)
             let feed = try FleetFeed.attach([built], session: session, reader: reader)
             defer { feed.stop() }

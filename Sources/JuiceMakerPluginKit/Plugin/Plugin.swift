@@ -55,6 +55,11 @@ public protocol JuiceMakerPlugin: AnyObject, Sendable {
     /// `.none`, not fed.
     var fleetRole: FleetRole { get }
 
+    /// Whether plugins of this type have a `fleetRole` other than `.none`, for the
+    /// commands that list subscribers without building them (`juice subscribers`).
+    /// Provided: `false`; a type whose plugins have a fleet role says `true`.
+    static var isFedFromFleet: Bool { get }
+
     /// How this kind of plugin turns events into the lines a person reads, for the
     /// commands that show events themselves (`juice watch`, the screens), or `nil`.
     /// Provided: `nil`. The host uses the first registered type that offers one.
@@ -70,6 +75,9 @@ extension JuiceMakerPlugin {
 
     /// Not fed from the fleet's stream.
     public var fleetRole: FleetRole { .none }
+
+    /// Not fed from the fleet's stream.
+    public static var isFedFromFleet: Bool { false }
 
     /// Renders nothing.
     public static func eventRenderer(_ style: EventRenderingStyle) -> (any EventRenderer)? { nil }

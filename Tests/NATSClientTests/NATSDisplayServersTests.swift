@@ -1,7 +1,7 @@
-#if canImport(NATSPlugin)
+#if canImport(NATSClient)
 import FoundationEssentials
 import JuiceMakerPluginKit
-import NATSPlugin
+import NATSClient
 import Testing
 
 /// `NATSOptions.displayServers` (servers in errors, never their user or password)
