@@ -116,7 +116,8 @@ import Testing
         let old = try sandbox.run(["report", "--since", "2000-01-01"])
         #expect(old.status == 65)
         let earliest = ISO8601DateFormatter().string(
-            from: Date(timeIntervalSince1970: Double(((now - 3650 * Self.dayMilliseconds - 1) / Self.dayMilliseconds + 1) * Self.dayMilliseconds) / 1000))
+            from: Date(
+                timeIntervalSince1970: Double(((now - 3650 * Self.dayMilliseconds - 1) / Self.dayMilliseconds + 1) * Self.dayMilliseconds) / 1000))
         #expect(old.stderr.contains("give a date from \(earliest.prefix(10)) (3650 days back)"), "\(old.stderr)")
     }
 
