@@ -13,7 +13,9 @@ import Locking
 ///
 /// The child gets `standardInput` as fd 0, /dev/null as fd 1, `standardError` as fd 2,
 /// no other descriptor (where the system can close the rest at spawn), an empty signal
-/// mask and default signal dispositions.
+/// mask and default signal dispositions. It leads a process group of its own, which
+/// its signals go to and which ends with it: what it started and left running is
+/// killed when it exits, so nothing it started outlives it.
 final class ChildProcess: Sendable {
     /// How a program ended: its exit status, or the signal that killed it.
     struct Termination: Sendable {
@@ -67,7 +69,8 @@ final class ChildProcess: Sendable {
         sigemptyset(&defaults)
         for signal in [SIGPIPE, SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGCHLD, SIGUSR1, SIGUSR2] { sigaddset(&defaults, signal) }
         posix_spawnattr_setsigdefault(&attributes, &defaults)
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
+        posix_spawnattr_setpgroup(&attributes, 0)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETPGROUP))
         var child: pid_t = 0
         let spawned = posix_spawn(&child, executable, &actions, &attributes, argv, envp)
         guard spawned == 0 else { throw ChildProcessError(code: spawned) }
@@ -77,6 +80,8 @@ final class ChildProcess: Sendable {
             while waitpid(child, &status, 0) < 0 {
                 guard errno == EINTR else { return }
             }
+            // The program is gone; what it left running in its group goes with it.
+            kill(-child, SIGKILL)
             let signal = status & 0x7F
             let termination =
                 signal == 0
@@ -93,10 +98,11 @@ final class ChildProcess: Sendable {
     /// Sends SIGTERM.
     func terminate() { send(SIGTERM) }
 
-    /// Sends `signal` to the program, if it was started (never to process 0, the group).
+    /// Sends `signal` to the program's process group, if it was started (never to
+    /// process 0, `juice`'s own group).
     func send(_ signal: Int32) {
         let pid = processIdentifier
-        if pid > 0 { kill(pid, signal) }
+        if pid > 0 { kill(-pid, signal) }
     }
 
     /// What `posix_spawn_file_actions_init` fills in (an optional pointer on Darwin).

@@ -52,11 +52,21 @@ private func tamper(_ path: String, _ sql: String) throws {
         #expect(json.status == 74)
         #expect(json.stdout.split(separator: "\n").count == 4)
 
+        // A bad row does not count toward --limit: the newest 3 events are 3, 5 and 6.
         let limited = try sandbox.run(["events", "--limit", "3", "--json"])
         #expect(limited.status == 74)
-        #expect(limited.stdout.split(separator: "\n").count == 2)  // 5 and 6; 4 is reported
+        #expect(ids(inJSONLines: limited.stdout).count == 3, "\(limited.stdout)")
         #expect(limited.stderr.contains("event 4"))
         #expect(!limited.stderr.contains("event 2"))
+        // Every --since and --limit: as many events as asked, up to the readable ones there are.
+        let readable: [Int64] = [1, 3, 5, 6]
+        for since in 0...6 {
+            for limit in 1...5 {
+                let run = try sandbox.run(["events", "--since", "\(since)", "--limit", "\(limit)"])
+                let shown = run.stdout.split(separator: "\n").dropFirst().compactMap { Int64($0.split(separator: " ").first ?? "") }
+                #expect(shown == Array(readable.filter { $0 > since }.prefix(limit)), "--since \(since) --limit \(limit): \(run.stdout)")
+            }
+        }
 
         let korean = try sandboxWithBadRows(language: "ko_KR.UTF-8").run(["events"])
         #expect(korean.status == 74)

@@ -84,4 +84,24 @@ import Testing
         let events = try store.events(after: before, limit: 10)
         #expect(events.first?.source == "/juice-store-probe/\(process.processIdentifier)")
     }
+
+    /// `waitForCommit` wakes at a commit of another connection that writes no event (a
+    /// cursor moved), which `waitForEvents` does not see: what `juice deliver` waits on
+    /// while another process holds a subscriber's lease.
+    @Test func aWaitingReaderSeesACommitWithoutEvents() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let path = directory.file("juice.db")
+        let store = try SQLiteStore(path: path)
+        let version = try store.commitVersion()
+        #expect(try store.waitForCommit(after: version, timeout: .milliseconds(30)) == false)
+        let other = try SQLiteStore(path: path)
+        let mover = Thread { try? other.setCursor(named: "audit", to: 7) }
+        mover.start()
+        // Generous: this bounds a broken wait, it does not measure a working one.
+        #expect(try store.waitForCommit(after: version, timeout: .seconds(60)))
+        #expect(try store.commitVersion() != version)
+        #expect(try store.cursor(named: "audit") == 7)
+        #expect(try store.waitForEvents(after: store.lastSequence(), timeout: .milliseconds(30)) == false, "no event came")
+    }
 }

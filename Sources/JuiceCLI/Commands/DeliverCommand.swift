@@ -11,6 +11,8 @@ import Musl
 #endif
 import JuiceMakerCore
 import JuiceMakerPluginKit
+import Locking
+import SQLiteStore
 
 /// `juice deliver [--follow]`: runs every enabled durable subscriber (webhook,
 /// command) now.
@@ -88,6 +90,11 @@ struct DeliverCommand: JuiceCommand {
     /// "left to another process". Once the holder has delivered everything, or the
     /// lease stays held (a `juice deliver --follow` on an endpoint that is down), the
     /// outcome stays "left to another process".
+    ///
+    /// Between looks it waits as a following runner does, on a thread of its own: woken
+    /// by any commit the store sees (the holder moving its cursor, recording a retry),
+    /// and trying the lease again every `DurableDelivery.leaseRetryInterval` (a holder
+    /// may let go without committing); a stop signal ends the wait at once.
     static func awaitOtherHolders(
         _ outcomes: [(name: String, phase: DeliveryPhase, statistics: DeliveryStatistics)],
         _ runners: [(name: String, delivery: DurableDelivery)], session: Session, stop: StopSignals
@@ -97,7 +104,10 @@ struct DeliverCommand: JuiceCommand {
         let deadline = ContinuousClock.now + patience
         while !stop.isRequested, ContinuousClock.now < deadline {
             var waiting: [Int] = []
+            let version: Int64?
             do {
+                // Read before the cursors, so a commit after the look ends the wait.
+                version = try (journal as? SQLiteStore)?.commitVersion()
                 let last = try journal.lastSequence()
                 for (index, outcome) in outcomes.enumerated() where outcome.phase == .leftToAnotherRunner {
                     if try journal.cursor(named: outcome.name) < last { waiting.append(index) }
@@ -106,13 +116,36 @@ struct DeliverCommand: JuiceCommand {
                 throw CLIError(.storeIO, Catalog.Errors.store(error))
             }
             guard !waiting.isEmpty else { break }
-            try? await Task.sleep(for: .milliseconds(20))
+            let bound = min(deadline, ContinuousClock.now + DurableDelivery.leaseRetryInterval)
+            await waitForCommit(journal, after: version, until: bound, stop: stop)
             let again = await deliverAll(waiting.map { runners[$0] }, stop: stop, flushDeadline: session.context.config.flushDeadlineSeconds) {
                 await $0.deliverPending(waitingAtMost: patience)
             }
             for (index, outcome) in zip(waiting, again) { outcomes[index] = outcome }
         }
         return outcomes
+    }
+
+    /// Returns at a commit after `version` in the SQLite store (another store has no
+    /// other process to wait for), at `deadline`, or at a stop signal.
+    private static func waitForCommit(
+        _ journal: any EventJournal, after version: Int64?, until deadline: ContinuousClock.Instant, stop: StopSignals
+    ) async {
+        guard let store = journal as? SQLiteStore, let version else { return }
+        // A stop ends the wait; the thread looking at the store ends by `deadline`.
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask {
+                await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                    startDetachedThread(named: "juice.deliver.wait") {
+                        _ = try? store.waitForCommit(after: version, timeout: deadline - .now)
+                        continuation.resume()
+                    }
+                }
+            }
+            group.addTask { await stop.requested() }
+            await group.next()
+            group.cancelAll()
+        }
     }
 
     /// The enabled durable subscribers, attached, in config order.

@@ -54,8 +54,7 @@ struct EventsCommand: JuiceCommand {
         let entries: [JournalEntry]
         do {
             // Without --since, --limit keeps the newest: read only those.
-            entries = try journal.entries(
-                after: since, kinds: kinds, limit: limit ?? Int.max, newest: !sinceGiven && limit != nil)
+            entries = try Self.entries(journal, after: since, kinds: kinds, limit: limit, newest: !sinceGiven && limit != nil)
         } catch {
             throw CLIError(.storeIO, Catalog.Errors.store(error))
         }
@@ -75,6 +74,34 @@ struct EventsCommand: JuiceCommand {
                 "\(Catalog.Errors.prefix(language)) \(TerminalText.escaped(Catalog.Journal.unreadable(row.sequence, reason: row.reason)(language)))\n"
             }.joined())
         return .storeIO
+    }
+
+    /// The first (or with `newest` the last) `limit` events after `sequence`, and the
+    /// unreadable rows among them: a row that cannot be read is reported but does not
+    /// count toward the limit, so the journal is read on past it.
+    static func entries(
+        _ journal: any EventJournal, after sequence: Int64, kinds: Set<EventKind>?, limit: Int?, newest: Bool
+    ) throws(StoreError) -> [JournalEntry] {
+        guard let limit else { return try journal.entries(after: sequence, kinds: kinds, limit: Int.max, newest: newest) }
+        func isEvent(_ entry: JournalEntry) -> Bool { if case .event = entry { true } else { false } }
+        var taken: [JournalEntry] = []
+        var asked = limit
+        var cursor = sequence
+        while true {
+            // Newest first: ask again for as many more as there were unreadable rows;
+            // oldest first: go on after the page.
+            let page = try journal.entries(after: newest ? sequence : cursor, kinds: kinds, limit: asked, newest: newest)
+            taken = newest ? page : taken + page
+            // Never more than `limit` events: each page asks for only the ones missing.
+            let events = taken.filter(isEvent).count
+            if events >= limit || page.count < asked { return taken }
+            if newest {
+                asked += limit - events
+            } else {
+                cursor = page.last?.sequence ?? cursor
+                asked = limit - events
+            }
+        }
     }
 
     private static func print(_ selected: [EventEnvelope], context: CommandContext) -> ExitCode {

@@ -32,8 +32,8 @@ struct ReportCommand: JuiceCommand {
             OptionSpec(
                 "svg", value: "file",
                 help: LocalizedText(
-                    "Also write the charts as one standalone SVG file.",
-                    ko: "차트를 독립된 SVG 파일 하나로도 씁니다.")),
+                    "Also write the charts as one standalone SVG file (- prints only the SVG, on standard output).",
+                    ko: "차트를 독립된 SVG 파일 하나로도 씁니다 (-는 SVG만 표준 출력에 씁니다).")),
             OptionSpec(
                 "ascii",
                 help: LocalizedText(
@@ -62,12 +62,18 @@ struct ReportCommand: JuiceCommand {
         window = try ReportWindow(invocation, now: Self.now(), bucketOption: true)
         svgPath = invocation.value("svg")
         ascii = invocation.has("ascii")
+        // `-` is standard output, which then holds the SVG alone: not with `--json`.
+        if svgPath == "-", invocation.has("json") { throw .usage(Catalog.Report.svgAndJSON, invocation.path) }
     }
 
     func run(_ session: Session) throws(CLIError) -> ExitCode {
         let context = session.context
         let figures = try Self.figures(session, window: window)
         let language = context.language
+        if svgPath == "-" {
+            context.console.standardOutput.write(ReportSVG.render(figures, language: language))
+            return .success
+        }
         if let svgPath {
             let svg = ReportSVG.render(figures, language: language)
             do {
@@ -164,7 +170,7 @@ struct PicklistCommand: JuiceCommand {
         let language = context.language
         let heading: LocalizedText =
             switch mode {
-            case .cover(let duration): Catalog.Report.picklistCover(duration.text, window.label)
+            case .cover(let duration): Catalog.Report.picklistCover(duration.text, window.rate)
             case .target(let target): Catalog.Report.picklistTarget(target)
             }
         let items = figures.picklist(mode).filter { $0.bring > 0 }

@@ -101,7 +101,7 @@ struct ConfigValidator: Sendable {
         return JuiceConfig(
             source: source, language: language, initialStock: initialStock, storePath: storePath,
             durability: durability, flushDeadlineSeconds: flush, backgroundDelivery: background, subscribers: entries, machine: machine, fleet: fleet,
-            substituted: substitution.redaction, warnings: substitution.unresolved)
+            members: members, substituted: substitution.redaction, warnings: substitution.unresolved)
     }
 
     private func validateSubscribers(_ value: ConfigValue, unresolved: Set<String>) throws(ConfigurationError) -> [SubscriberEntry] {

@@ -90,7 +90,7 @@ extension Catalog {
             let name = echo(name)
             return T(
                 "no enabled subscriber is named '\(name)'; `juice subscribers` lists them",
-                ko: "'\(name)'라는 켜진 구독자가 없습니다. `juice subscribers`로 목록을 보세요")
+                ko: "'\(name)'\(called(name, otherwise: "라는")) 켜진 구독자가 없습니다. `juice subscribers`로 목록을 보세요")
         }
 
         static func notDurable(_ name: String) -> T {

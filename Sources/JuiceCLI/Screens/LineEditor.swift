@@ -136,6 +136,11 @@ final class LineEditor {
             case .some(true):
                 readline.rl_callback_read_char()
                 if let line = Self.received.withLock({ $0.line.take() }) { return line }
+                // A terminal that hung up ends the read even if readline did not say so.
+                if LineInput.isHungUp(descriptor) {
+                    abandon()
+                    return .end
+                }
             }
         }
     }
