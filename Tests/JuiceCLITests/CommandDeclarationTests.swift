@@ -95,7 +95,7 @@ import Testing
             }
             #expect(invocation.command.runnable == runnable, "\(given)")
             #expect(invocation.path.map(\.name) == ["juice"] + words)
-            #expect(option.takesValue ? invocation.value(option.name) == "1" : invocation.has(option.name), "\(given)")
+            #expect(option.takesValue ? invocation.values(of: option).last == "1" : invocation.isGiven(option), "\(given)")
         }
 
         let ownNames = Set(configuration.options.map(\.name) + CommandTable.globalOptions.map(\.name))

@@ -52,7 +52,8 @@ import Testing
                 "language": "default", "initialStock": "file", "store.path": "JUICE_MAKER_STORE", "store.durability": "default",
                 "flushDeadlineSeconds": "default", "backgroundDelivery": "file", "machine": "file", "fleet.url": "file",
                 "fleet.subjectPrefix": "default", "fleet.stream": "file", "fleet.credentials": "default",
-                "fleet.token": "environment", "fleet.timeoutSeconds": "default", "subscribers": "file",
+                "fleet.token": "environment", "fleet.timeoutSeconds": "default", "fleet.ackWait": "default",
+                "fleet.maxAckPending": "default", "fleet.deliverPolicy": "default", "subscribers": "file",
             ])
 
         // The text: the same document, then one line per path saying where it came from.

@@ -27,7 +27,7 @@ enum FleetGroup: CommandDeclaration {
         subcommands: [FleetWatchCommand.self, FleetStockCommand.self, FleetDeliverCommand.self])
 
     /// `--nats URL`, every fleet command's.
-    static let natsOption = OptionSpec(
+    static let nats = Option(
         "nats", value: "url",
         help: LocalizedText(
             "The NATS server (nats://host:port, comma-separated for a cluster); default: the config's fleet.url.",

@@ -20,13 +20,14 @@ struct FleetDeliverCommand: JuiceCommand {
             "Deliver every machine's events to the configured webhook, command and logger subscribers, from the stream.",
             ko: "모든 기계의 이벤트를 스트림에서 읽어 설정된 webhook, command, logger 구독자에게 전달합니다."),
         options: [
-            FleetGroup.natsOption,
-            OptionSpec(
-                "follow",
-                help: LocalizedText(
-                    "Keep running and deliver events as they reach the stream (Ctrl-C stops).",
-                    ko: "계속 실행하며 스트림에 오는 이벤트를 전달합니다 (Ctrl-C로 멈춤).")),
+            FleetGroup.nats.spec,
+            follow.spec,
         ])
+    static let follow = Flag(
+        "follow",
+        help: LocalizedText(
+            "Keep running and deliver events as they reach the stream (Ctrl-C stops).",
+            ko: "계속 실행하며 스트림에 오는 이벤트를 전달합니다 (Ctrl-C로 멈춤)."))
     /// The store: retry state and dead letters are kept in its delivery tables.
     static let needs = CommandNeeds.store
 
@@ -34,8 +35,8 @@ struct FleetDeliverCommand: JuiceCommand {
     let follow: Bool
 
     init(_ invocation: Invocation) throws(CLIError) {
-        nats = invocation.value("nats")
-        follow = invocation.has("follow")
+        nats = invocation[FleetGroup.nats]
+        follow = invocation[Self.follow]
     }
 
     func run(_ session: Session) async throws(CLIError) -> ExitCode {

@@ -20,13 +20,13 @@ struct FleetStockCommand: JuiceCommand {
         abstract: LocalizedText(
             "Show each machine's latest stock, read from the stream, and how old it is.",
             ko: "각 기계의 최신 재고와 그 나이를 스트림에서 읽어 보여 줍니다."),
-        options: [FleetGroup.natsOption])
+        options: [FleetGroup.nats.spec])
     static let needs = CommandNeeds.plugins
 
     let nats: String?
 
     init(_ invocation: Invocation) throws(CLIError) {
-        nats = invocation.value("nats")
+        nats = invocation[FleetGroup.nats]
     }
 
     func run(_ session: Session) async throws(CLIError) -> ExitCode {

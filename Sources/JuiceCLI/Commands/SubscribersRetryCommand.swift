@@ -21,20 +21,19 @@ struct SubscribersRetryCommand: JuiceCommand {
                 help: LocalizedText(
                     "The subscriber's name, as `juice subscribers` lists it.", ko: "`juice subscribers`에 나오는 구독자 이름."))
         ],
-        options: [
-            OptionSpec(
-                "dead-letters",
-                help: LocalizedText(
-                    "Also send each dead letter once more (those delivered are removed).",
-                    ko: "데드 레터도 한 번씩 다시 보냅니다 (전달된 것은 지웁니다)."))
-        ])
+        options: [deadLetters.spec])
+    static let deadLetters = Flag(
+        "dead-letters",
+        help: LocalizedText(
+            "Also send each dead letter once more (those delivered are removed).",
+            ko: "데드 레터도 한 번씩 다시 보냅니다 (전달된 것은 지웁니다)."))
 
     let name: String
     let deadLetters: Bool
 
     init(_ invocation: Invocation) throws(CLIError) {
         name = invocation.arguments[0]
-        deadLetters = invocation.has("dead-letters")
+        deadLetters = invocation[Self.deadLetters]
     }
 
     func run(_ session: Session) async throws(CLIError) -> ExitCode {

@@ -92,7 +92,7 @@ struct Runner: Sendable {
                 }
                 return .needsWork(Prepared(invocation: invocation, settings: settings, command: type))
             } catch {
-                return .finished(report(error, language: fallbackLanguage(configOption: invocation.value("config"))))
+                return .finished(report(error, language: fallbackLanguage(configOption: invocation[GlobalOptions.config])))
             }
         }
     }
@@ -108,7 +108,7 @@ struct Runner: Sendable {
             return try await execute(prepared, loaded: &loaded)
         } catch {
             guard case .read(let config) = loaded else {
-                return report(error, language: fallbackLanguage(configOption: invocation.value("config")))
+                return report(error, language: fallbackLanguage(configOption: invocation[GlobalOptions.config]))
             }
             return report(error, language: fallbackLanguage(config: config))
         }

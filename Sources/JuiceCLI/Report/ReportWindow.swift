@@ -101,21 +101,21 @@ struct ReportWindow: Sendable, Equatable {
     init(_ invocation: Invocation, now: Int64, bucketOption: Bool) throws(CLIError) {
         let hour = ReportDuration.hourMilliseconds
         var until = now
-        if let text = invocation.value("at") {
+        if let text = invocation[ReportCommand.at] {
             guard let at = Self.time(text) else { throw CLIError(.badValue, Catalog.Report.badTime("--at", text)) }
             guard at <= now else { throw CLIError(.badValue, Catalog.Report.futureTime("--at", text)) }
             // The end of the hour holding `at`, never later than now.
             let end = (floorDivide(at, hour) + (at % hour == 0 ? 0 : 1)) * hour
             until = min(end, now)
         }
-        let sinceText = invocation.value("since") ?? "7d"
+        let sinceText = invocation[ReportCommand.since] ?? "7d"
         let since: Int64
         if let duration = try ReportDuration.parse(sinceText, option: "--since") {
             since = floorDivide(until - duration.hours * hour, hour) * hour
         } else if Self.isDate(sinceText), let date = Self.time(sinceText) {
             guard date <= now else { throw CLIError(.badValue, Catalog.Report.futureDate("--since", sinceText)) }
             guard date < until else {
-                throw CLIError(.badValue, Catalog.Report.sinceAfterAt(sinceText, invocation.value("at") ?? ""))
+                throw CLIError(.badValue, Catalog.Report.sinceAfterAt(sinceText, invocation[ReportCommand.at] ?? ""))
             }
             // As long a window as the longest duration: its first day is the earliest date.
             let earliest = (floorDivide(until - ReportDuration.maximumHours * hour - 1, 24 * hour) + 1) * 24 * hour
@@ -133,7 +133,7 @@ struct ReportWindow: Sendable, Equatable {
         lastHour = max(firstHour, floorDivide(until - 1, hour))
         label = sinceText
         startsAtDate = Self.isDate(sinceText)
-        if bucketOption, let text = invocation.value("by") {
+        if bucketOption, let text = invocation[ReportCommand.by] {
             guard let bucket = Bucket(rawValue: text) else { throw CLIError(.badValue, Catalog.Report.badBucket(text)) }
             self.bucket = bucket
         } else {
