@@ -62,7 +62,7 @@ public struct JSONParser {
                     open.append(container)
                     continue reading
                 }
-            case UInt8(ascii: "\""): value = .string(String(decoding: try string(), as: UTF8.self))
+            case UInt8(ascii: "\""): value = .string(try string())
             case UInt8(ascii: "t"): value = .bool(try literal("true", true))
             case UInt8(ascii: "f"): value = .bool(try literal("false", false))
             case UInt8(ascii: "n"): value = try literal("null", .null)
@@ -109,10 +109,8 @@ public struct JSONParser {
         guard current == UInt8(ascii: "\"") else { throw error(.expectedKey) }
         let start = index
         let key = try string()
-        if options.duplicateKeys == .refuse, !container.keys.insert(key) {
-            throw error(.duplicateKey(String(decoding: key, as: UTF8.self)), at: start)
-        }
-        container.key = String(decoding: key, as: UTF8.self)
+        if options.duplicateKeys == .refuse, !container.keys.insert(Array(key.utf8)) { throw error(.duplicateKey(key), at: start) }
+        container.key = key
         skipWhitespace()
         guard current == UInt8(ascii: ":") else { throw error(.expectedColon) }
         index += 1
@@ -126,14 +124,15 @@ public struct JSONParser {
         return value
     }
 
-    /// The UTF-8 of the string starting at `index` (a `"`), escapes decoded. The text
-    /// came from a `String`, so the bytes between the quotes are valid UTF-8.
-    private mutating func string() throws(JSONParseError) -> ArraySlice<UInt8> {
+    /// The string starting at `index` (a `"`), escapes decoded. The text came from a
+    /// `String`, so the bytes between the quotes are valid UTF-8, and the string's UTF-8
+    /// is those bytes, escapes decoded.
+    private mutating func string() throws(JSONParseError) -> String {
         let text = bytes
         do {
             switch try JSONStringBody.read(text, at: &index) {
-            case .plain(let range): return text[range]
-            case .decoded(let utf8): return utf8[...]
+            case .plain(let range): return String(decoding: text[range], as: UTF8.self)
+            case .decoded(let utf8): return String(decoding: utf8, as: UTF8.self)
             }
         } catch {
             let problem: JSONParseError.Problem =
@@ -205,11 +204,11 @@ public struct JSONParser {
 /// A list while the object is small (a config's objects are), a set from the 17th key,
 /// so that a small object makes no set.
 private struct KeySet {
-    private var list: [ArraySlice<UInt8>] = []
-    private var set: Set<ArraySlice<UInt8>>?
+    private var list: [[UInt8]] = []
+    private var set: Set<[UInt8]>?
 
     /// Adds `key`; false when it is there already.
-    mutating func insert(_ key: ArraySlice<UInt8>) -> Bool {
+    mutating func insert(_ key: [UInt8]) -> Bool {
         if set != nil { return set?.insert(key).inserted ?? false }
         guard !list.contains(key) else { return false }
         list.append(key)

@@ -14,8 +14,8 @@ public struct JSONTextWriter: Sendable {
         case indented
     }
 
-    /// What has been written.
-    public private(set) var text = ""
+    /// What has been written, as UTF-8.
+    public private(set) var utf8: [UInt8] = []
     private let indented: Bool
     private var depth = 0
     /// Whether the open object or array has a member or item already.
@@ -27,6 +27,9 @@ public struct JSONTextWriter: Sendable {
         indented = style == .indented
     }
 
+    /// What has been written.
+    public var text: String { String(decoding: utf8, as: UTF8.self) }
+
     /// The text of `value`.
     public static func text(of value: JSONValue, _ style: Style = .compact) -> String {
         var writer = JSONTextWriter(style)
@@ -35,26 +38,27 @@ public struct JSONTextWriter: Sendable {
     }
 
     public mutating func beginObject() {
-        open("{")
+        open(UInt8(ascii: "{"))
     }
 
     public mutating func endObject() {
-        close("}")
+        close(UInt8(ascii: "}"))
     }
 
     public mutating func beginArray() {
-        open("[")
+        open(UInt8(ascii: "["))
     }
 
     public mutating func endArray() {
-        close("]")
+        close(UInt8(ascii: "]"))
     }
 
     /// The key of the object member whose value is written next.
     public mutating func key(_ name: String) {
         entry()
-        Self.appendQuoted(name, to: &text)
-        text += indented ? ": " : ":"
+        Self.appendQuoted(name, to: &utf8)
+        utf8.append(UInt8(ascii: ":"))
+        if indented { utf8.append(UInt8(ascii: " ")) }
         afterKey = true
     }
 
@@ -72,28 +76,28 @@ public struct JSONTextWriter: Sendable {
 
     public mutating func string(_ value: String) {
         entry()
-        Self.appendQuoted(value, to: &text)
+        Self.appendQuoted(value, to: &utf8)
     }
 
     public mutating func integer(_ value: Int) {
         entry()
-        text += String(value)
+        utf8 += String(value).utf8
     }
 
     /// A number written as `text`, which the caller keeps to JSON's number syntax.
     public mutating func number(_ text: String) {
         entry()
-        self.text += text
+        utf8 += text.utf8
     }
 
     public mutating func bool(_ value: Bool) {
         entry()
-        text += value ? "true" : "false"
+        utf8 += (value ? "true" : "false").utf8
     }
 
     public mutating func null() {
         entry()
-        text += "null"
+        utf8 += "null".utf8
     }
 
     /// `value` whole, members in their order. Iterative, so no value recurses.
@@ -142,17 +146,17 @@ public struct JSONTextWriter: Sendable {
         case items(IndexingIterator<[JSONValue]>)
     }
 
-    private mutating func open(_ bracket: String) {
+    private mutating func open(_ bracket: UInt8) {
         entry()
-        text += bracket
+        utf8.append(bracket)
         depth += 1
         hasEntries = false
     }
 
-    private mutating func close(_ bracket: String) {
+    private mutating func close(_ bracket: UInt8) {
         depth -= 1
         if indented, hasEntries { lineBreak() }
-        text += bracket
+        utf8.append(bracket)
         // The object or array just closed is an entry of the one around it.
         hasEntries = true
     }
@@ -165,50 +169,63 @@ public struct JSONTextWriter: Sendable {
             return
         }
         guard depth > 0 else { return }
-        if hasEntries { text += "," }
+        if hasEntries { utf8.append(UInt8(ascii: ",")) }
         hasEntries = true
         if indented { lineBreak() }
     }
 
     private mutating func lineBreak() {
-        text += "\n"
-        for _ in 0..<depth { text += "  " }
+        utf8.append(UInt8(ascii: "\n"))
+        utf8 += repeatElement(UInt8(ascii: " "), count: 2 * depth)
     }
 }
 
 extension JSONTextWriter {
     /// `text` as a JSON string literal, quoted and escaped.
     public static func quoted(_ text: String) -> String {
-        var json = ""
+        var json: [UInt8] = []
         appendQuoted(text, to: &json)
-        return json
+        return String(decoding: json, as: UTF8.self)
     }
 
-    /// Appends `text` as a JSON string literal: `"` and `\` escaped, line feed, carriage
-    /// return and tab as `\n`, `\r`, `\t`, any other character `escapes(_:)` names as
-    /// `\uXXXX` (lowercase hex), every other character as it is.
+    /// Appends `text` as a JSON string literal (`quoted`).
     public static func appendQuoted(_ text: String, to json: inout String) {
-        json += "\""
-        // Printable ASCII but for `"` and `\` is written as it is: the usual text in one piece.
-        if text.utf8.allSatisfy({ $0 >= 0x20 && $0 < 0x7F && $0 != UInt8(ascii: "\"") && $0 != UInt8(ascii: "\\") }) {
-            json += text
-            json += "\""
-            return
-        }
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "\"": json += "\\\""
-            case "\\": json += "\\\\"
-            case "\n": json += "\\n"
-            case "\r": json += "\\r"
-            case "\t": json += "\\t"
-            case _ where escapes(scalar):
-                let hex = String(scalar.value, radix: 16)
-                json += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-            default: json.unicodeScalars.append(scalar)
+        json += quoted(text)
+    }
+
+    /// Appends the UTF-8 of `text` as a JSON string literal: `"` and `\` escaped, line
+    /// feed, carriage return and tab as `\n`, `\r`, `\t`, any other character
+    /// `escapes(_:)` names as `\uXXXX` (lowercase hex), every other character as it is.
+    public static func appendQuoted(_ text: String, to json: inout [UInt8]) {
+        json.append(UInt8(ascii: "\""))
+        // Printable ASCII but for `"` and `\` is written as it is: the usual text, in one piece.
+        let plain =
+            text.utf8.withContiguousStorageIfAvailable { bytes in
+                var outside: UInt8 = 0
+                for byte in bytes { outside |= ((byte &- 0x20) > 0x5E ? 1 : 0) | (byte == 0x22 ? 1 : 0) | (byte == 0x5C ? 1 : 0) }
+                guard outside == 0 else { return false }
+                json += bytes
+                return true
+            } ?? false
+        if !plain {
+            for scalar in text.unicodeScalars {
+                switch scalar {
+                case "\"": json += #"\""#.utf8
+                case "\\": json += #"\\"#.utf8
+                case "\n": json += #"\n"#.utf8
+                case "\r": json += #"\r"#.utf8
+                case "\t": json += #"\t"#.utf8
+                case _ where escapes(scalar):
+                    json += #"\u"#.utf8
+                    for shift: UInt32 in stride(from: 12, through: 0, by: -4) {
+                        let digit = UInt8(scalar.value >> shift & 0xF)
+                        json.append(digit < 10 ? 0x30 + digit : 0x61 + digit - 10)
+                    }
+                default: UTF8.encode(scalar) { json.append($0) }
+                }
             }
         }
-        json += "\""
+        json.append(UInt8(ascii: "\""))
     }
 
     /// The characters the writer writes as `\uXXXX`: those that can steer a terminal or
