@@ -181,6 +181,7 @@ let package = Package(
     products: [
         .library(name: "Locking", targets: ["Locking"]),
         .library(name: "EventBus", targets: ["EventBus"]),
+        .library(name: "JuiceJSON", targets: ["JuiceJSON"]),
         .library(name: "JuiceMakerCore", targets: ["JuiceMakerCore"]),
         .library(name: "JuiceMakerPluginKit", targets: ["JuiceMakerPluginKit"]),
         .library(name: "JuiceMakerTesting", targets: ["JuiceMakerTesting"]),
@@ -194,9 +195,12 @@ let package = Package(
         /// condition every in-process wait uses, and the thread identity.
         .target(name: "Locking"),
         .target(name: "EventBus", dependencies: ["Locking"]),
+        /// JSON text: one iterative parser whose options are each reader's policy, one
+        /// value type, one writer. The standard library only.
+        .target(name: "JuiceJSON", swiftSettings: importsWhatItUses),
         /// The domain (fruits, juices, `JuiceMaker`), its events, the store ports with the
         /// in-memory adapter, and the wire format.
-        .target(name: "JuiceMakerCore", dependencies: ["EventBus", "Locking"], swiftSettings: importsWhatItUses),
+        .target(name: "JuiceMakerCore", dependencies: ["EventBus", "Locking", "JuiceJSON"], swiftSettings: importsWhatItUses),
         /// What a plugin author needs: the plugin contract and host, configuration
         /// declarations and errors, text output, durable delivery.
         .target(name: "JuiceMakerPluginKit", dependencies: ["JuiceMakerCore", "EventBus", "Locking"], swiftSettings: importsWhatItUses),
@@ -265,7 +269,7 @@ let package = Package(
         .target(
             name: "JuiceCLI",
             dependencies: [
-                "Locking", "JuiceMakerCore", "JuiceMakerPluginKit", "SQLiteStore", "LoggerPlugin", "CLINotifierPlugin",
+                "Locking", "JuiceJSON", "JuiceMakerCore", "JuiceMakerPluginKit", "SQLiteStore", "LoggerPlugin", "CLINotifierPlugin",
                 "WebhookPlugin", "CommandPlugin", "MetricsPlugin", "CReadline", "FleetConfiguration", "CStartAfterExit",
             ] + natsDependency, swiftSettings: startCompiling),
         .executableTarget(
@@ -291,6 +295,7 @@ let package = Package(
             dependencies: ["JuiceMakerCore", "JuiceMakerPluginKit", "JuiceMakerTesting", "EventBus", "Locking"],
             path: "Tests/Support"),
         .testTarget(name: "LockingTests", dependencies: ["Locking"]),
+        .testTarget(name: "JSONTests", dependencies: ["JuiceJSON", "JuiceTestSupport"]),
         /// The bench's method (the orders its groups run in) and its start-order reader;
         /// not its timings, which no test asserts.
         .testTarget(name: "JuiceBenchTests", dependencies: ["JuiceBench"]),
@@ -334,11 +339,12 @@ let package = Package(
         .target(name: "CFuzzerDriver", path: "Tests/Fuzz/CFuzzerDriver"),
         .target(name: "FuzzSupport", dependencies: ["CFuzzerDriver"], path: "Tests/Fuzz/Support"),
         .executableTarget(name: "FuzzJSONReader", dependencies: ["FuzzSupport", "JuiceCLI"], path: "Tests/Fuzz/FuzzJSONReader", exclude: ["corpus"]),
+        .executableTarget(name: "FuzzJSON", dependencies: ["FuzzSupport", "JuiceJSON"], path: "Tests/Fuzz/FuzzJSON", exclude: ["corpus"]),
         .executableTarget(
             name: "FuzzCommandLine", dependencies: ["FuzzSupport", "JuiceCLI"], path: "Tests/Fuzz/FuzzCommandLine", exclude: ["corpus"]),
         .executableTarget(
-            name: "FuzzCloudEvent", dependencies: ["FuzzSupport", "JuiceMakerCore", "JuiceMakerTesting"], path: "Tests/Fuzz/FuzzCloudEvent",
-            exclude: ["corpus"]),
+            name: "FuzzCloudEvent", dependencies: ["FuzzSupport", "JuiceJSON", "JuiceMakerCore", "JuiceMakerTesting"],
+            path: "Tests/Fuzz/FuzzCloudEvent", exclude: ["corpus"]),
         .executableTarget(name: "FuzzRFC3339", dependencies: ["FuzzSupport", "JuiceMakerCore"], path: "Tests/Fuzz/FuzzRFC3339", exclude: ["corpus"]),
         .executableTarget(
             name: "FuzzRetryAfter", dependencies: ["FuzzSupport", "JuiceHTTP"], path: "Tests/Fuzz/FuzzRetryAfter", exclude: ["corpus"]),

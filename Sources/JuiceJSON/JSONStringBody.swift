@@ -1,8 +1,8 @@
-/// A `\u` escape of a JSON string (RFC 8259, section 7), read the same way by the core's
-/// `JSONParser` and the CLI's config reader: four hex digits, and a high surrogate only
-/// with a `\u` low surrogate after it (a `String` cannot hold half of a pair).
-package enum JSONUnicodeEscape {
-    package enum Failure: Error, Equatable {
+/// A `\u` escape of a JSON string (RFC 8259, section 7): four hex digits, and a high
+/// surrogate only with a `\u` low surrogate after it (a `String` cannot hold half of a
+/// pair).
+enum JSONUnicodeEscape {
+    enum Failure: Error, Equatable {
         /// Not four hex digits: `index` is at the first byte that is not one (or the end).
         case expectedHexDigits
         /// A high surrogate with no `\u` escape after it, or a low surrogate alone.
@@ -13,7 +13,7 @@ package enum JSONUnicodeEscape {
 
     /// The scalar of the escape whose `\u` ends just before `index`; `index` is moved
     /// past it (and past the low surrogate's `\uXXXX` of a pair).
-    package static func read(_ bytes: [UInt8], at index: inout Int) throws(Failure) -> Unicode.Scalar {
+    static func read(_ bytes: [UInt8], at index: inout Int) throws(Failure) -> Unicode.Scalar {
         let first = try hex4(bytes, at: &index)
         if (0xD800...0xDBFF).contains(first) {
             guard bytes.count - index >= 2, bytes[index] == UInt8(ascii: "\\"), bytes[index + 1] == UInt8(ascii: "u") else {
@@ -49,13 +49,12 @@ package enum JSONUnicodeEscape {
     }
 }
 
-/// A JSON string (RFC 8259, section 7) read from its opening quote, the same way by the
-/// core's `JSONParser` and the CLI's config reader: no raw control characters, only the
-/// escapes the RFC names, `\u` escapes by `JSONUnicodeEscape`.
-package enum JSONStringBody {
+/// A JSON string (RFC 8259, section 7) read from its opening quote: no raw control
+/// characters, only the escapes the RFC names, `\u` escapes by `JSONUnicodeEscape`.
+enum JSONStringBody {
     /// Why a string was refused, and the byte (0-based) the message should point at.
-    package struct Failure: Error, Equatable {
-        package enum Kind: Equatable {
+    struct Failure: Error, Equatable {
+        enum Kind: Equatable {
             /// The text ends before the closing quote (`position` is its end).
             case unterminated
             /// A byte below 0x20 between the quotes.
@@ -70,20 +69,20 @@ package enum JSONStringBody {
             case invalidSurrogatePair
         }
 
-        package let kind: Kind
-        package let position: Int
+        let kind: Kind
+        let position: Int
     }
 
     /// The string's content: the bytes between the quotes when it had no escape (nothing
     /// copied), or its UTF-8 with the escapes decoded.
-    package enum Content: Equatable {
+    enum Content: Equatable {
         case plain(Range<Int>)
         case decoded([UInt8])
     }
 
     /// Reads the string whose opening quote is at `index`; `index` is left after its
     /// closing quote.
-    package static func read(_ bytes: [UInt8], at index: inout Int) throws(Failure) -> Content {
+    static func read(_ bytes: [UInt8], at index: inout Int) throws(Failure) -> Content {
         index += 1
         var utf8: [UInt8] = []
         var escaped = false

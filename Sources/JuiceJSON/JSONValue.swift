@@ -1,12 +1,13 @@
-/// One JSON value as `JSONParser` reads it: objects keep every member in text order,
-/// numbers keep their text unless they are an integer literal `Int` holds.
-package enum JSONValue: Sendable, Equatable {
+/// One JSON value: objects keep every member in text order, and every number keeps
+/// its text (`JSONParser` reads an integer literal `Int` holds as `.integer` only when
+/// its options ask for it; `String(value)` is then its text, but for `-0`).
+public enum JSONValue: Sendable, Equatable {
     case object([JSONMember])
     case array([JSONValue])
     case string(String)
     /// A number without fraction or exponent that `Int` holds (`-0` is 0).
     case integer(Int)
-    /// Any other number, as its text (valid RFC 8259 number syntax, never rounded).
+    /// A number as its text: valid RFC 8259 number syntax, never rounded.
     case number(String)
     case bool(Bool)
     case null
@@ -14,13 +15,13 @@ package enum JSONValue: Sendable, Equatable {
     /// The value of the first member named `key`, if this is an object that has one.
     /// Keys are compared as `String`s (canonical equivalence), as `JSONDecoder`
     /// compares them; a later member of the same name is never looked at.
-    package func member(_ key: String) -> JSONValue? {
+    public func member(_ key: String) -> JSONValue? {
         guard case let .object(members) = self else { return nil }
         return members.first { $0.key == key }?.value
     }
 
     /// What the value is, for an error message ("a string", "an array").
-    package var kind: String {
+    public var kind: String {
         switch self {
         case .object: "an object"
         case .array: "an array"
@@ -33,11 +34,11 @@ package enum JSONValue: Sendable, Equatable {
 }
 
 /// One `"key": value` of a JSON object.
-package struct JSONMember: Sendable, Equatable {
-    package var key: String
-    package var value: JSONValue
+public struct JSONMember: Sendable, Equatable {
+    public var key: String
+    public var value: JSONValue
 
-    package init(key: String, value: JSONValue) {
+    public init(key: String, value: JSONValue) {
         self.key = key
         self.value = value
     }
