@@ -15,22 +15,33 @@ extension SQLiteStore: JournalTotalsReading {
     /// since the last read, not with the journal. Plus the bytes of the database file
     /// and its write-ahead log.
     ///
-    /// A store that may not be written (read-only, or marked damaged) sums the
-    /// report's projection over every hour instead, for this answer only.
+    /// A store that may not be written (read-only, or marked damaged), or whose write
+    /// lock another process holds, sums the report's projection over every hour
+    /// instead, for this answer only (folding new rows in memory, as the report does):
+    /// the totals never wait for a writer.
     public func journalTotals() throws(StoreError) -> JournalTotals {
         var totals: JournalTotals
-        if let writer, !mark.isMarked() {
-            totals = try writer.withLock { connection throws(StoreError) in
-                try connection.writeTransaction { () throws(StoreError) -> JournalTotals in
+        let caughtUp = try writer.flatMap { writer throws(StoreError) -> JournalTotals? in
+            guard !mark.isMarked() else { return nil }
+            return try writer.withLock { connection throws(StoreError) -> JournalTotals? in
+                guard try connection.beginImmediateIfFree() else { return nil }
+                do throws(StoreError) {
                     let last = try connection.lastSequence()
                     try TotalsProjection.catchUp(connection, through: last)
                     var totals = JournalTotals(stock: try connection.readStock(), events: last)
                     try connection.forEachRow("SELECT kind, item, events, amount FROM journal_totals") { row in
                         totals.add(kind: Int(row.int64(0)), item: row.text(1), events: Int(row.int64(2)), amount: Int(row.int64(3)))
                     }
+                    try connection.commitTransaction()
                     return totals
+                } catch {
+                    connection.rollback()
+                    throw error
                 }
             }
+        }
+        if let caughtUp {
+            totals = caughtUp
         } else {
             let snapshot = try report(firstHour: .min, lastHour: .max)
             totals = JournalTotals(stock: snapshot.stock, events: snapshot.throughSequence)

@@ -52,6 +52,28 @@ import Testing
         #expect(again == written)
     }
 
+    /// Another connection holds the write lock: the totals are read around it, equal to
+    /// the folded journal, and nothing is folded into the store while it is held.
+    @Test func aHeldWriteLockIsReadAroundNotWaitedFor() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let path = directory.file("juice.db")
+        let store = try SQLiteStore(path: path, initialStock: Stock(repeating: 20))
+        let maker = JuiceMaker(store: store)
+        for juice in Juice.allCases { _ = try maker.make(juice, count: 2) }
+        let lock = StoreWriteLock(try SQLiteStore(path: path))
+        #expect(lock.waitUntilHeld())
+        var aside = try store.journalTotals()
+        #expect(try RawDatabase(path).value("SELECT count(*) FROM journal_totals") == "0", "nothing folded while the lock is held")
+        lock.release()
+        let folded = try store.journalTotals()
+        aside.storeBytes = folded.storeBytes
+        #expect(aside == folded)
+        var expected = JournalTotals(folding: try store.events(after: 0, limit: Int.max), stock: try store.stock())
+        expected.storeBytes = folded.storeBytes
+        #expect(folded == expected)
+    }
+
     /// The delivery time moves with the cursor, only forward, survives a reopen, and
     /// a cursor moved without one keeps the time it had.
     @Test func theLastDeliveryIsKeptWithTheCursor() throws {
