@@ -1,4 +1,5 @@
 import Foundation
+import Spawning
 
 /// `juice-bench cli`: whole `juice` processes against what a C tool or a bare Swift
 /// program pays for the same work, each pair measured in the same run, alternating
@@ -315,43 +316,28 @@ enum CLIBench {
     /// Runs `executable` to completion with stdin, stdout and stderr on /dev/null and
     /// returns its exit status and wall time.
     ///
-    /// `posix_spawn` and a blocking `waitpid`, not Foundation's `Process`: on Linux
+    /// A spawn and a blocking wait (`Spawning`), not Foundation's `Process`: on Linux
     /// `Process.waitUntilExit()` looks at the child every 50 ms, which rounded every
-    /// short command up to about 50 ms and hid the difference between commands.
+    /// short command up to that and hid the difference between commands.
     static func launch(_ executable: String, _ arguments: [String], _ environment: [String: String]) throws -> (Int32, Double) {
         let outcome = try launchMeasured(executable, arguments, environment)
         return (outcome.status, outcome.seconds)
     }
 
-    /// `launch`, with the child's peak resident set size from `wait4` (kilobytes).
+    /// `launch`, with the child's peak resident set size from `wait4` (kilobytes). The
+    /// status is as a shell says it: the exit code, or 128 + the signal that killed it.
     static func launchMeasured(
         _ executable: String, _ arguments: [String], _ environment: [String: String]
     ) throws -> (status: Int32, seconds: Double, peakKilobytes: Double) {
-        let argv = ([executable] + arguments).map { strdup($0) } + [nil]
-        let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
-        defer {
-            for pointer in argv { free(pointer) }
-            for pointer in envp { free(pointer) }
-        }
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        for descriptor: Int32 in [0, 1, 2] {
-            posix_spawn_file_actions_addopen(&actions, descriptor, "/dev/null", descriptor == 0 ? O_RDONLY : O_WRONLY, 0)
-        }
-        var child: pid_t = 0
+        let launch = ProgramLaunch(executable: executable, arguments: arguments, environment: environment)
         let start = ContinuousClock.now
-        let spawned = posix_spawn(&child, executable, &actions, nil, argv, envp)
-        guard spawned == 0 else { throw BenchError.unavailable("\(executable) (posix_spawn failed with error \(spawned))") }
-        var status: Int32 = 0
-        var usage = rusage()
-        while wait4(child, &status, 0, &usage) < 0 {
-            guard errno == EINTR else { throw BenchError.unavailable("\(executable) (waitpid failed with error \(errno))") }
+        do throws(SpawnError) {
+            let (termination, usage) = try waitForTermination(of: launch.spawn())
+            let elapsed = ContinuousClock.now - start
+            return (termination.shellStatus, Measure.seconds(elapsed), Double(usage.ru_maxrss))
+        } catch {
+            throw BenchError.unavailable("\(executable) (\(error.description))")
         }
-        let elapsed = ContinuousClock.now - start
-        // Exited normally: its exit code; killed by a signal: 128 + the signal, as a shell says.
-        let code = status & 0x7F == 0 ? (status >> 8) & 0xFF : 128 + (status & 0x7F)
-        return (code, Measure.seconds(elapsed), Double(usage.ru_maxrss))
     }
 
     @discardableResult

@@ -8,6 +8,7 @@ import Locking
 import NATSClient
 import NATSPlugin
 import SQLiteStore
+import Spawning
 
 /// `juice-bench fleet`: the fleet's publisher against the NATS C client, in one run,
 /// on a `nats-server -js` this bench starts on loopback (temporary store directory,
@@ -271,7 +272,7 @@ enum FleetBench {
         // One order first, so the stream exists before the watcher looks for it.
         try maker.make(.banana)
         let environment = ["HOME": home, "PATH": "/usr/bin:/bin", "LANG": "C", "NO_COLOR": "1"]
-        let deliverer = try ChildProcess(juice, ["deliver", "--follow", "--config", config], environment, stdout: home + "/deliver.out")
+        let deliverer = try ChildProcess.start(juice, ["deliver", "--follow", "--config", config], environment, stdout: home + "/deliver.out")
         defer { deliverer.stop() }
         let seen = LockedCondition<[String: ContinuousClock.Instant]>([:])
         let streamDeadline = ContinuousClock.now + .seconds(10)
@@ -281,7 +282,7 @@ enum FleetBench {
             }
             usleep(20_000)
         }
-        let watcher = try ChildProcess(juice, ["fleet", "watch", "--json", "--config", config], environment, stdout: nil) { line in
+        let watcher = try ChildProcess.start(juice, ["fleet", "watch", "--json", "--config", config], environment, stdout: nil) { line in
             guard let envelope = try? CloudEventFormat.decode(line) else { return }
             let now = ContinuousClock.now
             seen.change { $0[envelope.id.description] = now }
