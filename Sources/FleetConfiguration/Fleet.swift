@@ -101,7 +101,7 @@ public enum Fleet {
     public static func machineName(fromHost host: String) -> String {
         let first = host.split(separator: ".").first.map(String.init) ?? ""
         // Scalar by scalar (each becomes one ASCII character), not through a generic
-        // append, whose first use looks up a protocol witness at run time.
+        // append (start-up rule "no conformance lookups at start").
         var safe = ""
         for scalar in first.unicodeScalars.prefix(64) { safe.unicodeScalars.append(isTokenScalar(scalar) ? scalar : "-") }
         return safe.isEmpty || safe.allSatisfy({ $0 == "-" }) ? "juice" : safe

@@ -22,10 +22,9 @@ import Spawning
 ///
 /// The programs compared run next to each other in a group, and the rounds take the
 /// group's orders in turn (AB, BA for a pair; all six for three), so each program runs
-/// equally often in each place and after each of the others. A fixed order favoured
-/// the second of a pair: with the floor run twice in the places of `juice --version`
-/// and the floor, the first copy read 1.06–1.08× the second, and 0.93–0.96× with the
-/// places swapped.
+/// equally often in each place and after each of the others. A fixed order favours
+/// the second of a pair, visibly so even for two copies of one program (the A/A row
+/// reads away from 1.00× when their places are fixed).
 ///
 /// Every `juice` runs in an empty directory with `HOME` and the XDG directories in it,
 /// so no config file of the machine or the checkout is read. `JUICE_BENCH_JUICE` names
@@ -47,9 +46,9 @@ enum CLIBench {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("juice-bench-cli-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         // Every program measured runs from a copy made now, so all of them start from the
-        // same place in the page cache: on the machine of README's figures a binary that
-        // had sat for minutes ran 0.1–0.3 ms slower than a fresh copy of itself (the
-        // kernel had reclaimed some of its pages), more than some changes being measured.
+        // same place in the page cache: a binary that has sat for minutes runs slower than
+        // a fresh copy of itself (the kernel has reclaimed some of its pages), by more
+        // than some changes being measured.
         let (juice, hello, sqlite3) = (
             try freshCopy(builtJuice, into: directory), try freshCopy(builtHello, into: directory), try freshCopy(shell, into: directory)
         )
@@ -125,7 +124,7 @@ enum CLIBench {
         // Peak RSS in a pass of its own, each process started by GNU time: a child
         // posix_spawn'ed by this process gets this process's high-water mark counted in
         // its ru_maxrss when it execs (the kernel keeps the larger of the old and new
-        // memory's), so wait4 here would report ~23 MB for every command.
+        // memory's), so wait4 here would report this bench's own peak for every command.
         for round in 0..<5 {
             for command in commands where ["juice_stock", "sqlite3_select", "juice_hello", "juice_order_delivery"].contains(command.key) {
                 peaks[command.key, default: []].append(

@@ -8,7 +8,7 @@ import Foundation
 /// function that ran; the names found in `juice` itself are printed, one per line,
 /// `--version`'s first (what every command runs before its own work), then what each
 /// later command adds. Placed together, that code fills fewer pages, and a command
-/// takes fewer page faults (README, Measured).
+/// takes fewer page faults (start-up rule "the release link", the Performance article).
 ///
 /// The first part, `--version`'s, is the same from run to run of the same build; what
 /// the orders add varies by a few dozen names (what their threads run depends on
@@ -65,8 +65,8 @@ enum StartOrder {
             // Sorted within each command's share: callgrind lists functions in no stable
             // order (its tables are keyed by address, and addresses move from run to
             // run), and a list that changes with every run would be noise in a diff.
-            // Within the share the order mattered little: three orders of the same
-            // names gave `--version` 257–260 page faults (README, Measured).
+            // Within the share the order matters little: the page faults of `--version`
+            // barely differ between orders of the same names.
             let profileText = String(decoding: FileManager.default.contents(atPath: profile) ?? Data(), as: UTF8.self)
             names += functions(in: profileText, object: object).filter { seen.insert($0).inserted }.sorted()
         }

@@ -10,8 +10,8 @@ enum Answer: Sendable, Equatable {
 /// What both screens share: the maker, the person's input, and how things are shown.
 ///
 /// Prompts (`주문> `), questions, banners and menus appear only when the input is a
-/// terminal, so a piped session prints results only (README). Refusals go to stderr as
-/// one `Error:` line. Events are shown once: by the CLI notifier when one is
+/// terminal, so a piped session prints results only (the article "The screens").
+/// Refusals go to stderr as one `Error:` line. Events are shown once: by the CLI notifier when one is
 /// configured, otherwise by the screen itself through the same renderer
 /// (`PluginRegistry.eventRenderer`).
 struct ScreenIO {
