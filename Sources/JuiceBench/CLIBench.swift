@@ -40,11 +40,8 @@ enum CLIBench {
     static func run(json: Bool) throws -> [String: Double] {
         let builtJuice = try ProcessInfo.processInfo.environment["JUICE_BENCH_JUICE"] ?? juiceBinary()
         let builtHello = try siblingBinary("juice-hello")
-        guard FileManager.default.isExecutableFile(atPath: shell) else {
-            throw BenchError.unavailable("\(shell) (apt-get install sqlite3)")
-        }
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("juice-bench-cli-\(UUID().uuidString)").path
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        try BenchDirectory.requireSQLiteShell()
+        let directory = try BenchDirectory.make("cli")
         // Every program measured runs from a copy made now, so all of them start from the
         // same place in the page cache: a binary that has sat for minutes runs slower than
         // a fresh copy of itself (the kernel has reclaimed some of its pages), by more

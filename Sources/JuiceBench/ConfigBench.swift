@@ -11,8 +11,7 @@ enum ConfigBench {
 
     static func run(json: Bool) throws -> [(String, Double)] {
         let juice = try CLIBench.juiceBinary()
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("juice-bench-config-\(UUID().uuidString)").path
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        let directory = try BenchDirectory.make("config")
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let environment = ["HOME": directory, "PATH": "/usr/bin:/bin", "LANG": "en_US.UTF-8"]
         var results: [(String, Double)] = []

@@ -44,8 +44,7 @@ enum FleetBench {
     }
 
     static func run(json: Bool) throws -> [(String, Double)] {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("juice-bench-fleet-\(UUID().uuidString)").path
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        let directory = try BenchDirectory.make("fleet")
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let server = try BenchNATSServer(directory: directory)
         defer { server.stop() }
@@ -148,14 +147,7 @@ enum FleetBench {
                         sequence += 1
                     }
                     let juice = Juice.allCases[round % Juice.allCases.count]
-                    let needed = juice.recipe
-                    guard
-                        FruitAmounts(
-                            strawberry: max(0, needed.strawberry - stock.strawberry), banana: max(0, needed.banana - stock.banana),
-                            pineapple: max(0, needed.pineapple - stock.pineapple), kiwi: max(0, needed.kiwi - stock.kiwi),
-                            mango: max(0, needed.mango - stock.mango)
-                        ).isZero
-                    else {
+                    guard SimulatedOrder.shortages(of: juice, in: stock).isZero else {
                         for fruit in Fruit.allCases where stock[fruit] < 20 {
                             let before = stock[fruit]
                             stock[fruit] += 60
@@ -163,12 +155,7 @@ enum FleetBench {
                         }
                         continue
                     }
-                    append(.juiceMade(juice: juice, count: 1, consumed: needed))
-                    for item in needed.nonZero {
-                        let before = stock[item.fruit]
-                        stock[item.fruit] -= item.amount
-                        append(.stockChanged(fruit: item.fruit, from: before, to: stock[item.fruit], reason: .order))
-                    }
+                    SimulatedOrder.make(juice, from: &stock).forEach(append)
                 }
                 return StoreChange(stock: stock, events: Array(batch.prefix(events - written)))
             }

@@ -24,8 +24,7 @@ enum StartOrder {
         let valgrind = try program("valgrind", install: "apt-get install valgrind")
         let objcopy = try program("objcopy", install: "apt-get install binutils")
         let builtJuice = try ProcessInfo.processInfo.environment["JUICE_BENCH_JUICE"] ?? CLIBench.juiceBinary()
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("juice-bench-order-\(UUID().uuidString)").path
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        let directory = try BenchDirectory.make("order")
         defer { try? FileManager.default.removeItem(atPath: directory) }
         // valgrind 3.19 gives up on the DWARF 5 the Swift compiler writes: a copy
         // without debug sections keeps every symbol callgrind names functions by.
