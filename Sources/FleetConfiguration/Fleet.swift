@@ -83,6 +83,15 @@ public enum Fleet {
 
     // MARK: Names and subjects
 
+    /// `value` if `isValid` takes it; otherwise a config error at `path` that says what
+    /// was `expected`.
+    public static func checked(
+        _ value: String, _ isValid: (String) -> Bool, at path: String, expected: PluginMessage
+    ) throws(ConfigurationError) -> String {
+        guard isValid(value) else { throw ConfigurationError(path: path, plugin: expected) }
+        return value
+    }
+
     /// Whether `name` is one NATS subject token as a machine name: letters, digits,
     /// `-` and `_` only, at least one.
     public static func isMachineName(_ name: String) -> Bool {

@@ -1,4 +1,5 @@
 import Foundation
+import Spawning
 
 /// `juice-bench start-order`: the functions a release `juice` runs when it starts, in
 /// the order the release link places them (`Sources/juice/start-order.txt`, passed to
@@ -120,9 +121,9 @@ enum StartOrder {
     /// `name`'s path on PATH, or an error saying how to install it.
     private static func program(_ name: String, install: String) throws -> String {
         let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"
-        for directory in path.split(separator: ":") where FileManager.default.isExecutableFile(atPath: "\(directory)/\(name)") {
-            return "\(directory)/\(name)"
+        guard let program = ProgramLaunch.executable(name, in: "/", path: path) else {
+            throw BenchError.failed("\(name) is not on the PATH (\(install))")
         }
-        throw BenchError.failed("\(name) is not on the PATH (\(install))")
+        return program
     }
 }

@@ -168,3 +168,21 @@ public struct SpawnError: Error, Sendable, CustomStringConvertible {
 
     public init(code: Int32) { self.code = code }
 }
+
+extension ProgramLaunch {
+    /// The executable `program` names, as a shell finds it: a name with `/` as is
+    /// (relative to `directory`), else the first of that name in the directories of
+    /// `path` (`PATH`'s form; `/usr/local/bin:/usr/bin:/bin` when `nil`). `nil` when
+    /// there is none this process may execute.
+    public static func executable(_ program: String, in directory: String, path: String?) -> String? {
+        if program.contains("/") {
+            let absolute = program.hasPrefix("/") ? program : directory + "/" + program
+            return access(absolute, X_OK) == 0 ? absolute : nil
+        }
+        for folder in (path ?? "/usr/local/bin:/usr/bin:/bin").split(separator: ":") {
+            let candidate = "\(folder)/\(program)"
+            if access(candidate, X_OK) == 0 { return candidate }
+        }
+        return nil
+    }
+}
