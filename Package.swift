@@ -8,7 +8,7 @@ import PackageDescription
 // Import rules (the Architecture article): EventBus knows nothing of juice; JuiceMakerCore
 // knows nothing of plugins; a transport (JuiceHTTP, NATSClient) knows nothing of plugins
 // either; plugins import JuiceMakerPluginKit, JuiceMakerCore, EventBus (the subscription
-// token and delivery modes), Locking and transports only; JuiceMakerTesting is for tests;
+// token and delivery modes), Locking, Spawning and transports only; JuiceMakerTesting is for tests;
 // the CLI's plugin registry is the one place that knows every plugin. No module
 // re-exports another (no `@_exported import`): each file imports what it uses.
 
@@ -194,6 +194,9 @@ let package = Package(
         /// The one lock type (pthread-based, so ThreadSanitizer sees it), the
         /// condition every in-process wait uses, and the thread identity.
         .target(name: "Locking"),
+        /// Programs started with `posix_spawn` (no Foundation): the launch, the wait for
+        /// its end, and a child reaped on a thread of its own.
+        .target(name: "Spawning", dependencies: ["Locking"], swiftSettings: importsWhatItUses + startCompiling),
         .target(name: "EventBus", dependencies: ["Locking"]),
         /// JSON text: one iterative parser whose options are each reader's policy, one
         /// value type, one writer. The standard library only.
@@ -242,7 +245,7 @@ let package = Package(
             swiftSettings: importsWhatItUses + startCompiling),
 
         // Plugins: one front-end module each, importing the plugin kit, the core, the bus,
-        // Locking and transports only.
+        // Locking, Spawning and transports only.
         .target(
             name: "LoggerPlugin", dependencies: ["JuiceMakerPluginKit", "JuiceMakerCore", "EventBus", "Locking"],
             path: "Plugins/Logger", swiftSettings: importsWhatItUses + startCompiling),
@@ -254,7 +257,7 @@ let package = Package(
             dependencies: ["JuiceMakerPluginKit", "JuiceMakerCore", "EventBus", "Locking", "JuiceHTTP"],
             path: "Plugins/Webhook", swiftSettings: importsWhatItUses + startCompiling),
         .target(
-            name: "CommandPlugin", dependencies: ["JuiceMakerPluginKit", "JuiceMakerCore", "EventBus", "Locking"],
+            name: "CommandPlugin", dependencies: ["JuiceMakerPluginKit", "JuiceMakerCore", "EventBus", "Locking", "Spawning"],
             path: "Plugins/Command", swiftSettings: importsWhatItUses + startCompiling),
         .target(
             name: "MetricsPlugin", dependencies: ["JuiceMakerPluginKit", "JuiceMakerCore", "EventBus", "Locking"],
@@ -282,7 +285,7 @@ let package = Package(
             name: "JuiceBench",
             dependencies: [
                 "Locking", "EventBus", "JuiceMakerCore", "JuiceMakerPluginKit", "SQLiteStore", "CSQLite", "LoggerPlugin",
-                "CLINotifierPlugin", "WebhookPlugin", "JuiceCLI", "FleetConfiguration", "JuiceMakerTesting",
+                "CLINotifierPlugin", "WebhookPlugin", "JuiceCLI", "FleetConfiguration", "JuiceMakerTesting", "Spawning",
             ] + natsDependency + (withNATS ? ["CNATS"] : [])),
         /// A small process the store tests start many times at once (orders, restocks, crashes).
         .executableTarget(name: "JuiceStoreProbe", dependencies: ["Locking", "JuiceMakerCore", "SQLiteStore"]),

@@ -1,8 +1,3 @@
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -12,6 +7,7 @@ import Dispatch
 import JuiceMakerCore
 import JuiceMakerPluginKit
 import Locking
+import Spawning
 
 /// A long-running program fed one CloudEvents JSON line per event on its stdin: the
 /// command subscriber's destination.
@@ -172,11 +168,14 @@ final class SupervisedProgram: DurableDestination {
             close(errors[1])
             throw DeliveryFailure(Self.shuttingDown)
         }
-        do throws(ChildProcessError) {
-            try process.run(
-                executable: arguments[0], arguments: Array(arguments.dropFirst()), environment: environment,
-                workingDirectory: workingDirectory, standardInput: channel.childDescriptor, standardError: errors[1]
-            ) { [self] process, termination in
+        var launch = ProgramLaunch(executable: arguments[0], arguments: Array(arguments.dropFirst()), environment: environment)
+        launch.workingDirectory = workingDirectory
+        launch.standardInput = .descriptor(channel.childDescriptor)
+        launch.standardError = .descriptor(errors[1])
+        // A group of its own, so what the program starts ends with it.
+        launch.leadsProcessGroup = true
+        do throws(SpawnError) {
+            try process.run(launch) { [self] process, termination in
                 exited(process, termination)
                 exit.signal()
             }
@@ -208,7 +207,7 @@ final class SupervisedProgram: DurableDestination {
         return channel
     }
 
-    private func exited(_ process: ChildProcess, _ termination: ChildProcess.Termination) {
+    private func exited(_ process: ChildProcess, _ termination: Termination) {
         let (closing, pause) = state.withLock { state -> (Bool, Duration) in
             guard state.process === process else { return (true, .zero) }
             state.process = nil

@@ -83,6 +83,15 @@ public enum Fleet {
 
     // MARK: Names and subjects
 
+    /// `value` if `isValid` takes it; otherwise a config error at `path` that says what
+    /// was `expected`.
+    public static func checked(
+        _ value: String, _ isValid: (String) -> Bool, at path: String, expected: PluginMessage
+    ) throws(ConfigurationError) -> String {
+        guard isValid(value) else { throw ConfigurationError(path: path, plugin: expected) }
+        return value
+    }
+
     /// Whether `name` is one NATS subject token as a machine name: letters, digits,
     /// `-` and `_` only, at least one.
     public static func isMachineName(_ name: String) -> Bool {
@@ -101,7 +110,7 @@ public enum Fleet {
     public static func machineName(fromHost host: String) -> String {
         let first = host.split(separator: ".").first.map(String.init) ?? ""
         // Scalar by scalar (each becomes one ASCII character), not through a generic
-        // append, whose first use looks up a protocol witness at run time.
+        // append (start-up rule "no conformance lookups at start").
         var safe = ""
         for scalar in first.unicodeScalars.prefix(64) { safe.unicodeScalars.append(isTokenScalar(scalar) ? scalar : "-") }
         return safe.isEmpty || safe.allSatisfy({ $0 == "-" }) ? "juice" : safe

@@ -248,9 +248,8 @@ public final class NATSConnection: @unchecked Sendable {
     /// this waits (up to the timeout) for room.
     ///
     /// No `MaxWait`: `completePublishes` keeps the deadline. libnats' own timeout would
-    /// cost every publish an allocation, a copied reply subject and a timer entry
-    /// (juice-bench fleet: 6.26 → 5.97 µs of CPU per event), for a PubAck that almost
-    /// always comes.
+    /// cost every publish an allocation, a copied reply subject and a timer entry (CPU
+    /// per event in `juice-bench fleet`), for a PubAck that almost always comes.
     public func publishAsync(subject: String, body: String, headers: [(String, String)], messageID: EventID) throws(NATSError) {
         // No copies on the way: libnats copies the subject, the body and each header.
         var body = body

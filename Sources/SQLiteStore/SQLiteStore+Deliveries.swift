@@ -29,26 +29,27 @@ extension SQLiteStore {
             if relaxed { try connection.execute(Durability.normal.pragma) }
             defer { if relaxed { try? connection.execute(durability.pragma) } }
             try connection.writeTransaction { () throws(StoreError) in
-                try connection.run(
-                    """
-                    INSERT INTO cursors (subscriber, sequence) VALUES (?1, ?2)
-                    ON CONFLICT (subscriber) DO UPDATE SET sequence = max(sequence, excluded.sequence)
-                    """
-                ) { statement in
-                    statement.bind(1, name)
-                    statement.bind(2, sequence)
-                }
+                try Self.raise("cursors", "sequence", of: name, in: connection) { $0.bind(2, sequence) }
                 guard let deliveredAt else { return }
-                try connection.run(
-                    """
-                    INSERT INTO deliveries (subscriber, delivered_at) VALUES (?1, ?2)
-                    ON CONFLICT (subscriber) DO UPDATE SET delivered_at = max(delivered_at, excluded.delivered_at)
-                    """
-                ) { statement in
-                    statement.bind(1, name)
-                    statement.bind(2, deliveredAt)
-                }
+                try Self.raise("deliveries", "delivered_at", of: name, in: connection) { $0.bind(2, deliveredAt) }
             }
+        }
+    }
+
+    /// Sets `subscriber`'s `column` in `table` to the value `bindValue` binds as `?2`,
+    /// unless the row holds a larger one: a cursor, or a delivery time, never moves back
+    /// when two processes deliver at once.
+    private static func raise(
+        _ table: String, _ column: String, of subscriber: String, in connection: Connection, to bindValue: (Statement) -> Void
+    ) throws(StoreError) {
+        try connection.run(
+            """
+            INSERT INTO \(table) (subscriber, \(column)) VALUES (?1, ?2)
+            ON CONFLICT (subscriber) DO UPDATE SET \(column) = max(\(column), excluded.\(column))
+            """
+        ) { statement in
+            statement.bind(1, subscriber)
+            bindValue(statement)
         }
     }
 

@@ -150,7 +150,7 @@ enum ReportProjection {
     /// `hour, kind, item, fruit, events, amount`. A sale or lost sale without a juice
     /// is summed under `?`, which the report counts as skipped. The unknown types are
     /// found through the `(type, sequence)` index, which holds every column that
-    /// filter reads (a quarter faster than the table).
+    /// filter reads (faster than reading the table's rows).
     static let sums = [
         """
         SELECT time / 3600000, 1, coalesce(event ->> '$.data.juice', '?'), '', count(*), coalesce(sum(event ->> '$.data.count'), 0)
@@ -243,34 +243,7 @@ enum ReportProjection {
     /// Folds journal rows after the projection's cursor up to `last`, inside the open
     /// write transaction. A projection of another fold version starts over.
     static func catchUp(_ connection: Connection, through last: Int64) throws(StoreError) {
-        var folded: Int64 = 0
-        var storedVersion: Int64?
-        try connection.forEachRow("SELECT folded, version FROM report_state WHERE id = 1") { row in
-            folded = row.int64(0)
-            storedVersion = row.int64(1)
-        }
-        if storedVersion != version {
-            try connection.run("DELETE FROM report_hourly")
-            folded = 0
-        }
-        if last > folded {
-            for sql in folds {
-                try connection.run(sql) { statement in
-                    statement.bind(1, folded)
-                    statement.bind(2, last)
-                }
-            }
-        }
-        if last != folded || storedVersion != version {
-            try connection.run(
-                """
-                INSERT INTO report_state (id, folded, version) VALUES (1, ?1, ?2)
-                ON CONFLICT (id) DO UPDATE SET folded = excluded.folded, version = excluded.version
-                """
-            ) { statement in
-                statement.bind(1, last)
-                statement.bind(2, version)
-            }
-        }
+        try ProjectionFold(table: "report_hourly", stateTable: "report_state", folds: folds, version: version)
+            .catchUp(connection, through: last)
     }
 }

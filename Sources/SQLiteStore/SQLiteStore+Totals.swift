@@ -106,33 +106,7 @@ enum TotalsProjection {
     /// Folds journal rows after the totals' cursor up to `last`, inside the open write
     /// transaction. Totals of another fold version (`ReportProjection.version`) start over.
     static func catchUp(_ connection: Connection, through last: Int64) throws(StoreError) {
-        var folded: Int64 = 0
-        var storedVersion: Int64?
-        try connection.forEachRow("SELECT folded, version FROM journal_totals_state WHERE id = 1") { row in
-            folded = row.int64(0)
-            storedVersion = row.int64(1)
-        }
-        if storedVersion != ReportProjection.version {
-            try connection.run("DELETE FROM journal_totals")
-            folded = 0
-        }
-        guard last != folded || storedVersion != ReportProjection.version else { return }
-        if last > folded {
-            for sql in folds {
-                try connection.run(sql) { statement in
-                    statement.bind(1, folded)
-                    statement.bind(2, last)
-                }
-            }
-        }
-        try connection.run(
-            """
-            INSERT INTO journal_totals_state (id, folded, version) VALUES (1, ?1, ?2)
-            ON CONFLICT (id) DO UPDATE SET folded = excluded.folded, version = excluded.version
-            """
-        ) { statement in
-            statement.bind(1, last)
-            statement.bind(2, ReportProjection.version)
-        }
+        try ProjectionFold(table: "journal_totals", stateTable: "journal_totals_state", folds: folds, version: ReportProjection.version)
+            .catchUp(connection, through: last)
     }
 }

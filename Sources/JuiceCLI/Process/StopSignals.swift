@@ -39,8 +39,8 @@ final class StopSignals: Sendable {
 
     private struct Waiting {
         var nextID = 0
-        /// Empty without a literal: `[:]` allocates storage (and instantiates its type
-        /// at run time) for every command that catches signals, though few ever wait.
+        /// Empty without a literal (start-up rule "empty collections without storage"):
+        /// every command that catches signals makes it, though few ever wait.
         var continuations = [Int: CheckedContinuation<Void, Never>]()
     }
 

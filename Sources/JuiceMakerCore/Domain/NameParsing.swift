@@ -57,9 +57,8 @@ enum NameMatcher {
     /// Lowercased, trimmed, with spaces and underscores as hyphens.
     static func normalize(_ text: String) -> String {
         let lowered = text.lowercased().split(whereSeparator: { $0 == " " || $0 == "_" || $0 == "-" || $0 == "\t" })
-        // Joined by hand, String to String: the library's `joined(separator:)` and
-        // appending a Substring look up protocol conformances at run time on first use
-        // (README, Measured).
+        // Joined by hand, String to String, not with `joined(separator:)` (start-up
+        // rule "no conformance lookups at start", the Performance article).
         var normalized = ""
         normalized.reserveCapacity(text.utf8.count)
         for (index, part) in lowered.enumerated() {

@@ -199,20 +199,11 @@ extension EventJournal {
 
     /// Pages through `entries(after:limit:)`: for journals without an index.
     public func entries(after sequence: Int64, kinds: Set<EventKind>?, limit: Int, newest: Bool) throws(StoreError) -> [JournalEntry] {
-        guard limit > 0 else { return [] }
-        var selected: [JournalEntry] = []
-        var after = sequence
-        let page = 1_000
-        while true {
-            let entries = try self.entries(after: after, limit: page)
-            selected += entries.filter { entry in
-                guard case .event(let envelope) = entry else { return true }
-                return kinds?.contains(envelope.event.kind) ?? true
-            }
-            if !newest, selected.count >= limit { return Array(selected.prefix(limit)) }
-            if newest, selected.count > limit { selected.removeFirst(selected.count - limit) }
-            guard let last = entries.last, entries.count == page else { return selected }
-            after = last.sequence
+        try selectPaging(after: sequence, limit: limit, newest: newest, sequence: { $0.sequence }) { (after, page) throws(StoreError) in
+            try entries(after: after, limit: page)
+        } keeps: { entry in
+            guard case .event(let envelope) = entry else { return true }
+            return kinds?.contains(envelope.event.kind) ?? true
         }
     }
 
@@ -226,17 +217,30 @@ extension EventJournal {
 
     /// Pages through `events(after:limit:)`: for journals without an index.
     public func events(after sequence: Int64, kinds: Set<EventKind>?, limit: Int, newest: Bool) throws(StoreError) -> [EventEnvelope] {
-        guard limit > 0 else { return [] }
-        var selected: [EventEnvelope] = []
-        var after = sequence
-        let page = 1_000
-        while true {
-            let events = try self.events(after: after, limit: page)
-            selected += events.filter { kinds?.contains($0.event.kind) ?? true }
-            if !newest, selected.count >= limit { return Array(selected.prefix(limit)) }
-            if newest, selected.count > limit { selected.removeFirst(selected.count - limit) }
-            guard let last = events.last, events.count == page else { return selected }
-            after = last.sequence
+        try selectPaging(after: sequence, limit: limit, newest: newest, sequence: { $0.sequence }) { (after, page) throws(StoreError) in
+            try events(after: after, limit: page)
+        } keeps: {
+            kinds?.contains($0.event.kind) ?? true
         }
+    }
+}
+
+/// Reads pages of `read(after:limit:)` from `sequence` to the end, keeping the rows
+/// `keeps` takes: the first `limit` of them, or with `newest` the last `limit`.
+private func selectPaging<Row>(
+    after sequence: Int64, limit: Int, newest: Bool, sequence sequenceOf: (Row) -> Int64,
+    read: (Int64, Int) throws(StoreError) -> [Row], keeps: (Row) -> Bool
+) throws(StoreError) -> [Row] {
+    guard limit > 0 else { return [] }
+    var selected: [Row] = []
+    var after = sequence
+    let page = 1_000
+    while true {
+        let rows = try read(after, page)
+        selected += rows.filter(keeps)
+        if !newest, selected.count >= limit { return Array(selected.prefix(limit)) }
+        if newest, selected.count > limit { selected.removeFirst(selected.count - limit) }
+        guard let last = rows.last, rows.count == page else { return selected }
+        after = sequenceOf(last)
     }
 }

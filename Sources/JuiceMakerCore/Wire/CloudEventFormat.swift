@@ -122,9 +122,9 @@ public enum CloudEventFormat {
     }
 
     /// The fields of `text` read by the JSON module's `JSONParser` (`Options.cloudEvents`),
-    /// not `JSONDecoder`: `JSONDecoder` links ~200 KB of FoundationEssentials tables the
-    /// loader relocates at every `juice` start (README, Measured). It reads them as `JSONDecoder` reads this shape
-    /// (`CloudEventFields.init(json:)`) and refuses what `JSONDecoder` refuses; it
+    /// not `JSONDecoder` (start-up rule "Date only", the Performance article). It reads
+    /// them as `JSONDecoder` reads this shape (`CloudEventFields.init(json:)`) and
+    /// refuses what `JSONDecoder` refuses; it
     /// refuses more in two corners (`CloudEventParserTests.knownDifferences`): text
     /// that is not RFC 8259 JSON, or a lone surrogate escape, in a value `JSONDecoder`
     /// does not decode, and a whole number from 2^53 up with more than 38 significant

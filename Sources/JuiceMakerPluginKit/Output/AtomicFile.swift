@@ -103,32 +103,4 @@ public enum AtomicFile {
             throw Failure(code: failure)
         }
     }
-
-    /// Writes every byte, going on after a short write or an interruption; the
-    /// `errno` of a failure, 0 when all were written.
-    private static func writeAll(_ bytes: [UInt8], to descriptor: Int32) -> Int32 {
-        bytes.withUnsafeBytes { buffer -> Int32 in
-            var offset = 0
-            while offset < buffer.count, let base = buffer.baseAddress {
-                let written = systemWrite(descriptor, base + offset, buffer.count - offset)
-                if written < 0 {
-                    if errno == EINTR { continue }
-                    return errno
-                }
-                offset += written
-            }
-            return 0
-        }
-    }
-
-    /// `write(2)`, which this type's own `write` hides.
-    private static func systemWrite(_ descriptor: Int32, _ bytes: UnsafeRawPointer, _ count: Int) -> Int {
-        #if canImport(Glibc)
-        Glibc.write(descriptor, bytes, count)
-        #elseif canImport(Musl)
-        Musl.write(descriptor, bytes, count)
-        #else
-        Darwin.write(descriptor, bytes, count)
-        #endif
-    }
 }

@@ -39,8 +39,8 @@ public protocol JuiceMakerPlugin: AnyObject, Sendable {
     func shutdown(deadline: ContinuousClock.Instant) async
 
     /// This plugin as a `DurableDeliveryPlugin`, or `nil`. Provided: the host asks this
-    /// instead of casting (`as? any DurableDeliveryPlugin`), which on a first use per
-    /// type searches every protocol conformance record of the program.
+    /// instead of casting (`as? any DurableDeliveryPlugin`; start-up rule "no
+    /// conformance lookups at start", the Performance article).
     var durable: (any DurableDeliveryPlugin)? { get }
 
     // Capabilities: what a command may ask of a plugin, each with a default, so the
