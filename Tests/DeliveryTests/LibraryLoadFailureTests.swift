@@ -14,16 +14,16 @@ import Testing
         let server = LoopbackHTTPServer()
         try server.start()
         defer { server.stop() }
-        let workspace = try JuiceWorkspace(
+        let workspace = try JuiceSandbox.delivery(
             subscribers: #"[{"type": "webhook", "name": "hook", "url": "https://127.0.0.1:\#(server.port)/hook", "retrySchedule": [3600]}]"#,
             backgroundDelivery: false)
-        let libraries = workspace.directory.file("broken-libraries")
+        let libraries = workspace.file("broken-libraries")
         try FileManager.default.createDirectory(atPath: libraries, withIntermediateDirectories: true)
         try Data("not a library".utf8).write(to: URL(fileURLWithPath: libraries + "/libssl.so.3"))
-        workspace.extraEnvironment = ["LD_LIBRARY_PATH": libraries]
+        workspace.environment["LD_LIBRARY_PATH"] = libraries
 
-        #expect(try workspace.run(["order", "kiwi"]) == 0)
-        #expect(try workspace.run(["deliver"]) == 75)
+        #expect(try workspace.run(["order", "kiwi"]).status == 0)
+        #expect(try workspace.run(["deliver"]).status == 75)
         let row = try workspace.subscriberRows().first { $0["name"] as? String == "hook" }
         let lastError = row?["lastError"] as? String ?? ""
         print("OpenSSL not loadable: \(lastError)")

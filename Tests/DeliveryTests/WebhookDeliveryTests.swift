@@ -53,7 +53,8 @@ import WebhookPlugin
         // An independent implementation: the openssl command on the exact bytes.
         func opensslSignature(_ body: [UInt8]) throws -> String {
             let message = Array("\(id).\(timestamp).".utf8) + body
-            let base64 = try run("/bin/sh", ["-c", "/usr/bin/openssl dgst -sha256 -hmac '\(secret)' -binary | base64 -w0"], input: message)
+            let base64 = try runProgram("/bin/sh", ["-c", "/usr/bin/openssl dgst -sha256 -hmac '\(secret)' -binary | base64 -w0"], input: message)
+                .stdout
             return "v1," + base64.trimmingCharacters(in: .whitespacesAndNewlines)
         }
         #expect(header == (try opensslSignature(request.body)))

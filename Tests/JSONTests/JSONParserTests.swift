@@ -1,4 +1,5 @@
 import JuiceJSON
+import JuiceTestSupport
 import Testing
 
 /// The one parser: RFC 8259 strictly, and each option doing what it says.

@@ -1,5 +1,6 @@
 import Foundation
 import JuiceMakerCore
+import JuiceTestSupport
 import Testing
 
 @testable import JuiceCLI

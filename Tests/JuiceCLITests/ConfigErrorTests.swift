@@ -1,4 +1,5 @@
 import Foundation
+import JuiceTestSupport
 import Testing
 
 /// A bad config stops `juice` before anything runs: one line naming the file, the

@@ -1,5 +1,6 @@
 import Foundation
 import JuiceMakerPluginKit
+import JuiceTestSupport
 import Testing
 
 @testable import JuiceCLI

@@ -1,4 +1,5 @@
 import Foundation
+import JuiceTestSupport
 import Testing
 
 /// A config without `subscribers` gets the built-in logger and notifier; `[]` means none.

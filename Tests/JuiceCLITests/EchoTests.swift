@@ -1,4 +1,5 @@
 import Foundation
+import JuiceTestSupport
 import Testing
 
 /// Whatever a message echoes (a word typed, a config name or path, a subscriber's

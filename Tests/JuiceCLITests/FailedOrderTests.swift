@@ -1,4 +1,5 @@
 import Foundation
+import JuiceTestSupport
 import Testing
 
 /// A failed `juice order` (exit 1): it never asks a question (nobody can answer one

@@ -1,4 +1,5 @@
 import Foundation
+import JuiceTestSupport
 import Testing
 
 /// Numbers written as digits but too large (also beyond 64 bits) are bad values (65)

@@ -1,6 +1,7 @@
 import CSQLite
 import Foundation
 import JuiceMakerCore
+import JuiceTestSupport
 import SQLiteStore
 import Testing
 

@@ -1,4 +1,5 @@
 import JuiceMakerPluginKit
+import JuiceTestSupport
 import Testing
 
 @testable import JuiceCLI

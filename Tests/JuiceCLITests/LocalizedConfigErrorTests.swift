@@ -1,4 +1,5 @@
 import Foundation
+import JuiceTestSupport
 import Testing
 
 /// A bad config reads wholly in the person's language: under `--lang ko` the one

@@ -53,7 +53,7 @@ import Testing
     }
 }
 
-extension RunningJuice {
+extension RunningProgram {
     /// Waits until `condition(stderr)` holds, or the process ends, or `limit` passes
     /// (a safety net against a hang, not a speed requirement).
     func waitForStandardError(limit: Duration = .seconds(30), until condition: (String) -> Bool) -> Bool {

@@ -1,4 +1,5 @@
 import Foundation
+import JuiceTestSupport
 import Testing
 
 /// `juice order` as a person and a script meet it: the seed's messages in both

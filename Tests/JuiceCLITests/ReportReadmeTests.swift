@@ -1,4 +1,5 @@
 import Foundation
+import JuiceTestSupport
 import Testing
 
 /// The README's "Report" example is what `juice report` prints for a fixed history: the

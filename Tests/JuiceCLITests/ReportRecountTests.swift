@@ -1,4 +1,5 @@
 import Foundation
+import JuiceTestSupport
 import Testing
 
 /// Every figure `juice report --json` and `juice report picklist --json` print equals

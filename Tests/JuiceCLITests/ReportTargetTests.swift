@@ -166,7 +166,7 @@ import Testing
         let free = try sandbox.run(["report", "--json"])
         #expect(free.status == 0)
         // The same figures; only the window's end (now), and so the rates, moved on.
-        func counted(_ run: JuiceRun) throws -> NSDictionary {
+        func counted(_ run: ProgramRun) throws -> NSDictionary {
             var figures = try #require(try run.json() as? [String: Any])
             figures["window"] = nil
             figures["stock"] = (figures["stock"] as? [[String: Any]])?.map { [$0["fruit"], $0["quantity"], $0["consumed"]] }

@@ -1,4 +1,5 @@
 import Foundation
+import JuiceTestSupport
 import Testing
 
 /// A value taken from the environment never reaches the terminal: not in a config
@@ -7,7 +8,7 @@ import Testing
 @Suite struct SecretRedactionTests {
     private let secret = "TOPSECRET-4711"
 
-    private func run(_ config: String, _ arguments: [String]) throws -> JuiceRun {
+    private func run(_ config: String, _ arguments: [String]) throws -> ProgramRun {
         let sandbox = try JuiceSandbox()
         let path = try sandbox.write(config, to: "juice.json")
         return try sandbox.run(arguments + ["--config", path], environment: ["JUICE_TEST_SECRET": secret])

@@ -1,4 +1,5 @@
 import Foundation
+import JuiceTestSupport
 import Testing
 
 /// `juice shell` driven through piped standard input, as a script would: the

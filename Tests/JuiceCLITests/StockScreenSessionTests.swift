@@ -1,4 +1,5 @@
 import Foundation
+import JuiceTestSupport
 import Testing
 
 /// `juice stock edit` driven through standard input: edits stay in a draft until

@@ -1,4 +1,5 @@
 import Foundation
+import JuiceTestSupport
 import Testing
 
 /// SIGTERM and SIGHUP stop `juice` the way Ctrl-C does: the change under way
@@ -184,7 +185,7 @@ extension JuiceSandbox {
     }
 }
 
-extension RunningJuice {
+extension RunningProgram {
     /// Sends `signal` and waits for the process to exit: its status and how it ended
     /// (`.exit` when `juice` exited by itself, `.uncaughtSignal` when the signal killed it).
     func stop(with signal: Int32) -> (status: Int32, reason: Process.TerminationReason) {

@@ -1,4 +1,5 @@
 import Foundation
+import JuiceTestSupport
 import Testing
 
 /// `juice shell` on a pseudo-terminal (`script` from util-linux opens one): the
@@ -10,7 +11,7 @@ import Testing
 
     /// `script -q -e -c "juice …" /dev/null`: the child's stdin, stdout and stderr are
     /// a terminal; script passes the child's exit status on (`-e`).
-    private func startOnTerminal(_ sandbox: JuiceSandbox, _ command: String) throws -> RunningJuice {
+    private func startOnTerminal(_ sandbox: JuiceSandbox, _ command: String) throws -> RunningProgram {
         try sandbox.start(["-q", "-e", "-c", "\(JuiceSandbox.binary) \(command)", "/dev/null"], executable: Self.script)
     }
 

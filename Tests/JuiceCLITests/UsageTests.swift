@@ -1,4 +1,5 @@
 import Foundation
+import JuiceTestSupport
 import Testing
 
 /// Command-line mistakes exit 64 (or 65 for a well-formed but refused value) with the

@@ -1,4 +1,5 @@
 import Foundation
+import JuiceTestSupport
 import Testing
 
 /// `juice watch` follows the journal while other `juice` processes write to the

@@ -14,7 +14,7 @@ struct TLSClientTests {
     private func makeCertificate(in directory: TemporaryDirectory) throws -> (certificate: String, key: String) {
         let certificate = directory.file("cert.pem")
         let key = directory.file("key.pem")
-        _ = try run(
+        _ = try runProgram(
             "/usr/bin/openssl",
             [
                 "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-days", "1",
@@ -27,7 +27,7 @@ struct TLSClientTests {
     @Test func anUntrustedCertificateFailsVerificationWithOneClearLine() async throws {
         let directory = try TemporaryDirectory()
         let (certificate, key) = try makeCertificate(in: directory)
-        let server = try TLSTestServer(certificate: certificate, key: key)
+        let server = try LoopbackHTTPServer.started(tls: .init(certificate: certificate, key: key))
         defer { server.stop() }
         let client = try TestClient("https://localhost:\(server.port)/hook")
         let failure = await client.post().failure
@@ -38,19 +38,19 @@ struct TLSClientTests {
         print("TLS, self-signed certificate: \(failure?.message.english ?? "")")
         #expect(reason.contains("self-signed") || reason.contains("self signed"), "\(reason)")
         #expect(failure?.message.english.hasPrefix("certificate not trusted: ") == true)
-        #expect(server.requests == 0)
+        #expect(server.requests.isEmpty)
     }
 
     @Test func aTrustedCertificateWorksForTheNameItHoldsOnly() async throws {
         let directory = try TemporaryDirectory()
         let (certificate, key) = try makeCertificate(in: directory)
-        let server = try TLSTestServer(certificate: certificate, key: key)
+        let server = try LoopbackHTTPServer.started(tls: .init(certificate: certificate, key: key))
         defer { server.stop() }
         let client = try TestClient("https://localhost:\(server.port)/hook", trusting: certificate)
         for _ in 0..<3 { #expect(try await client.post().get().status == 200) }
-        #expect(server.requests == 3)
+        #expect(server.requests.count == 3)
         #expect(server.handshakes == 1, "three requests, one kept-alive TLS connection")
-        client.close()  // the server serves one connection at a time
+        client.close()
 
         let byAddress = try TestClient("https://127.0.0.1:\(server.port)/hook", trusting: certificate)
         let failure = await byAddress.post().failure

@@ -93,7 +93,7 @@ import Testing
         defer { directory.remove() }
         let path = directory.file("juice.db")
         try Damage.makeHistory(at: path)
-        let process = try Probe.start(["loop", "--store", path, "--seed", "7"], in: directory, name: "loop")
+        let process = try Probe.start(["loop", "--store", path, "--seed", "7"], in: directory, name: "loop").process
         // Wait until the loop has committed (its write-ahead log grows), then kill it
         // mid-flight. Watched from outside: opening the store would queue for its lock.
         let deadline = ContinuousClock.now + .seconds(30)
