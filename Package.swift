@@ -297,6 +297,8 @@ let package = Package(
             path: "Tests/Support",
             // The loopback server's TLS calls libssl itself (the HTTP client loads it at run time).
             linkerSettings: [.linkedLibrary("ssl", .when(platforms: [.linux]))]),
+        /// The shared library's own tests, and the check that every suite says its kind.
+        .testTarget(name: "JuiceTestSupportTests", dependencies: ["JuiceTestSupport"]),
         .testTarget(name: "LockingTests", dependencies: ["Locking", "JuiceTestSupport"]),
         .testTarget(name: "JSONTests", dependencies: ["JuiceJSON", "JuiceTestSupport"]),
         /// The bench's method (the orders its groups run in) and its start-order reader;

@@ -6,7 +6,7 @@ import Testing
 
 /// `juice order`, `juice deliver` and `juice deliver --follow` as real processes on a
 /// SQLite store, against a loopback HTTP server run by the test.
-@Suite struct JuiceDeliverTests {
+@Suite(.tags(.process), .notInUnitRun) struct JuiceDeliverTests {
     private func webhookConfig(_ server: LoopbackHTTPServer, schedule: String = "[60]", timeout: Double = 30) -> String {
         #"[{"type": "webhook", "url": "\#(server.url)", "events": ["juiceMade"], "timeoutSeconds": \#(timeout), "retrySchedule": \#(schedule)}]"#
     }
@@ -102,7 +102,7 @@ import Testing
 
 /// A delivery that the flush deadline cancels is handed over to the next run: nothing
 /// is recorded (no attempt, no schedule), and the message says so, not "next in 5 s".
-@Suite struct FlushDeadlineHandOverTests {
+@Suite(.tags(.process), .notInUnitRun) struct FlushDeadlineHandOverTests {
     @Test func aDeliveryCancelledByTheFlushDeadlineIsHandedOverToTheNextRun() async throws {
         // Answers after 1.5 s: slower than the 0.3 s flush deadline, well within the 30 s timeout.
         let server = LoopbackHTTPServer { _, _ in

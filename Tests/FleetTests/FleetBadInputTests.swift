@@ -6,7 +6,7 @@ import CNATSLoader
 import NATSClient
 
 /// Bad input gets one clear line and loses nothing.
-@Suite(.enabled(if: FleetEnvironment.isAvailable, FleetEnvironment.skipNote), .serialized)
+@Suite(.tags(.nats, .process, .slow), .notInUnitRun, .enabled(if: FleetEnvironment.isAvailable, FleetEnvironment.skipNote), .serialized)
 struct FleetBadInputTests {
     static func lag(_ machine: JuiceSandbox) async throws -> String {
         try await machine.running(["subscribers", "--json"]).stdout

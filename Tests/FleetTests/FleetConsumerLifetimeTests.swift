@@ -6,7 +6,7 @@ import NATSClient
 
 /// `juice fleet deliver`'s durable consumers live until an operator deletes them,
 /// against a real `nats-server -js`.
-@Suite(.enabled(if: FleetEnvironment.isAvailable, FleetEnvironment.skipNote), .serialized)
+@Suite(.tags(.nats, .process, .slow), .notInUnitRun, .enabled(if: FleetEnvironment.isAvailable, FleetEnvironment.skipNote), .serialized)
 struct FleetConsumerLifetimeTests {
     /// A machine that publishes to `server`, and a central host whose webhook `hook`
     /// is fed from the stream (`fleet` section `extraFleet` added).
@@ -131,7 +131,7 @@ struct FleetConsumerLifetimeTests {
 
 #if canImport(NATSClient)
 /// A slow delivery keeps its message: in-progress acks reach the server while it runs.
-@Suite(.enabled(if: FleetEnvironment.isAvailable, FleetEnvironment.skipNote), .serialized)
+@Suite(.tags(.nats, .process, .slow), .notInUnitRun, .enabled(if: FleetEnvironment.isAvailable, FleetEnvironment.skipNote), .serialized)
 struct FleetAckWaitTests {
     @Test(.timeLimit(.minutes(2)))
     func aWebhookSlowerThanTheAckWaitIsNotSentTwice() async throws {

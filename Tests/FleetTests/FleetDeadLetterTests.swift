@@ -7,7 +7,7 @@ import NATSClient
 
 /// `juice fleet deliver`'s dead letters and lag, as `juice subscribers` shows them and
 /// `juice subscribers retry` resends them, against a real `nats-server -js`.
-@Suite(.enabled(if: FleetEnvironment.isAvailable, FleetEnvironment.skipNote), .serialized)
+@Suite(.tags(.nats, .process), .notInUnitRun, .enabled(if: FleetEnvironment.isAvailable, FleetEnvironment.skipNote), .serialized)
 struct FleetDeadLetterTests {
     /// The `<name>@fleet` item of `juice subscribers --json`.
     static func fleetItem(_ central: JuiceSandbox) async throws -> [String: Any]? {

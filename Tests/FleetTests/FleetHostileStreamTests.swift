@@ -8,7 +8,7 @@ import NATSClient
 /// Hostile stream content, against a real `nats-server -js`: each fleet reader skips
 /// every message that is not a machine's event with one escaped stderr line, and none
 /// of it reaches the terminal raw or changes `juice fleet stock`.
-@Suite(.enabled(if: FleetEnvironment.isAvailable, FleetEnvironment.skipNote), .serialized)
+@Suite(.tags(.nats, .process), .notInUnitRun, .enabled(if: FleetEnvironment.isAvailable, FleetEnvironment.skipNote), .serialized)
 struct FleetHostileStreamTests {
     /// Messages no machine could have published: (subject, body). Built from `template`,
     /// one of shop-a's `stock.changed` events (kiwi) as JSON.

@@ -7,13 +7,15 @@ import NATSClient
 
 /// A build without the NATS plugin has no fleet suites below: this says so, in one
 /// line. (With the plugin but no nats-server, the suite's own skip says it.)
-@Test func fleetTestsNeedNATS() {
-    if !FleetEnvironment.isPluginBuilt { print("FleetTests: \(FleetEnvironment.skipNote)") }
+@Suite(.tags(.unit)) struct FleetAvailabilityTests {
+    @Test func fleetTestsNeedNATS() {
+        if !FleetEnvironment.isPluginBuilt { print("FleetTests: \(FleetEnvironment.skipNote)") }
+    }
 }
 
 #if canImport(NATSClient)
 /// The fleet against real `nats-server -js` processes on loopback.
-@Suite(.enabled(if: FleetEnvironment.isAvailable, FleetEnvironment.skipNote), .serialized)
+@Suite(.tags(.nats, .process, .slow), .notInUnitRun, .enabled(if: FleetEnvironment.isAvailable, FleetEnvironment.skipNote), .serialized)
 struct FleetIntegrationTests {
     /// A `nats` subscriber section for `url`, retrying every 0.25 s `retries` times (the
     /// outages here last seconds; no event may become a dead letter).

@@ -7,7 +7,7 @@ import NATSClient
 import SQLiteStore
 
 /// `juice fleet stock` and `juice fleet deliver` against a real `nats-server -js`.
-@Suite(.enabled(if: FleetEnvironment.isAvailable, FleetEnvironment.skipNote), .serialized)
+@Suite(.tags(.nats, .process, .slow), .notInUnitRun, .enabled(if: FleetEnvironment.isAvailable, FleetEnvironment.skipNote), .serialized)
 struct FleetReadingTests {
     static func decode(_ text: String) -> Any? {
         try? JSONSerialization.jsonObject(with: Data(text.utf8))

@@ -5,7 +5,7 @@ import Testing
 import NATSClient
 
 /// What a published message looks like to other NATS clients, against a real `nats-server -js`.
-@Suite(.enabled(if: FleetEnvironment.isAvailable, FleetEnvironment.skipNote), .serialized)
+@Suite(.tags(.nats, .process), .notInUnitRun, .enabled(if: FleetEnvironment.isAvailable, FleetEnvironment.skipNote), .serialized)
 struct FleetWireTests {
     /// The CloudEvents NATS and JetStream bindings (cloudevents/sdk-go's among them)
     /// read the header `content-type`, and NATS headers are case-sensitive (ADR-4): a

@@ -4,7 +4,7 @@ import Testing
 
 /// The README's "Report" example is what `juice report` prints for a fixed history: the
 /// test writes that history, runs the command the README shows, and compares.
-@Suite struct ReportReadmeTests {
+@Suite(.tags(.process), .notInUnitRun) struct ReportReadmeTests {
     static let command = ["report", "--since", "24h", "--at", "2026-11-21T06:00:00Z"]
 
     /// The text between the README's report markers, without the command line.

@@ -8,7 +8,7 @@ import JuiceHTTP
 /// The webhook's own HTTP/1.1 client against real loopback servers that answer exactly
 /// the bytes a test scripts: body framings, keep-alive, closed connections, malformed
 /// answers, a server that never answers, cancellation, IPv6.
-@Suite struct HTTPClientTests {
+@Suite(.tags(.unit)) struct HTTPClientTests {
     @Test func contentLengthChunkedAndCloseDelimitedBodiesAreReadPast() async throws {
         let replies: [[UInt8]] = [
             "HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nhello".bytes,
@@ -209,7 +209,7 @@ import JuiceHTTP
 }
 
 /// The chunked-body reader and the head parser on bytes alone, split at every boundary.
-@Suite struct HTTPParsingTests {
+@Suite(.tags(.unit)) struct HTTPParsingTests {
     @Test func chunkedBodiesEndWhereTheyEndHoweverTheBytesArrive() throws {
         let body = "4\r\nWiki\r\n5\r\npedia\r\nE; ext=\"x\"\r\n in\r\n\r\nchunks.\r\n0\r\nTrailer: 1\r\n\r\n".bytes
         let following = "HTTP/1.1".bytes

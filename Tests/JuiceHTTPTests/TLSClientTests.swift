@@ -8,7 +8,9 @@ import JuiceHTTP
 /// `localhost`. Verification is always on, so the system's trust store refuses it;
 /// trusting it (a package-internal hook, not reachable from the config) lets it pass
 /// for `localhost` and still refuses it for `127.0.0.1`, which it does not name.
-@Suite(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/openssl"), "the openssl command is not installed"))
+@Suite(
+    .tags(.process), .notInUnitRun,
+    .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/openssl"), "the openssl command is not installed"))
 struct TLSClientTests {
     /// A self-signed certificate for DNS:localhost and its key, in `directory`.
     private func makeCertificate(in directory: TemporaryDirectory) throws -> (certificate: String, key: String) {

@@ -26,7 +26,7 @@ public final class Tally: JuiceMakerPlugin {
     public func shutdown(deadline: ContinuousClock.Instant) async {}
 }
 
-@Suite("The README's example plugin")
+@Suite("The README's example plugin", .tags(.unit))
 struct ReadmeExampleTests {
     @Test("it hears the kinds it asked for, in journal order, on its own queue")
     func examplePluginWorks() throws {
