@@ -106,9 +106,9 @@ package final class JuiceSandbox: Sendable {
     /// Runs `juice arguments…` with `input` as its standard input (a file, as
     /// `printf '7\nq\n' | juice shell` gives it) and waits for it.
     @discardableResult
-    package func run(_ arguments: [String], input: String) throws -> ProgramRun {
+    package func run(_ arguments: [String], input: String, environment extra: [String: String] = [:], config: String? = nil) throws -> ProgramRun {
         let inputPath = try write(input, to: "input-\(UUID().uuidString)")
-        return try run(arguments, inputFile: inputPath)
+        return try run(arguments, inputFile: inputPath, environment: extra, config: config)
     }
 
     /// Runs `juice arguments…` (or `executable`) with `inputFile` as its standard input
@@ -133,7 +133,7 @@ package final class JuiceSandbox: Sendable {
         _ arguments: [String], input: String? = nil, environment extra: [String: String] = [:], config: String? = nil
     ) async throws -> ProgramRun {
         try await offPool {
-            if let input { return try self.run(arguments, input: input) }
+            if let input { return try self.run(arguments, input: input, environment: extra, config: config) }
             return try self.run(arguments, environment: extra, config: config)
         }
     }
