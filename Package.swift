@@ -291,17 +291,22 @@ let package = Package(
         .executableTarget(name: "JuiceStoreProbe", dependencies: ["Locking", "JuiceMakerCore", "SQLiteStore"]),
 
         // Tests
-        /// What several test targets share (temporary directories, threads, a plugin
-        /// rig, a seeded generator, the built `juice`): a library, not a test target.
+        /// What every test target shares (the test tags, `juice` run in a sandbox, child
+        /// processes, the loopback HTTP server, temporary directories, threads, a plugin
+        /// rig, a seeded generator): a library, not a test target.
         .target(
             name: "JuiceTestSupport",
-            dependencies: ["JuiceMakerCore", "JuiceMakerPluginKit", "JuiceMakerTesting", "EventBus", "Locking"],
-            path: "Tests/Support"),
-        .testTarget(name: "LockingTests", dependencies: ["Locking"]),
+            dependencies: ["JuiceMakerCore", "JuiceMakerPluginKit", "JuiceMakerTesting", "EventBus", "Locking", "CTLS"],
+            path: "Tests/Support",
+            // The loopback server's TLS calls libssl itself (the HTTP client loads it at run time).
+            linkerSettings: [.linkedLibrary("ssl", .when(platforms: [.linux]))]),
+        /// The shared library's own tests, and the check that every suite says its kind.
+        .testTarget(name: "JuiceTestSupportTests", dependencies: ["JuiceTestSupport"]),
+        .testTarget(name: "LockingTests", dependencies: ["Locking", "JuiceTestSupport"]),
         .testTarget(name: "JSONTests", dependencies: ["JuiceJSON", "JuiceTestSupport"]),
         /// The bench's method (the orders its groups run in) and its start-order reader;
         /// not its timings, which no test asserts.
-        .testTarget(name: "JuiceBenchTests", dependencies: ["JuiceBench"]),
+        .testTarget(name: "JuiceBenchTests", dependencies: ["JuiceBench", "JuiceTestSupport"]),
         .testTarget(name: "EventBusTests", dependencies: ["EventBus", "Locking", "JuiceTestSupport"]),
         .testTarget(
             name: "JuiceMakerCoreTests",
@@ -317,9 +322,7 @@ let package = Package(
         /// against the RFCs' vectors.
         .testTarget(
             name: "JuiceHTTPTests",
-            dependencies: ["JuiceHTTP", "JuiceMakerCore", "JuiceMakerPluginKit", "CCrypto", "CTLS", "Locking", "JuiceTestSupport"],
-            // The loopback TLS server calls libssl itself (the client loads it at run time).
-            linkerSettings: [.linkedLibrary("ssl", .when(platforms: [.linux]))]),
+            dependencies: ["JuiceHTTP", "JuiceMakerCore", "JuiceMakerPluginKit", "CCrypto", "Locking", "JuiceTestSupport"]),
         .testTarget(
             name: "DeliveryTests",
             dependencies: ["WebhookPlugin", "CommandPlugin", "JuiceMakerPluginKit", "JuiceCLI", "juice", "Locking", "JuiceTestSupport"]),
@@ -327,7 +330,7 @@ let package = Package(
         /// server; the client's own tests only where libnats is.
         .testTarget(
             name: "NATSClientTests",
-            dependencies: ["FleetConfiguration", "JuiceMakerCore", "JuiceMakerPluginKit"] + (withNATS ? ["NATSClient"] : [])),
+            dependencies: ["FleetConfiguration", "JuiceMakerCore", "JuiceMakerPluginKit", "JuiceTestSupport"] + (withNATS ? ["NATSClient"] : [])),
         /// Real `nats-server -js` processes on loopback; skipped (one line) without NATS.
         .testTarget(
             name: "FleetTests",

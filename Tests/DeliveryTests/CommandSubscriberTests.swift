@@ -6,7 +6,7 @@ import JuiceTestSupport
 import Testing
 
 /// The command subscriber with real programs (`/bin/sh` scripts) over an in-memory store.
-@Suite struct CommandSubscriberTests {
+@Suite(.tags(.process), .notInUnitRun) struct CommandSubscriberTests {
     private func subscriber(_ rig: Rig, script: String, directory: TemporaryDirectory, events: [String]? = nil) throws -> CommandSubscriber {
         var values: [(key: String, value: ConfigValue)] = [
             ("command", .array([.string("/bin/sh"), .string("-c"), .string(script)])),

@@ -4,7 +4,7 @@ import Testing
 
 /// An error keeps a byte offset; the line and column a person reads are worked out from
 /// it when it is shown.
-@Suite("JSONParseError")
+@Suite("JSONParseError", .tags(.unit))
 struct JSONParseErrorTests {
     /// The line and column of each byte offset in `text`, by another route: the text
     /// split into lines, each line's scalars counted.

@@ -1,8 +1,9 @@
 import JuiceJSON
+import JuiceTestSupport
 import Testing
 
 /// The one parser: RFC 8259 strictly, and each option doing what it says.
-@Suite("JSONParser")
+@Suite("JSONParser", .tags(.unit))
 struct JSONParserTests {
     private static let config = JSONParser.Options(duplicateKeys: .refuse, maximumDepth: 64, numbers: .doubles)
 

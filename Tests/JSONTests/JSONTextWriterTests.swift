@@ -1,9 +1,10 @@
 import JuiceJSON
+import JuiceTestSupport
 import Testing
 
 /// The one writer: what it writes the parser reads back the same, and nothing in it
 /// steers a terminal.
-@Suite("JSONTextWriter")
+@Suite("JSONTextWriter", .tags(.unit))
 struct JSONTextWriterTests {
     @Test("writer then parser gives the value back, every string, key order and number text kept", arguments: 0..<4)
     func valuesRoundTrip(seed: Int) throws {

@@ -7,7 +7,7 @@ import Testing
 /// Another process holds the store's write lock past the busy timeout while the
 /// shell orders: that order is refused with the store's one error line, nothing is
 /// made, and the shell takes the next line (it used to exit 74).
-@Suite struct LockedStoreShellTests {
+@Suite(.tags(.process, .slow), .notInUnitRun) struct LockedStoreShellTests {
     @Test func anOrderTheLockHeldUpIsRefusedAndTheShellGoesOn() throws {
         let sandbox = try JuiceSandbox()
         let shell = try sandbox.start(["shell"])
@@ -53,7 +53,7 @@ import Testing
     }
 }
 
-extension RunningJuice {
+extension RunningProgram {
     /// Waits until `condition(stderr)` holds, or the process ends, or `limit` passes
     /// (a safety net against a hang, not a speed requirement).
     func waitForStandardError(limit: Duration = .seconds(30), until condition: (String) -> Bool) -> Bool {

@@ -1,9 +1,10 @@
 import JuiceMakerCore
+import JuiceTestSupport
 import Testing
 @testable import JuiceCLI
 
 /// The argument parser against the real command table, without a process.
-@Suite struct ParserTests {
+@Suite(.tags(.unit)) struct ParserTests {
     private let parser = CommandLineParser.juice
 
     private func invocation(_ words: [String]) throws -> Invocation {

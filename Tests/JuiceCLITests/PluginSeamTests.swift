@@ -7,7 +7,7 @@ import Testing
 
 /// The CLI reaches plugins only through the registry and the capabilities the kit
 /// declares: no command imports a plugin module or tests for a plugin's type.
-@Suite struct PluginSeamTests {
+@Suite(.tags(.unit)) struct PluginSeamTests {
     private static let root = URL(fileURLWithPath: #filePath)
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 

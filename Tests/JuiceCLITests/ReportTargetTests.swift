@@ -7,7 +7,7 @@ import Testing
 /// `juice report` against what a hostile newcomer tries: `--svg` at a path that is not
 /// a plain file, windows of unbounded length or in the future, and a report run while
 /// another process holds the store's write lock. Real `juice` processes, real files.
-@Suite struct ReportTargetTests {
+@Suite(.tags(.process), .notInUnitRun) struct ReportTargetTests {
     private static let dayMilliseconds: Int64 = 86_400_000
 
     /// What `lstat` says is at `path`: its type bits (`S_IFREG`, `S_IFLNK`, …).
@@ -166,7 +166,7 @@ import Testing
         let free = try sandbox.run(["report", "--json"])
         #expect(free.status == 0)
         // The same figures; only the window's end (now), and so the rates, moved on.
-        func counted(_ run: JuiceRun) throws -> NSDictionary {
+        func counted(_ run: ProgramRun) throws -> NSDictionary {
             var figures = try #require(try run.json() as? [String: Any])
             figures["window"] = nil
             figures["stock"] = (figures["stock"] as? [[String: Any]])?.map { [$0["fruit"], $0["quantity"], $0["consumed"]] }

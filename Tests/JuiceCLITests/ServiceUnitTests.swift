@@ -7,7 +7,7 @@ import Testing
 /// says what a service needs: SIGTERM's 143 is a success, a failure restarts it, the
 /// store is in its state directory, and it writes nowhere else but the textfile
 /// directory of node_exporter.
-@Suite struct ServiceUnitTests {
+@Suite(.tags(.process), .notInUnitRun) struct ServiceUnitTests {
     private static let unit = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent().appendingPathComponent("config/juice-deliver.service").path
 
@@ -50,16 +50,9 @@ import Testing
         let copy = directory.file("juice-deliver.service")
         let text = try String(contentsOfFile: Self.unit, encoding: .utf8)
         try text.replacingOccurrences(of: "/usr/local/bin/juice", with: JuiceSandbox.binary).write(toFile: copy, atomically: true, encoding: .utf8)
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: analyze)
-        process.arguments = ["verify", copy]
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = output
-        try process.run()
-        let printed = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 0, "\(printed)")
+        let verify = try runProgram(analyze, ["verify", copy])
+        let printed = verify.stdout + verify.stderr
+        #expect(verify.status == 0, "\(printed)")
         #expect(!printed.contains("juice-deliver"), "\(printed)")
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import JuiceTestSupport
 import Testing
 
 /// SIGTERM and SIGHUP stop `juice` the way Ctrl-C does: the change under way
@@ -6,7 +7,7 @@ import Testing
 /// durable subscriber leaves what it did not deliver in the journal), and the exit
 /// status is 128 + the signal. Real processes, a real store, a logger writing
 /// CloudEvents JSON lines to a file; every wait is for output or an exit.
-@Suite struct StopSignalTests {
+@Suite(.tags(.process, .slow), .notInUnitRun) struct StopSignalTests {
     /// SIGTERM (what `kill` and service managers send) and SIGHUP (the terminal went away).
     static let signals: [(signal: Int32, status: Int32)] = [(SIGTERM, 143), (SIGHUP, 129)]
 
@@ -184,7 +185,7 @@ extension JuiceSandbox {
     }
 }
 
-extension RunningJuice {
+extension RunningProgram {
     /// Sends `signal` and waits for the process to exit: its status and how it ended
     /// (`.exit` when `juice` exited by itself, `.uncaughtSignal` when the signal killed it).
     func stop(with signal: Int32) -> (status: Int32, reason: Process.TerminationReason) {

@@ -1,11 +1,12 @@
 import CSQLite
 import Foundation
 import JuiceMakerCore
+import JuiceTestSupport
 import SQLiteStore
 import Testing
 
 /// The store's file as `juice` meets it: damaged, mistyped, read-only.
-@Suite struct StoreSafetyTests {
+@Suite(.tags(.process), .notInUnitRun) struct StoreSafetyTests {
     /// A store with a few dozen orders in the sandbox, written in this process and closed.
     private func history(_ sandbox: JuiceSandbox, at path: String? = nil) throws {
         let maker = try JuiceMaker(store: SQLiteStore(path: path ?? sandbox.storePath, durability: .normal))
@@ -94,19 +95,9 @@ import Testing
     /// undo.
     private func makeReadOnly(_ path: String, directory: Bool) throws -> () -> Void {
         if getuid() == 0 {
-            let set = Process()
-            set.executableURL = URL(fileURLWithPath: "/usr/bin/chattr")
-            set.arguments = ["+i", path]
-            try set.run()
-            set.waitUntilExit()
-            try #require(set.terminationStatus == 0, "chattr +i \(path) failed")
-            return {
-                let clear = Process()
-                clear.executableURL = URL(fileURLWithPath: "/usr/bin/chattr")
-                clear.arguments = ["-i", path]
-                try? clear.run()
-                clear.waitUntilExit()
-            }
+            let set = try runProgram("/usr/bin/chattr", ["+i", path])
+            try #require(set.status == 0, "chattr +i \(path) failed: \(set.stderr)")
+            return { _ = try? runProgram("/usr/bin/chattr", ["-i", path]) }
         }
         chmod(path, directory ? 0o555 : 0o444)
         return { chmod(path, directory ? 0o700 : 0o600) }

@@ -1,7 +1,8 @@
+import JuiceTestSupport
 import Testing
 @testable import JuiceMakerCore
 
-@Suite("Fruits and juices")
+@Suite("Fruits and juices", .tags(.unit))
 struct MenuTests {
     @Test("the five seed fruits, in the seed order, with ids, Korean names and emoji")
     func fruits() {

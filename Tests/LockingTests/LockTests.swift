@@ -1,4 +1,5 @@
 import Dispatch
+import JuiceTestSupport
 import Locking
 import Testing
 
@@ -8,7 +9,7 @@ import Glibc
 
 /// `Lock` and `Locked`: mutual exclusion under contention, values and typed errors out of
 /// `withLock`, and the misuse the error-checking mutex of a debug build stops.
-@Suite struct LockTests {
+@Suite(.tags(.process), .notInUnitRun) struct LockTests {
     /// Many threads add to one counter under the lock: no increment is lost, and no
     /// thread ever sees another inside the lock.
     @Test func excludesUnderContention() {
@@ -94,7 +95,7 @@ import Glibc
 
 /// `LockedCondition`: a waiter wakes when a change makes its condition true, a deadline
 /// ends a wait that never comes true, and every hand-over is seen by every waiter.
-@Suite struct LockedConditionTests {
+@Suite(.tags(.unit)) struct LockedConditionTests {
     @Test func aWaiterWakesWhenAChangeMakesItsConditionTrue() {
         let value = LockedCondition(0)
         let woke = LockedCondition(0)

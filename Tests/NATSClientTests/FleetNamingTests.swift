@@ -1,8 +1,10 @@
 import FleetConfiguration
 import JuiceMakerCore
+import JuiceTestSupport
 import Testing
 
 /// The subject scheme and machine names: no server needed, so these run in every build.
+@Suite(.tags(.unit))
 struct FleetNamingTests {
     @Test func subjectsFollowTheScheme() {
         let kiwi = JuiceMakerEvent.stockChanged(fruit: .kiwi, from: 10, to: 9, reason: .order)

@@ -1,11 +1,13 @@
 import FleetConfiguration
 import FoundationEssentials
+import JuiceTestSupport
 import Testing
 
 /// `Fleet.servers` accepts and refuses the `url` items it did when it read them with
 /// FoundationEssentials' `URL`, except (tested below) a port too long for a number,
 /// which `URL` read as no port, and a path that `URL` decoded to `/` or failed to decode
 /// (`/%2F`, `//`, `/%FF`): a NATS URL has no path, so these are now refused.
+@Suite(.tags(.unit))
 struct FleetURLTests {
     static let items: [String] = [
         "nats://127.0.0.1:4222", "tls://h:4443", "NATS://H:4222", "h:4222", "h", "nats://h", "nats://h/", "nats://h:4222/",

@@ -1,6 +1,7 @@
 #if canImport(NATSClient)
 import FoundationEssentials
 import JuiceMakerPluginKit
+import JuiceTestSupport
 import NATSClient
 import Testing
 
@@ -14,6 +15,7 @@ import Testing
 /// is no absolute URL is shown redacted (`URLCredentials.redacted`: `URLComponents`
 /// encoded it as a relative one, or showed it whole, password included, when it could
 /// not parse it, as `nats://u:p@h:x`).
+@Suite(.tags(.unit))
 struct NATSDisplayServersTests {
     /// Credentials with `@ : / % ? #` (encoded, or raw where a URL can hold them) and
     /// characters beyond ASCII; servers that are not URLs are shown as they are.

@@ -27,7 +27,7 @@ public final class Tally: JuiceMakerPlugin {
     public func shutdown(deadline: ContinuousClock.Instant) async {}
 }
 
-@Suite("The example plugin of the article Writing a plugin")
+@Suite("The example plugin of the article Writing a plugin", .tags(.unit))
 struct ReadmeExampleTests {
     @Test("it hears the kinds it asked for, in journal order, on its own queue")
     func examplePluginWorks() throws {

@@ -95,18 +95,7 @@ package func promtoolFindings(_ text: String) throws -> String? {
         print("skipped: promtool check metrics (promtool is not installed; Debian package prometheus)")
         return nil
     }
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: promtool)
-    process.arguments = ["check", "metrics"]
-    let input = Pipe()
-    let output = Pipe()
-    process.standardInput = input
-    process.standardOutput = output
-    process.standardError = output
-    try process.run()
-    try input.fileHandleForWriting.write(contentsOf: Data(text.utf8))
-    try input.fileHandleForWriting.close()
-    let printed = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-    process.waitUntilExit()
-    return process.terminationStatus == 0 && printed.isEmpty ? "" : "exit \(process.terminationStatus): \(printed)"
+    let result = try runProgram(promtool, ["check", "metrics"], input: Array(text.utf8))
+    let printed = result.stdout + result.stderr
+    return result.status == 0 && printed.isEmpty ? "" : "exit \(result.status): \(printed)"
 }

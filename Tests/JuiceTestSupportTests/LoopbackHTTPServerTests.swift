@@ -5,7 +5,7 @@ import Testing
 /// The tests' HTTP server keeps its port while stopped, so a test that stops its
 /// endpoint and starts it again gets the same URL back even with other tests binding
 /// and connecting beside it.
-@Suite struct LoopbackHTTPServerTests {
+@Suite(.tags(.unit)) struct LoopbackHTTPServerTests {
     /// A TCP socket on 127.0.0.1 `port`: connected (`connecting`) or bound; errno on failure.
     private static func attempt(_ port: UInt16, connecting: Bool) -> Int32 {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
