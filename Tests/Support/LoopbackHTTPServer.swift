@@ -3,9 +3,13 @@ import JuiceMakerPluginKit
 import Locking
 
 /// A small HTTP/1.1 server on 127.0.0.1, for tests: records every request and
-/// answers what the test scripts. Keep-alive, `Content-Length` bodies only.
-/// Nothing in it sleeps or polls: its threads wait on sockets, a wake-up pipe and
-/// its state's condition, and tests wait for requests with `waitForRequests`.
+/// answers what the test scripts. Keep-alive, `Content-Length` bodies only, one thread
+/// per connection (connections are answered concurrently).
+/// Nothing in it polls: its threads wait on sockets, a wake-up pipe and its state's
+/// condition, and tests wait for requests with `waitForRequests`. With `latency`, each
+/// answer leaves that long after its request arrived (a wait on the state's condition,
+/// which `stop` ends), as an endpoint across the internet would; with `verify`, each
+/// request is checked (its signature) and those that fail are counted.
 package final class LoopbackHTTPServer: Sendable {
     package struct Request: Sendable {
         package let method: String
@@ -13,6 +17,10 @@ package final class LoopbackHTTPServer: Sendable {
         /// Header names lowercased.
         package let headers: [String: String]
         package let body: [UInt8]
+        /// When it was read whole.
+        package let arrival: ContinuousClock.Instant
+        /// The connection it came on (its order of acceptance, from 0).
+        package let connection: Int
         package var text: String { String(decoding: body, as: UTF8.self) }
     }
 
@@ -29,6 +37,8 @@ package final class LoopbackHTTPServer: Sendable {
         var connections: Set<Int32> = []
         var requests: [Request] = []
         var running = false
+        var accepted = 0
+        var failedVerification = 0
         /// While stopped: a socket bound to the port and not listening, so the port stays
         /// this server's (a connection to it is refused, as to a closed port) and no
         /// other socket of a test running beside it takes it before the next `start`.
@@ -42,11 +52,34 @@ package final class LoopbackHTTPServer: Sendable {
     /// Tests waiting for a number of requests.
     private let arrivals = AsyncWaiters<Int>()
     private let script: @Sendable (Int, Request) -> Answer
+    private let latency: Duration
+    private let verify: RequestCheck?
 
-    /// `script` gets each request's index (0-based, over the server's life) and the request.
-    package init(script: @escaping @Sendable (Int, Request) -> Answer = { _, _ in .status(200) }) {
+    /// A check of each request (a value, not a closure parameter, so a trailing
+    /// closure still means the script).
+    package struct RequestCheck: Sendable {
+        let accepts: @Sendable (Request) -> Bool
+        package init(_ accepts: @escaping @Sendable (Request) -> Bool) { self.accepts = accepts }
+    }
+
+    /// `script` gets each request's index (0-based, over the server's life) and the
+    /// request. Each answer leaves `latency` after its request arrived. `verify`, if
+    /// given, checks each request; `failedVerification` counts those it refuses (they
+    /// are still answered as scripted).
+    package init(
+        latency: Duration = .zero, verify: RequestCheck? = nil,
+        script: @escaping @Sendable (Int, Request) -> Answer = { _, _ in .status(200) }
+    ) {
+        self.latency = latency
+        self.verify = verify
         self.script = script
     }
+
+    /// Requests `verify` refused.
+    package var failedVerification: Int { state.withLock { $0.failedVerification } }
+
+    /// Connections accepted so far.
+    package var connectionsAccepted: Int { state.withLock { $0.accepted } }
 
     package var port: UInt16 { boundPort.withLock { $0 } }
     package var url: String { "http://127.0.0.1:\(port)/hook" }
@@ -169,20 +202,21 @@ package final class LoopbackHTTPServer: Sendable {
             var yes: Int32 = 1
             setsockopt(connection, SOL_SOCKET, SO_NOSIGPIPE, &yes, socklen_t(MemoryLayout<Int32>.size))
             #endif
-            let accepted = state.withLock { state -> Bool in
-                guard state.running else { return false }
+            let number = state.withLock { state -> Int? in
+                guard state.running else { return nil }
                 state.connections.insert(connection)
-                return true
+                state.accepted += 1
+                return state.accepted - 1
             }
-            guard accepted else {
+            guard let number else {
                 close(connection)
                 return
             }
-            Thread { [self] in serve(connection) }.start()
+            Thread { [self] in serve(connection, number: number) }.start()
         }
     }
 
-    private func serve(_ fd: Int32) {
+    private func serve(_ fd: Int32, number: Int) {
         var buffer: [UInt8] = []
         defer {
             let owned = state.withLock { $0.connections.remove(fd) != nil }
@@ -208,13 +242,20 @@ package final class LoopbackHTTPServer: Sendable {
             buffer.removeFirst(length)
             let request = Request(
                 method: requestLine.first.map(String.init) ?? "", path: requestLine.dropFirst().first.map(String.init) ?? "",
-                headers: headers, body: body)
+                headers: headers, body: body, arrival: .now, connection: number)
+            let refused = verify.map { !$0.accepts(request) } ?? false
             let index = state.withLock { state in
                 state.requests.append(request)
+                if refused { state.failedVerification += 1 }
                 arrivals.resumeSatisfied(by: state.requests.count)
                 return state.requests.count - 1
             }
-            switch script(index, request) {
+            let answer = script(index, request)
+            if latency > .zero {
+                // The endpoint's own time: ends early only when the server stops.
+                _ = state.wait(until: request.arrival + latency) { !$0.connections.contains(fd) }
+            }
+            switch answer {
             case .hang:
                 _ = state.wait(until: nil) { !$0.connections.contains(fd) }
                 return

@@ -69,6 +69,10 @@ public final class DurableDelivery: Sendable {
     let destination: any DurableDestination
     /// `destination` when it delivers on the runner's thread; looked up once.
     let blockingDestination: (any BlockingDurableDestination)?
+    /// `destination` when it takes several events at once; looked up once.
+    let windowedDestination: (any WindowedDurableDestination)?
+    /// `journal` when its events are acknowledged one by one; looked up once.
+    let acknowledgingJournal: (any EventAcknowledgingJournal)?
     /// Events read from the journal at once: `batchSize`, or what a blocking
     /// destination asks for (`BlockingDurableDestination.readBatch`).
     let readSize: Int
@@ -105,6 +109,12 @@ public final class DurableDelivery: Sendable {
         /// The sequence of the event `current` delivers.
         var currentSequence: Int64?
         var lease: DeliveryLease?
+        /// A windowed destination's answers not yet taken by the runner's thread.
+        var answers: [(sequence: Int64, failure: DeliveryFailure?)] = []
+        /// The events a windowed destination has in flight.
+        var inFlight: Set<Int64> = []
+        /// Set by `retry`: the window forgets its failed events' attempts.
+        var forgetAttempts = false
         /// When the store first failed to give the lease, in this run of failures
         /// (Unix seconds); `nil` once a lease was taken or found held elsewhere.
         var leaseUnavailableSince: Double?
@@ -135,6 +145,8 @@ public final class DurableDelivery: Sendable {
         self.schedule = schedule
         self.destination = destination
         blockingDestination = destination as? any BlockingDurableDestination
+        windowedDestination = blockingDestination == nil ? destination as? any WindowedDurableDestination : nil
+        acknowledgingJournal = journal as? any EventAcknowledgingJournal
         readSize = max(1, blockingDestination?.readBatch ?? Self.batchSize)
         self.reportError = reportError
         self.describeStoreError = describeStoreError
@@ -168,6 +180,8 @@ public final class DurableDelivery: Sendable {
     func run() {
         // The thread reading ahead for a pipelined destination, made when first needed.
         var reader: JournalReadAhead?
+        // A windowed destination's window, kept across passes.
+        var window: DeliveryWindow?
         while !isStopping {
             let served = state.withLock { $0.requests }
             wakeQueued.store(false, ordering: .sequentiallyConsistent)
@@ -193,6 +207,10 @@ public final class DurableDelivery: Sendable {
                 defer { state.redeliverDeadLetters = false }; return state.redeliverDeadLetters
             }) {
                 redeliverDeadLetters()
+            }
+            if let windowed = windowedDestination {
+                deliverWindowed(to: windowed, window: &window, served: served)
+                continue
             }
             let cursor: Int64
             let batch: [CommittedEntry]
@@ -255,7 +273,7 @@ public final class DurableDelivery: Sendable {
     }
 
     /// Sleeps on the state until a wake-up after `served`, shutdown, or `deadline`.
-    private func waitForWork(after served: UInt64, until deadline: ContinuousClock.Instant?) {
+    func waitForWork(after served: UInt64, until deadline: ContinuousClock.Instant?) {
         _ = state.wait(until: deadline) { $0.requests != served || $0.stopping }
     }
 
@@ -399,7 +417,7 @@ public final class DurableDelivery: Sendable {
         }
     }
 
-    private func settle(_ phase: DeliveryPhase, served: UInt64) {
+    func settle(_ phase: DeliveryPhase, served: UInt64) {
         update { state in
             state.phase = phase
             state.settled = max(state.settled, served)
