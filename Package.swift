@@ -305,7 +305,7 @@ let package = Package(
             name: "FleetTests",
             dependencies: [
                 "JuiceCLI", "juice", "JuiceMakerCore", "JuiceMakerPluginKit", "FleetConfiguration", "Locking", "CCrypto", "JuiceTestSupport",
-                "SQLiteStore",
+                "SQLiteStore", "WebhookPlugin",
             ]
                 + natsDependency),
 

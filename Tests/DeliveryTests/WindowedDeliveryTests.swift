@@ -22,11 +22,8 @@ import WebhookPlugin
         -> LoopbackHTTPServer
     {
         let signature = WebhookSignature(secret: secret)
-        let check = LoopbackHTTPServer.RequestCheck { request in
-            guard let signature, let id = request.headers["webhook-id"], let header = request.headers["webhook-signature"],
-                let timestamp = request.headers["webhook-timestamp"].flatMap({ Int64($0) })
-            else { return false }
-            return signature.verify(header: header, id: id, timestamp: timestamp, body: request.body)
+        let check = LoopbackHTTPServer.RequestCheck.standardWebhooks { header, id, timestamp, body in
+            signature?.verify(header: header, id: id, timestamp: timestamp, body: body) ?? false
         }
         return LoopbackHTTPServer(latency: latency, verify: check, script: script)
     }

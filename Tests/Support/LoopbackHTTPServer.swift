@@ -60,6 +60,20 @@ package final class LoopbackHTTPServer: Sendable {
     package struct RequestCheck: Sendable {
         let accepts: @Sendable (Request) -> Bool
         package init(_ accepts: @escaping @Sendable (Request) -> Bool) { self.accepts = accepts }
+
+        /// Accepts a request whose Standard Webhooks headers (`webhook-id`,
+        /// `webhook-timestamp`, `webhook-signature`) are present and pass `verify`
+        /// (`WebhookSignature.verify`).
+        package static func standardWebhooks(
+            _ verify: @escaping @Sendable (_ header: String, _ id: String, _ timestamp: Int64, _ body: [UInt8]) -> Bool
+        ) -> RequestCheck {
+            RequestCheck { request in
+                guard let id = request.headers["webhook-id"], let header = request.headers["webhook-signature"],
+                    let timestamp = request.headers["webhook-timestamp"].flatMap({ Int64($0) })
+                else { return false }
+                return verify(header, id, timestamp, request.body)
+            }
+        }
     }
 
     /// `script` gets each request's index (0-based, over the server's life) and the

@@ -146,7 +146,7 @@ public final class DurableDelivery: Sendable {
         self.destination = destination
         blockingDestination = destination as? any BlockingDurableDestination
         windowedDestination = blockingDestination == nil ? destination as? any WindowedDurableDestination : nil
-        acknowledgingJournal = journal as? any EventAcknowledgingJournal
+        acknowledgingJournal = (journal as? JournalView)?.acknowledging ?? journal as? any EventAcknowledgingJournal
         readSize = max(1, blockingDestination?.readBatch ?? Self.batchSize)
         self.reportError = reportError
         self.describeStoreError = describeStoreError
