@@ -159,9 +159,24 @@ import WebhookPlugin
     }
 }
 
-/// `kill -9` of `juice deliver --follow` with 16 requests in flight to an endpoint 50 ms
-/// away, as real processes on a SQLite store.
-@Suite struct WindowedKillTests {
+/// The window as real processes on a SQLite store see it: `kill -9` of `juice deliver
+/// --follow` with 16 requests in flight to an endpoint 50 ms away, and `juice subscribers`.
+@Suite struct WindowedProcessTests {
+    @Test func subscribersShowsHowManyRequestsEachKeepsInFlight() throws {
+        let workspace = try JuiceWorkspace(
+            subscribers: #"""
+                [{"type": "webhook", "name": "wide", "url": "http://127.0.0.1:9/hook"},
+                 {"type": "webhook", "name": "narrow", "url": "http://127.0.0.1:9/hook", "maxInFlight": 64, "ordered": true},
+                 {"type": "command", "name": "program", "command": ["/bin/true"]}]
+                """#, backgroundDelivery: false)
+        let rows = try workspace.subscriberRows()
+        var windows: [String: Int] = [:]
+        for row in rows {
+            if let name = row["name"] as? String, let window = row["maxInFlight"] as? Int { windows[name] = window }
+        }
+        #expect(windows == ["wide": 16, "narrow": 1, "program": 1], "\(rows)")
+    }
+
     @Test func killsMidFlightLoseNothingAndResendAtMostTheWindowEach() async throws {
         let server = WindowedDeliveryTests.server(latency: .milliseconds(50)) { _, _ in .status(200) }
         try server.start()
