@@ -14,14 +14,24 @@ import Locking
 import Synchronization
 
 /// Delivers a named subscriber's events from the journal to a destination, at least
-/// once, in journal order, surviving crashes, restarts and dead endpoints.
+/// once, surviving crashes, restarts and dead endpoints.
 ///
 /// Guarantees:
 /// - **The journal is the truth.** The runner reads the events after the
 ///   subscriber's cursor; bus events and `wake()` only tell it to look. An event
 ///   committed while nothing ran is delivered by the next process that runs it.
-/// - **In order, one at a time.** An event is offered only after every earlier one
-///   was delivered, skipped by the `kinds` filter, or given up on as a dead letter.
+/// - **In order, one at a time,** unless the destination keeps a window: an event is
+///   offered only after every earlier one was delivered, skipped by the `kinds` filter,
+///   or given up on as a dead letter.
+/// - **A window** (`WindowedDurableDestination`, `window` above 1): up to `window` events
+///   are in flight at once, in no order between them; an event is sent only while fewer
+///   than `window` offered events lie between the cursor and it, so the cursor, which
+///   moves only over the contiguous prefix of events done with, is never more than
+///   `window` delivered events behind (what a crash resends). Each failed event has its
+///   own attempts and schedule (the journal's `retryState` keeps the oldest one's), a
+///   `retryAfter` pauses every send until then, and a permanent refusal stops sending
+///   at once. A journal that acknowledges events one by one
+///   (`EventAcknowledgingJournal`) hears each as it is done with.
 /// - **At least once, one resend per crash at most.** The cursor never moves past an
 ///   event before the destination accepted it (or it became a dead letter), and it is
 ///   written after each success before the next event is offered, so a crash resends
@@ -46,7 +56,8 @@ import Synchronization
 ///
 /// This file is the runner's one state machine: its state and its thread's loop. What
 /// callers ask of it is in `DurableDelivery+Control.swift`; how one event or a run of
-/// them is handed to the destination in `DurableDelivery+Offer.swift`; its journal
+/// them is handed to the destination in `DurableDelivery+Offer.swift`, a window of them
+/// in `DurableDelivery+Window.swift` (its bookkeeping in `DeliveryWindow`); its journal
 /// bookkeeping and its failure handling in `DurableDelivery+Journal.swift` and
 /// `DurableDelivery+Failures.swift`.
 public final class DurableDelivery: Sendable {
