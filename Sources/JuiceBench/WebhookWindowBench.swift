@@ -13,17 +13,23 @@ import WebhookPlugin
 /// - Latency: orders committed at 200 events/s for 3 s with the default window (16);
 ///   commit (the event's `time`, to the millisecond) → the request's arrival, p50/p99.
 /// - CPU: user + system time of the process per delivery, at 50 ms (each rate run) and
-///   against an endpoint that answers at once (3,000 events, the default window, and
-///   `maxInFlight` 1, which sends one request at a time as every release before did).
+///   against an endpoint that answers at once (3,000 events with the default config,
+///   and with `maxInFlight` 1, which sends one request at a time as every release
+///   before did; medians of three).
 ///
 /// Figures: `webhook_window_<n>_per_s`, `webhook_window_<n>_ratio`,
 /// `webhook_window_<n>_cpu_us`, `webhook_commit_to_request_p50_ms`,
-/// `webhook_commit_to_request_p99_ms`, `webhook_cpu_us_per_delivery_window_16`,
+/// `webhook_commit_to_request_p99_ms`, `webhook_cpu_us_per_delivery_default`,
 /// `webhook_cpu_us_per_delivery_window_1`.
 enum WebhookWindowBench {
     static let latency = Duration.milliseconds(50)
 
+    /// `JUICE_BENCH_WEBHOOK_CPU_ONLY=1` measures the CPU per delivery against the
+    /// endpoint that answers at once and nothing else (to compare builds).
+    static let cpuOnly = ProcessInfo.processInfo.environment["JUICE_BENCH_WEBHOOK_CPU_ONLY"] == "1"
+
     static func run(json: Bool) throws -> [(String, Double)] {
+        if cpuOnly { return try cpuAtOnce(json: json) }
         let endpoint = try BenchEndpoint(latency: latency)
         defer { endpoint.stop() }
         var figures: [(String, Double)] = []
@@ -43,36 +49,46 @@ enum WebhookWindowBench {
         }
         let (p50, p99) = try commitToRequest()
         figures += [("webhook_commit_to_request_p50_ms", p50), ("webhook_commit_to_request_p99_ms", p99)]
-        let immediate = try BenchEndpoint()
-        defer { immediate.stop() }
-        let (_, cpu16) = try deliveries(url: immediate.url, window: 16, events: 3_000)
-        let (_, cpu1) = try deliveries(url: immediate.url, window: 1, events: 3_000)
-        figures += [("webhook_cpu_us_per_delivery_window_16", cpu16), ("webhook_cpu_us_per_delivery_window_1", cpu1)]
         if !json {
             print(
                 "  \("commit → request, 200 events/s".padding(toLength: 38, withPad: " ", startingAt: 0))p50 \(Measure.format(p50, decimals: 1)) ms, p99 \(Measure.format(p99, decimals: 1)) ms (the endpoint's 50 ms not included)"
             )
-            print(
-                "  \("CPU per delivery, endpoint at once".padding(toLength: 38, withPad: " ", startingAt: 0))\(Measure.format(cpu16, decimals: 1)) µs at maxInFlight 16, \(Measure.format(cpu1, decimals: 1)) µs at 1"
-            )
         }
-        return figures
+        return figures + (try cpuAtOnce(json: json))
     }
 
-    private static func webhook(url: String, name: String, window: Int) throws -> Webhook {
-        try Webhook(
-            configuration: PluginConfiguration(
-                path: "bench",
-                values: [
-                    ("url", .string(url)), ("secret", .string("whsec_YmVuY2g=")), ("timeoutSeconds", .number(30)),
-                    ("maxInFlight", .number(Double(window))),
-                ]),
-            context: WebhookBench.context(name))
+    /// CPU per delivery against an endpoint that answers at once: 3,000 events with the
+    /// default config, then with `maxInFlight` 1; medians of three rounds each.
+    static func cpuAtOnce(json: Bool) throws -> [(String, Double)] {
+        let immediate = try BenchEndpoint()
+        defer { immediate.stop() }
+        var byDefault: [Double] = []
+        var one: [Double] = []
+        for _ in 0..<3 {
+            byDefault.append(try deliveries(url: immediate.url, window: nil, events: 3_000).cpuMicroseconds)
+            one.append(try deliveries(url: immediate.url, window: 1, events: 3_000).cpuMicroseconds)
+        }
+        let (cpuDefault, cpu1) = (Measure.median(byDefault), Measure.median(one))
+        if !json {
+            print(
+                "  \("CPU per delivery, endpoint at once".padding(toLength: 38, withPad: " ", startingAt: 0))\(Measure.format(cpuDefault, decimals: 1)) µs by default, \(Measure.format(cpu1, decimals: 1)) µs at maxInFlight 1"
+            )
+        }
+        return [("webhook_cpu_us_per_delivery_default", cpuDefault), ("webhook_cpu_us_per_delivery_window_1", cpu1)]
+    }
+
+    /// A signed webhook to `url`; `window` sets `maxInFlight` (nil: the default).
+    private static func webhook(url: String, name: String, window: Int?) throws -> Webhook {
+        var values: [(key: String, value: ConfigValue)] = [
+            ("url", .string(url)), ("secret", .string("whsec_YmVuY2g=")), ("timeoutSeconds", .number(30)),
+        ]
+        if let window { values.append(("maxInFlight", .number(Double(window)))) }
+        return try Webhook(configuration: PluginConfiguration(path: "bench", values: values), context: WebhookBench.context(name))
     }
 
     /// `events` delivered from scratch with `window` in flight: events per second, and
     /// microseconds of the process's CPU per delivery.
-    static func deliveries(url: String, window: Int, events: Int) throws -> (rate: Double, cpuMicroseconds: Double) {
+    static func deliveries(url: String, window: Int?, events: Int) throws -> (rate: Double, cpuMicroseconds: Double) {
         let store = InMemoryStore(initialStock: Stock(repeating: Stock.maximumQuantity))
         let maker = JuiceMaker(store: store)
         for _ in 0..<(events / 2) { try maker.make(.banana) }

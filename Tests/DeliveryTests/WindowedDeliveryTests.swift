@@ -14,18 +14,14 @@ import WebhookPlugin
 @Suite struct WindowedDeliveryTests {
     static let secret = "whsec_" + Data("windowed delivery secret".utf8).base64EncodedString()
 
-    /// A server with `latency` that counts requests whose Standard Webhooks signature
-    /// does not verify against `secret`.
+    /// A server with `latency` that counts requests not signed with `secret`.
     static func server(
         latency: Duration, script: @escaping @Sendable (Int, LoopbackHTTPServer.Request) -> LoopbackHTTPServer.Answer
     )
         -> LoopbackHTTPServer
     {
         let signature = WebhookSignature(secret: secret)
-        let check = LoopbackHTTPServer.RequestCheck.standardWebhooks { header, id, timestamp, body in
-            signature?.verify(header: header, id: id, timestamp: timestamp, body: body) ?? false
-        }
-        return LoopbackHTTPServer(latency: latency, verify: check, script: script)
+        return .signed(latency: latency, verify: { signature?.verify(header: $0, id: $1, timestamp: $2, body: $3) ?? false }, script: script)
     }
 
     private func webhook(_ rig: Rig, url: String, schedule: [Double], extra: [(key: String, value: ConfigValue)] = []) throws -> Webhook {
@@ -36,17 +32,13 @@ import WebhookPlugin
         return try Webhook(configuration: section(values + extra), context: rig.context())
     }
 
-    private static func sequence(_ request: LoopbackHTTPServer.Request) -> Int64? {
-        try? CloudEventFormat.decode(request.text).sequence
-    }
-
     /// Event 5 of 40 is answered 500 while the rest are answered 200, 16 in flight:
     /// the 15 after it in the window are acknowledged, none beyond the window is sent,
     /// the cursor waits at 4, and the journal keeps event 5's own schedule.
     @Test func oneFailingEventInAWindowOf16() async throws {
         let failing = Atomic<Bool>(true)
         let server = Self.server(latency: .milliseconds(20)) { _, request in
-            Self.sequence(request) == 5 && failing.load(ordering: .relaxed) ? .status(500) : .status(200)
+            request.sequence == 5 && failing.load(ordering: .relaxed) ? .status(500) : .status(200)
         }
         try server.start()
         defer { server.stop() }
@@ -68,9 +60,9 @@ import WebhookPlugin
         #expect(retry.sequence == 5 && retry.attempts == 2 && !retry.disabled)
         // The second step of the schedule, 600 s ± 10%, from the second failure.
         #expect(retry.nextAttemptAt >= before + 540 && retry.nextAttemptAt <= after + 660)
-        let sent = server.requests.compactMap(Self.sequence)
+        let sent = server.requests.compactMap(\.sequence)
         #expect(sent.max() == 20, "the window cannot slide past event 5: \(sent)")
-        let attemptsOf5 = server.requests.filter { Self.sequence($0) == 5 }.map(\.arrival)
+        let attemptsOf5 = server.requests.filter { $0.sequence == 5 }.map(\.arrival)
         #expect(attemptsOf5.count == 2)
         if attemptsOf5.count == 2 {
             // The first step, 0.2 s less 10% jitter, at least (a lower bound, not a speed).
@@ -84,7 +76,7 @@ import WebhookPlugin
         let ids = server.requests.compactMap { $0.headers["webhook-id"] }
         #expect(Set(ids) == Set(try rig.journal().map(\.id.description)))
         #expect(ids.count == 40 + 2, "each event once, event 5 three times")
-        #expect(windowViolations(server.requests.compactMap(Self.sequence), window: 16).isEmpty)
+        #expect(windowViolations(server.requests.compactMap(\.sequence), window: 16).isEmpty)
         #expect(server.failedVerification == 0)
         #expect(try rig.store.cursor(named: "hook") == 40)
         #expect(try rig.store.retryState(for: "hook") == nil)
@@ -94,7 +86,7 @@ import WebhookPlugin
     /// their retries (0.3 s on the schedule) wait for the endpoint's 2 s as well.
     @Test func retryAfterPausesEveryRequestToTheEndpoint() async throws {
         let server = Self.server(latency: .zero) { index, request in
-            let sequence = Self.sequence(request) ?? 0
+            let sequence = request.sequence ?? 0
             if sequence == 1, index < 16 { return .status(429, headers: [("Retry-After", "2")]) }
             return index < 16 ? .status(500) : .status(200)
         }
@@ -112,11 +104,11 @@ import WebhookPlugin
         await plugin.shutdown(deadline: generousDeadline())
         let requests = server.requests
         #expect(requests.count == 32)
-        #expect(Set(requests.prefix(16).compactMap(Self.sequence)) == Set(1...16), "one window of first attempts")
-        let limited = try #require(requests.first { Self.sequence($0) == 1 })
+        #expect(Set(requests.prefix(16).compactMap(\.sequence)) == Set(1...16), "one window of first attempts")
+        let limited = try #require(requests.first { $0.sequence == 1 })
         for request in requests.dropFirst(16) {
             // Every second attempt left after the 429 came back, 2 s after it was asked at least.
-            #expect(request.arrival - limited.arrival >= .seconds(2), "event \(Self.sequence(request) ?? 0)")
+            #expect(request.arrival - limited.arrival >= .seconds(2), "event \(request.sequence ?? 0)")
         }
         #expect(server.failedVerification == 0)
     }
@@ -129,7 +121,7 @@ import WebhookPlugin
         let seen = Locked<Set<Int64>>([])
         let accepted = Locked<[Int64]>([])
         let server = Self.server(latency: .milliseconds(5)) { _, request in
-            let sequence = Self.sequence(request) ?? 0
+            let sequence = request.sequence ?? 0
             let first = seen.withLock { $0.insert(sequence).inserted }
             if first, sequence % 3 == 0 { return .status(500) }
             accepted.withLock { $0.append(sequence) }

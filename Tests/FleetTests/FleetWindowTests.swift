@@ -17,20 +17,14 @@ import NATSPlugin
 struct FleetWindowTests {
     static let secret = "whsec_" + Data("fleet window secret".utf8).base64EncodedString()
 
+    /// A server with `latency` that counts requests not signed with `secret`.
     static func endpoint(
         latency: Duration, script: @escaping @Sendable (Int, LoopbackHTTPServer.Request) -> LoopbackHTTPServer.Answer
     )
         -> LoopbackHTTPServer
     {
         let signature = WebhookSignature(secret: secret)
-        let check = LoopbackHTTPServer.RequestCheck.standardWebhooks { header, id, timestamp, body in
-            signature?.verify(header: header, id: id, timestamp: timestamp, body: body) ?? false
-        }
-        return LoopbackHTTPServer(latency: latency, verify: check, script: script)
-    }
-
-    static func sequence(_ request: LoopbackHTTPServer.Request) -> Int64? {
-        try? CloudEventFormat.decode(request.text).sequence
+        return .signed(latency: latency, verify: { signature?.verify(header: $0, id: $1, timestamp: $2, body: $3) ?? false }, script: script)
     }
 
     static func central(_ server: NATSServerProcess, hook: LoopbackHTTPServer, settings: String, fleet: String = "") throws -> FleetMachine {
@@ -59,7 +53,7 @@ struct FleetWindowTests {
         defer { server.stop() }
         let failing = Atomic<Bool>(true)
         let hook = Self.endpoint(latency: .milliseconds(20)) { _, request in
-            Self.sequence(request) == 5 && failing.load(ordering: .relaxed) ? .status(500) : .status(200)
+            request.sequence == 5 && failing.load(ordering: .relaxed) ? .status(500) : .status(200)
         }
         try hook.start()
         defer { hook.stop() }
@@ -69,7 +63,7 @@ struct FleetWindowTests {
         let central = try Self.central(server, hook: hook, settings: #""retrySchedule": [600], "maxInFlight": 16"#, fleet: #", "ackWait": 1"#)
         let first = try await central.runCapturing(["fleet", "deliver"])
         #expect(first.status == 75, "a retry is scheduled: \(first.errors)")
-        let sent = hook.requests.compactMap(Self.sequence)
+        let sent = hook.requests.compactMap(\.sequence)
         #expect(Set(sent) == Set(1...20), "\(sent)")
         #expect(sent.count == 20, "\(sent)")
         let item = try #require(try await FleetDeadLetterTests.fleetItem(central), "\(central.errors)")
@@ -79,8 +73,8 @@ struct FleetWindowTests {
         try await Self.deliver(central, until: hook, has: 41)
         let delivered = hook.requests.compactMap { $0.headers["webhook-id"] }
         #expect(Set(delivered) == ids)
-        #expect(delivered.count == 41, "every event once, stream sequence 5 twice: \(hook.requests.compactMap(Self.sequence))")
-        #expect(windowViolations(hook.requests.compactMap(Self.sequence), window: 16).isEmpty)
+        #expect(delivered.count == 41, "every event once, stream sequence 5 twice: \(hook.requests.compactMap(\.sequence))")
+        #expect(windowViolations(hook.requests.compactMap(\.sequence), window: 16).isEmpty)
         #expect(hook.failedVerification == 0)
         #expect(try await FleetDeadLetterTests.fleetItem(central)?["lag"] as? Int == 0)
     }
@@ -121,7 +115,7 @@ struct FleetWindowTests {
         let seen = Locked<Set<Int64>>([])
         let accepted = Locked<[Int64]>([])
         let hook = Self.endpoint(latency: .milliseconds(5)) { _, request in
-            let sequence = Self.sequence(request) ?? 0
+            let sequence = request.sequence ?? 0
             if seen.withLock({ $0.insert(sequence).inserted }), sequence % 3 == 0 { return .status(500) }
             accepted.withLock { $0.append(sequence) }
             return .status(204)

@@ -1,4 +1,5 @@
 import Foundation
+import JuiceMakerCore
 import JuiceMakerPluginKit
 import Locking
 
@@ -22,6 +23,8 @@ package final class LoopbackHTTPServer: Sendable {
         /// The connection it came on (its order of acceptance, from 0).
         package let connection: Int
         package var text: String { String(decoding: body, as: UTF8.self) }
+        /// The journal sequence of the CloudEvent in the body, if it is one.
+        package var sequence: Int64? { try? CloudEventFormat.decode(text).sequence }
     }
 
     package enum Answer: Sendable {
@@ -87,6 +90,15 @@ package final class LoopbackHTTPServer: Sendable {
         self.latency = latency
         self.verify = verify
         self.script = script
+    }
+
+    /// A server with `latency` that counts the requests whose Standard Webhooks
+    /// signature `verify` (`WebhookSignature.verify`) refuses.
+    package static func signed(
+        latency: Duration, verify: @escaping @Sendable (_ header: String, _ id: String, _ timestamp: Int64, _ body: [UInt8]) -> Bool,
+        script: @escaping @Sendable (Int, Request) -> Answer
+    ) -> LoopbackHTTPServer {
+        LoopbackHTTPServer(latency: latency, verify: .standardWebhooks(verify), script: script)
     }
 
     /// Requests `verify` refused.

@@ -24,8 +24,7 @@ extension DurableDelivery {
             retry = try journal.retryState(for: name)
         } catch {
             reportStoreFailure(error)
-            settle(.waitingForRetry(until: Date().timeIntervalSince1970 + 1), served: served)
-            waitForWork(after: served, until: .now + .seconds(1))
+            waitForStore(served: served)
             return
         }
         if let retry, retry.disabled {
@@ -113,10 +112,7 @@ extension DurableDelivery {
             }
             if (pass.disabled || pass.storeFailed), pass.window.inFlight == 0 {
                 persistCursor()
-                if pass.storeFailed {
-                    settle(.waitingForRetry(until: now + 1), served: pass.served)
-                    waitForWork(after: pass.served, until: .now + .seconds(1))
-                }
+                if pass.storeFailed { waitForStore(served: pass.served) }
                 return
             }
             if !pass.disabled, !pass.storeFailed, pass.window.wantsMore, !pass.readAll || requests != pass.served {

@@ -210,8 +210,7 @@ public final class DurableDelivery: Sendable {
                 waitForWork(after: served, until: following ? .now + Self.leaseRetryInterval : nil)
                 continue
             case .unavailable:
-                settle(.waitingForRetry(until: Date().timeIntervalSince1970 + 1), served: served)
-                waitForWork(after: served, until: .now + .seconds(1))
+                waitForStore(served: served)
                 continue
             }
             if update({ state in
@@ -237,8 +236,7 @@ public final class DurableDelivery: Sendable {
                 update { $0.handledUpTo = max($0.handledUpTo, cursor) }
             } catch {
                 reportStoreFailure(error)
-                settle(.waitingForRetry(until: Date().timeIntervalSince1970 + 1), served: served)
-                waitForWork(after: served, until: .now + .seconds(1))
+                waitForStore(served: served)
                 continue
             }
             if let retry, retry.disabled {
@@ -426,6 +424,12 @@ public final class DurableDelivery: Sendable {
                 unrecorded = 0
             }
         }
+    }
+
+    /// The store could not answer: waiting, looked at again in a second or at a wake-up.
+    func waitForStore(served: UInt64) {
+        settle(.waitingForRetry(until: Date().timeIntervalSince1970 + 1), served: served)
+        waitForWork(after: served, until: .now + .seconds(1))
     }
 
     func settle(_ phase: DeliveryPhase, served: UInt64) {
