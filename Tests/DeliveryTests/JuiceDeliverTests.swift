@@ -27,7 +27,8 @@ import Testing
 
         try server.start()
         defer { server.stop() }
-        #expect(try workspace.run(["deliver"]) == 0)
+        let status = try workspace.run(["deliver"])
+        #expect(status == 0, "\(workspace.errors)")
         let sequences = try received(server).map(\.sequence)
         #expect(sequences.count == 50)
         #expect(sequences == sequences.sorted())
