@@ -6,11 +6,11 @@ import PackageDescription
 // Swift Testing) and system C libraries are the whole toolbox.
 //
 // Import rules (the Architecture article): EventBus knows nothing of juice; JuiceMakerCore
-// knows nothing of plugins; a transport (JuiceHTTP) knows nothing of plugins either;
-// plugins import JuiceMakerPluginKit, JuiceMakerCore, EventBus (the subscription token
-// and delivery modes), Locking and transports only; JuiceMakerTesting is for tests; the
-// CLI's plugin registry is the one place that knows every plugin. No module re-exports
-// another (no `@_exported import`): each file imports what it uses.
+// knows nothing of plugins; a transport (JuiceHTTP, NATSClient) knows nothing of plugins
+// either; plugins import JuiceMakerPluginKit, JuiceMakerCore, EventBus (the subscription
+// token and delivery modes), Locking, Spawning and transports only; JuiceMakerTesting is for tests;
+// the CLI's plugin registry is the one place that knows every plugin. No module
+// re-exports another (no `@_exported import`): each file imports what it uses.
 
 /// The compiler holds the core, the kit, the doubles and the plugins to that: a member
 /// of another module's type (`withLock`, `range(of:)`) needs that module imported in
@@ -86,9 +86,10 @@ print(
 // MARK: - The choices
 
 /// The fleet needs the NATS C client, libnats. A fresh machine has no libnats-dev, and
-/// `swift run juice` must still build there: the NATS plugin and the fleet commands'
-/// client are included only when the header is installed. JuiceCLI and the fleet tests
-/// check `#if canImport(NATSPlugin)`.
+/// `swift run juice` must still build there: the NATS client (the fleet's transport)
+/// and the `nats` plugin over it are included only when the header is installed.
+/// JuiceCLI and the fleet tests check `#if canImport(NATSClient)`; the CLI's plugin
+/// registry `#if canImport(NATSPlugin)`.
 let withNATS = host.hasNATS
 /// The NATS targets, or none.
 let natsTargets: [Target] =
@@ -101,13 +102,20 @@ let natsTargets: [Target] =
         /// libnats loaded when the first NATS connection is set up (dlopen), so no `juice`
         /// command pays for loading it and the libraries it brings at start.
         .target(name: "CNATSLoader", path: "Sources/CNATSLoader"),
-        /// The `nats` durable subscriber and the fleet client, over a small safe layer on libnats.
+        /// The NATS client, a transport: a small safe layer on libnats (connections,
+        /// JetStream streams and durable consumers, publishing in flights), and the
+        /// fleet's readers over it (`FleetEvent`, `ConsumerJournal`).
+        .target(
+            name: "NATSClient", dependencies: ["JuiceMakerCore", "JuiceMakerPluginKit", "Locking", "FleetConfiguration", "CNATSLoader"],
+            swiftSettings: importsWhatItUses),
+        /// The `nats` durable subscriber: this machine's events published to the stream.
         .target(
             name: "NATSPlugin",
-            dependencies: ["JuiceMakerPluginKit", "JuiceMakerCore", "EventBus", "Locking", "FleetConfiguration", "CNATSLoader"],
+            dependencies: ["JuiceMakerPluginKit", "JuiceMakerCore", "EventBus", "Locking", "FleetConfiguration", "NATSClient"],
             path: "Plugins/NATS", swiftSettings: importsWhatItUses),
     ] : []
-let natsDependency: [Target.Dependency] = withNATS ? ["NATSPlugin"] : []
+/// What the fleet commands use (the client), and the plugin the registry lists.
+let natsDependency: [Target.Dependency] = withNATS ? ["NATSClient", "NATSPlugin"] : []
 
 /// The HTTP client (JuiceHTTP) loads OpenSSL when it opens an https connection
 /// (Sources/CTLS/shim.h), so no `juice` command pays for loading it at start (start-up
@@ -173,6 +181,7 @@ let package = Package(
     products: [
         .library(name: "Locking", targets: ["Locking"]),
         .library(name: "EventBus", targets: ["EventBus"]),
+        .library(name: "JuiceJSON", targets: ["JuiceJSON"]),
         .library(name: "JuiceMakerCore", targets: ["JuiceMakerCore"]),
         .library(name: "JuiceMakerPluginKit", targets: ["JuiceMakerPluginKit"]),
         .library(name: "JuiceMakerTesting", targets: ["JuiceMakerTesting"]),
@@ -185,10 +194,16 @@ let package = Package(
         /// The one lock type (pthread-based, so ThreadSanitizer sees it), the
         /// condition every in-process wait uses, and the thread identity.
         .target(name: "Locking"),
+        /// Programs started with `posix_spawn` (no Foundation): the launch, the wait for
+        /// its end, and a child reaped on a thread of its own.
+        .target(name: "Spawning", dependencies: ["Locking"], swiftSettings: importsWhatItUses + startCompiling),
         .target(name: "EventBus", dependencies: ["Locking"]),
+        /// JSON text: one iterative parser whose options are each reader's policy, one
+        /// value type, one writer. The standard library only.
+        .target(name: "JuiceJSON", swiftSettings: importsWhatItUses),
         /// The domain (fruits, juices, `JuiceMaker`), its events, the store ports with the
         /// in-memory adapter, and the wire format.
-        .target(name: "JuiceMakerCore", dependencies: ["EventBus", "Locking"], swiftSettings: importsWhatItUses),
+        .target(name: "JuiceMakerCore", dependencies: ["EventBus", "Locking", "JuiceJSON"], swiftSettings: importsWhatItUses),
         /// What a plugin author needs: the plugin contract and host, configuration
         /// declarations and errors, text output, durable delivery.
         .target(name: "JuiceMakerPluginKit", dependencies: ["JuiceMakerCore", "EventBus", "Locking"], swiftSettings: importsWhatItUses),
@@ -215,15 +230,22 @@ let package = Package(
             name: "CReadline", path: "Sources/CReadline",
             providers: [.apt(["libreadline-dev"]), .brew(["readline"])]),
 
-        // Transports: what a plugin adapts events to, usable without any plugin.
+        // Transports: what a plugin adapts events to, usable without any plugin (the NATS
+        // client is among `natsTargets`).
         /// The HTTP/1.1 client (TLS through OpenSSL loaded at first use, Retry-After,
         /// HMAC-SHA256, base64) the webhook posts with.
         .target(
             name: "JuiceHTTP", dependencies: ["JuiceMakerCore", "JuiceMakerPluginKit", "Locking", "CTLS"],
             swiftSettings: importsWhatItUses + startCompiling),
+        /// The fleet's keys, URLs and subject scheme, which the NATS client (where libnats
+        /// is) addresses the fleet by; in every build: the config is checked and `juice
+        /// config schema` prints the same with or without NATS.
+        .target(
+            name: "FleetConfiguration", dependencies: ["JuiceMakerPluginKit", "JuiceMakerCore"],
+            swiftSettings: importsWhatItUses + startCompiling),
 
         // Plugins: one front-end module each, importing the plugin kit, the core, the bus,
-        // Locking and transports only.
+        // Locking, Spawning and transports only.
         .target(
             name: "LoggerPlugin", dependencies: ["JuiceMakerPluginKit", "JuiceMakerCore", "EventBus", "Locking"],
             path: "Plugins/Logger", swiftSettings: importsWhatItUses + startCompiling),
@@ -235,13 +257,11 @@ let package = Package(
             dependencies: ["JuiceMakerPluginKit", "JuiceMakerCore", "EventBus", "Locking", "JuiceHTTP"],
             path: "Plugins/Webhook", swiftSettings: importsWhatItUses + startCompiling),
         .target(
-            name: "CommandPlugin", dependencies: ["JuiceMakerPluginKit", "JuiceMakerCore", "EventBus", "Locking"],
+            name: "CommandPlugin", dependencies: ["JuiceMakerPluginKit", "JuiceMakerCore", "EventBus", "Locking", "Spawning"],
             path: "Plugins/Command", swiftSettings: importsWhatItUses + startCompiling),
-        /// The fleet's keys and subject scheme, in every build (no libnats): the config is
-        /// checked and `juice config schema` prints the same with or without NATS.
         .target(
-            name: "FleetConfiguration", dependencies: ["JuiceMakerPluginKit", "JuiceMakerCore"],
-            path: "Plugins/FleetConfiguration", swiftSettings: importsWhatItUses + startCompiling),
+            name: "MetricsPlugin", dependencies: ["JuiceMakerPluginKit", "JuiceMakerCore", "EventBus", "Locking"],
+            path: "Plugins/Metrics", swiftSettings: importsWhatItUses + startCompiling),
 
         /// Starts the background `juice deliver` once the command that hands its events on
         /// has exited (fork, wait for the parent's end, exec).
@@ -252,8 +272,8 @@ let package = Package(
         .target(
             name: "JuiceCLI",
             dependencies: [
-                "Locking", "JuiceMakerCore", "JuiceMakerPluginKit", "SQLiteStore", "LoggerPlugin", "CLINotifierPlugin",
-                "WebhookPlugin", "CommandPlugin", "CReadline", "FleetConfiguration", "CStartAfterExit",
+                "Locking", "JuiceJSON", "JuiceMakerCore", "JuiceMakerPluginKit", "SQLiteStore", "LoggerPlugin", "CLINotifierPlugin",
+                "WebhookPlugin", "CommandPlugin", "MetricsPlugin", "CReadline", "FleetConfiguration", "CStartAfterExit",
             ] + natsDependency, swiftSettings: startCompiling),
         .executableTarget(
             name: "juice", dependencies: ["JuiceCLI"], exclude: ["start-order.txt"], swiftSettings: startCompiling,
@@ -265,28 +285,36 @@ let package = Package(
             name: "JuiceBench",
             dependencies: [
                 "Locking", "EventBus", "JuiceMakerCore", "JuiceMakerPluginKit", "SQLiteStore", "CSQLite", "LoggerPlugin",
-                "CLINotifierPlugin", "WebhookPlugin", "JuiceCLI", "FleetConfiguration", "JuiceMakerTesting",
+                "CLINotifierPlugin", "WebhookPlugin", "JuiceCLI", "FleetConfiguration", "JuiceMakerTesting", "Spawning",
             ] + natsDependency + (withNATS ? ["CNATS"] : [])),
         /// A small process the store tests start many times at once (orders, restocks, crashes).
         .executableTarget(name: "JuiceStoreProbe", dependencies: ["Locking", "JuiceMakerCore", "SQLiteStore"]),
 
         // Tests
-        /// What several test targets share (temporary directories, threads, a plugin
-        /// rig, a seeded generator, the built `juice`): a library, not a test target.
+        /// What every test target shares (the test tags, `juice` run in a sandbox, child
+        /// processes, the loopback HTTP server, temporary directories, threads, a plugin
+        /// rig, a seeded generator): a library, not a test target.
         .target(
             name: "JuiceTestSupport",
-            dependencies: ["JuiceMakerCore", "JuiceMakerPluginKit", "JuiceMakerTesting", "EventBus", "Locking"],
-            path: "Tests/Support"),
-        .testTarget(name: "LockingTests", dependencies: ["Locking"]),
+            dependencies: ["JuiceMakerCore", "JuiceMakerPluginKit", "JuiceMakerTesting", "EventBus", "Locking", "CTLS"],
+            path: "Tests/Support",
+            // The loopback server's TLS calls libssl itself (the HTTP client loads it at run time).
+            linkerSettings: [.linkedLibrary("ssl", .when(platforms: [.linux]))]),
+        /// The shared library's own tests, and the check that every suite says its kind.
+        .testTarget(name: "JuiceTestSupportTests", dependencies: ["JuiceTestSupport"]),
+        .testTarget(name: "LockingTests", dependencies: ["Locking", "JuiceTestSupport"]),
+        .testTarget(name: "JSONTests", dependencies: ["JuiceJSON", "JuiceTestSupport"]),
         /// The bench's method (the orders its groups run in) and its start-order reader;
         /// not its timings, which no test asserts.
-        .testTarget(name: "JuiceBenchTests", dependencies: ["JuiceBench"]),
+        .testTarget(name: "JuiceBenchTests", dependencies: ["JuiceBench", "JuiceTestSupport"]),
         .testTarget(name: "EventBusTests", dependencies: ["EventBus", "Locking", "JuiceTestSupport"]),
         .testTarget(
             name: "JuiceMakerCoreTests",
             dependencies: ["JuiceMakerCore", "JuiceMakerPluginKit", "JuiceMakerTesting", "EventBus", "Locking", "JuiceTestSupport"]),
         .testTarget(name: "SQLiteStoreTests", dependencies: ["SQLiteStore", "Locking", "CSQLite", "JuiceStoreProbe", "JuiceTestSupport"]),
-        .testTarget(name: "PluginTests", dependencies: ["LoggerPlugin", "CLINotifierPlugin", "JuiceMakerPluginKit", "Locking", "JuiceTestSupport"]),
+        .testTarget(
+            name: "PluginTests",
+            dependencies: ["LoggerPlugin", "CLINotifierPlugin", "MetricsPlugin", "JuiceMakerPluginKit", "Locking", "JuiceTestSupport"]),
         .testTarget(
             name: "JuiceCLITests",
             dependencies: ["JuiceCLI", "juice", "JuiceMakerCore", "JuiceMakerPluginKit", "SQLiteStore", "CSQLite", "Locking", "JuiceTestSupport"]),
@@ -294,12 +322,15 @@ let package = Package(
         /// against the RFCs' vectors.
         .testTarget(
             name: "JuiceHTTPTests",
-            dependencies: ["JuiceHTTP", "JuiceMakerCore", "JuiceMakerPluginKit", "CCrypto", "CTLS", "Locking", "JuiceTestSupport"],
-            // The loopback TLS server calls libssl itself (the client loads it at run time).
-            linkerSettings: [.linkedLibrary("ssl", .when(platforms: [.linux]))]),
+            dependencies: ["JuiceHTTP", "JuiceMakerCore", "JuiceMakerPluginKit", "CCrypto", "Locking", "JuiceTestSupport"]),
         .testTarget(
             name: "DeliveryTests",
             dependencies: ["WebhookPlugin", "CommandPlugin", "JuiceMakerPluginKit", "JuiceCLI", "juice", "Locking", "JuiceTestSupport"]),
+        /// The NATS client and the fleet's addressing (URLs, subjects, names) without a
+        /// server; the client's own tests only where libnats is.
+        .testTarget(
+            name: "NATSClientTests",
+            dependencies: ["FleetConfiguration", "JuiceMakerCore", "JuiceMakerPluginKit", "JuiceTestSupport"] + (withNATS ? ["NATSClient"] : [])),
         /// Real `nats-server -js` processes on loopback; skipped (one line) without NATS.
         .testTarget(
             name: "FleetTests",
@@ -314,11 +345,12 @@ let package = Package(
         .target(name: "CFuzzerDriver", path: "Tests/Fuzz/CFuzzerDriver"),
         .target(name: "FuzzSupport", dependencies: ["CFuzzerDriver"], path: "Tests/Fuzz/Support"),
         .executableTarget(name: "FuzzJSONReader", dependencies: ["FuzzSupport", "JuiceCLI"], path: "Tests/Fuzz/FuzzJSONReader", exclude: ["corpus"]),
+        .executableTarget(name: "FuzzJSON", dependencies: ["FuzzSupport", "JuiceJSON"], path: "Tests/Fuzz/FuzzJSON", exclude: ["corpus"]),
         .executableTarget(
             name: "FuzzCommandLine", dependencies: ["FuzzSupport", "JuiceCLI"], path: "Tests/Fuzz/FuzzCommandLine", exclude: ["corpus"]),
         .executableTarget(
-            name: "FuzzCloudEvent", dependencies: ["FuzzSupport", "JuiceMakerCore", "JuiceMakerTesting"], path: "Tests/Fuzz/FuzzCloudEvent",
-            exclude: ["corpus"]),
+            name: "FuzzCloudEvent", dependencies: ["FuzzSupport", "JuiceJSON", "JuiceMakerCore", "JuiceMakerTesting"],
+            path: "Tests/Fuzz/FuzzCloudEvent", exclude: ["corpus"]),
         .executableTarget(name: "FuzzRFC3339", dependencies: ["FuzzSupport", "JuiceMakerCore"], path: "Tests/Fuzz/FuzzRFC3339", exclude: ["corpus"]),
         .executableTarget(
             name: "FuzzRetryAfter", dependencies: ["FuzzSupport", "JuiceHTTP"], path: "Tests/Fuzz/FuzzRetryAfter", exclude: ["corpus"]),

@@ -3,13 +3,9 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
 import JuiceMakerCore
 import JuiceMakerPluginKit
+import Spawning
 
 /// Feeds events to any program, one CloudEvents JSON line each on its stdin, at
 /// least once, in journal order: a subscriber written in any language.
@@ -111,15 +107,7 @@ public final class CommandSubscriber: DurableDeliveryPlugin {
     /// The executable for `program`: a path with `/` as is (relative to `directory`),
     /// else the first match in `path`.
     static func resolve(_ program: String, in directory: String, path: String?) -> String? {
-        if program.contains("/") {
-            let absolute = program.hasPrefix("/") ? program : directory + "/" + program
-            return access(absolute, X_OK) == 0 ? absolute : nil
-        }
-        for folder in (path ?? "/usr/local/bin:/usr/bin:/bin").split(separator: ":") {
-            let candidate = "\(folder)/\(program)"
-            if access(candidate, X_OK) == 0 { return candidate }
-        }
-        return nil
+        ProgramLaunch.executable(program, in: directory, path: path)
     }
 
     /// The runner, once attached.
@@ -127,6 +115,9 @@ public final class CommandSubscriber: DurableDeliveryPlugin {
 
     /// Fed from the fleet's stream by its own runner, as from the journal.
     public var fleetRole: FleetRole { .subscriber }
+
+    /// Fed from the fleet's stream (`fleetRole`).
+    public static var isFedFromFleet: Bool { true }
 
     /// Starts the runner (pending events go out at once) and subscribes a wake-up.
     public func attach(to host: PluginHost) throws(PluginError) {

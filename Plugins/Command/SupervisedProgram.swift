@@ -1,8 +1,3 @@
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -12,6 +7,7 @@ import Dispatch
 import JuiceMakerCore
 import JuiceMakerPluginKit
 import Locking
+import Spawning
 
 /// A long-running program fed one CloudEvents JSON line per event on its stdin: the
 /// command subscriber's destination.
@@ -25,7 +21,7 @@ import Locking
 ///   once a run lasts `stableRun`.
 /// - A program that has not read a line `timeout` after it was written fails that
 ///   attempt (retried on the schedule) and is killed, so the retry goes to a fresh one.
-/// - Its stderr is reported line by line; its stdout is discarded.
+/// - Its stderr is reported line by line, bounded (`StandardErrorRelay`); its stdout is discarded.
 /// - Every blocking step (the restart pause, writing, waiting for the program to
 ///   read) runs on the program's own serial queue, never on the cooperative pool;
 ///   cancelling the calling task ends it at once.
@@ -172,11 +168,14 @@ final class SupervisedProgram: DurableDestination {
             close(errors[1])
             throw DeliveryFailure(Self.shuttingDown)
         }
-        do throws(ChildProcessError) {
-            try process.run(
-                executable: arguments[0], arguments: Array(arguments.dropFirst()), environment: environment,
-                workingDirectory: workingDirectory, standardInput: channel.childDescriptor, standardError: errors[1]
-            ) { [self] process, termination in
+        var launch = ProgramLaunch(executable: arguments[0], arguments: Array(arguments.dropFirst()), environment: environment)
+        launch.workingDirectory = workingDirectory
+        launch.standardInput = .descriptor(channel.childDescriptor)
+        launch.standardError = .descriptor(errors[1])
+        // A group of its own, so what the program starts ends with it.
+        launch.leadsProcessGroup = true
+        do throws(SpawnError) {
+            try process.run(launch) { [self] process, termination in
                 exited(process, termination)
                 exit.signal()
             }
@@ -208,7 +207,7 @@ final class SupervisedProgram: DurableDestination {
         return channel
     }
 
-    private func exited(_ process: ChildProcess, _ termination: ChildProcess.Termination) {
+    private func exited(_ process: ChildProcess, _ termination: Termination) {
         let (closing, pause) = state.withLock { state -> (Bool, Duration) in
             guard state.process === process else { return (true, .zero) }
             state.process = nil
@@ -233,30 +232,10 @@ final class SupervisedProgram: DurableDestination {
                 korean: "\(displayName)이(가) \(killed ? "시그널 \(status)로 종료되었습니다" : "상태 \(status)로 끝났습니다"). \(next.korean) 뒤 다음 이벤트 때 다시 시작합니다"))
     }
 
-    /// Reports each line the program writes to stderr, on a thread of its own, as an
-    /// echoed value: control characters escaped, cut at `TerminalText.echoLimit`.
+    /// Reports what the program writes to stderr, on a thread of its own (`StandardErrorRelay`).
     private func forwardLines(of descriptor: Int32) {
-        let program = displayName
-        let report = report
-        startDetachedThread(named: "juice.command.stderr") {
-            var pending: [UInt8] = []
-            var chunk = [UInt8](repeating: 0, count: 4096)
-            while true {
-                let count = chunk.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
-                if count < 0, errno == EINTR { continue }
-                if count <= 0 { break }
-                pending += chunk[..<count]
-                while let newline = pending.firstIndex(of: 10) {
-                    let line = String(decoding: pending[pending.startIndex..<newline], as: UTF8.self)
-                    pending.removeSubrange(pending.startIndex...newline)
-                    report(PluginMessage(untranslated: "\(program): \(TerminalText.echoed(line))"))
-                }
-            }
-            if !pending.isEmpty {
-                report(PluginMessage(untranslated: "\(program): \(TerminalText.echoed(String(decoding: pending, as: UTF8.self)))"))
-            }
-            close(descriptor)
-        }
+        let relay = StandardErrorRelay(program: displayName, report: report)
+        startDetachedThread(named: "juice.command.stderr") { relay.run(descriptor) }
     }
 
     /// Closes the program's input (it reads end-of-file) and lets it exit; shortly

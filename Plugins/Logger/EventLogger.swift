@@ -79,16 +79,7 @@ public final class EventLogger: JuiceMakerPlugin {
         self.path = try configuration.string(Self.pathKey) ?? "stderr"
         self.eventKinds = try configuration.eventKinds(Self.eventsKey)
         self.context = context
-        // A file in a directory that does not exist could never be opened: a config
-        // error now (`config check`, every command's start), not a line at run time.
-        // A bare name goes in the store's directory, which juice creates with the store.
-        if path.contains("/"), let file = resolvedPath, let directory = FileSink.missingDirectory(for: file) {
-            throw ConfigurationError(
-                path: "\(configuration.path).path",
-                plugin: PluginMessage(
-                    english: "the directory \(directory) does not exist; create it (mkdir -p \(directory)) or choose another path",
-                    korean: "디렉터리 \(directory)이(가) 없습니다. 만들거나(mkdir -p \(directory)) 다른 경로를 쓰세요"))
-        }
+        if path != "stderr" { try context.requireDirectory(of: path, at: "\(configuration.path).path") }
     }
 
     /// The kinds this logger subscribes to: the `events` filter at or above `level`.
@@ -102,11 +93,7 @@ public final class EventLogger: JuiceMakerPlugin {
     }
 
     static func resolve(_ path: String, stateDirectory: String, home: String?) -> String? {
-        if path == "stderr" { return nil }
-        if path.hasPrefix("/") { return path }
-        if path.hasPrefix("~/"), let home, !home.isEmpty { return home + path.dropFirst() }
-        let directory = stateDirectory.hasSuffix("/") ? String(stateDirectory.dropLast()) : stateDirectory
-        return directory.isEmpty ? path : directory + "/" + path
+        path == "stderr" ? nil : PluginContext.filePath(path, stateDirectory: stateDirectory, home: home)
     }
 
     /// Opens the log and subscribes. Never throws for the log itself: an unopenable
@@ -176,6 +163,9 @@ public final class EventLogger: JuiceMakerPlugin {
     /// Fed from the fleet's stream through `write`: a stream message is acknowledged
     /// once its line is handed to the log.
     public var fleetRole: FleetRole { .destination(LoggerDestination(logger: self), kinds: loggedKinds) }
+
+    /// Fed from the fleet's stream (`fleetRole`).
+    public static var isFedFromFleet: Bool { true }
 
     /// Waits, until `deadline` at the latest, for the mailbox to empty, then writes
     /// every line it holds and closes the log. Returns by `deadline` even when a

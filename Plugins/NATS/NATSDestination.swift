@@ -3,6 +3,7 @@ import FleetConfiguration
 import JuiceMakerCore
 import JuiceMakerPluginKit
 import Locking
+import NATSClient
 
 /// The stream as a durable destination: one connection, made on first use (and again
 /// after it is lost), the stream checked once per connection.
@@ -24,7 +25,7 @@ import Locking
 final class NATSDestination: BlockingDurableDestination {
     /// Events published before waiting for their answers, at most. Each flight ends in
     /// a pause: the server idles from its last PubAck until the next flight's first
-    /// message, so long flights publish faster (`juice-bench fleet`, README: Measured).
+    /// message, so long flights publish faster (`juice-bench fleet` measures it).
     static let flight = 2048
     /// Events the runner reads at once: long enough that a flight (the rest of the
     /// run and the events read ahead after it) can be long.

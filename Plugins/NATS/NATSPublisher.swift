@@ -1,10 +1,4 @@
-import EventBus
 import FleetConfiguration
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -12,7 +6,7 @@ import Musl
 #endif
 import JuiceMakerCore
 import JuiceMakerPluginKit
-import Locking
+import NATSClient
 
 /// Publishes each event to NATS JetStream, at least once, in journal order: the
 /// fleet's durable subscriber.
@@ -47,41 +41,28 @@ public final class NATSPublisher: DurableDeliveryPlugin {
     public let eventKinds: Set<EventKind>?
     public let retrySchedule: RetrySchedule
 
-    private let context: PluginContext
-    private let state = Locked(State())
-
-    private struct State {
-        var attached = false
-        var delivery: DurableDelivery?
-        var subscription: Subscription?
-        var destination: NATSDestination?
-    }
+    private let lifecycle: DurablePluginLifecycle<NATSDestination>
 
     public init(configuration: PluginConfiguration, context: PluginContext) throws(ConfigurationError) {
         options = try Self.options(configuration, context: context, name: "juice \(context.name)")
-        subjectPrefix = try configuration.string(Fleet.subjectPrefixKey) ?? Fleet.defaultSubjectPrefix
-        guard Fleet.isSubjectPrefix(subjectPrefix) else {
-            throw ConfigurationError(
-                path: "\(configuration.path).subjectPrefix",
-                plugin: PluginMessage(
-                    english: "expected subject tokens of letters, digits, - and _ separated by dots (juicemaker, acme.juice)",
-                    korean: "글자, 숫자, -, _로 된 주제 토큰을 점으로 이어야 합니다(juicemaker, acme.juice)"))
-        }
-        stream = try configuration.string(Fleet.streamKey) ?? Fleet.defaultStream
-        guard Fleet.isStreamName(stream) else {
-            throw ConfigurationError(
-                path: "\(configuration.path).stream",
-                plugin: PluginMessage(
-                    english: "expected a stream name without spaces, '.', '*', '>', '/' or '\\' (JUICEMAKER)",
-                    korean: "공백, '.', '*', '>', '/', '\\'가 없는 스트림 이름이어야 합니다(JUICEMAKER)"))
-        }
+        subjectPrefix = try Fleet.checked(
+            configuration.string(Fleet.subjectPrefixKey) ?? Fleet.defaultSubjectPrefix, Fleet.isSubjectPrefix,
+            at: "\(configuration.path).subjectPrefix",
+            expected: PluginMessage(
+                english: "expected subject tokens of letters, digits, - and _ separated by dots (juicemaker, acme.juice)",
+                korean: "글자, 숫자, -, _로 된 주제 토큰을 점으로 이어야 합니다(juicemaker, acme.juice)"))
+        stream = try Fleet.checked(
+            configuration.string(Fleet.streamKey) ?? Fleet.defaultStream, Fleet.isStreamName, at: "\(configuration.path).stream",
+            expected: PluginMessage(
+                english: "expected a stream name without spaces, '.', '*', '>', '/' or '\\' (JUICEMAKER)",
+                korean: "공백, '.', '*', '>', '/', '\\'가 없는 스트림 이름이어야 합니다(JUICEMAKER)"))
         replicas = Int(try configuration.number(Fleet.replicasKey) ?? 1)
         retention = StreamRetention(
             maxAge: try configuration.number(Fleet.maxAgeKey), maxBytes: try configuration.number(Fleet.maxBytesKey).map { Int64($0) },
             discard: try configuration.string(Fleet.discardKey).flatMap(StreamRetention.Discard.init(rawValue:)))
         eventKinds = try configuration.eventKinds(Fleet.eventsKey)
         retrySchedule = try configuration.retrySchedule(.retrySchedule) ?? Self.defaultSchedule
-        self.context = context
+        lifecycle = DurablePluginLifecycle(name: context.name, kinds: eventKinds, schedule: retrySchedule)
     }
 
     /// The connection options a `nats` section (or `fleet` section) describes: checks
@@ -111,34 +92,28 @@ public final class NATSPublisher: DurableDeliveryPlugin {
             timeout: timeout, reconnects: true, name: name)
     }
 
-    public var delivery: DurableDelivery? { state.withLock { $0.delivery } }
+    /// The runner, once attached.
+    public var delivery: DurableDelivery? { lifecycle.delivery }
 
+    /// Starts the runner (pending events go out at once) and subscribes a wake-up; the
+    /// connection is made on the first publish. Events whose `source` names no
+    /// machine go to the subjects of the maker's.
     public func attach(to host: PluginHost) throws(PluginError) {
-        let isFirst = state.withLock { state -> Bool in
-            defer { state.attached = true }
-            return !state.attached
-        }
-        guard isFirst else { return }
-        let machine = Fleet.machine(fromSource: host.maker.source) ?? Fleet.defaultMachineName
-        let destination = NATSDestination(
-            options: options, subjectPrefix: subjectPrefix, stream: stream, replicas: replicas, retention: retention,
-            machine: machine, kinds: eventKinds)
-        let (delivery, subscription) = try DurableDelivery.attach(
-            name: context.name, kinds: eventKinds, schedule: retrySchedule, destination: destination, to: host)
-        state.withLock { state in
-            state.delivery = delivery
-            state.subscription = subscription
-            state.destination = destination
+        try lifecycle.attach(to: host) { host in
+            NATSDestination(
+                options: options, subjectPrefix: subjectPrefix, stream: stream, replicas: replicas, retention: retention,
+                machine: Fleet.machine(fromSource: host.maker.source) ?? Fleet.defaultMachineName, kinds: eventKinds)
         }
     }
 
+    /// Publishes what it can by `deadline`, then closes the connection; the rest waits
+    /// in the journal.
     public func shutdown(deadline: ContinuousClock.Instant) async {
-        let (delivery, subscription, destination) = state.withLock { state in
-            defer { state.subscription = nil }
-            return (state.delivery, state.subscription, state.destination)
-        }
-        subscription?.cancel()
-        await delivery?.shutdown(deadline: deadline)
-        destination?.close()
+        await lifecycle.shutdown(deadline: deadline)
     }
+}
+
+/// The connection is what the publisher owns: shutdown closes it (`NATSDestination.close`).
+extension NATSDestination: OwnedDurableDestination {
+    func stop(deadline: ContinuousClock.Instant) async { close() }
 }

@@ -132,6 +132,9 @@ public final class Webhook: DurableDeliveryPlugin {
     /// Fed from the fleet's stream by its own runner, signed and retried the same way.
     public var fleetRole: FleetRole { .subscriber }
 
+    /// Fed from the fleet's stream (`fleetRole`).
+    public static var isFedFromFleet: Bool { true }
+
     /// Starts the runner (pending events go out at once) and subscribes a wake-up.
     public func attach(to host: PluginHost) throws(PluginError) {
         try lifecycle.attach(to: host, warnings: startWarnings) { _ in endpoint }

@@ -1,4 +1,4 @@
-// GNU readline (GPL-3; README, "Line editing and the GPL") for the screens' line
+// GNU readline (GPL-3; the article "Line editing and the GPL") for the screens' line
 // editing and history on a terminal. readline's headers need <stdio.h> first.
 //
 // The library is loaded when a screen starts at a terminal (`juice_readline_load`),

@@ -1,7 +1,8 @@
 // TLS for the webhook's HTTP client: the system's OpenSSL (libssl), loaded when the
-// first connection to an https endpoint is opened, not when `juice` starts. Linking
-// libssl and libcrypto would cost every command their loading (about 0.7 ms before
-// `main`: README, Measured), and most commands never open a TLS connection.
+// first connection to an https endpoint is opened, not when `juice` starts (start-up
+// rule "loaded when needed", the Performance article): linking libssl and libcrypto
+// would cost every command their loading, and most commands never open a TLS
+// connection.
 //
 // `ctls_openssl_load` opens the libssl whose major version the headers name and fills a
 // table of the functions the client calls; each field has the type of the function the

@@ -1,12 +1,13 @@
-#if canImport(NATSPlugin)
+#if canImport(NATSClient)
 import CNATS
 import FleetConfiguration
 import Foundation
 import JuiceMakerCore
 import JuiceMakerPluginKit
 import Locking
-import NATSPlugin
+import NATSClient
 import SQLiteStore
+import Spawning
 
 /// A `nats-server -js` on a free loopback port with a store under the bench's directory.
 final class BenchNATSServer {
@@ -21,7 +22,7 @@ final class BenchNATSServer {
         let port = try Self.freePort()
         url = "nats://127.0.0.1:\(port)"
         let log = directory + "/nats.log"
-        process = try ChildProcess(
+        process = try ChildProcess.start(
             binary, ["-js", "-a", "127.0.0.1", "-p", "\(port)", "-sd", directory + "/jetstream", "-l", log], [:], stdout: nil)
         let deadline = ContinuousClock.now + .seconds(15)
         while ContinuousClock.now < deadline {
@@ -37,7 +38,7 @@ final class BenchNATSServer {
     /// CPU seconds (user + system) the server used so far, from `/proc/<pid>/stat`;
     /// `nil` where there is no `/proc`.
     func cpuSeconds() -> Double? {
-        guard let text = try? String(contentsOfFile: "/proc/\(process.pid)/stat", encoding: .utf8),
+        guard let text = try? String(contentsOfFile: "/proc/\(process.processIdentifier)/stat", encoding: .utf8),
             let close = text.lastIndex(of: ")")
         else { return nil }
         // After the command's closing parenthesis: state is field 3, utime 14, stime 15.

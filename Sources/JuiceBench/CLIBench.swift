@@ -1,4 +1,5 @@
 import Foundation
+import Spawning
 
 /// `juice-bench cli`: whole `juice` processes against what a C tool or a bare Swift
 /// program pays for the same work, each pair measured in the same run, alternating
@@ -21,10 +22,9 @@ import Foundation
 ///
 /// The programs compared run next to each other in a group, and the rounds take the
 /// group's orders in turn (AB, BA for a pair; all six for three), so each program runs
-/// equally often in each place and after each of the others. A fixed order favoured
-/// the second of a pair: with the floor run twice in the places of `juice --version`
-/// and the floor, the first copy read 1.06–1.08× the second, and 0.93–0.96× with the
-/// places swapped.
+/// equally often in each place and after each of the others. A fixed order favours
+/// the second of a pair, visibly so even for two copies of one program (the A/A row
+/// reads away from 1.00× when their places are fixed).
 ///
 /// Every `juice` runs in an empty directory with `HOME` and the XDG directories in it,
 /// so no config file of the machine or the checkout is read. `JUICE_BENCH_JUICE` names
@@ -40,15 +40,12 @@ enum CLIBench {
     static func run(json: Bool) throws -> [String: Double] {
         let builtJuice = try ProcessInfo.processInfo.environment["JUICE_BENCH_JUICE"] ?? juiceBinary()
         let builtHello = try siblingBinary("juice-hello")
-        guard FileManager.default.isExecutableFile(atPath: shell) else {
-            throw BenchError.unavailable("\(shell) (apt-get install sqlite3)")
-        }
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("juice-bench-cli-\(UUID().uuidString)").path
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        try BenchDirectory.requireSQLiteShell()
+        let directory = try BenchDirectory.make("cli")
         // Every program measured runs from a copy made now, so all of them start from the
-        // same place in the page cache: on the machine of README's figures a binary that
-        // had sat for minutes ran 0.1–0.3 ms slower than a fresh copy of itself (the
-        // kernel had reclaimed some of its pages), more than some changes being measured.
+        // same place in the page cache: a binary that has sat for minutes runs slower than
+        // a fresh copy of itself (the kernel has reclaimed some of its pages), by more
+        // than some changes being measured.
         let (juice, hello, sqlite3) = (
             try freshCopy(builtJuice, into: directory), try freshCopy(builtHello, into: directory), try freshCopy(shell, into: directory)
         )
@@ -124,7 +121,7 @@ enum CLIBench {
         // Peak RSS in a pass of its own, each process started by GNU time: a child
         // posix_spawn'ed by this process gets this process's high-water mark counted in
         // its ru_maxrss when it execs (the kernel keeps the larger of the old and new
-        // memory's), so wait4 here would report ~23 MB for every command.
+        // memory's), so wait4 here would report this bench's own peak for every command.
         for round in 0..<5 {
             for command in commands where ["juice_stock", "sqlite3_select", "juice_hello", "juice_order_delivery"].contains(command.key) {
                 peaks[command.key, default: []].append(
@@ -315,43 +312,28 @@ enum CLIBench {
     /// Runs `executable` to completion with stdin, stdout and stderr on /dev/null and
     /// returns its exit status and wall time.
     ///
-    /// `posix_spawn` and a blocking `waitpid`, not Foundation's `Process`: on Linux
+    /// A spawn and a blocking wait (`Spawning`), not Foundation's `Process`: on Linux
     /// `Process.waitUntilExit()` looks at the child every 50 ms, which rounded every
-    /// short command up to about 50 ms and hid the difference between commands.
+    /// short command up to that and hid the difference between commands.
     static func launch(_ executable: String, _ arguments: [String], _ environment: [String: String]) throws -> (Int32, Double) {
         let outcome = try launchMeasured(executable, arguments, environment)
         return (outcome.status, outcome.seconds)
     }
 
-    /// `launch`, with the child's peak resident set size from `wait4` (kilobytes).
+    /// `launch`, with the child's peak resident set size from `wait4` (kilobytes). The
+    /// status is as a shell says it: the exit code, or 128 + the signal that killed it.
     static func launchMeasured(
         _ executable: String, _ arguments: [String], _ environment: [String: String]
     ) throws -> (status: Int32, seconds: Double, peakKilobytes: Double) {
-        let argv = ([executable] + arguments).map { strdup($0) } + [nil]
-        let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
-        defer {
-            for pointer in argv { free(pointer) }
-            for pointer in envp { free(pointer) }
-        }
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        for descriptor: Int32 in [0, 1, 2] {
-            posix_spawn_file_actions_addopen(&actions, descriptor, "/dev/null", descriptor == 0 ? O_RDONLY : O_WRONLY, 0)
-        }
-        var child: pid_t = 0
+        let launch = ProgramLaunch(executable: executable, arguments: arguments, environment: environment)
         let start = ContinuousClock.now
-        let spawned = posix_spawn(&child, executable, &actions, nil, argv, envp)
-        guard spawned == 0 else { throw BenchError.unavailable("\(executable) (posix_spawn failed with error \(spawned))") }
-        var status: Int32 = 0
-        var usage = rusage()
-        while wait4(child, &status, 0, &usage) < 0 {
-            guard errno == EINTR else { throw BenchError.unavailable("\(executable) (waitpid failed with error \(errno))") }
+        do throws(SpawnError) {
+            let (termination, usage) = try waitForTermination(of: launch.spawn())
+            let elapsed = ContinuousClock.now - start
+            return (termination.shellStatus, Measure.seconds(elapsed), Double(usage.ru_maxrss))
+        } catch {
+            throw BenchError.unavailable("\(executable) (\(error.description))")
         }
-        let elapsed = ContinuousClock.now - start
-        // Exited normally: its exit code; killed by a signal: 128 + the signal, as a shell says.
-        let code = status & 0x7F == 0 ? (status >> 8) & 0xFF : 128 + (status & 0x7F)
-        return (code, Measure.seconds(elapsed), Double(usage.ru_maxrss))
     }
 
     @discardableResult

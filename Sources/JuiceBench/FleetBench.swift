@@ -5,8 +5,10 @@ import Foundation
 import JuiceMakerCore
 import JuiceMakerPluginKit
 import Locking
+import NATSClient
 import NATSPlugin
 import SQLiteStore
+import Spawning
 
 /// `juice-bench fleet`: the fleet's publisher against the NATS C client, in one run,
 /// on a `nats-server -js` this bench starts on loopback (temporary store directory,
@@ -42,8 +44,7 @@ enum FleetBench {
     }
 
     static func run(json: Bool) throws -> [(String, Double)] {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("juice-bench-fleet-\(UUID().uuidString)").path
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        let directory = try BenchDirectory.make("fleet")
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let server = try BenchNATSServer(directory: directory)
         defer { server.stop() }
@@ -146,14 +147,7 @@ enum FleetBench {
                         sequence += 1
                     }
                     let juice = Juice.allCases[round % Juice.allCases.count]
-                    let needed = juice.recipe
-                    guard
-                        FruitAmounts(
-                            strawberry: max(0, needed.strawberry - stock.strawberry), banana: max(0, needed.banana - stock.banana),
-                            pineapple: max(0, needed.pineapple - stock.pineapple), kiwi: max(0, needed.kiwi - stock.kiwi),
-                            mango: max(0, needed.mango - stock.mango)
-                        ).isZero
-                    else {
+                    guard SimulatedOrder.shortages(of: juice, in: stock).isZero else {
                         for fruit in Fruit.allCases where stock[fruit] < 20 {
                             let before = stock[fruit]
                             stock[fruit] += 60
@@ -161,12 +155,7 @@ enum FleetBench {
                         }
                         continue
                     }
-                    append(.juiceMade(juice: juice, count: 1, consumed: needed))
-                    for item in needed.nonZero {
-                        let before = stock[item.fruit]
-                        stock[item.fruit] -= item.amount
-                        append(.stockChanged(fruit: item.fruit, from: before, to: stock[item.fruit], reason: .order))
-                    }
+                    SimulatedOrder.make(juice, from: &stock).forEach(append)
                 }
                 return StoreChange(stock: stock, events: Array(batch.prefix(events - written)))
             }
@@ -270,7 +259,7 @@ enum FleetBench {
         // One order first, so the stream exists before the watcher looks for it.
         try maker.make(.banana)
         let environment = ["HOME": home, "PATH": "/usr/bin:/bin", "LANG": "C", "NO_COLOR": "1"]
-        let deliverer = try ChildProcess(juice, ["deliver", "--follow", "--config", config], environment, stdout: home + "/deliver.out")
+        let deliverer = try ChildProcess.start(juice, ["deliver", "--follow", "--config", config], environment, stdout: home + "/deliver.out")
         defer { deliverer.stop() }
         let seen = LockedCondition<[String: ContinuousClock.Instant]>([:])
         let streamDeadline = ContinuousClock.now + .seconds(10)
@@ -280,7 +269,7 @@ enum FleetBench {
             }
             usleep(20_000)
         }
-        let watcher = try ChildProcess(juice, ["fleet", "watch", "--json", "--config", config], environment, stdout: nil) { line in
+        let watcher = try ChildProcess.start(juice, ["fleet", "watch", "--json", "--config", config], environment, stdout: nil) { line in
             guard let envelope = try? CloudEventFormat.decode(line) else { return }
             let now = ContinuousClock.now
             seen.change { $0[envelope.id.description] = now }

@@ -24,11 +24,8 @@ enum FollowBench {
     static let idleWindow = Duration.seconds(5)
 
     static func run(json: Bool) throws -> [(String, Double)] {
-        guard FileManager.default.isExecutableFile(atPath: CLIBench.shell) else {
-            throw BenchError.unavailable("\(CLIBench.shell) (apt-get install sqlite3)")
-        }
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("juice-bench-follow-\(UUID().uuidString)").path
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        try BenchDirectory.requireSQLiteShell()
+        let directory = try BenchDirectory.make("follow")
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let path = directory + "/juice.db"
         let store = try SQLiteStore(path: path, initialStock: Stock(repeating: Stock.maximumQuantity))

@@ -17,11 +17,8 @@ enum ReportBench {
 
     static func run(json: Bool) throws -> [(String, Double)] {
         let juice = try CLIBench.juiceBinary()
-        guard FileManager.default.isExecutableFile(atPath: CLIBench.shell) else {
-            throw BenchError.unavailable("\(CLIBench.shell) (apt-get install sqlite3)")
-        }
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("juice-bench-report-\(UUID().uuidString)").path
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        try BenchDirectory.requireSQLiteShell()
+        let directory = try BenchDirectory.make("report")
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let store = directory + "/juice.db"
         let now = Int64(Date().timeIntervalSince1970 * 1000)
@@ -143,21 +140,12 @@ enum ReportBench {
                         continue
                     }
                     let juice = Juice.allCases.randomElement(using: &random) ?? .banana
-                    let needed = juice.recipe
-                    let shortages = FruitAmounts(
-                        strawberry: max(0, needed.strawberry - stock.strawberry), banana: max(0, needed.banana - stock.banana),
-                        pineapple: max(0, needed.pineapple - stock.pineapple), kiwi: max(0, needed.kiwi - stock.kiwi),
-                        mango: max(0, needed.mango - stock.mango))
+                    let shortages = SimulatedOrder.shortages(of: juice, in: stock)
                     guard shortages.isZero else {
                         append(.orderFailed(juice: juice, count: 1, shortages: shortages))
                         continue
                     }
-                    append(.juiceMade(juice: juice, count: 1, consumed: needed))
-                    for item in needed.nonZero {
-                        let before = stock[item.fruit]
-                        stock[item.fruit] -= item.amount
-                        append(.stockChanged(fruit: item.fruit, from: before, to: stock[item.fruit], reason: .order))
-                    }
+                    SimulatedOrder.make(juice, from: &stock).forEach(append)
                 }
                 return StoreChange(stock: stock, events: batch)
             }

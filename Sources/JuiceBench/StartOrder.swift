@@ -1,4 +1,5 @@
 import Foundation
+import Spawning
 
 /// `juice-bench start-order`: the functions a release `juice` runs when it starts, in
 /// the order the release link places them (`Sources/juice/start-order.txt`, passed to
@@ -8,7 +9,7 @@ import Foundation
 /// function that ran; the names found in `juice` itself are printed, one per line,
 /// `--version`'s first (what every command runs before its own work), then what each
 /// later command adds. Placed together, that code fills fewer pages, and a command
-/// takes fewer page faults (README, Measured).
+/// takes fewer page faults (start-up rule "the release link", the Performance article).
 ///
 /// The first part, `--version`'s, is the same from run to run of the same build; what
 /// the orders add varies by a few dozen names (what their threads run depends on
@@ -24,8 +25,7 @@ enum StartOrder {
         let valgrind = try program("valgrind", install: "apt-get install valgrind")
         let objcopy = try program("objcopy", install: "apt-get install binutils")
         let builtJuice = try ProcessInfo.processInfo.environment["JUICE_BENCH_JUICE"] ?? CLIBench.juiceBinary()
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("juice-bench-order-\(UUID().uuidString)").path
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        let directory = try BenchDirectory.make("order")
         defer { try? FileManager.default.removeItem(atPath: directory) }
         // valgrind 3.19 gives up on the DWARF 5 the Swift compiler writes: a copy
         // without debug sections keeps every symbol callgrind names functions by.
@@ -65,8 +65,8 @@ enum StartOrder {
             // Sorted within each command's share: callgrind lists functions in no stable
             // order (its tables are keyed by address, and addresses move from run to
             // run), and a list that changes with every run would be noise in a diff.
-            // Within the share the order mattered little: three orders of the same
-            // names gave `--version` 257–260 page faults (README, Measured).
+            // Within the share the order matters little: the page faults of `--version`
+            // barely differ between orders of the same names.
             let profileText = String(decoding: FileManager.default.contents(atPath: profile) ?? Data(), as: UTF8.self)
             names += functions(in: profileText, object: object).filter { seen.insert($0).inserted }.sorted()
         }
@@ -121,9 +121,9 @@ enum StartOrder {
     /// `name`'s path on PATH, or an error saying how to install it.
     private static func program(_ name: String, install: String) throws -> String {
         let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"
-        for directory in path.split(separator: ":") where FileManager.default.isExecutableFile(atPath: "\(directory)/\(name)") {
-            return "\(directory)/\(name)"
+        guard let program = ProgramLaunch.executable(name, in: "/", path: path) else {
+            throw BenchError.failed("\(name) is not on the PATH (\(install))")
         }
-        throw BenchError.failed("\(name) is not on the PATH (\(install))")
+        return program
     }
 }

@@ -8,7 +8,8 @@ import JuiceMakerCore
 /// `JSONDecoder`'s reading of a CloudEvent: the reference the core's own readers (the
 /// fast reader and `JSONParser` behind it) are tested and fuzzed against. Only tests
 /// and benchmarks link it; the core does not, so that `juice` does not link
-/// `JSONDecoder`'s FoundationEssentials tables (README, Measured).
+/// `JSONDecoder`'s FoundationEssentials tables (start-up rule "Date only", the
+/// Performance article).
 extension CloudEventFormat {
     /// `decode` as it was with `JSONDecoder` as its slow path: `fieldsWithJSONDecoder`,
     /// then the same checks.

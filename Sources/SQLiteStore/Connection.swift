@@ -166,7 +166,24 @@ final class Connection {
                 return
             } catch  where error.kind == .busy && attempt < Self.beginAttempts {
                 attempt += 1
+            } catch {
+                // The message says the whole wait: every attempt's busy timeout.
+                guard case .busy(let operation, let seconds, let message) = error.reason else { throw error }
+                throw StoreError(.busy(operation, seconds: seconds * Self.beginAttempts, engineMessage: message), path: path)
             }
+        }
+    }
+
+    /// Takes the write lock if no other connection holds it, without waiting: `false`
+    /// when another one does (nothing begun then).
+    func beginImmediateIfFree() throws(StoreError) -> Bool {
+        sqlite3_busy_timeout(handle, 0)
+        defer { sqlite3_busy_timeout(handle, Self.busyTimeoutMilliseconds) }
+        do {
+            try run("BEGIN IMMEDIATE")
+            return true
+        } catch  where error.kind == .busy {
+            return false
         }
     }
 

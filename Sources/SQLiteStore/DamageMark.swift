@@ -105,8 +105,8 @@ final class DamageMark: Sendable {
 
     /// The mark's contents, or nil when there is none.
     func read() -> Contents? {
-        // open/fstat/read, not `FileManager`, whose set-up every opening of the store
-        // would pay (README, Measured); a mark is a few lines.
+        // open/fstat/read, not `FileManager` (start-up rule "Date only", the Performance
+        // article); a mark is a few lines.
         guard let data = try? StoreFile.readHeader(path, length: 65_536, regularOnly: true) else { return nil }
         var contents = Contents(file: nil, found: "", reason: "")
         for line in String(decoding: data, as: UTF8.self).split(separator: "\n") {

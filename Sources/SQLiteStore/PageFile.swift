@@ -40,18 +40,21 @@ final class PageFile {
         self.descriptor = descriptor
         self.pageSize = pageSize
         usableSize = pageSize - reserved
-        pageCount = Int(info.st_size) / pageSize
+        // A last page cut short counts: as SQLite reads past the end of a file, its
+        // missing bytes read as zeros, and the cells wholly present still read.
+        pageCount = (Int(info.st_size) + pageSize - 1) / pageSize
     }
 
     deinit { close(descriptor) }
 
-    /// Page `number` (1-based), or nil beyond the file or when it cannot be read.
+    /// Page `number` (1-based), or nil beyond the file or when it cannot be read. A page
+    /// the file ends inside comes with zeros for its missing bytes.
     func page(_ number: Int) -> [UInt8]? {
         guard number >= 1, number <= pageCount else { return nil }
         var bytes = [UInt8](repeating: 0, count: pageSize)
         let offset = off_t(number - 1) * off_t(pageSize)
         let count = bytes.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress, pageSize, offset) }
-        return count == pageSize ? bytes : nil
+        return count > 0 ? bytes : nil
     }
 
     /// Page `number` as a b-tree page, or nil when it is not one.

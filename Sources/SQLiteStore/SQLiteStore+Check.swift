@@ -61,8 +61,7 @@ enum Integrity {
 /// and half the journal's size rounded down to a power of two once that is larger
 /// (32,768 events from 65,536 on, 262,144 at a million): a check reads the whole
 /// file, so this keeps its cost per event bounded (each event pays for at most four
-/// rows' worth of checking, about 1.6 µs at 0.4 µs a row) however large the journal
-/// grows, where a fixed interval would make it grow with the journal.
+/// rows' worth of checking) however large the journal grows, where a fixed interval would make it grow with the journal.
 final class PeriodicCheck: Sendable {
     let interval: Int64
     private let path: String

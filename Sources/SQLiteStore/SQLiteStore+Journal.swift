@@ -66,19 +66,45 @@ extension SQLiteStore {
     /// wait, one of them (the poller) looks at `PRAGMA data_version`, which costs
     /// microseconds and changes only when someone committed, and wakes the others.
     public func waitForEvents(after sequence: Int64, timeout: Duration) throws(StoreError) -> Bool {
+        var seenVersion: Int64?
+        return try waitForCommits(timeout: timeout) { connection, version throws(StoreError) in
+            // The version is read first, so the sequence read after it is at least as new.
+            defer { seenVersion = version }
+            guard version != seenVersion else { return false }
+            return try connection.lastSequence() > sequence
+        }
+    }
+
+    /// The store's commit count as this process sees it: it changes when another
+    /// connection commits (`PRAGMA data_version`).
+    public func commitVersion() throws(StoreError) -> Int64 {
+        try reader.withLock { connection throws(StoreError) in try connection.dataVersion() }
+    }
+
+    /// Waits until a commit of any process, with events or without (a cursor moved, a
+    /// retry recorded), makes `commitVersion` differ from `version`, or `timeout`
+    /// passes; returns whether one did. Seen as `waitForEvents` sees commits.
+    public func waitForCommit(after version: Int64, timeout: Duration) throws(StoreError) -> Bool {
+        try waitForCommits(timeout: timeout) { _, current in current != version }
+    }
+
+    /// Looks at `PRAGMA data_version`, then asks `isDone` (with the reader connection
+    /// and that version), at every local commit and every commit the poller sees,
+    /// until it says yes or `timeout` passes.
+    private func waitForCommits(
+        timeout: Duration, isDone: (Connection, Int64) throws(StoreError) -> Bool
+    ) throws(StoreError) -> Bool {
         let deadline = ContinuousClock.now.advanced(by: timeout)
         waiters.add(1, ordering: .sequentiallyConsistent)
         defer { waiters.subtract(1, ordering: .sequentiallyConsistent) }
-        var seenVersion: Int64?
         var isPoller = false
         defer { if isPoller { arrivals.change { $0.polling = false } } }
         while true {
             // Read before looking: a local commit after this changes it.
             let generation = arrivals.withLock { $0.generation }
-            let (version, last) = try reader.withLock { connection throws(StoreError) -> (Int64, Int64?) in
+            let (version, done) = try reader.withLock { connection throws(StoreError) -> (Int64, Bool) in
                 let version = try connection.dataVersion()
-                // The version is read first, so the sequence read after it is at least as new.
-                return (version, version == seenVersion ? nil : try connection.lastSequence())
+                return (version, try isDone(connection, version))
             }
             // The first to see a commit made elsewhere wakes the others.
             let isNews = arrivals.withLock { arrivals -> Bool in
@@ -86,8 +112,7 @@ extension SQLiteStore {
                 return arrivals.version.map { $0 != version } ?? false
             }
             if isNews { arrivals.change { $0.generation &+= 1 } }
-            if let last, last > sequence { return true }
-            seenVersion = version
+            if done { return true }
             guard ContinuousClock.now < deadline else { return false }
             if !isPoller {
                 isPoller = arrivals.withLock { arrivals -> Bool in
@@ -113,28 +138,9 @@ extension SQLiteStore {
         }
     }
 
-    /// Written with `synchronous=NORMAL` whatever the store's durability: a cursor
-    /// write survives a crash of the process (what the at-most-one-resend-per-crash
-    /// promise needs) without waiting for `fsync`; a power loss may take the last
-    /// cursor moves back, which only resends events (the journal itself stays `FULL`).
+    /// Written as `writeCursor` says (SQLiteStore+Deliveries.swift): `synchronous=NORMAL`.
     public func setCursor(named name: String, to sequence: Int64) throws(StoreError) {
-        try writable().withLock { connection throws(StoreError) in
-            let relaxed = durability != .normal
-            if relaxed { try connection.execute(Durability.normal.pragma) }
-            defer { if relaxed { try? connection.execute(durability.pragma) } }
-            try connection.writeTransaction { () throws(StoreError) in
-                // Cursors only move forward, also when two processes deliver at once.
-                try connection.run(
-                    """
-                    INSERT INTO cursors (subscriber, sequence) VALUES (?1, ?2)
-                    ON CONFLICT (subscriber) DO UPDATE SET sequence = max(sequence, excluded.sequence)
-                    """
-                ) { statement in
-                    statement.bind(1, name)
-                    statement.bind(2, sequence)
-                }
-            }
-        }
+        try writeCursor(named: name, to: sequence, deliveredAt: nil)
     }
 
     public func cursors() throws(StoreError) -> [String: Int64] {

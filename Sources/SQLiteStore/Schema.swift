@@ -57,6 +57,9 @@ enum Schema {
         // 3 → 4: the report's hourly projection, filled by the first `juice report`
         // (see SQLiteStore+Report.swift).
         ReportProjection.tables,
+        // 4 → 5: when each durable subscriber last delivered (SQLiteStore+Deliveries.swift),
+        // and the all-time totals the metrics read (SQLiteStore+Totals.swift).
+        SQLiteStore.deliveriesTable + TotalsProjection.tables,
     ]
 
     static var latestVersion: Int32 { Int32(migrations.count + 1) }

@@ -7,15 +7,15 @@ import Testing
 /// `backgroundDelivery` (the default): `juice order` and `juice stock` commit and exit,
 /// and a background `juice deliver` they start sends their events. Real processes, a
 /// real store, a loopback endpoint and a command subscriber writing to a file.
-@Suite struct BackgroundDeliveryTests {
+@Suite(.tags(.process, .slow), .notInUnitRun) struct BackgroundDeliveryTests {
     /// `juice subscribers --json` as name → row.
-    private func subscribers(_ workspace: JuiceWorkspace) throws -> [String: [String: Any]] {
+    private func subscribers(_ workspace: JuiceSandbox) throws -> [String: [String: Any]] {
         let rows = try workspace.subscriberRows()
         return Dictionary(rows.compactMap { row in (row["name"] as? String).map { ($0, row) } }, uniquingKeysWith: { first, _ in first })
     }
 
     /// Whether no process holds `<store>.lease-<name>` now.
-    private func leaseIsFree(_ workspace: JuiceWorkspace, _ name: String) -> Bool {
+    private func leaseIsFree(_ workspace: JuiceSandbox, _ name: String) -> Bool {
         let descriptor = open(workspace.storePath + ".lease-" + name, O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else { return true }
         defer { close(descriptor) }
@@ -27,7 +27,7 @@ import Testing
     /// Waits (polling, bounded by the generous deadline) until `satisfied` holds for
     /// `juice subscribers --json`'s rows and no background run holds a lease of `names`.
     private func waitUntilSettled(
-        _ workspace: JuiceWorkspace, _ names: [String], _ satisfied: ([String: [String: Any]]) -> Bool
+        _ workspace: JuiceSandbox, _ names: [String], _ satisfied: ([String: [String: Any]]) -> Bool
     ) async throws -> [String: [String: Any]] {
         let deadline = generousDeadline()
         var rows = try subscribers(workspace)
@@ -43,8 +43,8 @@ import Testing
 
     /// A workspace whose webhook `hook` (juiceMade only) posts to `server`, with
     /// `backgroundDelivery` off.
-    private func inlineHookWorkspace(_ server: LoopbackHTTPServer) throws -> JuiceWorkspace {
-        try JuiceWorkspace(
+    private func inlineHookWorkspace(_ server: LoopbackHTTPServer) throws -> JuiceSandbox {
+        try JuiceSandbox.delivery(
             subscribers: #"[{"type": "webhook", "name": "hook", "url": "\#(server.url)", "events": ["juiceMade"]}]"#,
             backgroundDelivery: false)
     }
@@ -62,9 +62,9 @@ import Testing
             gate.signal()
             server.stop()
         }
-        let workspace = try JuiceWorkspace(
+        let workspace = try JuiceSandbox.delivery(
             subscribers: #"[{"type": "webhook", "name": "hook", "url": "\#(server.url)", "events": ["juiceMade"], "timeoutSeconds": 60}]"#)
-        #expect(try workspace.run(["order", "banana"]) == 0)
+        #expect(try workspace.run(["order", "banana"]).status == 0)
         #expect(await server.waitForRequests(1), "the background run posted the event")
         gate.signal()
         let rows = try await waitUntilSettled(workspace, ["hook"]) { lag($0["hook"]) == 0 }
@@ -80,16 +80,16 @@ import Testing
         let server = LoopbackHTTPServer()
         try server.start()
         defer { server.stop() }
-        let probe = try JuiceWorkspace(subscribers: "[]")
-        let lines = probe.directory.file("lines.jsonl")
-        let workspace = try JuiceWorkspace(
+        let probe = try JuiceSandbox.delivery(subscribers: "[]")
+        let lines = probe.file("lines.jsonl")
+        let workspace = try JuiceSandbox.delivery(
             subscribers: #"""
                 [{"type": "webhook", "name": "hook", "url": "\#(server.url)", "timeoutSeconds": 30},
                  {"type": "command", "name": "program", "command": ["/bin/sh", "-c", "cat >> '\#(lines)'"]}]
                 """#)
         var processes: [Process] = []
         for index in 0..<12 {
-            processes.append(try workspace.start(index % 3 == 0 ? ["stock", "add", "kiwi", "1"] : ["order", "banana"]))
+            processes.append(try workspace.start(index % 3 == 0 ? ["stock", "add", "kiwi", "1"] : ["order", "banana"]).process)
         }
         for process in processes {
             process.waitUntilExit()
@@ -127,17 +127,17 @@ import Testing
         let server = LoopbackHTTPServer()
         try server.start()
         server.stop()  // the port is closed: connections are refused
-        let workspace = try JuiceWorkspace(
+        let workspace = try JuiceSandbox.delivery(
             subscribers: #"[{"type": "webhook", "name": "hook", "url": "\#(server.url)", "events": ["juiceMade"], "retrySchedule": [600]}]"#)
-        #expect(try workspace.run(["order", "banana"]) == 0)
+        #expect(try workspace.run(["order", "banana"]).status == 0)
         let rows = try await waitUntilSettled(workspace, ["hook"]) { $0["hook"]?["lastError"] != nil }
         #expect((rows["hook"]?["attempts"] as? Int ?? 0) >= 1, "\(rows)")
         #expect(lag(rows["hook"]) == 2, "the order's two events wait in the journal: \(rows)")
         #expect(workspace.errors.isEmpty, "the order itself printed nothing: \(workspace.errors)")
         for _ in 0..<3 {
-            #expect(try workspace.run(["order", "banana"]) == 0)
+            #expect(try workspace.run(["order", "banana"]).status == 0)
             // Never "left to another process": it waits for the background run, then tries.
-            #expect(try workspace.run(["deliver"]) == 75, "\(workspace.errors)")
+            #expect(try workspace.run(["deliver"]).status == 75, "\(workspace.errors)")
         }
         #expect(!workspace.errors.contains("another juice process"), "\(workspace.errors)")
         // The later orders said it, since the background run has no terminal.
@@ -145,7 +145,7 @@ import Testing
 
         try server.start()
         defer { server.stop() }
-        #expect(try workspace.run(["deliver"]) == 0)
+        #expect(try workspace.run(["deliver"]).status == 0)
         let sequences = try server.requests.map { try CloudEventFormat.decode($0.text).sequence }
         #expect(Set(sequences).count == 4, "\(sequences)")
     }
@@ -156,12 +156,12 @@ import Testing
         let server = LoopbackHTTPServer { _, _ in .status(410) }
         try server.start()
         defer { server.stop() }
-        let workspace = try JuiceWorkspace(
+        let workspace = try JuiceSandbox.delivery(
             subscribers: #"[{"type": "webhook", "name": "hook", "url": "\#(server.url)", "events": ["juiceMade"]}]"#)
-        #expect(try workspace.run(["order", "banana"]) == 0)
+        #expect(try workspace.run(["order", "banana"]).status == 0)
         let rows = try await waitUntilSettled(workspace, ["hook"]) { $0["hook"]?["stopped"] as? Bool == true }
         #expect(rows["hook"]?["stopped"] as? Bool == true, "\(rows)")
-        #expect(try workspace.run(["order", "banana"]) == 0)
+        #expect(try workspace.run(["order", "banana"]).status == 0)
         #expect(workspace.errors.contains("hook: delivery is stopped ("), "\(workspace.errors)")
         #expect(workspace.errors.contains("juice subscribers retry hook"), "\(workspace.errors)")
         #expect(server.requests.count == 1, "nothing more was sent to a stopped subscriber")
@@ -177,8 +177,8 @@ import Testing
         defer { server.stop() }
         let workspace = try inlineHookWorkspace(server)
         try FileManager.default.createDirectory(atPath: workspace.storePath + ".lease-hook", withIntermediateDirectories: false)
-        #expect(try workspace.run(["order", "banana"]) == 0)
-        let deliver = try workspace.start(["deliver"])
+        #expect(try workspace.run(["order", "banana"]).status == 0)
+        let deliver = try workspace.start(["deliver"]).process
         #expect(await waitForExit(deliver, within: .seconds(90)), "juice deliver kept retrying the lease")
         #expect(deliver.terminationStatus == 75)
         #expect(server.requests.isEmpty)
@@ -196,21 +196,15 @@ import Testing
         let workspace = try inlineHookWorkspace(server)
         let holder = open(workspace.storePath + ".lease-hook", O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
         #expect(holder >= 0 && flock(holder, LOCK_EX | LOCK_NB) == 0)
-        #expect(try workspace.run(["order", "banana"]) == 0)
-        let listing = workspace.directory.file("deliver.json")
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: JuiceWorkspace.binary)
-        process.arguments = ["deliver", "--no-wait", "--json", "--config", workspace.configPath, "--store", workspace.storePath]
-        _ = FileManager.default.createFile(atPath: listing, contents: nil)
-        process.standardOutput = FileHandle(forWritingAtPath: listing)
-        try process.run()
-        #expect(await waitForExit(process, within: .seconds(60)))
-        #expect(process.terminationStatus == 0)
-        let text = try String(contentsOfFile: listing, encoding: .utf8)
+        #expect(try workspace.run(["order", "banana"]).status == 0)
+        let deliver = try workspace.start(["deliver", "--no-wait", "--json"])
+        #expect(await waitForExit(deliver.process, within: .seconds(60)))
+        #expect(await deliver.finished() == 0)
+        let text = deliver.stdout
         #expect(text.contains(#""state":"leftToAnotherProcess""#), "\(text)")
         #expect(server.requests.isEmpty)
         close(holder)
-        #expect(try workspace.run(["deliver"]) == 0)
+        #expect(try workspace.run(["deliver"]).status == 0)
         #expect(server.requests.count == 1)
     }
 
@@ -219,7 +213,7 @@ import Testing
         try server.start()
         defer { server.stop() }
         let workspace = try inlineHookWorkspace(server)
-        #expect(try workspace.run(["order", "banana"]) == 0)
+        #expect(try workspace.run(["order", "banana"]).status == 0)
         #expect(server.requests.count == 1, "delivered by the order itself")
     }
 }

@@ -50,7 +50,7 @@ private final class BatchingDestination: BlockingDurableDestination {
     }
 }
 
-@Suite("The cursor written per batch")
+@Suite("The cursor written per batch", .tags(.unit))
 struct BatchedCursorTests {
     @Test("a destination with cursorBatch 4: the cursor is written every 4 accepted events, on a failure, and never past an event not accepted")
     func cursorMovesPerBatchAndNeverPastAnUnacceptedEvent() async throws {

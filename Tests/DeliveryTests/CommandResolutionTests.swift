@@ -6,7 +6,7 @@ import Testing
 
 /// How the command subscriber finds its program (`access(X_OK)`, as a shell's search
 /// does): a path with "/" as it is, otherwise the first executable match along PATH.
-@Suite struct CommandResolutionTests {
+@Suite(.tags(.unit)) struct CommandResolutionTests {
     @Test func theFirstExecutableMatchAlongThePathIsChosen() throws {
         let directory = try TemporaryDirectory()
         for folder in ["one", "two", "three"] {

@@ -6,7 +6,7 @@ import JuiceTestSupport
 import Testing
 
 /// The command subscriber with real programs (`/bin/sh` scripts) over an in-memory store.
-@Suite struct CommandSubscriberTests {
+@Suite(.tags(.process), .notInUnitRun) struct CommandSubscriberTests {
     private func subscriber(_ rig: Rig, script: String, directory: TemporaryDirectory, events: [String]? = nil) throws -> CommandSubscriber {
         var values: [(key: String, value: ConfigValue)] = [
             ("command", .array([.string("/bin/sh"), .string("-c"), .string(script)])),
@@ -76,6 +76,66 @@ import Testing
         let gone = await eventually(within: .seconds(10)) { kill(pid, 0) != 0 && errno == ESRCH }
         #expect(gone, "program \(pid) still runs after shutdown")
         if !gone { kill(pid, SIGKILL) }
+    }
+
+    /// What the program started and left running ends with it: when it exits by
+    /// itself, and at shutdown. (A grandchild killed but not yet reaped by whoever
+    /// inherited it is a zombie: gone as far as running goes.)
+    @Test func theProgramsGrandchildrenDoNotOutliveIt() async throws {
+        let directory = try TemporaryDirectory()
+        let rig = Rig.delivery()
+        // Each run starts a grandchild that would stay 1000 s; the first run exits after one line.
+        let script =
+            #"sleep 1000 & echo $! >> grandchildren; IFS= read -r line; printf '%s\n' "$line" >> "$OUT"; [ -e once ] || { touch once; exit 3; }; cat >> "$OUT""#
+        let plugin = try subscriber(rig, script: script, directory: directory)
+        try plugin.attach(to: rig.host)
+        try rig.maker.make(.banana)
+        let delivery = try #require(plugin.delivery)
+        #expect(await delivery.deliverPending(waitingAtMost: .seconds(30)) == .caughtUp)
+        func isRunning(_ pid: Int32) -> Bool {
+            let state = (try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8))?.split(separator: ")").last?.split(separator: " ").first
+            return state != nil && state != "Z" && state != "X"
+        }
+        func grandchildren() -> [Int32] {
+            ((try? String(contentsOfFile: directory.file("grandchildren"), encoding: .utf8)) ?? "").split(separator: "\n").compactMap { Int32($0) }
+        }
+        // The first program exited after one line: its grandchild is gone, before any
+        // shutdown; the second program's still runs.
+        #expect(grandchildren().count == 2)
+        #expect(await eventually(within: .seconds(30)) { !isRunning(grandchildren()[0]) }, "\(grandchildren())")
+        #expect(isRunning(grandchildren()[1]))
+        await plugin.shutdown(deadline: .now + .seconds(2))
+        let left = grandchildren().filter(isRunning)
+        #expect(await eventually(within: .seconds(10)) { grandchildren().allSatisfy { !isRunning($0) } }, "still running: \(left)")
+        for pid in grandchildren() where isRunning(pid) { kill(pid, SIGKILL) }
+    }
+
+    /// A program that floods its stderr (5 MB in 5,006 lines) is relayed bounded: the
+    /// first lines, then one line saying how many were not shown; shown and cut add
+    /// up to every line written.
+    @Test func aFloodOfStderrIsBoundedAndSummarised() async throws {
+        let directory = try TemporaryDirectory()
+        let rig = Rig.delivery()
+        let script = #"head -c 5000000 /dev/zero | tr '\0' x | fold -w 999 >&2; echo done >&2; cat >> "$OUT""#
+        let plugin = try subscriber(rig, script: script, directory: directory)
+        try plugin.attach(to: rig.host)
+        try rig.maker.make(.banana)
+        let delivery = try #require(plugin.delivery)
+        #expect(await delivery.deliverPending() == .caughtUp)
+        #expect(await eventually(within: .seconds(60)) { rig.errors.all.count >= 20 })
+        // The program's stderr ends with it: the count of what was cut comes then at the latest.
+        await plugin.shutdown(deadline: generousDeadline())
+        #expect(await eventually(within: .seconds(30)) { rig.errors.all.contains { $0.hasSuffix("not shown") } }, "\(rig.errors.all.suffix(3))")
+        let reported = rig.errors.all.filter { $0.hasPrefix("sh: ") }
+        let shown = reported.filter { $0.hasPrefix("sh: x") }.count
+        let cut = reported.compactMap { line -> Int? in
+            guard line.hasSuffix("not shown"), let count = line.split(separator: " ").dropFirst().first else { return nil }
+            return Int(count)
+        }
+        #expect(shown <= 40, "\(shown) lines shown")
+        #expect(!cut.isEmpty && cut.count <= shown, "\(reported.suffix(3))")
+        // 5,005 lines of 999 x, and the last 5 x with "done".
+        #expect(shown + cut.reduce(0, +) == 5_006, "every line is shown or counted")
     }
 
     @Test func aProgramThatExitsIsRestartedAndMissesNothing() async throws {

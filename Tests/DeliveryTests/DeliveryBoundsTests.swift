@@ -8,7 +8,7 @@ import Testing
 /// What `juice deliver` must never do: poll while idle, stall on blocking I/O, or wait
 /// without a bound (one deliverer per subscriber: `JuiceDeliverTests`).
 /// Real `juice` processes, real programs, real SQLite files, a real loopback server.
-@Suite struct DeliveryBoundsTests {
+@Suite(.tags(.process), .notInUnitRun) struct DeliveryBoundsTests {
     /// `count` command subscribers named `sub-0`…, each running `script` with `$N` set to its number.
     private func commandSubscribers(_ count: Int, script: String, extra: String = "") -> String {
         let items = (0..<count).map { index in
@@ -35,8 +35,8 @@ import Testing
     // their watches wake a handful of times, not hundreds (the old 100 ms, 50 ms and
     // 200 ms loops woke about 200 times a second).
     @Test func anIdleFollowerOfEightSubscribersBarelyWakes() async throws {
-        let workspace = try JuiceWorkspace(subscribers: commandSubscribers(8, script: "exec cat > /dev/null"))
-        let follower = try workspace.start(["deliver", "--follow", "--in-memory"])
+        let workspace = try JuiceSandbox.delivery(subscribers: commandSubscribers(8, script: "exec cat > /dev/null"))
+        let follower = try workspace.start(["deliver", "--follow", "--in-memory"]).process
         defer {
             kill(follower.processIdentifier, SIGKILL)
             follower.waitUntilExit()
@@ -71,14 +71,14 @@ import Testing
         // The programs read only after `go`: on a loaded machine the runners' wait for
         // that read must not time out first (the default is 10 s).
         let subscribers = commandSubscribers(8, script: script, extra: #", "timeoutSeconds": 300"#)
-        let workspace = try JuiceWorkspace(subscribers: subscribers, flushDeadlineSeconds: 0.5)
-        let startedPipe = try LineFIFO(workspace.directory.file("started"))
-        let go = try LineFIFO(workspace.directory.file("go"))
-        let deliveredPipe = try LineFIFO(workspace.directory.file("delivered"))
+        let workspace = try JuiceSandbox.delivery(subscribers: subscribers, flushDeadlineSeconds: 0.5)
+        let startedPipe = try LineFIFO(workspace.file("started"))
+        let go = try LineFIFO(workspace.file("go"))
+        let deliveredPipe = try LineFIFO(workspace.file("delivered"))
         defer { withExtendedLifetime([startedPipe, go, deliveredPipe]) {} }  // open until the programs are done
         let silent = try workspace.config("silent.json", subscribers: "[]")
-        #expect(try workspace.run(["order", "banana"], config: silent) == 0)
-        let follower = try workspace.start(["deliver", "--follow"])
+        #expect(try workspace.run(["order", "banana"], config: silent).status == 0)
+        let follower = try workspace.start(["deliver", "--follow"]).process
         defer {
             if follower.isRunning { kill(follower.processIdentifier, SIGKILL) }
         }
@@ -93,7 +93,7 @@ import Testing
         go.write(String(repeating: "\n", count: 8))  // one line for each program's `read`
         let delivered =
             await deliveredPipe.lines(8).count == 8
-            && (0..<8).allSatisfy { ((try? String(contentsOfFile: workspace.directory.file("out-\($0)"), encoding: .utf8)) ?? "").hasSuffix("\n") }
+            && (0..<8).allSatisfy { ((try? String(contentsOfFile: workspace.file("out-\($0)"), encoding: .utf8)) ?? "").hasSuffix("\n") }
         #expect(delivered, "every program read its line")
 
         let interrupted = ContinuousClock.now
@@ -109,12 +109,12 @@ import Testing
     @Test func aProgramThatNeverReadsFailsTheAttemptAfterTimeoutSeconds() async throws {
         let subscribers =
             #"[{"type": "command", "name": "stuck", "command": ["/bin/sh", "-c", "exec sleep 1000"], "timeoutSeconds": 0.3, "retrySchedule": [60]}]"#
-        let workspace = try JuiceWorkspace(subscribers: subscribers, flushDeadlineSeconds: 0)
+        let workspace = try JuiceSandbox.delivery(subscribers: subscribers, flushDeadlineSeconds: 0)
         let silent = try workspace.config("silent.json", subscribers: "[]")
-        #expect(try workspace.run(["order", "banana"], config: silent) == 0)
+        #expect(try workspace.run(["order", "banana"], config: silent).status == 0)
 
         let beforeDelivery = Date().timeIntervalSince1970
-        let deliver = try workspace.start(["deliver"])
+        let deliver = try workspace.start(["deliver"]).process
         #expect(await waitForExit(deliver, within: .seconds(15)), "juice deliver hung on a program that never reads")
         #expect(deliver.terminationStatus == 75)  // the event waits for its scheduled retry
         #expect(workspace.errors.contains("did not read the event within 300 ms"), "\(workspace.errors)")

@@ -7,7 +7,7 @@ import WebhookPlugin
 
 /// What the durable plugins tell the host through the kit's capabilities, which the
 /// CLI reads instead of testing for their types.
-@Suite struct DurablePluginCapabilityTests {
+@Suite(.tags(.unit)) struct DurablePluginCapabilityTests {
     private func isFleetSubscriber(_ plugin: any JuiceMakerPlugin) -> Bool {
         if case .subscriber = plugin.fleetRole { true } else { false }
     }

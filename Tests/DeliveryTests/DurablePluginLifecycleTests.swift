@@ -30,7 +30,7 @@ private final class RecordingDestination: OwnedDurableDestination {
 }
 
 /// The attach-once / deliver / shutdown life the durable plugins share.
-@Suite struct DurablePluginLifecycleTests {
+@Suite(.tags(.unit)) struct DurablePluginLifecycleTests {
     private func lifecycle(_ rig: Rig, kinds: Set<EventKind>? = nil) -> DurablePluginLifecycle<RecordingDestination> {
         DurablePluginLifecycle(name: rig.name, kinds: kinds, schedule: RetrySchedule(delays: [0.01]))
     }

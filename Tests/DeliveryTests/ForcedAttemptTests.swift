@@ -15,7 +15,7 @@ private final class RefusingDestination: DurableDestination {
     }
 }
 
-@Suite("Attempts asked for before their time")
+@Suite("Attempts asked for before their time", .tags(.unit))
 struct ForcedAttemptTests {
     @Test("repeated `juice deliver` runs while the endpoint is down keep the schedule: no attempt is used up, no dead letter")
     func forcedEarlyAttemptsDoNotUseUpTheSchedule() async throws {

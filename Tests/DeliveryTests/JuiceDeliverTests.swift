@@ -6,7 +6,7 @@ import Testing
 
 /// `juice order`, `juice deliver` and `juice deliver --follow` as real processes on a
 /// SQLite store, against a loopback HTTP server run by the test.
-@Suite struct JuiceDeliverTests {
+@Suite(.tags(.process), .notInUnitRun) struct JuiceDeliverTests {
     private func webhookConfig(_ server: LoopbackHTTPServer, schedule: String = "[60]", timeout: Double = 30, ordered: Bool = false) -> String {
         #"[{"type": "webhook", "url": "\#(server.url)", "events": ["juiceMade"], "timeoutSeconds": \#(timeout), "retrySchedule": \#(schedule), "ordered": \#(ordered)}]"#
     }
@@ -20,20 +20,20 @@ import Testing
         let server = LoopbackHTTPServer()
         try server.start()
         server.stop()
-        let workspace = try JuiceWorkspace(subscribers: webhookConfig(server, schedule: "[60, 60, 60]", ordered: true))
-        for _ in 0..<50 { #expect(try workspace.run(["order", "banana"]) == 0) }
+        let workspace = try JuiceSandbox.delivery(subscribers: webhookConfig(server, schedule: "[60, 60, 60]", ordered: true))
+        for _ in 0..<50 { #expect(try workspace.run(["order", "banana"]).status == 0) }
         #expect(server.requests.isEmpty)
-        #expect(try workspace.run(["deliver"]) == 75)  // still down: a retry is scheduled
+        #expect(try workspace.run(["deliver"]).status == 75)  // still down: a retry is scheduled
 
         try server.start()
         defer { server.stop() }
-        let status = try workspace.run(["deliver"])
+        let status = try workspace.run(["deliver"]).status
         #expect(status == 0, "\(workspace.errors)")
         let sequences = try received(server).map(\.sequence)
         #expect(sequences.count == 50)
         #expect(sequences == sequences.sorted())
         #expect(Set(sequences).count == 50)
-        #expect(try workspace.run(["deliver"]) == 0)
+        #expect(try workspace.run(["deliver"]).status == 0)
         #expect(server.requests.count == 50)
     }
 
@@ -43,15 +43,15 @@ import Testing
         try server.start()
         defer { server.stop() }
         // In the process (the flush deadline bounds the order's own deliveries).
-        let workspace = try JuiceWorkspace(subscribers: webhookConfig(server), flushDeadlineSeconds: 0.5, backgroundDelivery: false)
+        let workspace = try JuiceSandbox.delivery(subscribers: webhookConfig(server), flushDeadlineSeconds: 0.5, backgroundDelivery: false)
         let started = ContinuousClock.now
-        #expect(try workspace.run(["order", "banana"]) == 0)
+        #expect(try workspace.run(["order", "banana"]).status == 0)
         // Bounded, not a speed assertion: the 30 s request timeout must not be waited for.
         #expect(ContinuousClock.now - started < .seconds(15))
         #expect(server.requests.count == 1)
 
         hanging.store(false, ordering: .relaxed)
-        #expect(try workspace.run(["deliver"]) == 0)
+        #expect(try workspace.run(["deliver"]).status == 0)
         let ids = server.requests.compactMap { $0.headers["webhook-id"] }
         #expect(ids.count == 2)
         #expect(Set(ids).count == 1)
@@ -70,17 +70,17 @@ import Testing
         defer { server.stop() }
         let webhook =
             #"[{"type": "webhook", "url": "\#(server.url)", "events": ["juiceMade"], "timeoutSeconds": 30, "retrySchedule": [0.05, 0.05, 0.05], "maxInFlight": 1}]"#
-        let workspace = try JuiceWorkspace(subscribers: webhook, flushDeadlineSeconds: 10)
+        let workspace = try JuiceSandbox.delivery(subscribers: webhook, flushDeadlineSeconds: 10)
         let silent = try workspace.config("silent.json", subscribers: "[]")
         for _ in 0..<10 {
             // The stream: six events wait for each follower, and an order adds one.
-            for _ in 0..<6 { #expect(try workspace.run(["order", "banana"], config: silent) == 0) }
+            for _ in 0..<6 { #expect(try workspace.run(["order", "banana"], config: silent).status == 0) }
             let before = server.requests.count
             held.store(before + 2, ordering: .relaxed)
-            let follower = try workspace.start(["deliver", "--follow"])
+            let follower = try workspace.start(["deliver", "--follow"]).process
             _ = await server.waitForRequests(before + 1, until: .now + .seconds(10))
             // An order beside the follower: its own runner must leave delivery to it.
-            let order = try workspace.start(["order", "banana"])
+            let order = try workspace.start(["order", "banana"]).process
             _ = await server.waitForRequests(before + 3, until: .now + .seconds(10))
             kill(follower.processIdentifier, SIGKILL)
             follower.waitUntilExit()
@@ -88,7 +88,7 @@ import Testing
             #expect(await waitForExit(order, within: .seconds(30)))
             #expect(order.terminationStatus == 0)
         }
-        #expect(try workspace.run(["deliver"]) == 0)
+        #expect(try workspace.run(["deliver"]).status == 0)
 
         let journal = try workspace.juiceMadeIDs()
         let ids = server.requests.compactMap { $0.headers["webhook-id"] }
@@ -103,7 +103,7 @@ import Testing
 
 /// A delivery that the flush deadline cancels is handed over to the next run: nothing
 /// is recorded (no attempt, no schedule), and the message says so, not "next in 5 s".
-@Suite struct FlushDeadlineHandOverTests {
+@Suite(.tags(.process), .notInUnitRun) struct FlushDeadlineHandOverTests {
     @Test func aDeliveryCancelledByTheFlushDeadlineIsHandedOverToTheNextRun() async throws {
         // Answers after 1.5 s: slower than the 0.3 s flush deadline, well within the 30 s timeout.
         let server = LoopbackHTTPServer { _, _ in
@@ -112,10 +112,10 @@ import Testing
         }
         try server.start()
         defer { server.stop() }
-        let workspace = try JuiceWorkspace(
+        let workspace = try JuiceSandbox.delivery(
             subscribers: #"[{"type": "webhook", "name": "slow", "url": "\#(server.url)", "events": ["juiceMade"], "timeoutSeconds": 30}]"#,
             flushDeadlineSeconds: 0.3, backgroundDelivery: false)
-        #expect(try workspace.run(["order", "banana"]) == 0)
+        #expect(try workspace.run(["order", "banana"]).status == 0)
         let errors = workspace.errors
         #expect(errors.contains("event 1 was still being delivered when juice had to exit"), "\(errors)")
         #expect(errors.contains("handed over to the next run"), "\(errors)")
@@ -128,7 +128,7 @@ import Testing
         #expect(slow["cursor"] as? Int == 0)
 
         // `juice deliver` waits for the answer: the event goes out, the same id again.
-        #expect(try workspace.run(["deliver"]) == 0)
+        #expect(try workspace.run(["deliver"]).status == 0)
         let ids = server.requests.compactMap { $0.headers["webhook-id"] }
         #expect(ids.count == 2)
         #expect(Set(ids).count == 1)

@@ -8,22 +8,22 @@ import Testing
 /// delivery fails with one line that says what to install, and the event waits in the
 /// journal; the order itself is not touched. The broken library is a file that is no
 /// library, found first through `LD_LIBRARY_PATH`.
-@Suite struct LibraryLoadFailureTests {
+@Suite(.tags(.process), .notInUnitRun) struct LibraryLoadFailureTests {
     @Test func anOpenSSLThatCannotBeLoadedIsOneLineAndTheEventWaits() throws {
         // A listening port, so the connection is made and TLS is what fails.
         let server = LoopbackHTTPServer()
         try server.start()
         defer { server.stop() }
-        let workspace = try JuiceWorkspace(
+        let workspace = try JuiceSandbox.delivery(
             subscribers: #"[{"type": "webhook", "name": "hook", "url": "https://127.0.0.1:\#(server.port)/hook", "retrySchedule": [3600]}]"#,
             backgroundDelivery: false)
-        let libraries = workspace.directory.file("broken-libraries")
+        let libraries = workspace.file("broken-libraries")
         try FileManager.default.createDirectory(atPath: libraries, withIntermediateDirectories: true)
         try Data("not a library".utf8).write(to: URL(fileURLWithPath: libraries + "/libssl.so.3"))
-        workspace.extraEnvironment = ["LD_LIBRARY_PATH": libraries]
+        workspace.environment["LD_LIBRARY_PATH"] = libraries
 
-        #expect(try workspace.run(["order", "kiwi"]) == 0)
-        #expect(try workspace.run(["deliver"]) == 75)
+        #expect(try workspace.run(["order", "kiwi"]).status == 0)
+        #expect(try workspace.run(["deliver"]).status == 75)
         let row = try workspace.subscriberRows().first { $0["name"] as? String == "hook" }
         let lastError = row?["lastError"] as? String ?? ""
         print("OpenSSL not loadable: \(lastError)")

@@ -6,7 +6,7 @@ import WebhookPlugin
 
 /// What the webhook and the durable runner report exists in Korean too: each
 /// report's Korean text has Hangul and no word of the English reports.
-@Suite struct LocalizedReportTests {
+@Suite(.tags(.unit)) struct LocalizedReportTests {
     private static let englishWords: Set<String> = [
         "event", "not", "delivered", "attempt", "of", "next", "in", "it", "waits", "the", "journal",
         "gave", "up", "on", "after", "sends", "again", "answered", "endpoint", "is", "disabled",

@@ -1,8 +1,9 @@
+import JuiceTestSupport
 import Testing
 import WebhookPlugin
 
 /// Standard Webhooks signing: how a secret is read, and the reference example.
-@Suite struct SignatureTests {
+@Suite(.tags(.unit)) struct SignatureTests {
     @Test func secretsWithAndWithoutThePrefixAreTheSameKey() throws {
         let bare = try #require(WebhookSignature(secret: "MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"))
         let prefixed = try #require(WebhookSignature(secret: "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"))

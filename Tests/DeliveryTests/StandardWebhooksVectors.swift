@@ -1,4 +1,5 @@
 import Foundation
+import JuiceTestSupport
 import Testing
 @testable import WebhookPlugin
 
@@ -7,7 +8,7 @@ import Testing
 /// PyPI: `Webhook(secret).sign(id, datetime.fromtimestamp(timestamp, tz=timezone.utc), body)`.
 /// The library reads every secret as base64, with or without `whsec_`, padding optional
 /// (it appends "==" before decoding).
-@Suite struct StandardWebhooksVectorTests {
+@Suite(.tags(.unit)) struct StandardWebhooksVectorTests {
     struct Vector: Sendable, CustomTestStringConvertible {
         let secret: String
         let id: String

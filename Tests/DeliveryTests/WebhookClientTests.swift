@@ -7,7 +7,7 @@ import WebhookPlugin
 
 /// The webhook plugin over its own HTTP client: what reaches the server, and the words
 /// a failed attempt leaves in the journal (the catalog's, as with URLSession).
-@Suite struct WebhookClientTests {
+@Suite(.tags(.unit)) struct WebhookClientTests {
     private func webhook(_ rig: Rig, url: String, timeout: Double = 5, schedule: [Double] = [60]) throws -> Webhook {
         try Webhook(
             configuration: section([

@@ -7,7 +7,7 @@ import Testing
 import WebhookPlugin
 
 /// The webhook poster against a real HTTP server on 127.0.0.1, over an in-memory store.
-@Suite struct WebhookDeliveryTests {
+@Suite(.tags(.process), .notInUnitRun) struct WebhookDeliveryTests {
     private func webhook(
         _ rig: Rig, url: String, secret: String? = nil, events: [String]? = nil, schedule: [Double] = [0.05, 0.1, 0.1],
         timeout: Double = 5, maxInFlight: Int? = nil
@@ -54,7 +54,8 @@ import WebhookPlugin
         // An independent implementation: the openssl command on the exact bytes.
         func opensslSignature(_ body: [UInt8]) throws -> String {
             let message = Array("\(id).\(timestamp).".utf8) + body
-            let base64 = try run("/bin/sh", ["-c", "/usr/bin/openssl dgst -sha256 -hmac '\(secret)' -binary | base64 -w0"], input: message)
+            let base64 = try runProgram("/bin/sh", ["-c", "/usr/bin/openssl dgst -sha256 -hmac '\(secret)' -binary | base64 -w0"], input: message)
+                .stdout
             return "v1," + base64.trimmingCharacters(in: .whitespacesAndNewlines)
         }
         #expect(header == (try opensslSignature(request.body)))

@@ -1,10 +1,11 @@
 import Foundation
 import JuiceMakerPluginKit
+import JuiceTestSupport
 import Testing
 @testable import WebhookPlugin
 
 /// What the webhook makes of a `Retry-After` its endpoint sends.
-@Suite struct WebhookRetryAfterTests {
+@Suite(.tags(.unit)) struct WebhookRetryAfterTests {
     /// 1994-11-06T08:49:37Z, the RFC's own example instant.
     private let example = Date(timeIntervalSince1970: 784_111_777)
 

@@ -11,7 +11,7 @@ import WebhookPlugin
 /// latency and checks every request's signature: several requests in flight, the
 /// cursor over the acknowledged prefix, each failure on its own schedule, a
 /// `Retry-After` pausing the endpoint, `ordered: true`, and `kill -9` mid-flight.
-@Suite struct WindowedDeliveryTests {
+@Suite(.tags(.unit)) struct WindowedDeliveryTests {
     static let secret = "whsec_" + Data("windowed delivery secret".utf8).base64EncodedString()
 
     /// A server with `latency` that counts requests not signed with `secret`.
@@ -153,9 +153,9 @@ import WebhookPlugin
 
 /// The window as real processes on a SQLite store see it: `kill -9` of `juice deliver
 /// --follow` with 16 requests in flight to an endpoint 50 ms away, and `juice subscribers`.
-@Suite struct WindowedProcessTests {
+@Suite(.tags(.process, .slow), .notInUnitRun) struct WindowedProcessTests {
     @Test func subscribersShowsHowManyRequestsEachKeepsInFlight() throws {
-        let workspace = try JuiceWorkspace(
+        let workspace = try JuiceSandbox.delivery(
             subscribers: #"""
                 [{"type": "webhook", "name": "wide", "url": "http://127.0.0.1:9/hook"},
                  {"type": "webhook", "name": "narrow", "url": "http://127.0.0.1:9/hook", "maxInFlight": 64, "ordered": true},
@@ -175,21 +175,21 @@ import WebhookPlugin
         defer { server.stop() }
         let webhook =
             #"[{"type": "webhook", "url": "\#(server.url)", "secret": "\#(WindowedDeliveryTests.secret)", "timeoutSeconds": 30, "maxInFlight": 16}]"#
-        let workspace = try JuiceWorkspace(subscribers: webhook, flushDeadlineSeconds: 10, backgroundDelivery: false)
+        let workspace = try JuiceSandbox.delivery(subscribers: webhook, flushDeadlineSeconds: 10, backgroundDelivery: false)
         let silent = try workspace.config("silent.json", subscribers: "[]")
         let kills = 4
         for _ in 0..<kills {
             // 80 events wait for each follower: five windows and more.
-            for _ in 0..<40 { #expect(try workspace.run(["order", "banana"], config: silent) == 0) }
+            for _ in 0..<40 { #expect(try workspace.run(["order", "banana"], config: silent).status == 0) }
             let before = server.requests.count
-            let follower = try workspace.start(["deliver", "--follow"])
+            let follower = try workspace.start(["deliver", "--follow"], inputFile: "/dev/null").process
             // Killed once it has sent two windows' worth: requests are in flight then.
             _ = await server.waitForRequests(before + 40, until: .now + .seconds(30))
             kill(follower.processIdentifier, SIGKILL)
             follower.waitUntilExit()
             #expect(follower.terminationReason == .uncaughtSignal)
         }
-        #expect(try workspace.run(["deliver"]) == 0)
+        #expect(try workspace.run(["deliver"]).status == 0)
 
         let journal = try workspace.journalSequences()
         let sequences = server.requests.compactMap { try? CloudEventFormat.decode($0.text).sequence }

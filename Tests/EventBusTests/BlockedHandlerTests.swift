@@ -8,7 +8,7 @@ import Testing
 
 /// A synchronous handler that blocks (a paused terminal pipe, say) holds up only the
 /// publishers behind it: nobody else waits for it.
-@Suite("A blocked handler", .timeLimit(.minutes(2)))
+@Suite("A blocked handler", .tags(.unit), .timeLimit(.minutes(2)))
 struct BlockedHandlerTests {
     /// A bus whose subscriber "stuck" blocks inside its handler until `release`.
     struct StuckBus {

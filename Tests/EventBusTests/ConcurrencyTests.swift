@@ -4,7 +4,7 @@ import Testing
 import Locking
 @testable import EventBus
 
-@Suite("Concurrency")
+@Suite("Concurrency", .tags(.unit))
 struct ConcurrencyTests {
     struct Stamp: Sendable, Equatable {
         let publisher: Int

@@ -1,7 +1,8 @@
+import JuiceTestSupport
 import Testing
 @testable import EventBus
 
-@Suite("Failure isolation")
+@Suite("Failure isolation", .tags(.unit))
 struct FailureIsolationTests {
     @Test(
         "a throwing handler affects neither the others nor its own later events",

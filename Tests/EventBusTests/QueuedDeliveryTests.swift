@@ -5,7 +5,7 @@ import Locking
 import Testing
 @testable import EventBus
 
-@Suite("Queued delivery")
+@Suite("Queued delivery", .tags(.unit))
 struct QueuedDeliveryTests {
     @Test("a blocked queued subscriber never blocks the publisher")
     func blockedSubscriberDoesNotBlockPublisher() throws {
@@ -133,7 +133,7 @@ struct QueuedDeliveryTests {
     }
 }
 
-@Suite("Drain")
+@Suite("Drain", .tags(.unit))
 struct DrainTests {
     @Test("drain returns true once every mailbox is empty")
     func drainWaitsForMailboxes() {

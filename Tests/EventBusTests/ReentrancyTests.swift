@@ -1,8 +1,9 @@
+import JuiceTestSupport
 import Testing
 import Locking
 @testable import EventBus
 
-@Suite("Re-entrant use from inside a handler")
+@Suite("Re-entrant use from inside a handler", .tags(.unit))
 struct ReentrancyTests {
     @Test("a nested publish is delivered breadth first, before the outer publish returns")
     func nestedPublishIsBreadthFirst() {

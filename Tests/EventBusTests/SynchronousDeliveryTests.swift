@@ -1,7 +1,8 @@
+import JuiceTestSupport
 import Testing
 @testable import EventBus
 
-@Suite("Synchronous delivery")
+@Suite("Synchronous delivery", .tags(.unit))
 struct SynchronousDeliveryTests {
     @Test("every synchronous handler has run when publish returns, in subscription order")
     func handlersRunInsidePublishInSubscriptionOrder() {
@@ -58,7 +59,7 @@ struct SynchronousDeliveryTests {
     }
 }
 
-@Suite("Filters")
+@Suite("Filters", .tags(.unit))
 struct FilterTests {
     @Test("a filter runs on the publisher's thread before publish returns; rejected events count nowhere")
     func synchronousFilter() throws {

@@ -1,15 +1,15 @@
 import Foundation
 import JuiceTestSupport
 import Testing
-#if canImport(NATSPlugin)
+#if canImport(NATSClient)
 import CNATSLoader
-import NATSPlugin
+import NATSClient
 
 /// Bad input gets one clear line and loses nothing.
-@Suite(.enabled(if: FleetEnvironment.isAvailable, FleetEnvironment.skipNote), .serialized)
+@Suite(.tags(.nats, .process, .slow), .notInUnitRun, .enabled(if: FleetEnvironment.isAvailable, FleetEnvironment.skipNote), .serialized)
 struct FleetBadInputTests {
-    static func lag(_ machine: FleetMachine) async throws -> String {
-        try await machine.run(["subscribers", "--json"]).output
+    static func lag(_ machine: JuiceSandbox) async throws -> String {
+        try await machine.running(["subscribers", "--json"]).stdout
     }
 
     @Test func badURLOrCredentialsFileIsAConfigError() async throws {
@@ -18,41 +18,43 @@ struct FleetBadInputTests {
             (#"{"type": "nats", "url": "nats://127.0.0.1:4222", "credentials": "missing.creds"}"#, "subscribers[0].credentials"),
             (#"{"type": "nats", "url": "nats://127.0.0.1:4222", "stream": "A.B"}"#, "subscribers[0].stream"),
         ] {
-            let machine = try FleetMachine("shop-1", subscribers: "[\(section)]")
-            let (status, _) = try await machine.run(["config", "check"])
+            let machine = try JuiceSandbox.fleetMachine("shop-1", subscribers: "[\(section)]")
+            let status = try await machine.running(["config", "check"]).status
             #expect(status == 78)
             let lines = machine.errors.split(separator: "\n")
             #expect(lines.count == 1 && lines[0].contains(path), "\(machine.errors)")
         }
-        let badName = try FleetMachine("shop.1", subscribers: "[]")
-        #expect(try await badName.run(["config", "check"]).status == 78)
+        let badName = try JuiceSandbox.fleetMachine("shop.1", subscribers: "[]")
+        #expect(try await badName.running(["config", "check"]).status == 78)
         #expect(badName.errors.contains("machine"))
     }
 
     @Test func noServerIsUnavailable() async throws {
-        let machine = try FleetMachine("shop-1", subscribers: "[]", extra: #""fleet": {"url": "nats://127.0.0.1:1", "timeoutSeconds": 1}"#)
+        let machine = try JuiceSandbox.fleetMachine(
+            "shop-1", subscribers: "[]", extra: #""fleet": {"url": "nats://127.0.0.1:1", "timeoutSeconds": 1}"#)
         for command in [["fleet", "stock"], ["fleet", "watch"]] {
-            #expect(try await machine.run(command).status == 69)
+            #expect(try await machine.running(command).status == 69)
         }
         let lines = machine.errors.split(separator: "\n")
         #expect(lines.count == 2 && lines.allSatisfy { $0.contains("nats-server") }, "\(machine.errors)")
-        #expect(try await machine.run(["fleet", "stock", "--nats", "nats://"]).status == 78)
+        #expect(try await machine.running(["fleet", "stock", "--nats", "nats://"]).status == 78)
     }
 
     /// `fleet.credentials` is checked by `juice config check` and is relative to the
     /// store's directory, as every path a subscriber names.
     @Test func fleetCredentialsAreCheckedRelativeToTheStore() async throws {
-        let machine = try FleetMachine("shop-1", subscribers: "[]", extra: #""fleet": {"url": "nats://127.0.0.1:1", "credentials": "fleet.creds"}"#)
-        try FileManager.default.createDirectory(atPath: machine.directory.file("state"), withIntermediateDirectories: true)
-        let check = ["config", "check", "--store", machine.directory.file("state/juice.db")]
+        let machine = try JuiceSandbox.fleetMachine(
+            "shop-1", subscribers: "[]", extra: #""fleet": {"url": "nats://127.0.0.1:1", "credentials": "fleet.creds"}"#)
+        try FileManager.default.createDirectory(atPath: machine.file("state"), withIntermediateDirectories: true)
+        let check = ["config", "check", "--store", machine.file("state/juice.db")]
         // Beside the config, not beside the store: refused, naming where it looked.
-        try Data("x".utf8).write(to: URL(fileURLWithPath: machine.directory.file("fleet.creds")))
-        let refused = try await machine.runCapturing(check)
+        try Data("x".utf8).write(to: URL(fileURLWithPath: machine.file("fleet.creds")))
+        let refused = try await machine.running(check)
         #expect(refused.status == 78)
-        let lines = refused.errors.split(separator: "\n")
-        #expect(lines.count == 1 && lines[0].contains("fleet.credentials") && lines[0].contains("state/fleet.creds"), "\(refused.errors)")
-        try Data("x".utf8).write(to: URL(fileURLWithPath: machine.directory.file("state/fleet.creds")))
-        #expect(try await machine.run(check).status == 0, "\(machine.errors)")
+        let lines = refused.stderr.split(separator: "\n")
+        #expect(lines.count == 1 && lines[0].contains("fleet.credentials") && lines[0].contains("state/fleet.creds"), "\(refused.stderr)")
+        try Data("x".utf8).write(to: URL(fileURLWithPath: machine.file("state/fleet.creds")))
+        #expect(try await machine.running(check).status == 0, "\(machine.errors)")
     }
 
     /// A reader that finds no stream says so plainly (69); one that finds the stream
@@ -61,9 +63,10 @@ struct FleetBadInputTests {
     func aMissingOrMismatchedStreamIsSaidPlainly() async throws {
         let server = try await NATSServerProcess.started()
         defer { server.stop() }
-        let machine = try FleetMachine("shop-1", subscribers: "[]", extra: #""fleet": {"url": "\#(server.url)", "timeoutSeconds": 2}"#)
+        let machine = try JuiceSandbox.fleetMachine("shop-1", subscribers: "[]", extra: #""fleet": {"url": "\#(server.url)", "timeoutSeconds": 2}"#)
         for command in [["fleet", "stock"], ["fleet", "watch"], ["fleet", "deliver"]] {
-            let (status, _, said) = try await machine.runCapturing(command)
+            let result = try await machine.running(command)
+            let (status, said) = (result.status, result.stderr)
             if command[1] == "deliver" {
                 #expect(status == 0, "no subscriber to feed: \(said)")
                 continue
@@ -76,7 +79,8 @@ struct FleetBadInputTests {
         defer { admin.close() }
         try await offPool { try admin.ensureStream("JUICEMAKER", subjects: "other.>", replicas: 1) }
         for command in [["fleet", "stock"], ["fleet", "watch"]] {
-            let (status, _, said) = try await machine.runCapturing(command)
+            let result = try await machine.running(command)
+            let (status, said) = (result.status, result.stderr)
             #expect(status == 78, "\(command)")
             #expect(said.contains("exists with subjects other.>") && !said.contains("10093"), "\(said)")
         }
@@ -87,14 +91,15 @@ struct FleetBadInputTests {
     /// runtime missing, or broken: here a file that is no library, found first through
     /// `LD_LIBRARY_PATH`): one line that says what to install, and exit 69.
     @Test func aNATSClientThatCannotBeLoadedIsOneLineAndUnavailable() async throws {
-        let machine = try FleetMachine("shop-1", subscribers: "[]", extra: #""fleet": {"url": "nats://127.0.0.1:1", "timeoutSeconds": 1}"#)
-        let libraries = machine.directory.file("broken-libraries")
+        let machine = try JuiceSandbox.fleetMachine(
+            "shop-1", subscribers: "[]", extra: #""fleet": {"url": "nats://127.0.0.1:1", "timeoutSeconds": 1}"#)
+        let libraries = machine.file("broken-libraries")
         try FileManager.default.createDirectory(atPath: libraries, withIntermediateDirectories: true)
         // The names the loader tries: the header's major.minor, then the major.
         for name in ["libnats.so.\(NATS_VERSION_MAJOR).\(NATS_VERSION_MINOR)", "libnats.so.\(NATS_VERSION_MAJOR)"] {
             try Data("not a library".utf8).write(to: URL(fileURLWithPath: libraries + "/" + name))
         }
-        #expect(try await machine.run(["fleet", "stock"], environment: ["LD_LIBRARY_PATH": libraries]).status == 69)
+        #expect(try await machine.running(["fleet", "stock"], environment: ["LD_LIBRARY_PATH": libraries]).status == 69)
         let lines = machine.errors.split(separator: "\n")
         #expect(lines.count == 1, "\(machine.errors)")
         #expect(lines.first?.contains("cannot load the NATS C client") == true, "\(machine.errors)")
@@ -123,11 +128,12 @@ struct FleetBadInputTests {
             ),
         ]
         for (section, why, state) in cases {
-            let machine = try FleetMachine("shop-1", subscribers: "[\(section)]")
-            #expect(try await machine.run(["order", "kiwi", "--quiet"]).status == 0)
+            let machine = try JuiceSandbox.fleetMachine("shop-1", subscribers: "[\(section)]")
+            #expect(try await machine.running(["order", "kiwi", "--quiet"]).status == 0)
             // The order left delivery to a background run, which made the first attempt;
             // `juice deliver` says why it waits (stderr), or why delivery stopped (stdout).
-            let (status, output) = try await machine.run(["deliver"])
+            let result = try await machine.running(["deliver"])
+            let (status, output) = (result.status, result.stdout)
             #expect(status == 75, "\(machine.errors)")
             #expect((machine.errors + output).contains(why), "\(machine.errors)\(output)")
             #expect(!output.contains("s3cret-token"))
@@ -136,7 +142,7 @@ struct FleetBadInputTests {
             let subscribers = try await Self.lag(machine)
             #expect(subscribers.contains("\"lag\":2"), "\(subscribers)")
             // What stopped it, in its own words: not an HTTP status.
-            let table = try await machine.run(["subscribers"]).output
+            let table = try await machine.running(["subscribers"]).stdout
             #expect(!table.contains("410"), "\(table)")
             if let state { #expect(table.contains(state), "\(table)") }
         }

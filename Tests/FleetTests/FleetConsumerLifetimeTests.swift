@@ -1,31 +1,31 @@
 import Foundation
 import JuiceTestSupport
 import Testing
-#if canImport(NATSPlugin)
-import NATSPlugin
+#if canImport(NATSClient)
+import NATSClient
 
 /// `juice fleet deliver`'s durable consumers live until an operator deletes them,
 /// against a real `nats-server -js`.
-@Suite(.enabled(if: FleetEnvironment.isAvailable, FleetEnvironment.skipNote), .serialized)
+@Suite(.tags(.nats, .process, .slow), .notInUnitRun, .enabled(if: FleetEnvironment.isAvailable, FleetEnvironment.skipNote), .serialized)
 struct FleetConsumerLifetimeTests {
     /// A machine that publishes to `server`, and a central host whose webhook `hook`
     /// is fed from the stream (`fleet` section `extraFleet` added).
     struct Fleet {
         let server: NATSServerProcess
-        let machine: FleetMachine
-        let central: FleetMachine
+        let machine: JuiceSandbox
+        let central: JuiceSandbox
         let hook: LoopbackHTTPServer
 
         /// - Parameter answerAfter: seconds the webhook's endpoint takes to answer.
         init(_ server: NATSServerProcess, extraFleet: String = "", answerAfter: Double = 0) throws {
             self.server = server
-            machine = try FleetMachine("shop-a", subscribers: FleetIntegrationTests.natsSubscriber(server.url))
+            machine = try JuiceSandbox.fleetMachine("shop-a", subscribers: FleetIntegrationTests.natsSubscriber(server.url))
             hook = LoopbackHTTPServer { _, _ in
                 if answerAfter > 0 { usleep(UInt32(answerAfter * 1_000_000)) }
                 return .status(200)
             }
             try hook.start()
-            central = try FleetMachine(
+            central = try JuiceSandbox.fleetMachine(
                 "central", subscribers: #"[{"type": "webhook", "name": "central-hook", "url": "\#(hook.url)", "retrySchedule": [0.2, 0.5, 1]}]"#,
                 extra: #""fleet": {"url": "\#(server.url)"\#(extraFleet)}"#)
         }
@@ -33,12 +33,10 @@ struct FleetConsumerLifetimeTests {
         /// `count` orders on the machine, published; returns the ids of the events they made.
         func publish(_ count: Int) async throws -> Set<String> {
             let before = Set(try await machine.eventIDs())
-            let input = Pipe()
-            let shell = try machine.start(["shell"], input: input).process
-            input.fileHandleForWriting.write(Data((String(repeating: "kiwi\n", count: count) + "quit\n").utf8))
-            try input.fileHandleForWriting.close()
-            await exited(shell)
-            #expect(try await machine.run(["deliver"]).status == 0, "\(machine.errors)")
+            let shell = try machine.start(["shell"])
+            try shell.type(String(repeating: "kiwi\n", count: count) + "quit\n")
+            _ = await shell.finished()
+            #expect(try await machine.running(["deliver"]).status == 0, "\(machine.errors)")
             let made = Set(try await machine.eventIDs()).subtracting(before)
             #expect(made.count == count * 2, "a kiwi juice and the kiwi it took, per order: \(machine.errors)")
             return made
@@ -50,7 +48,7 @@ struct FleetConsumerLifetimeTests {
         /// Starts `count` `juice fleet deliver --follow` processes and waits until `events`
         /// reached the webhook (the deadline only bounds a hang).
         func follow(_ count: Int, until events: Set<String>) async throws -> [Process] {
-            let processes = try (0..<count).map { _ in try central.start(["fleet", "deliver", "--follow"]).process }
+            let processes = try (0..<count).map { _ in try central.start(["fleet", "deliver", "--follow"], inputFile: "/dev/null").process }
             #expect(await eventually(within: .seconds(30)) { events.isSubset(of: Set(received)) }, "\(central.errors)")
             return processes
         }
@@ -72,19 +70,19 @@ struct FleetConsumerLifetimeTests {
         var published = try await fleet.publish(10)
         // Two runs without --follow: the first delivers everything, the second nothing.
         for _ in 0..<2 {
-            #expect(try await fleet.central.run(["fleet", "deliver"]).status == 0, "\(fleet.central.errors)")
+            #expect(try await fleet.central.running(["fleet", "deliver"]).status == 0, "\(fleet.central.errors)")
             #expect(try fleet.consumer() != nil, "the consumer must outlive a clean exit")
         }
         #expect(fleet.received.count == published.count && Set(fleet.received) == published, "\(fleet.central.errors)")
         // A --follow run ended by SIGTERM leaves it too; the events after it arrive once.
         published.formUnion(try await fleet.publish(5))
-        let follower = try fleet.central.start(["fleet", "deliver", "--follow"]).process
+        let follower = try fleet.central.start(["fleet", "deliver", "--follow"], inputFile: "/dev/null").process
         let arrived = await eventually(within: .seconds(30)) { Set(fleet.received) == published }
         await terminated(follower)
         #expect(arrived, "\(fleet.central.errors)")
         #expect(follower.terminationStatus == 143)
         #expect(try fleet.consumer() != nil, "the consumer must outlive SIGTERM")
-        #expect(try await fleet.central.run(["fleet", "deliver"]).status == 0, "\(fleet.central.errors)")
+        #expect(try await fleet.central.running(["fleet", "deliver"]).status == 0, "\(fleet.central.errors)")
         #expect(fleet.received.count == published.count, "each event once: \(fleet.received.count) for \(published.count)")
         #expect(try fleet.consumer()?.lag == 0)
     }
@@ -131,9 +129,9 @@ struct FleetConsumerLifetimeTests {
 }
 #endif
 
-#if canImport(NATSPlugin)
+#if canImport(NATSClient)
 /// A slow delivery keeps its message: in-progress acks reach the server while it runs.
-@Suite(.enabled(if: FleetEnvironment.isAvailable, FleetEnvironment.skipNote), .serialized)
+@Suite(.tags(.nats, .process, .slow), .notInUnitRun, .enabled(if: FleetEnvironment.isAvailable, FleetEnvironment.skipNote), .serialized)
 struct FleetAckWaitTests {
     @Test(.timeLimit(.minutes(2)))
     func aWebhookSlowerThanTheAckWaitIsNotSentTwice() async throws {

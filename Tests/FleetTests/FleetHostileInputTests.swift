@@ -2,13 +2,13 @@ import Foundation
 import JuiceMakerCore
 import JuiceTestSupport
 import Testing
-#if canImport(NATSPlugin)
-import NATSPlugin
+#if canImport(NATSClient)
+import NATSClient
 
 /// The stream is written by other machines, so `juice fleet watch` treats it as
 /// untrusted input: nothing from it reaches the terminal raw, and a message that is
 /// not a machine's event is skipped with one escaped line on stderr.
-@Suite(.enabled(if: FleetEnvironment.isAvailable, FleetEnvironment.skipNote), .serialized)
+@Suite(.tags(.nats, .process), .notInUnitRun, .enabled(if: FleetEnvironment.isAvailable, FleetEnvironment.skipNote), .serialized)
 struct FleetHostileInputTests {
     /// Whether `text` holds a character that steers a terminal, besides the line ends.
     static func steers(_ text: String) -> Bool {
@@ -19,12 +19,12 @@ struct FleetHostileInputTests {
     func aHostileSubjectAndBodyAreShownEscaped() async throws {
         let server = try await NATSServerProcess.started()
         defer { server.stop() }
-        let machine = try await FleetMachine.publishing("shop-a", to: server)
+        let machine = try await JuiceSandbox.publishing("shop-a", to: server)
         // Two events (the juice, the kiwi it took). The last one's JSON is sent again by a
         // "machine" whose subject token holds an OSC sequence, with a line break between
         // its members, a raw C1 CSI in an extension attribute, and a source holding a CSI,
         // a right-to-left override and a line separator (all valid JSON).
-        let line = try #require(try await machine.run(["events", "--json", "--limit", "1"]).output.split(separator: "\n").first)
+        let line = try #require(try await machine.running(["events", "--json", "--limit", "1"]).stdout.split(separator: "\n").first)
         let hostileBody = ("{\n\"x\":\"\u{9B}31mred\"," + line.dropFirst())
             .replacingOccurrences(of: "/juice-maker/shop-a\"", with: "/juice-maker/shop-a\u{9B}2J\u{202E}\u{2028}\"")
         #expect(hostileBody.contains("\u{202E}"))
@@ -36,19 +36,13 @@ struct FleetHostileInputTests {
             headers: [("content-type", "application/cloudevents+json")], messageID: UUID().uuidString)
         #expect(!duplicate)
         for json in [false, true] {
-            let (watch, stdout) = try machine.start(["fleet", "watch", "--since", "all", "--nats", server.url] + (json ? ["--json"] : []))
-            let deadline = Date(timeIntervalSinceNow: 15)
-            var text = ""
+            let watch = try machine.start(
+                ["fleet", "watch", "--since", "all", "--nats", server.url] + (json ? ["--json"] : []), inputFile: "/dev/null")
             // Until the hostile message's stderr line is out (after every real one, as it came last).
-            while Date() < deadline {
-                text = (try? String(contentsOfFile: stdout, encoding: .utf8)) ?? ""
-                let errors = FleetMachine.read(FleetMachine.errorsPath(ofOutput: stdout))
-                if errors.contains("skipped") { break }
-                try await Task.sleep(for: .milliseconds(50))
-            }
-            await terminated(watch)
-            text = (try? String(contentsOfFile: stdout, encoding: .utf8)) ?? ""
-            let errors = FleetMachine.read(FleetMachine.errorsPath(ofOutput: stdout))
+            _ = await eventually(within: .seconds(15)) { watch.stderr.contains("skipped") }
+            _ = await watch.terminated()
+            let text = watch.stdout
+            let errors = watch.stderr
             #expect(!Self.steers(text) && !Self.steers(errors), "\(text.debugDescription) \(errors.debugDescription)")
             let lines = text.split(separator: "\n")
             // The machine's two events, each a JSON object or a notifier line; the hostile one only on stderr.

@@ -2,13 +2,13 @@ import Foundation
 import JuiceMakerCore
 import JuiceTestSupport
 import Testing
-#if canImport(NATSPlugin)
-import NATSPlugin
+#if canImport(NATSClient)
+import NATSClient
 
 /// Hostile stream content, against a real `nats-server -js`: each fleet reader skips
 /// every message that is not a machine's event with one escaped stderr line, and none
 /// of it reaches the terminal raw or changes `juice fleet stock`.
-@Suite(.enabled(if: FleetEnvironment.isAvailable, FleetEnvironment.skipNote), .serialized)
+@Suite(.tags(.nats, .process), .notInUnitRun, .enabled(if: FleetEnvironment.isAvailable, FleetEnvironment.skipNote), .serialized)
 struct FleetHostileStreamTests {
     /// Messages no machine could have published: (subject, body). Built from `template`,
     /// one of shop-a's `stock.changed` events (kiwi) as JSON.
@@ -63,13 +63,13 @@ struct FleetHostileStreamTests {
     func everyReaderSkipsEachHostileMessageWithOneEscapedLine() async throws {
         let server = try await NATSServerProcess.started()
         defer { server.stop() }
-        let machine = try FleetMachine("shop-a", subscribers: FleetIntegrationTests.natsSubscriber(server.url))
-        for fruit in ["kiwi", "banana"] { #expect(try await machine.run(["stock", "add", fruit, "3"]).status == 0) }
-        #expect(try await machine.run(["order", "kiwi"]).status == 0)
-        #expect(try await machine.run(["deliver"]).status == 0, "\(machine.errors)")
+        let machine = try JuiceSandbox.fleetMachine("shop-a", subscribers: FleetIntegrationTests.natsSubscriber(server.url))
+        for fruit in ["kiwi", "banana"] { #expect(try await machine.running(["stock", "add", fruit, "3"]).status == 0) }
+        #expect(try await machine.running(["order", "kiwi"]).status == 0)
+        #expect(try await machine.running(["deliver"]).status == 0, "\(machine.errors)")
         let realIDs = Set(try await machine.eventIDs())
         let line = try #require(
-            try await machine.run(["events", "--json", "--type", "stockChanged", "--limit", "1"]).output.split(separator: "\n").first)
+            try await machine.running(["events", "--json", "--type", "stockChanged", "--limit", "1"]).stdout.split(separator: "\n").first)
         let template = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
         let hostile = try Self.hostileMessages(template)
         let connection = try server.connect()
@@ -80,27 +80,27 @@ struct FleetHostileStreamTests {
         }
         let hostileSequences = Set((Int(before) + 1)...(Int(before) + hostile.count))
         // fleet watch, JSON: the real events on stdout, one line per hostile message on stderr.
-        let viewer = try FleetMachine("viewer", subscribers: "[]", extra: #""fleet": {"url": "\#(server.url)"}"#)
-        let (watch, stdout) = try viewer.start(["fleet", "watch", "--since", "all", "--json"])
-        let stderr = FleetMachine.errorsPath(ofOutput: stdout)
-        let read = FleetMachine.read
-        _ = await eventually(within: .seconds(30)) { Self.skippedSequences(read(stderr)).count >= hostile.count }
-        await terminated(watch)
-        let shown = read(stdout).split(separator: "\n").compactMap {
+        let viewer = try JuiceSandbox.fleetMachine("viewer", subscribers: "[]", extra: #""fleet": {"url": "\#(server.url)"}"#)
+        let watch = try viewer.start(["fleet", "watch", "--since", "all", "--json"], inputFile: "/dev/null")
+        _ = await eventually(within: .seconds(30)) { Self.skippedSequences(watch.stderr).count >= hostile.count }
+        _ = await watch.terminated()
+        let (stdout, stderr) = (watch.stdout, watch.stderr)
+        let shown = stdout.split(separator: "\n").compactMap {
             (try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any])?["id"] as? String
         }
-        #expect(Set(shown) == realIDs && shown.count == realIDs.count, "\(read(stdout))")
-        #expect(Self.skippedSequences(read(stderr)).sorted() == hostileSequences.sorted(), "\(read(stderr))")
-        #expect(!Self.steers(read(stderr)) && !Self.steers(read(stdout)), "\(read(stderr).debugDescription)")
-        #expect(read(stderr).contains(#"evil\e]0;PWNED\a"#) || read(stderr).contains(#"evil\e]0;PWNED\u{7}"#), "\(read(stderr))")
+        #expect(Set(shown) == realIDs && shown.count == realIDs.count, "\(stdout)")
+        #expect(Self.skippedSequences(stderr).sorted() == hostileSequences.sorted(), "\(stderr)")
+        #expect(!Self.steers(stderr) && !Self.steers(stdout), "\(stderr.debugDescription)")
+        #expect(stderr.contains(#"evil\e]0;PWNED\a"#) || stderr.contains(#"evil\e]0;PWNED\u{7}"#), "\(stderr)")
         // fleet stock: the machine's own stock, whatever the stream holds besides.
-        let stocker = try FleetMachine("stocker", subscribers: "[]", extra: #""fleet": {"url": "\#(server.url)"}"#)
-        let (status, output) = try await stocker.run(["fleet", "stock", "--json"])
+        let stocker = try JuiceSandbox.fleetMachine("stocker", subscribers: "[]", extra: #""fleet": {"url": "\#(server.url)"}"#)
+        let result = try await stocker.running(["fleet", "stock", "--json"])
+        let (status, output) = (result.status, result.stdout)
         #expect(status == 0, "\(stocker.errors)")
         let rows = try #require(try JSONSerialization.jsonObject(with: Data(output.utf8)) as? [[String: Any]], "\(output)")
         #expect(rows.map { $0["machine"] as? String } == ["shop-a"], "\(output)")
         let local = try #require(
-            try JSONSerialization.jsonObject(with: Data(try await machine.run(["stock", "--json"]).output.utf8)) as? [String: Int])
+            try JSONSerialization.jsonObject(with: Data(try await machine.running(["stock", "--json"]).stdout.utf8)) as? [String: Int])
         let shownStock = try #require(rows.first?["stock"] as? [String: Int])
         #expect(shownStock["kiwi"] == local["kiwi"] && shownStock["banana"] == local["banana"], "\(output)")
         let stockSkipped = Self.skippedSequences(stocker.errors)
@@ -112,9 +112,9 @@ struct FleetHostileStreamTests {
     func fleetStockAgesByTheStreamsClockAndFlagsAClockAhead() async throws {
         let server = try await NATSServerProcess.started()
         defer { server.stop() }
-        let machine = try FleetMachine("m9", subscribers: "[]")
-        #expect(try await machine.run(["stock", "add", "kiwi", "3"]).status == 0)
-        let line = try #require(try await machine.run(["events", "--json", "--limit", "1"]).output.split(separator: "\n").first)
+        let machine = try JuiceSandbox.fleetMachine("m9", subscribers: "[]")
+        #expect(try await machine.running(["stock", "add", "kiwi", "3"]).status == 0)
+        let line = try #require(try await machine.running(["events", "--json", "--limit", "1"]).stdout.split(separator: "\n").first)
         // The machine's clock says 2099: published as it would be, by hand.
         let future = line.replacingOccurrences(
             of: #""time":"\d{4}-"#, with: #""time":"2099-"#, options: .regularExpression)
@@ -123,13 +123,14 @@ struct FleetHostileStreamTests {
         defer { connection.close() }
         try connection.ensureStream("JUICEMAKER", subjects: "juicemaker.>", replicas: 1)
         try connection.publish(subject: "juicemaker.m9.stock.changed.kiwi", body: Array(future.utf8), headers: [], messageID: UUID().uuidString)
-        let (status, output) = try await machine.run(["fleet", "stock", "--json", "--nats", server.url])
+        let result = try await machine.running(["fleet", "stock", "--json", "--nats", server.url])
+        let (status, output) = (result.status, result.stdout)
         #expect(status == 0, "\(machine.errors)")
         let row = try #require((try JSONSerialization.jsonObject(with: Data(output.utf8)) as? [[String: Any]])?.first, "\(output)")
         let updated = try #require(row["updated"] as? String)
         #expect(!updated.hasPrefix("2099"), "the stream's clock, not the machine's: \(output)")
         #expect((row["clockAheadSeconds"] as? Double ?? 0) > 365 * 86400, "\(output)")
-        let table = try await machine.run(["fleet", "stock", "--nats", server.url]).output
+        let table = try await machine.running(["fleet", "stock", "--nats", server.url]).stdout
         #expect(table.contains("ahead"), "\(table)")
     }
 }

@@ -1,19 +1,21 @@
 import Foundation
 import JuiceTestSupport
 import Testing
-#if canImport(NATSPlugin)
-import NATSPlugin
+#if canImport(NATSClient)
+import NATSClient
 #endif
 
 /// A build without the NATS plugin has no fleet suites below: this says so, in one
 /// line. (With the plugin but no nats-server, the suite's own skip says it.)
-@Test func fleetTestsNeedNATS() {
-    if !FleetEnvironment.isPluginBuilt { print("FleetTests: \(FleetEnvironment.skipNote)") }
+@Suite(.tags(.unit)) struct FleetAvailabilityTests {
+    @Test func fleetTestsNeedNATS() {
+        if !FleetEnvironment.isPluginBuilt { print("FleetTests: \(FleetEnvironment.skipNote)") }
+    }
 }
 
-#if canImport(NATSPlugin)
+#if canImport(NATSClient)
 /// The fleet against real `nats-server -js` processes on loopback.
-@Suite(.enabled(if: FleetEnvironment.isAvailable, FleetEnvironment.skipNote), .serialized)
+@Suite(.tags(.nats, .process, .slow), .notInUnitRun, .enabled(if: FleetEnvironment.isAvailable, FleetEnvironment.skipNote), .serialized)
 struct FleetIntegrationTests {
     /// A `nats` subscriber section for `url`, retrying every 0.25 s `retries` times (the
     /// outages here last seconds; no event may become a dead letter).
@@ -89,22 +91,17 @@ struct FleetIntegrationTests {
 
     /// Orders `count` mango-kiwi juices on every machine at once, each through one
     /// `juice shell` fed line by line, calling `between` after each quarter.
-    static func order(_ machines: [FleetMachine], count: Int, between: (Int) async -> Void) async throws -> [Process] {
-        let started = try machines.map { machine -> (Process, Pipe) in
-            let input = Pipe()
-            return (try machine.start(["shell"], input: input).process, input)
-        }
+    /// The shells are left to finish (`finished()`).
+    static func order(_ machines: [JuiceSandbox], count: Int, between: (Int) async -> Void) async throws -> [RunningProgram] {
+        let shells = try machines.map { try $0.start(["shell"]) }
         for quarter in 0..<4 {
-            let lines = Data(String(repeating: "mango-kiwi\n", count: count / 4).utf8)
-            for (_, input) in started { input.fileHandleForWriting.write(lines) }
+            let lines = String(repeating: "mango-kiwi\n", count: count / 4)
+            for shell in shells { try shell.type(lines) }
             try await Task.sleep(for: .milliseconds(400))
             await between(quarter)
         }
-        for (_, input) in started {
-            input.fileHandleForWriting.write(Data("quit\n".utf8))
-            try input.fileHandleForWriting.close()
-        }
-        return started.map(\.0)
+        for shell in shells { try shell.type("quit\n") }
+        return shells
     }
 
     @Test(.timeLimit(.minutes(3)))
@@ -113,9 +110,9 @@ struct FleetIntegrationTests {
         let server = try NATSServerProcess(directory: directory)
         try await server.start()
         defer { server.stop() }
-        let machines = try ["shop-a", "shop-b"].map { try FleetMachine($0, subscribers: Self.natsSubscriber(server.url)) }
+        let machines = try ["shop-a", "shop-b"].map { try JuiceSandbox.fleetMachine($0, subscribers: Self.natsSubscriber(server.url)) }
         // One publisher per machine, as a shop runs it: juice deliver --follow.
-        let publishers = try machines.map { try $0.start(["deliver", "--follow"]).process }
+        let publishers = try machines.map { try $0.start(["deliver", "--follow"], inputFile: "/dev/null").process }
         defer { publishers.forEach { terminate($0) } }  // at the end only (SIGTERM exits at once)
         // Both machines order at once; the server goes down and comes back twice meanwhile.
         var lagDuringOutage: [String] = []
@@ -126,12 +123,12 @@ struct FleetIntegrationTests {
                 try? await Task.sleep(for: .seconds(1))  // the shells keep ordering while NATS is down
             default:
                 // While NATS is down the events wait in the journal, and `juice subscribers` shows the lag.
-                if let (_, output) = try? await machines[0].run(["subscribers", "--json"]) { lagDuringOutage.append(output) }
+                if let output = try? await machines[0].running(["subscribers", "--json"]).stdout { lagDuringOutage.append(output) }
                 try? await Task.sleep(for: .milliseconds(1500))  // longer than a publish's timeout (1 s): the publishes under way fail
                 try? await server.start()
             }
         }
-        for shell in shells { await exited(shell) }
+        for shell in shells { _ = await shell.finished() }
         var journals: [[String]] = []
         for machine in machines { journals.append(try await machine.eventIDs()) }
         let union = Set(journals.flatMap { $0 })
@@ -150,11 +147,11 @@ struct FleetIntegrationTests {
         for machine in machines {
             var output = ""
             for _ in 0..<100 {
-                output = try await machine.run(["subscribers", "--json"]).output
+                output = try await machine.running(["subscribers", "--json"]).stdout
                 if output.contains("\"lag\":0") { break }
                 try await Task.sleep(for: .milliseconds(100))
             }
-            #expect(output.contains("\"lag\":0"), "\(machine.machine): \(output)")
+            #expect(output.contains("\"lag\":0"), "\(machine.name): \(output)")
         }
         for publisher in publishers { await terminated(publisher) }
     }
@@ -171,14 +168,14 @@ struct FleetIntegrationTests {
         defer { nodes.forEach { $0.stop() } }
         for node in nodes { try await node.start() }
         let urls = nodes.map(\.url).joined(separator: ",")
-        let machines = try ["shop-a", "shop-b"].map { try FleetMachine($0, subscribers: Self.natsSubscriber(urls, replicas: 3)) }
-        let publishers = try machines.map { try $0.start(["deliver", "--follow"]).process }
+        let machines = try ["shop-a", "shop-b"].map { try JuiceSandbox.fleetMachine($0, subscribers: Self.natsSubscriber(urls, replicas: 3)) }
+        let publishers = try machines.map { try $0.start(["deliver", "--follow"], inputFile: "/dev/null").process }
         defer { publishers.forEach { terminate($0) } }  // at the end only (SIGTERM exits at once)
         let shells = try await Self.order(machines, count: 200) { quarter in
             // Mid-stream, one node dies without a word.
             if quarter == 1 { nodes[0].kill9() }
         }
-        for shell in shells { await exited(shell) }
+        for shell in shells { _ = await shell.finished() }
         var journals: [[String]] = []
         for machine in machines { journals.append(try await machine.eventIDs()) }
         let union = Set(journals.flatMap { $0 })

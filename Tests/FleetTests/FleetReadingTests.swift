@@ -2,12 +2,12 @@ import CCrypto
 import Foundation
 import JuiceTestSupport
 import Testing
-#if canImport(NATSPlugin)
-import NATSPlugin
+#if canImport(NATSClient)
+import NATSClient
 import SQLiteStore
 
 /// `juice fleet stock` and `juice fleet deliver` against a real `nats-server -js`.
-@Suite(.enabled(if: FleetEnvironment.isAvailable, FleetEnvironment.skipNote), .serialized)
+@Suite(.tags(.nats, .process, .slow), .notInUnitRun, .enabled(if: FleetEnvironment.isAvailable, FleetEnvironment.skipNote), .serialized)
 struct FleetReadingTests {
     static func decode(_ text: String) -> Any? {
         try? JSONSerialization.jsonObject(with: Data(text.utf8))
@@ -20,40 +20,37 @@ struct FleetReadingTests {
         try await server.start()
         defer { server.stop() }
         let orders = [["mango-kiwi", "kiwi"], ["strawberry-banana", "pineapple", "mango"]]
-        let machines = try ["shop-a", "shop-b"].map { try FleetMachine($0, subscribers: FleetIntegrationTests.natsSubscriber(server.url)) }
+        let machines = try ["shop-a", "shop-b"].map {
+            try JuiceSandbox.fleetMachine($0, subscribers: FleetIntegrationTests.natsSubscriber(server.url))
+        }
         for (machine, juices) in zip(machines, orders) {
             // Every fruit changes at least once (the stream holds stock changes, not the initial stock).
             for fruit in ["strawberry", "banana", "pineapple", "kiwi", "mango"] {
-                #expect(try await machine.run(["stock", "add", fruit, "\(machine.machine.count)"]).status == 0)
+                #expect(try await machine.running(["stock", "add", fruit, "\(machine.name.count)"]).status == 0)
             }
-            for juice in juices { #expect(try await machine.run(["order", juice]).status == 0) }
-            #expect(try await machine.run(["deliver"]).status == 0, "\(machine.errors)")
+            for juice in juices { #expect(try await machine.running(["order", juice]).status == 0) }
+            #expect(try await machine.running(["deliver"]).status == 0, "\(machine.errors)")
         }
-        let (status, output) = try await machines[0].run(["fleet", "stock", "--json", "--nats", server.url])
+        let result = try await machines[0].running(["fleet", "stock", "--json", "--nats", server.url])
+        let (status, output) = (result.status, result.stdout)
         #expect(status == 0, "\(machines[0].errors)")
         let rows = try #require(Self.decode(output) as? [[String: Any]], "\(output)")
         #expect(rows.map { $0["machine"] as? String } == ["shop-a", "shop-b"])
         for (machine, row) in zip(machines, rows) {
-            let localText = try await machine.run(["stock", "--json"]).output
+            let localText = try await machine.running(["stock", "--json"]).stdout
             let local = try #require(Self.decode(localText) as? [String: Int])
-            #expect(row["stock"] as? [String: Int] == local, "\(machine.machine)")
+            #expect(row["stock"] as? [String: Int] == local, "\(machine.name)")
             #expect((row["ageSeconds"] as? Double ?? 99) < 60)
         }
         // fleet watch: one machine's events from the start, as JSON lines or prefixed notifier lines.
         let ids = Set(try await machines[1].eventIDs())
         for json in [true, false] {
             let arguments = ["fleet", "watch", "--since", "all", "--machine", "shop-b", "--nats", server.url] + (json ? ["--json"] : [])
-            let (watch, stdout) = try machines[0].start(arguments)
-            let deadline = Date(timeIntervalSinceNow: 15)
-            var lines: [Substring] = []
-            while Date() < deadline {
-                lines = ((try? String(contentsOfFile: stdout, encoding: .utf8)) ?? "").split(separator: "\n")
-                if lines.count >= ids.count { break }
-                try await Task.sleep(for: .milliseconds(50))
-            }
+            let watch = try machines[0].start(arguments, inputFile: "/dev/null")
+            _ = await eventually(within: .seconds(15)) { watch.stdout.split(separator: "\n").count >= ids.count }
             try await Task.sleep(for: .milliseconds(300))  // nothing more may come
-            await terminated(watch)
-            lines = ((try? String(contentsOfFile: stdout, encoding: .utf8)) ?? "").split(separator: "\n")
+            _ = await watch.terminated()
+            let lines = watch.stdout.split(separator: "\n")
             if json {
                 let seen = lines.compactMap { (Self.decode(String($0)) as? [String: Any])?["id"] as? String }
                 #expect(seen.count == ids.count && Set(seen) == ids, "\(lines)")
@@ -63,7 +60,7 @@ struct FleetReadingTests {
             }
         }
         // The table: a row per machine, a column per fruit, the age last.
-        let table = try await machines[1].run(["fleet", "stock", "--nats", server.url]).output
+        let table = try await machines[1].running(["fleet", "stock", "--nats", server.url]).stdout
         #expect(table.split(separator: "\n").count == 3 && table.contains("shop-b") && table.contains("ago"), "\(table)")
     }
 
@@ -81,33 +78,33 @@ struct FleetReadingTests {
         let key = (0..<32).map { UInt8(($0 * 37 + 11) & 0xFF) }
         let secret = "whsec_" + Data(key).base64EncodedString()
         // Two machines publish 100 orders each.
-        let machines = try ["shop-a", "shop-b"].map { try FleetMachine($0, subscribers: FleetIntegrationTests.natsSubscriber(server.url)) }
+        let machines = try ["shop-a", "shop-b"].map {
+            try JuiceSandbox.fleetMachine($0, subscribers: FleetIntegrationTests.natsSubscriber(server.url))
+        }
         for machine in machines {
-            let input = Pipe()
-            let shell = try machine.start(["shell"], input: input).process
-            input.fileHandleForWriting.write(Data((String(repeating: "mango-kiwi\n", count: 100) + "quit\n").utf8))
-            try input.fileHandleForWriting.close()
-            await exited(shell)
-            #expect(try await machine.run(["deliver"]).status == 0, "\(machine.errors)")
+            let shell = try machine.start(["shell"])
+            try shell.type(String(repeating: "mango-kiwi\n", count: 100) + "quit\n")
+            _ = await shell.finished()
+            #expect(try await machine.running(["deliver"]).status == 0, "\(machine.errors)")
         }
         var union = Set<String>()
         for machine in machines { union.formUnion(try await machine.eventIDs()) }
         #expect(union.count == 600)
         // The central host forwards the fleet to one webhook; it is SIGKILLed 5 times (the
         // killed ones' messages come again after the ack wait, 2 s here).
-        let central = try FleetMachine(
+        let central = try JuiceSandbox.fleetMachine(
             "central",
             subscribers:
                 #"[{"type": "webhook", "name": "central-hook", "url": "\#(hook.url)", "secret": "\#(secret)", "retrySchedule": [0.2, 0.5, 1, 1, 1, 1, 1, 1]}]"#,
             extra: #""fleet": {"url": "\#(server.url)", "ackWait": 2}"#)
         for round in 0..<5 {
-            let process = try central.start(["fleet", "deliver", "--follow"]).process
+            let process = try central.start(["fleet", "deliver", "--follow"], inputFile: "/dev/null").process
             try await Task.sleep(for: .milliseconds(250 + round * 100))
             kill(process.processIdentifier, SIGKILL)
             await exited(process)
         }
         let killedAfter = Set(hook.requests.compactMap { $0.headers["webhook-id"] })
-        let last = try central.start(["fleet", "deliver", "--follow"]).process
+        let last = try central.start(["fleet", "deliver", "--follow"], inputFile: "/dev/null").process
         defer { terminate(last) }
         let deadline = Date(timeIntervalSinceNow: 60)
         while Date() < deadline, !union.isSubset(of: Set(hook.requests.compactMap { $0.headers["webhook-id"] })) {
@@ -144,23 +141,23 @@ struct FleetReadingTests {
         let hook = LoopbackHTTPServer { _, _ in .status(503) }
         try hook.start()
         defer { hook.stop() }
-        let machine = try FleetMachine("shop-a", subscribers: FleetIntegrationTests.natsSubscriber(server.url))
-        for juice in ["mango-kiwi", "banana"] { #expect(try await machine.run(["order", juice]).status == 0) }
-        #expect(try await machine.run(["deliver"]).status == 0, "\(machine.errors)")
+        let machine = try JuiceSandbox.fleetMachine("shop-a", subscribers: FleetIntegrationTests.natsSubscriber(server.url))
+        for juice in ["mango-kiwi", "banana"] { #expect(try await machine.running(["order", juice]).status == 0) }
+        #expect(try await machine.running(["deliver"]).status == 0, "\(machine.errors)")
         let ids = Set(try await machine.eventIDs())
-        let central = try FleetMachine(
+        let central = try JuiceSandbox.fleetMachine(
             "central",
             subscribers:
                 #"[{"type": "webhook", "name": "central-hook", "url": "\#(hook.url)", "retrySchedule": [3600]}, {"type": "logger", "name": "fleet-log", "format": "json", "level": "debug", "path": "fleet.log"}]"#,
             extra: #""fleet": {"url": "\#(server.url)"}"#)
-        _ = try await central.run(["fleet", "deliver"])
-        let log = (try? String(contentsOfFile: central.directory.file("fleet.log"), encoding: .utf8)) ?? ""
+        _ = try await central.running(["fleet", "deliver"])
+        let log = (try? String(contentsOfFile: central.file("fleet.log"), encoding: .utf8)) ?? ""
         let logged = Set(log.split(separator: "\n").compactMap { (Self.decode(String($0)) as? [String: Any])?["id"] as? String })
         #expect(ids.isSubset(of: logged), "logged \(logged.count) of \(ids.count): \(central.errors)")
         // The window sends each event once; each fails and waits for its own next attempt.
         #expect(Set(hook.requests.compactMap { $0.headers["webhook-id"] }) == ids, "\(central.errors)")
         #expect(hook.requests.count == ids.count, "\(central.errors)")
-        let store = try SQLiteStore(path: central.directory.file("juice.db"))
+        let store = try SQLiteStore(path: central.file("juice.db"))
         let retry = try #require(try store.retryState(for: "central-hook@fleet"), "\(central.errors)")
         #expect(retry.attempts == 1 && retry.nextAttemptAt > Date().timeIntervalSince1970 + 3000)
         #expect(try store.retryState(for: "central-hook") == nil)

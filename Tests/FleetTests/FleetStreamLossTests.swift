@@ -1,17 +1,18 @@
 #if canImport(NATSPlugin)
-import CNATSLoader
 import FleetConfiguration
 import Foundation
 import JuiceMakerCore
 import JuiceTestSupport
 import SQLiteStore
 import Testing
+import CNATSLoader
+@testable import NATSClient
 @testable import NATSPlugin
 
 /// A `juice deliver --follow` whose stream stops answering, or goes away, while it
 /// publishes: it starts again on a new connection (which checks the stream, and
 /// creates it), and every event still reaches the stream, once.
-@Suite(.enabled(if: FleetEnvironment.isAvailable, FleetEnvironment.skipNote), .serialized)
+@Suite(.tags(.nats, .process, .slow), .notInUnitRun, .enabled(if: FleetEnvironment.isAvailable, FleetEnvironment.skipNote), .serialized)
 struct FleetStreamLossTests {
     /// A `nats` subscriber that waits 0.5 s for a PubAck and retries every 0.25 s for a long while.
     static func subscriber(_ url: String) -> String {
@@ -20,21 +21,21 @@ struct FleetStreamLossTests {
 
     /// Commits `orders` orders straight to the machine's store (no delivery), as
     /// another `juice` process would.
-    static func commitOrders(_ machine: FleetMachine, _ orders: Int, from start: Int = 0) throws {
-        let store = try SQLiteStore(path: machine.directory.file("juice.db"), durability: .normal, initialStock: Stock(repeating: 100_000))
-        let maker = JuiceMaker(store: store, source: Fleet.source(machine: machine.machine))
+    static func commitOrders(_ machine: JuiceSandbox, _ orders: Int, from start: Int = 0) throws {
+        let store = try SQLiteStore(path: machine.file("juice.db"), durability: .normal, initialStock: Stock(repeating: 100_000))
+        let maker = JuiceMaker(store: store, source: Fleet.source(machine: machine.name))
         for index in start..<(start + orders) { try maker.make(Juice.allCases[index % Juice.allCases.count]) }
     }
 
     /// The `nats` subscriber's row of `juice subscribers --json`.
-    static func row(_ machine: FleetMachine) async throws -> [String: Any] {
-        let (_, output) = try await machine.run(["subscribers", "--json"])
+    static func row(_ machine: JuiceSandbox) async throws -> [String: Any] {
+        let output = try await machine.running(["subscribers", "--json"]).stdout
         let rows = (try? JSONSerialization.jsonObject(with: Data(output.utf8))) as? [[String: Any]] ?? []
         return rows.first ?? [:]
     }
 
     /// Waits until `accepts` takes the subscriber's row (or `seconds` pass); the last row seen.
-    static func waitForRow(_ machine: FleetMachine, within seconds: Double, _ accepts: ([String: Any]) -> Bool) async throws -> [String: Any] {
+    static func waitForRow(_ machine: JuiceSandbox, within seconds: Double, _ accepts: ([String: Any]) -> Bool) async throws -> [String: Any] {
         let deadline = Date(timeIntervalSinceNow: seconds)
         var row: [String: Any] = [:]
         while Date() < deadline {
@@ -72,14 +73,14 @@ struct FleetStreamLossTests {
         try await server.start()
         defer { server.stop() }
         try Self.addSilentStream(server.url, name: "JUICEMAKER", subjects: "juicemaker.>")
-        let machine = try FleetMachine("shop-1", subscribers: Self.subscriber(server.url))
+        let machine = try JuiceSandbox.fleetMachine("shop-1", subscribers: Self.subscriber(server.url))
         try Self.commitOrders(machine, 500)
         let journal = try await machine.eventIDs()
         // Four attempts publish more than libnats would hold on one connection (twice
         // a flight) if the unanswered ones stayed counted.
         #expect(4 * journal.count > 2 * NATSDestination.flight, "\(journal.count) events")
 
-        let (deliverer, _) = try machine.start(["deliver", "--follow"])
+        let deliverer = try machine.start(["deliver", "--follow"], inputFile: "/dev/null").process
         defer { terminate(deliverer) }
         // Four failed attempts: more outstanding publishes than libnats allows on one connection.
         let failing = try await Self.waitForRow(machine, within: 30) { ($0["attempts"] as? Int ?? 0) >= 4 }
@@ -117,13 +118,13 @@ struct FleetStreamLossTests {
         }
         connection.close()
         guard status == NATS_OK else { throw FleetTestError("js_AddStream: status \(status.rawValue), JetStream error \(jsError.rawValue)") }
-        let machine = try FleetMachine("shop-3", subscribers: Self.subscriber(server.url))
+        let machine = try JuiceSandbox.fleetMachine("shop-3", subscribers: Self.subscriber(server.url))
         try Self.commitOrders(machine, 80)
         let journal = try await machine.eventIDs()
         // More than the limit, and all of them in the first flight.
         #expect(journal.count > limit && journal.count < NATSDestination.flight, "\(journal.count) events")
 
-        let (deliverer, _) = try machine.start(["deliver", "--follow"])
+        let deliverer = try machine.start(["deliver", "--follow"], inputFile: "/dev/null").process
         defer { terminate(deliverer) }
         let refused = try await Self.waitForRow(machine, within: 30) { ($0["attempts"] as? Int ?? 0) >= 2 }
         #expect((refused["lag"] as? Int) == journal.count - limit, "\(refused)")
@@ -147,9 +148,9 @@ struct FleetStreamLossTests {
         let server = try NATSServerProcess(directory: directory)
         try await server.start()
         defer { server.stop() }
-        let machine = try FleetMachine("shop-2", subscribers: Self.subscriber(server.url))
+        let machine = try JuiceSandbox.fleetMachine("shop-2", subscribers: Self.subscriber(server.url))
         try Self.commitOrders(machine, 5)
-        let (deliverer, _) = try machine.start(["deliver", "--follow"])
+        let deliverer = try machine.start(["deliver", "--follow"], inputFile: "/dev/null").process
         defer { terminate(deliverer) }
         let before = try await machine.eventIDs()
         #expect(await FleetIntegrationTests.waitForStream(server.url, count: UInt64(before.count), within: 20) == UInt64(before.count))

@@ -5,15 +5,15 @@ import Locking
 import Synchronization
 import Testing
 import WebhookPlugin
-#if canImport(NATSPlugin)
-import NATSPlugin
+#if canImport(NATSClient)
+import NATSClient
 
 /// `juice fleet deliver` with a webhook that keeps a window in flight, against a real
 /// `nats-server -js` and a loopback endpoint that answers after a fixed latency and
 /// checks every signature: each message is acknowledged on its own as its answer
 /// comes, a failing one holds only itself, `kill -9` loses nothing, `ordered` keeps
 /// journal order.
-@Suite(.enabled(if: FleetEnvironment.isAvailable, FleetEnvironment.skipNote), .serialized)
+@Suite(.tags(.nats, .process, .slow), .notInUnitRun, .enabled(if: FleetEnvironment.isAvailable, FleetEnvironment.skipNote), .serialized)
 struct FleetWindowTests {
     static let secret = "whsec_" + Data("fleet window secret".utf8).base64EncodedString()
 
@@ -27,8 +27,8 @@ struct FleetWindowTests {
         return .signed(latency: latency, verify: { signature?.verify(header: $0, id: $1, timestamp: $2, body: $3) ?? false }, script: script)
     }
 
-    static func central(_ server: NATSServerProcess, hook: LoopbackHTTPServer, settings: String, fleet: String = "") throws -> FleetMachine {
-        try FleetMachine(
+    static func central(_ server: NATSServerProcess, hook: LoopbackHTTPServer, settings: String, fleet: String = "") throws -> JuiceSandbox {
+        try JuiceSandbox.fleetMachine(
             "central",
             subscribers:
                 #"[{"type": "webhook", "name": "central-hook", "url": "\#(hook.url)", "secret": "\#(secret)", "timeoutSeconds": 30, \#(settings)}]"#,
@@ -37,10 +37,10 @@ struct FleetWindowTests {
 
     /// Runs `juice fleet deliver` until `hook` has `count` requests, at most ten times:
     /// a message a stopped or killed deliverer held comes back after the ack wait.
-    static func deliver(_ central: FleetMachine, until hook: LoopbackHTTPServer, has count: Int) async throws {
+    static func deliver(_ central: JuiceSandbox, until hook: LoopbackHTTPServer, has count: Int) async throws {
         for _ in 0..<10 where hook.requests.count < count {
-            let run = try await central.runCapturing(["fleet", "deliver"])
-            #expect(run.status == 0, "\(run.errors)")
+            let run = try await central.running(["fleet", "deliver"])
+            #expect(run.status == 0, "\(run.stderr)")
         }
     }
 
@@ -57,12 +57,12 @@ struct FleetWindowTests {
         }
         try hook.start()
         defer { hook.stop() }
-        let machine = try await FleetMachine.publishing("shop-a", to: server, orders: Array(repeating: "kiwi", count: 20))
+        let machine = try await JuiceSandbox.publishing("shop-a", to: server, orders: Array(repeating: "kiwi", count: 20))
         let ids = Set(try await machine.eventIDs())
         #expect(ids.count == 40)
         let central = try Self.central(server, hook: hook, settings: #""retrySchedule": [600], "maxInFlight": 16"#, fleet: #", "ackWait": 1"#)
-        let first = try await central.runCapturing(["fleet", "deliver"])
-        #expect(first.status == 75, "a retry is scheduled: \(first.errors)")
+        let first = try await central.running(["fleet", "deliver"])
+        #expect(first.status == 75, "a retry is scheduled: \(first.stderr)")
         let sent = hook.requests.compactMap(\.sequence)
         #expect(Set(sent) == Set(1...20), "\(sent)")
         #expect(sent.count == 20, "\(sent)")
@@ -90,10 +90,10 @@ struct FleetWindowTests {
         let hook = Self.endpoint(latency: .milliseconds(50)) { _, _ in .status(200) }
         try hook.start()
         defer { hook.stop() }
-        let machine = try await FleetMachine.publishing("shop-a", to: server, orders: Array(repeating: "kiwi", count: 40))
+        let machine = try await JuiceSandbox.publishing("shop-a", to: server, orders: Array(repeating: "kiwi", count: 40))
         let ids = Set(try await machine.eventIDs())
         let central = try Self.central(server, hook: hook, settings: #""maxInFlight": 16"#, fleet: #", "ackWait": 1"#)
-        let (follower, _) = try central.start(["fleet", "deliver", "--follow"])
+        let follower = try central.start(["fleet", "deliver", "--follow"], inputFile: "/dev/null").process
         _ = await hook.waitForRequests(40, until: .now + .seconds(30))
         kill(follower.processIdentifier, SIGKILL)
         await exited(follower)
@@ -122,10 +122,10 @@ struct FleetWindowTests {
         }
         try hook.start()
         defer { hook.stop() }
-        _ = try await FleetMachine.publishing("shop-a", to: server, orders: Array(repeating: "kiwi", count: 10))
+        _ = try await JuiceSandbox.publishing("shop-a", to: server, orders: Array(repeating: "kiwi", count: 10))
         let central = try Self.central(server, hook: hook, settings: #""retrySchedule": [0.05], "maxInFlight": 16, "ordered": true"#)
-        let run = try await central.runCapturing(["fleet", "deliver"])
-        #expect(run.status == 0, "\(run.errors)")
+        let run = try await central.running(["fleet", "deliver"])
+        #expect(run.status == 0, "\(run.stderr)")
         #expect(accepted.withLock { $0 } == Array(1...20))
         #expect(hook.connectionsAccepted == 1)
         #expect(hook.failedVerification == 0)
@@ -140,11 +140,11 @@ struct FleetWindowTests {
         let hook = Self.endpoint(latency: .zero) { _, _ in .status(200) }
         try hook.start()
         defer { hook.stop() }
-        _ = try await FleetMachine.publishing("shop-a", to: server)
+        _ = try await JuiceSandbox.publishing("shop-a", to: server)
         let central = try Self.central(server, hook: hook, settings: #""maxInFlight": 64"#, fleet: #", "maxAckPending": 32"#)
-        let run = try await central.runCapturing(["fleet", "deliver"])
+        let run = try await central.running(["fleet", "deliver"])
         #expect(run.status == 78)
-        #expect(run.errors.contains("maxInFlight 64 is above fleet.maxAckPending 32"), "\(run.errors)")
+        #expect(run.stderr.contains("maxInFlight 64 is above fleet.maxAckPending 32"), "\(run.stderr)")
         #expect(hook.requests.isEmpty)
     }
 }

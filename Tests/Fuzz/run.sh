@@ -12,7 +12,7 @@ cd "$(dirname "$0")/../.."
 seconds=${1:-30}
 shift || true
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(FuzzJSONReader FuzzCommandLine FuzzCloudEvent FuzzRFC3339 FuzzRetryAfter FuzzHTTPResponse)
+[ ${#targets[@]} -gt 0 ] || targets=(FuzzJSON FuzzJSONReader FuzzCommandLine FuzzCloudEvent FuzzRFC3339 FuzzRetryAfter FuzzHTTPResponse)
 scratch=.build-fuzz
 
 for target in "${targets[@]}"; do

@@ -1,10 +1,11 @@
+import JuiceTestSupport
 import Testing
 
 @testable import JuiceBench
 
 /// `juice-bench cli` runs each group of compared programs in every order equally often,
 /// so that no program gains from its place (the A/A control reads 1.00 on average).
-@Suite struct GroupOrderTests {
+@Suite(.tags(.unit)) struct GroupOrderTests {
     @Test(arguments: [1, 2, 3, 4])
     func everyOrderOnce(size: Int) {
         let group = Array(0..<size)
@@ -43,7 +44,7 @@ import Testing
 }
 
 /// `juice-bench start-order` reads callgrind's compressed profile format.
-@Suite struct StartOrderReaderTests {
+@Suite(.tags(.unit)) struct StartOrderReaderTests {
     private let juice = "/tmp/run/juice"
 
     @Test func namesOfTheObjectOnlyWithCompressedIDs() {

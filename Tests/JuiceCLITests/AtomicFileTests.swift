@@ -1,4 +1,5 @@
 import FoundationEssentials
+import JuiceMakerPluginKit
 import JuiceTestSupport
 import Testing
 
@@ -12,7 +13,7 @@ import Musl
 
 /// `AtomicFile.write` (the SVG of `juice report --svg`): the target holds the old bytes
 /// or the new, and a failure leaves no temporary file beside it.
-@Suite struct AtomicFileTests {
+@Suite(.tags(.unit)) struct AtomicFileTests {
     private func names(in directory: TemporaryDirectory) throws -> [String] {
         try FileManager.default.contentsOfDirectory(atPath: directory.path).sorted()
     }

@@ -1,12 +1,13 @@
 import Foundation
 import JuiceMakerCore
+import JuiceTestSupport
 import SQLiteStore
 import Testing
 
 /// Small edges of the command line: did-you-mean for commands, `--type` in any
 /// spelling, `--version` and `--help` beside bad words, the screens and `--json`,
 /// a stopped subscriber's state.
-@Suite struct CommandLineEdgeTests {
+@Suite(.tags(.process), .notInUnitRun) struct CommandLineEdgeTests {
     @Test(arguments: [
         (["ordr"], "unknown command 'ordr' for 'juice'. Did you mean 'order'?"),
         (["stock", "ad", "kiwi", "1"], "unknown command 'ad' for 'juice stock'. Did you mean 'add'?"),
@@ -115,7 +116,7 @@ import Testing
 
 /// An argument that is not valid UTF-8 is refused, not read with U+FFFD in its place
 /// (two different file names would then name one store).
-@Suite struct UndecodableArgumentTests {
+@Suite(.tags(.process), .notInUnitRun) struct UndecodableArgumentTests {
     @Test func aPathThatIsNotUTF8IsRefusedAndNothingIsCreated() throws {
         let sandbox = try JuiceSandbox()
         let directory = sandbox.root + "/work/u8"

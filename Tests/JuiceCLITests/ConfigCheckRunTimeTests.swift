@@ -1,9 +1,10 @@
 import Foundation
+import JuiceTestSupport
 import Testing
 
 /// `juice config check` finds what would otherwise fail (or warn) only at run time, and
 /// the config is read once, so it may come from a pipe.
-@Suite struct ConfigCheckRunTimeTests {
+@Suite(.tags(.process), .notInUnitRun) struct ConfigCheckRunTimeTests {
     @Test func aLogFileInAMissingDirectoryIsAConfigErrorEverywhere() throws {
         let sandbox = try JuiceSandbox()
         try sandbox.run(["stock", "add", "kiwi", "1"])
@@ -78,19 +79,9 @@ import Testing
                 close(descriptor)
             }
             writer.start()
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: JuiceSandbox.binary)
-            process.arguments = arguments + ["--config", fifo]
-            process.environment = sandbox.environment
-            let err = Pipe()
-            process.standardOutput = FileHandle.nullDevice
-            process.standardError = err
-            try process.run()
-            let done = DispatchSemaphore(value: 0)
-            Thread {
-                process.waitUntilExit(); done.signal()
-            }.start()
-            let exited = done.wait(timeout: .now() + 20) == .success
+            let running = try sandbox.start(arguments + ["--config", fifo], inputFile: "/dev/null")
+            let process = running.process
+            let exited = exits(process, within: .seconds(20))
             if !exited {
                 kill(process.processIdentifier, SIGKILL)
                 process.waitUntilExit()
@@ -100,29 +91,18 @@ import Testing
             }
             #expect(exited, "juice \(arguments) waited for a second read of the FIFO")
             #expect(process.terminationStatus == status)
-            let errors = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            let errors = running.stderr
             if status != 0 { #expect(errors.hasPrefix("오류:"), "the config's language: \(errors)") }
         }
     }
 
     @Test func configFromStandardInput() throws {
         let sandbox = try JuiceSandbox()
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: JuiceSandbox.binary)
-        process.arguments = ["config", "show", "--json", "--config", "/dev/stdin"]
-        process.environment = sandbox.environment
-        let input = Pipe()
-        let output = Pipe()
-        process.standardInput = input
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        input.fileHandleForWriting.write(Data(#"{"initialStock": 7, "subscribers": []}"#.utf8))
-        try input.fileHandleForWriting.close()
-        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 0)
-        #expect(text.contains(#""initialStock":7"#), "\(text)")
+        // Standard input is a pipe here, not a file.
+        let show = try sandbox.start(["config", "show", "--json", "--config", "/dev/stdin"])
+        try show.type(#"{"initialStock": 7, "subscribers": []}"#)
+        #expect(show.finish() == 0)
+        #expect(show.stdout.contains(#""initialStock":7"#), "\(show.stdout)")
     }
 
     /// Linear checking still finds a duplicate name among 8,000 subscribers (the time is

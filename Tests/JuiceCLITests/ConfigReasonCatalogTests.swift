@@ -1,12 +1,13 @@
 import Foundation
 import JuiceMakerCore
 import JuiceMakerPluginKit
+import JuiceTestSupport
 import Testing
 @testable import JuiceCLI
 
 /// The catalog renders every config reason, every expectation and every JSON problem
 /// in both languages, one line each.
-@Suite struct ConfigReasonCatalogTests {
+@Suite(.tags(.unit)) struct ConfigReasonCatalogTests {
     static let expectations: [ConfigurationExpectation] = {
         let all: [ConfigurationExpectation] = [
             .string, .nonEmpty("path"), .httpURL, .oneOf(["info", "debug"]), .boolean,

@@ -1,8 +1,9 @@
 import Foundation
+import JuiceTestSupport
 import Testing
 
 /// A config without `subscribers` gets the built-in logger and notifier; `[]` means none.
-@Suite struct DefaultSubscribersTests {
+@Suite(.tags(.process), .notInUnitRun) struct DefaultSubscribersTests {
     private func subscribers(_ config: String) throws -> [String] {
         let sandbox = try JuiceSandbox()
         let path = try sandbox.write(config, to: "juice.json")

@@ -1,9 +1,10 @@
+import JuiceTestSupport
 import Testing
 
 @testable import JuiceCLI
 
 /// `juice` reads its environment from `environ` (`JuiceProcess.environment(entries:)`).
-@Suite struct EnvironmentEntriesTests {
+@Suite(.tags(.unit)) struct EnvironmentEntriesTests {
     @Test func splitsAtTheFirstEqualsSignByByte() {
         let environment = JuiceProcess.environment(entries: [
             "A=1", "B=x=y", "EMPTY=", "NOEQUALS", "=nameless", "MARK=\u{301}b", "HOME=/root",

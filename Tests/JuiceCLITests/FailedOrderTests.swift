@@ -1,10 +1,11 @@
 import Foundation
+import JuiceTestSupport
 import Testing
 
 /// A failed `juice order` (exit 1): it never asks a question (nobody can answer one
 /// there), it says what is short and the command that adds it, and under `--quiet` it
 /// still says, in one line on stderr, that the order was not made.
-@Suite struct FailedOrderTests {
+@Suite(.tags(.process), .notInUnitRun) struct FailedOrderTests {
     @Test func quietFailureIsOneLineOnStderr() async throws {
         let sandbox = try JuiceSandbox()
         let result = try await sandbox.running(["order", "strawberry", "--quiet"])

@@ -10,19 +10,12 @@ import Testing
 /// - **No regular expressions**: nothing of `_StringProcessing` or `_RegexParser`.
 /// - **Loaded when needed**: libssl, readline and libnats are opened on first use, never
 ///   linked; Foundation, FoundationNetworking, ICU and libcurl are never loaded at all.
-@Suite(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/nm"), "binutils' nm is not installed"))
+@Suite(.tags(.process), .notInUnitRun, .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/nm"), "binutils' nm is not installed"))
 struct FoundationUseTests {
     private static func output(_ tool: String, _ arguments: [String]) throws -> String {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: tool)
-        process.arguments = arguments
-        let output = Pipe()
-        process.standardOutput = output
-        try process.run()
-        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 0)
-        return text
+        let result = try runProgram(tool, arguments)
+        #expect(result.status == 0, "\(result.stderr)")
+        return result.stdout
     }
 
     private static func importedSymbols() throws -> [Substring] {

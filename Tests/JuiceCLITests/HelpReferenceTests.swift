@@ -1,5 +1,6 @@
 import Foundation
 import JuiceMakerPluginKit
+import JuiceTestSupport
 import Testing
 
 @testable import JuiceCLI
@@ -7,7 +8,7 @@ import Testing
 /// The user reference (`juice help <topic>`, `juice help --man`) is generated from the
 /// declarations: every exit status, environment variable, config key and command
 /// appears, and the manual page is roff that groff renders without a warning.
-@Suite struct HelpReferenceTests {
+@Suite(.tags(.process), .notInUnitRun) struct HelpReferenceTests {
     let topics = HelpTopics(registry: .standard)
 
     @Test func everyTopicIsNamedOnceAndReachable() throws {
@@ -88,24 +89,10 @@ import Testing
             print("skipped: groff is not installed (apt-get install groff-base)")
             return
         }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: groff)
-        process.arguments = ["-man", "-Tutf8", "-ww"]
-        let (input, output, errors) = (Pipe(), Pipe(), Pipe())
-        process.standardInput = input
-        process.standardOutput = output
-        process.standardError = errors
-        try process.run()
-        input.fileHandleForWriting.write(Data(manual().utf8))
-        try input.fileHandleForWriting.close()
-        let rendered = output.fileHandleForReading.readDataToEndOfFile()
-        let warnings = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 0)
-        #expect(warnings == "")
-        #expect(
-            String(decoding: rendered, as: UTF8.self).contains("juice \\- Make juice")
-                || String(decoding: rendered, as: UTF8.self).contains("juice - Make juice"))
+        let result = try runProgram(groff, ["-man", "-Tutf8", "-ww"], input: Array(manual().utf8))
+        #expect(result.status == 0)
+        #expect(result.stderr == "")
+        #expect(result.stdout.contains("juice \\- Make juice") || result.stdout.contains("juice - Make juice"))
     }
 
     private func manual() -> String {

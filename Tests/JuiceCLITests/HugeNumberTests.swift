@@ -1,9 +1,10 @@
 import Foundation
+import JuiceTestSupport
 import Testing
 
 /// Numbers written as digits but too large (also beyond 64 bits) are bad values (65)
 /// that name the limit, never "not a whole number" (64), and change nothing.
-@Suite struct HugeNumberTests {
+@Suite(.tags(.process), .notInUnitRun) struct HugeNumberTests {
     private static let huge = "99999999999999999999"
 
     @Test(arguments: [

@@ -1,9 +1,10 @@
 import Foundation
+import JuiceTestSupport
 import Testing
 
 /// `--json` output of every command parses and holds the right values, and the
 /// notifier's human lines never reach stdout.
-@Suite struct JSONOutputTests {
+@Suite(.tags(.process), .notInUnitRun) struct JSONOutputTests {
     @Test func orderMadeIsTheTypedResult() throws {
         let sandbox = try JuiceSandbox()
         let result = try sandbox.run(["order", "mango-kiwi", "--json"])

@@ -1,9 +1,10 @@
 import JuiceMakerCore
+import JuiceTestSupport
 import Testing
 @testable import JuiceCLI
 
 /// The config's JSON reader: RFC 8259 values, key order kept, errors with line and column.
-@Suite struct JSONReaderTests {
+@Suite(.tags(.unit)) struct JSONReaderTests {
     @Test func readsEveryKindOfValueKeepingKeyOrder() throws {
         let value = try JSONReader.parse(#" {"z": [1, -2.5e1, true, false, null], "a": "x\"\n\u00e9\ud83c\udf53", "m": {}} "#)
         #expect(

@@ -1,11 +1,12 @@
 import JuiceMakerPluginKit
+import JuiceTestSupport
 import Testing
 
 @testable import JuiceCLI
 
 /// Where the config reader says a string went wrong (`JSONStringBody`, shared with the
 /// core's event parser): the line and column of the byte at fault.
-@Suite struct JSONStringErrorTests {
+@Suite(.tags(.unit)) struct JSONStringErrorTests {
     @Test(arguments: [
         (#"{"a": "x"#, 9, JSONProblem.unterminatedString),
         ("{\"a\": \"x\u{01}\"}", 9, .controlCharacter),

@@ -1,12 +1,13 @@
 import Foundation
 import JuiceMakerCore
+import JuiceTestSupport
 import Testing
 @testable import JuiceCLI
 
 /// Store errors, core errors and plugin reports read wholly in the person's
 /// language: under `--lang ko` a line has Hangul and none of its English message's
 /// words (paths, ids, numbers and `--store` are data); under `--lang en`, no Hangul.
-@Suite struct LocalizedErrorTests {
+@Suite(.tags(.process), .notInUnitRun) struct LocalizedErrorTests {
     /// Words of the English store, logger and core messages; none may appear in a
     /// Korean line.
     static let englishWords: Set<String> = [
@@ -156,5 +157,22 @@ import Testing
             if case .unexpected = reason { continue }  // another error's own text
             #expect(!line.korean.contains(reason.description), "untranslated: \(line.korean)")
         }
+    }
+
+    /// The particle after a quoted name follows its last syllable: `이라는` after a final
+    /// consonant (`수박`), `라는` after a vowel (`키위망고쥬스`), and `을`/`를` likewise
+    /// after a Korean suggestion; a name not ending in Hangul keeps the neutral form.
+    @Test(arguments: [
+        (["order", "키위망고쥬스"], "'키위망고쥬스'라는 쥬스는 없습니다. '망고키위쥬스'를 말씀하신 건가요?"),
+        (["order", "수박"], "'수박'이라는 쥬스는 없습니다."),
+        (["stock", "add", "딸귀", "1"], "'딸귀'라는 과일은 없습니다. '딸기'를 말씀하신 건가요?"),
+        (["stock", "add", "수박", "1"], "'수박'이라는 과일은 없습니다."),
+        (["order", "kiwl"], "'kiwl'이라는 쥬스는 없습니다. 'kiwi'을(를) 말씀하신 건가요?"),
+    ])
+    func theKoreanParticleFollowsTheName(arguments: [String], message: String) throws {
+        let sandbox = try JuiceSandbox(language: "ko_KR.UTF-8")
+        let run = try sandbox.run(arguments + ["--in-memory"])
+        #expect(run.status == 65, "\(run.stderr)")
+        #expect(run.stderr.contains(message), "\(run.stderr)")
     }
 }

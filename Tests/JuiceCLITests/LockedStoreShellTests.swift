@@ -7,7 +7,7 @@ import Testing
 /// Another process holds the store's write lock past the busy timeout while the
 /// shell orders: that order is refused with the store's one error line, nothing is
 /// made, and the shell takes the next line (it used to exit 74).
-@Suite struct LockedStoreShellTests {
+@Suite(.tags(.process, .slow), .notInUnitRun) struct LockedStoreShellTests {
     @Test func anOrderTheLockHeldUpIsRefusedAndTheShellGoesOn() throws {
         let sandbox = try JuiceSandbox()
         let shell = try sandbox.start(["shell"])
@@ -31,6 +31,7 @@ import Testing
         #expect(errors.count == 1, "\(shell.stderr)")
         #expect(errors.first?.hasPrefix("Error: ") == true)
         #expect(shell.stderr.contains("try again, or stop the process that holds it"), "\(shell.stderr)")
+        #expect(shell.stderr.contains("locked for more than 30 s"), "the whole wait, six busy timeouts: \(shell.stderr)")
         #expect(!shell.stdout.contains("mango-kiwi juice! Enjoy!"))
         #expect(shell.stdout.contains("Here's your banana juice! Enjoy!"))
         #expect(try sandbox.stock() == ["strawberry": 10, "banana": 8, "pineapple": 10, "kiwi": 10, "mango": 10])
@@ -52,7 +53,7 @@ import Testing
     }
 }
 
-extension RunningJuice {
+extension RunningProgram {
     /// Waits until `condition(stderr)` holds, or the process ends, or `limit` passes
     /// (a safety net against a hang, not a speed requirement).
     func waitForStandardError(limit: Duration = .seconds(30), until condition: (String) -> Bool) -> Bool {

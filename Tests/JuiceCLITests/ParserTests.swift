@@ -1,9 +1,10 @@
 import JuiceMakerCore
+import JuiceTestSupport
 import Testing
 @testable import JuiceCLI
 
 /// The argument parser against the real command table, without a process.
-@Suite struct ParserTests {
+@Suite(.tags(.unit)) struct ParserTests {
     private let parser = CommandLineParser.juice
 
     private func invocation(_ words: [String]) throws -> Invocation {
@@ -18,9 +19,9 @@ import Testing
         let parsed = try invocation(["--json", "order", "--count=3", "mango-kiwi", "--lang", "ko"])
         #expect(parsed.command.runnable == OrderCommand.self)
         #expect(parsed.arguments == ["mango-kiwi"])
-        #expect(parsed.value("count") == "3")
-        #expect(parsed.value("lang") == "ko")
-        #expect(parsed.has("json"))
+        #expect(parsed[OrderCommand.count] == "3")
+        #expect(parsed[GlobalOptions.lang] == "ko")
+        #expect(parsed[GlobalOptions.json])
     }
 
     @Test func negativeNumbersAreValues() throws {
@@ -36,13 +37,13 @@ import Testing
 
     @Test func repeatableOptionsKeepEveryValue() throws {
         let parsed = try invocation(["events", "--type", "juiceMade", "--type", "orderFailed"])
-        #expect(parsed.allValues("type") == ["juiceMade", "orderFailed"])
+        #expect(parsed[EventsCommand.type] == ["juiceMade", "orderFailed"])
     }
 
     @Test func aSingleValueOptionGivenTwiceKeepsTheLastValue() throws {
         // swift-argument-parser's default for a single-value option.
-        #expect(try invocation(["stock", "--lang", "ko", "--lang", "en"]).value("lang") == "en")
-        #expect(try invocation(["order", "x", "--count", "1", "--count=2"]).allValues("count") == ["2"])
+        #expect(try invocation(["stock", "--lang", "ko", "--lang", "en"])[GlobalOptions.lang] == "en")
+        #expect(try invocation(["order", "x", "--count", "1", "--count=2"]).values(of: OrderCommand.count.spec) == ["2"])
     }
 
     @Test func shortFlagsBundle() throws {
@@ -56,7 +57,7 @@ import Testing
             Issue.record("expected help")
             return
         }
-        #expect(try invocation(["stock", "-qq"]).has("quiet"))
+        #expect(try invocation(["stock", "-qq"])[GlobalOptions.quiet])
         #expect(throws: CLIError.self) { try parser.parse(["stock", "-qx"]) }
     }
 

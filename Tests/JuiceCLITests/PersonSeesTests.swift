@@ -1,11 +1,12 @@
 import JuiceMakerCore
 import JuiceMakerPluginKit
+import JuiceTestSupport
 import Testing
 @testable import JuiceCLI
 
 /// The CLI skips its own confirmation of what a plugin already shows the person: it
 /// asks for the `EventPresentingPlugin` capability, whatever the plugin's type.
-@Suite struct PersonSeesTests {
+@Suite(.tags(.unit)) struct PersonSeesTests {
     /// A plugin that is not the CLI notifier but shows orders to the person.
     final class Announcer: EventPresentingPlugin {
         static let type = "announcer"

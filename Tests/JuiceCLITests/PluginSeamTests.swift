@@ -1,22 +1,18 @@
 import Foundation
 import JuiceMakerCore
 import JuiceMakerPluginKit
+import JuiceTestSupport
 import Testing
 @testable import JuiceCLI
 
 /// The CLI reaches plugins only through the registry and the capabilities the kit
 /// declares: no command imports a plugin module or tests for a plugin's type.
-@Suite struct PluginSeamTests {
+@Suite(.tags(.unit)) struct PluginSeamTests {
     private static let root = URL(fileURLWithPath: #filePath)
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 
     @Test func onlyTheRegistryImportsPluginModules() throws {
-        // The fleet commands still reach the NATS client through its plugin, until it
-        // is a transport of its own.
-        let fleet: Set<String> = [
-            "FleetCommands.swift", "FleetDeliverCommand.swift", "FleetStockCommand.swift", "FleetWatchCommand.swift",
-            "NATSAvailability.swift",
-        ]
+        // The fleet commands reach NATS through its transport (`NATSClient`), not its plugin.
         let sources = Self.root.appendingPathComponent("Sources/JuiceCLI")
         let files = try #require(FileManager.default.enumerator(at: sources, includingPropertiesForKeys: nil))
         var importing: [String] = []
@@ -30,7 +26,33 @@ import Testing
             if importsPlugin { importing.append(file.lastPathComponent) }
         }
         #expect(importing.contains("PluginRegistry.swift"))
-        #expect(Set(importing).subtracting(fleet) == ["PluginRegistry.swift"], "\(importing.sorted())")
+        #expect(importing == ["PluginRegistry.swift"], "\(importing.sorted())")
+    }
+
+    /// `juice subscribers` asks a plugin type (`isFedFromFleet`) what `juice fleet
+    /// deliver` asks a built plugin (`fleetRole`): for every shipped plugin they agree.
+    @Test func eachTypeSaysWhetherItsPluginsAreFedFromTheFleet() async throws {
+        let directory = try TemporaryDirectory()
+        let sections: [String: [(key: String, value: ConfigValue)]] = [
+            "logger": [("path", .string("juice.log"))], "webhook": [("url", .string("https://example.com/hook"))],
+            "command": [("command", .array([.string("/bin/cat")]))], "nats": [("url", .string("nats://127.0.0.1:4222"))],
+        ]
+        var fed: [String] = []
+        for type in PluginRegistry.standard.types {
+            let plugin: any JuiceMakerPlugin
+            do {
+                plugin = try type.init(configuration: section(sections[type.type] ?? []), context: Rig().context(stateDirectory: directory.path))
+            } catch {
+                // Only the `nats` of a build without libnats refuses to be built.
+                #expect(type.type == "nats" && !type.isFedFromFleet, "\(type.type): \(error)")
+                continue
+            }
+            let hasRole = if case .none = plugin.fleetRole { false } else { true }
+            #expect(type.isFedFromFleet == hasRole, "\(type.type)")
+            if hasRole { fed.append(type.type) }
+            await plugin.shutdown(deadline: generousDeadline())
+        }
+        #expect(fed == ["logger", "webhook", "command"])
     }
 
     @Test func commandsRenderEventsAsTheNotifierDoes() throws {

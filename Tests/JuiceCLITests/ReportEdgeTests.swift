@@ -1,11 +1,12 @@
 import Foundation
 import JuiceMakerPluginKit
+import JuiceTestSupport
 import Testing
 @testable import JuiceCLI
 
 /// `juice report` at its edges: an empty journal, a quiet window, bad values, fruits
 /// never used, the SVG file, terminal width and colour.
-@Suite struct ReportEdgeTests {
+@Suite(.tags(.process), .notInUnitRun) struct ReportEdgeTests {
     private static let hour: Int64 = 3_600_000
 
     @Test func anEmptyJournalIsAnEmptyReportWithAHelpfulLine() throws {

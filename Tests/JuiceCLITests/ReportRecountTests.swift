@@ -1,11 +1,12 @@
 import Foundation
+import JuiceTestSupport
 import Testing
 
 /// Every figure `juice report --json` and `juice report picklist --json` print equals
 /// an independent recount from `juice events --json` and `juice stock --json`, over
 /// seeded random histories spread across weeks, for several windows and buckets, and
 /// again after more orders arrive (the projection catches up incrementally).
-@Suite struct ReportRecountTests {
+@Suite(.tags(.process), .notInUnitRun) struct ReportRecountTests {
     private static let hour: Int64 = 3_600_000
     private static let day: Int64 = 86_400_000
 

@@ -1,12 +1,13 @@
 import Foundation
 import JuiceMakerCore
+import JuiceTestSupport
 import Testing
 @testable import JuiceCLI
 
 /// `config/juice-maker.schema.json` is what `juice config schema` prints from the
 /// declarations the validator checks with, byte for byte: the schema editors use and
 /// the checker cannot disagree. The shipped config passes the parser.
-@Suite struct SchemaTests {
+@Suite(.tags(.process), .notInUnitRun) struct SchemaTests {
     private static let configDirectory = URL(fileURLWithPath: #filePath)
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
         .appendingPathComponent("config")

@@ -1,9 +1,10 @@
 import JuiceMakerCore
+import JuiceTestSupport
 import Testing
 @testable import JuiceCLI
 
 /// What the two screens understand of a typed line, without a process.
-@Suite struct ScreenLineTests {
+@Suite(.tags(.unit)) struct ScreenLineTests {
     @Test func orderLines() throws {
         #expect(try OrderLine.parse("7") == .order(.mangoKiwi))
         #expect(try OrderLine.parse(" 1 ") == .order(.strawberry))

@@ -1,13 +1,14 @@
 import Foundation
+import JuiceTestSupport
 import Testing
 
 /// A value taken from the environment never reaches the terminal: not in a config
 /// error (even one a plugin's own check writes), not in `config show`. A URL's
 /// credentials are hidden too, and `config show` refuses a config `config check` refuses.
-@Suite struct SecretRedactionTests {
+@Suite(.tags(.process), .notInUnitRun) struct SecretRedactionTests {
     private let secret = "TOPSECRET-4711"
 
-    private func run(_ config: String, _ arguments: [String]) throws -> JuiceRun {
+    private func run(_ config: String, _ arguments: [String]) throws -> ProgramRun {
         let sandbox = try JuiceSandbox()
         let path = try sandbox.write(config, to: "juice.json")
         return try sandbox.run(arguments + ["--config", path], environment: ["JUICE_TEST_SECRET": secret])

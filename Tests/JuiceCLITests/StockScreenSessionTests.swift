@@ -1,9 +1,10 @@
 import Foundation
+import JuiceTestSupport
 import Testing
 
 /// `juice stock edit` driven through standard input: edits stay in a draft until
 /// `apply` stores them as one change; `cancel` (or the end of input) stores nothing.
-@Suite struct StockScreenSessionTests {
+@Suite(.tags(.process), .notInUnitRun) struct StockScreenSessionTests {
     private let initial = ["strawberry": 10, "banana": 10, "pineapple": 10, "kiwi": 10, "mango": 10]
 
     @Test func applyStoresTheWholeDraftAsOneChange() throws {

@@ -1,4 +1,5 @@
 import Foundation
+import JuiceTestSupport
 import Testing
 
 /// SIGTERM and SIGHUP stop `juice` the way Ctrl-C does: the change under way
@@ -6,7 +7,7 @@ import Testing
 /// durable subscriber leaves what it did not deliver in the journal), and the exit
 /// status is 128 + the signal. Real processes, a real store, a logger writing
 /// CloudEvents JSON lines to a file; every wait is for output or an exit.
-@Suite struct StopSignalTests {
+@Suite(.tags(.process, .slow), .notInUnitRun) struct StopSignalTests {
     /// SIGTERM (what `kill` and service managers send) and SIGHUP (the terminal went away).
     static let signals: [(signal: Int32, status: Int32)] = [(SIGTERM, 143), (SIGHUP, 129)]
 
@@ -130,6 +131,24 @@ import Testing
         #expect((audit?["cursor"] as? NSNumber)?.intValue == 0, "nothing delivered: \(subscribers.stdout)")
     }
 
+    /// Two stop signals at once: the kernel hands over pending signals lowest number
+    /// first, so the order they were sent in may be lost; a SIGHUP never names the
+    /// exit when a SIGINT or SIGTERM comes with it (a service manager's SIGTERM with
+    /// the SIGHUP it sends after it), in either order. Several rounds: the race
+    /// between the two is the point.
+    @Test(arguments: [(SIGTERM, SIGHUP, 143), (SIGHUP, SIGTERM, 143), (SIGINT, SIGHUP, 130), (SIGHUP, SIGINT, 130)] as [(Int32, Int32, Int32)])
+    func aHangUpWithAnotherStopSignalIsNotTheExit(_ first: Int32, _ second: Int32, _ status: Int32) throws {
+        let sandbox = try JuiceSandbox()
+        #expect(try sandbox.run(["order", "banana"]).status == 0)
+        for _ in 0..<4 {
+            let watch = try sandbox.start(["watch", "--since", "0", "--json"])
+            #expect(watch.wait(until: { lines($0) == 2 }), "\(watch.stderr)")
+            kill(watch.process.processIdentifier, first)
+            let exit = watch.stop(with: second)
+            #expect(exit.reason == .exit && exit.status == status, "\(exit) \(watch.stderr)")
+        }
+    }
+
     /// A signal `juice` was started ignoring stays ignored: under `nohup`, SIGHUP
     /// does not stop `watch`; the SIGTERM after it does (were SIGHUP caught, it
     /// would have been first: 129).
@@ -166,7 +185,7 @@ extension JuiceSandbox {
     }
 }
 
-extension RunningJuice {
+extension RunningProgram {
     /// Sends `signal` and waits for the process to exit: its status and how it ended
     /// (`.exit` when `juice` exited by itself, `.uncaughtSignal` when the signal killed it).
     func stop(with signal: Int32) -> (status: Int32, reason: Process.TerminationReason) {

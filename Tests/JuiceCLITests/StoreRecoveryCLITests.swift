@@ -1,11 +1,12 @@
 import Foundation
 import JuiceMakerCore
+import JuiceTestSupport
 import SQLiteStore
 import Testing
 
 /// `juice store recover | check | backup` on the files people actually have: a copy
 /// cut short, an empty file, a store marked damaged.
-@Suite struct StoreRecoveryCLITests {
+@Suite(.tags(.process), .notInUnitRun) struct StoreRecoveryCLITests {
     /// A store of about 330 events at `path`, written in this process and closed; its events.
     private func history(at path: String) throws -> [EventEnvelope] {
         let maker = try JuiceMaker(store: SQLiteStore(path: path, durability: .normal))

@@ -1,10 +1,12 @@
+import CSQLite
 import Foundation
 import JuiceMakerCore
+import JuiceTestSupport
 import SQLiteStore
 import Testing
 
 /// The store's file as `juice` meets it: damaged, mistyped, read-only.
-@Suite struct StoreSafetyTests {
+@Suite(.tags(.process), .notInUnitRun) struct StoreSafetyTests {
     /// A store with a few dozen orders in the sandbox, written in this process and closed.
     private func history(_ sandbox: JuiceSandbox, at path: String? = nil) throws {
         let maker = try JuiceMaker(store: SQLiteStore(path: path ?? sandbox.storePath, durability: .normal))
@@ -13,12 +15,26 @@ import Testing
         }
     }
 
-    /// XOR of 12 bytes at offset 11 × 4096, the repro: a journal page.
+    /// XOR of 12 bytes of a journal page: the first page after the tables' root pages
+    /// (the repro, 11 × 4096, was that page when the schema had eleven), where
+    /// the journal's rows went once its root page filled.
     private func damage(_ path: String) throws {
+        var database: OpaquePointer?
+        defer { sqlite3_close_v2(database) }
+        var statement: OpaquePointer?
+        guard sqlite3_open_v2(path, &database, SQLITE_OPEN_READONLY, nil) == SQLITE_OK,
+            sqlite3_prepare_v2(database, "SELECT max(rootpage) FROM sqlite_schema", -1, &statement, nil) == SQLITE_OK,
+            sqlite3_step(statement) == SQLITE_ROW
+        else {
+            sqlite3_finalize(statement)
+            throw CocoaError(.fileReadUnknown)
+        }
+        let offset = UInt64(sqlite3_column_int64(statement, 0)) * 4096
+        sqlite3_finalize(statement)
         let handle = try FileHandle(forUpdating: URL(fileURLWithPath: path))
-        try handle.seek(toOffset: 11 * 4096)
+        try handle.seek(toOffset: offset)
         let bytes = try handle.read(upToCount: 12) ?? Data()
-        try handle.seek(toOffset: 11 * 4096)
+        try handle.seek(toOffset: offset)
         try handle.write(contentsOf: Data(bytes.map { $0 ^ 0xFF }))
         try handle.close()
     }
@@ -79,19 +95,9 @@ import Testing
     /// undo.
     private func makeReadOnly(_ path: String, directory: Bool) throws -> () -> Void {
         if getuid() == 0 {
-            let set = Process()
-            set.executableURL = URL(fileURLWithPath: "/usr/bin/chattr")
-            set.arguments = ["+i", path]
-            try set.run()
-            set.waitUntilExit()
-            try #require(set.terminationStatus == 0, "chattr +i \(path) failed")
-            return {
-                let clear = Process()
-                clear.executableURL = URL(fileURLWithPath: "/usr/bin/chattr")
-                clear.arguments = ["-i", path]
-                try? clear.run()
-                clear.waitUntilExit()
-            }
+            let set = try runProgram("/usr/bin/chattr", ["+i", path])
+            try #require(set.status == 0, "chattr +i \(path) failed: \(set.stderr)")
+            return { _ = try? runProgram("/usr/bin/chattr", ["-i", path]) }
         }
         chmod(path, directory ? 0o555 : 0o444)
         return { chmod(path, directory ? 0o700 : 0o600) }

@@ -1,16 +1,17 @@
 import Foundation
+import JuiceTestSupport
 import Testing
 
 /// `juice shell` on a pseudo-terminal (`script` from util-linux opens one): the
 /// terminal path shows prompts and colour, and Ctrl-C typed on the terminal leaves
 /// with status 130 after the order already made was stored. Keys are typed as a
 /// terminal sends them (`↑` is ESC [ A); readline edits the line.
-@Suite struct TerminalSessionTests {
+@Suite(.tags(.process), .notInUnitRun) struct TerminalSessionTests {
     private static let script = "/usr/bin/script"
 
     /// `script -q -e -c "juice …" /dev/null`: the child's stdin, stdout and stderr are
     /// a terminal; script passes the child's exit status on (`-e`).
-    private func startOnTerminal(_ sandbox: JuiceSandbox, _ command: String) throws -> RunningJuice {
+    private func startOnTerminal(_ sandbox: JuiceSandbox, _ command: String) throws -> RunningProgram {
         try sandbox.start(["-q", "-e", "-c", "\(JuiceSandbox.binary) \(command)", "/dev/null"], executable: Self.script)
     }
 

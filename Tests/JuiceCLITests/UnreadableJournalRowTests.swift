@@ -1,5 +1,6 @@
 import CSQLite
 import Foundation
+import JuiceTestSupport
 import Testing
 
 /// Changes a store file behind `juice`'s back with plain SQL (the journal's `event`
@@ -20,7 +21,7 @@ private func tamper(_ path: String, _ sql: String) throws {
 /// A journal row whose JSON is damaged, or whose type a newer `juice` wrote, costs
 /// only itself: `events` prints the rest and names it, `watch` and durable delivery
 /// pass it (as a dead letter), never stall on it.
-@Suite struct UnreadableJournalRowTests {
+@Suite(.tags(.process), .notInUnitRun) struct UnreadableJournalRowTests {
     /// Six events (three orders of banana: juiceMade + stockChanged each); row 2 is
     /// damaged JSON, row 4 a type this version does not know.
     private func sandboxWithBadRows(language: String = "en_US.UTF-8") throws -> JuiceSandbox {
@@ -52,11 +53,21 @@ private func tamper(_ path: String, _ sql: String) throws {
         #expect(json.status == 74)
         #expect(json.stdout.split(separator: "\n").count == 4)
 
+        // A bad row does not count toward --limit: the newest 3 events are 3, 5 and 6.
         let limited = try sandbox.run(["events", "--limit", "3", "--json"])
         #expect(limited.status == 74)
-        #expect(limited.stdout.split(separator: "\n").count == 2)  // 5 and 6; 4 is reported
+        #expect(ids(inJSONLines: limited.stdout).count == 3, "\(limited.stdout)")
         #expect(limited.stderr.contains("event 4"))
         #expect(!limited.stderr.contains("event 2"))
+        // Every --since and --limit: as many events as asked, up to the readable ones there are.
+        let readable: [Int64] = [1, 3, 5, 6]
+        for since in 0...6 {
+            for limit in 1...5 {
+                let run = try sandbox.run(["events", "--since", "\(since)", "--limit", "\(limit)"])
+                let shown = run.stdout.split(separator: "\n").dropFirst().compactMap { Int64($0.split(separator: " ").first ?? "") }
+                #expect(shown == Array(readable.filter { $0 > since }.prefix(limit)), "--since \(since) --limit \(limit): \(run.stdout)")
+            }
+        }
 
         let korean = try sandboxWithBadRows(language: "ko_KR.UTF-8").run(["events"])
         #expect(korean.status == 74)
@@ -65,29 +76,14 @@ private func tamper(_ path: String, _ sql: String) throws {
 
     @Test func watchReportsABadRowAndGoesOn() throws {
         let sandbox = try sandboxWithBadRows()
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: JuiceSandbox.binary)
-        process.arguments = ["watch", "--since", "0", "--json"]
-        process.environment = sandbox.environment
-        let out = Pipe()
-        let err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        try process.run()
+        let watch = try sandbox.start(["watch", "--since", "0", "--json"])
         // Six rows, four readable: the four lines arrive, then the watcher is stopped.
-        var text = ""
-        while text.split(separator: "\n").count < 4 {
-            let chunk = out.fileHandleForReading.availableData
-            if chunk.isEmpty { break }
-            text += String(decoding: chunk, as: UTF8.self)
-        }
-        kill(process.processIdentifier, SIGINT)
-        process.waitUntilExit()
-        let errors = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        #expect(text.split(separator: "\n").count == 4)
+        watch.wait(until: { $0.split(separator: "\n").count >= 4 })
+        #expect(watch.interrupt() == 130)
+        let errors = watch.stderr
+        #expect(watch.stdout.split(separator: "\n").count == 4)
         #expect(errors.contains("event 2 could not be read"))
         #expect(errors.contains("event 4 could not be read"))
-        #expect(process.terminationStatus == 130)
     }
 
     @Test func durableDeliveryDeadLettersABadRowAndDeliversTheRest() throws {

@@ -1,9 +1,10 @@
 import Foundation
+import JuiceTestSupport
 import Testing
 
 /// Command-line mistakes exit 64 (or 65 for a well-formed but refused value) with the
 /// error and the usage line on stderr; `--help` works at every level.
-@Suite struct UsageTests {
+@Suite(.tags(.process), .notInUnitRun) struct UsageTests {
     @Test(arguments: [["order", "kiwi\u{1B}[2J"], ["order", "banana", "--count", "1\n2"], ["stock", "set", "\u{9B}31m=1"]])
     func echoedWordsHaveTheirControlCharactersEscaped(arguments: [String]) throws {
         let result = try JuiceSandbox().run(arguments)

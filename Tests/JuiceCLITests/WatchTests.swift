@@ -1,9 +1,10 @@
 import Foundation
+import JuiceTestSupport
 import Testing
 
 /// `juice watch` follows the journal while other `juice` processes write to the
 /// same store. Waits are bounded safety nets, never speed assertions.
-@Suite struct WatchTests {
+@Suite(.tags(.process), .notInUnitRun) struct WatchTests {
     @Test func showsOrdersMadeByOtherProcessesAndStopsCleanlyOnCtrlC() throws {
         let sandbox = try JuiceSandbox()
         try sandbox.run(["order", "banana"])
@@ -75,7 +76,7 @@ import Testing
 
 /// Without `--since`, `watch` starts after the newest event: what happened before it
 /// started is never shown, everything after is, in order and without gaps.
-@Suite struct WatchStartTests {
+@Suite(.tags(.process), .notInUnitRun) struct WatchStartTests {
     @Test func startsAfterTheNewestEvent() throws {
         let sandbox = try JuiceSandbox()
         try sandbox.run(["order", "banana"])  // events 1, 2: before the watcher

@@ -5,7 +5,7 @@ import Testing
 
 /// Base64 (signatures, `Authorization: Basic`, secrets) against RFC 4648's test
 /// vectors, FoundationEssentials' `Data.base64EncodedString()` and its own decoder.
-@Suite struct Base64Tests {
+@Suite(.tags(.unit)) struct Base64Tests {
     @Test func rfc4648Vectors() {
         let vectors = [
             ("", ""), ("f", "Zg=="), ("fo", "Zm8="), ("foo", "Zm9v"), ("foob", "Zm9vYg=="), ("fooba", "Zm9vYmE="), ("foobar", "Zm9vYmFy"),

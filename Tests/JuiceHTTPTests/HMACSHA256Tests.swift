@@ -5,7 +5,7 @@ import Testing
 @testable import JuiceHTTP
 
 /// HMAC-SHA256 and SHA-256 against RFC 4231's and FIPS 180-4's vectors and libcrypto.
-@Suite struct HMACSHA256Tests {
+@Suite(.tags(.unit)) struct HMACSHA256Tests {
     private func hex(_ text: String) -> [UInt8] {
         var bytes: [UInt8] = []
         var index = text.startIndex

@@ -8,7 +8,7 @@ import JuiceHTTP
 /// The webhook's own HTTP/1.1 client against real loopback servers that answer exactly
 /// the bytes a test scripts: body framings, keep-alive, closed connections, malformed
 /// answers, a server that never answers, cancellation, IPv6.
-@Suite struct HTTPClientTests {
+@Suite(.tags(.unit)) struct HTTPClientTests {
     @Test func contentLengthChunkedAndCloseDelimitedBodiesAreReadPast() async throws {
         let replies: [[UInt8]] = [
             "HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nhello".bytes,
@@ -16,7 +16,7 @@ import JuiceHTTP
                 .bytes,
             "HTTP/1.1 202 Accepted\r\nX-Note: no length\r\n\r\nuntil the connection closes".bytes,
         ]
-        let server = try ScriptedHTTPServer { request in
+        let server = try LoopbackHTTPServer.started { request in
             switch request.index {
             case 0, 1: .bytes(replies[request.index])
             case 2: .bytesThenClose(replies[2])
@@ -34,7 +34,7 @@ import JuiceHTTP
     }
 
     @Test func oneConnectionServesManyRequestsAndTheRequestIsWellFormed() async throws {
-        let server = try ScriptedHTTPServer { _ in .bytes("HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok".bytes) }
+        let server = try LoopbackHTTPServer.started { _ in .bytes("HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok".bytes) }
         defer { server.stop() }
         // The user information becomes Basic authorization, as libcurl sent it: percent-decoded.
         let client = try TestClient("http://us%40er:p%3Aw@127.0.0.1:\(server.port)/hook/a%20b?x=1&y=2#fragment")
@@ -52,7 +52,7 @@ import JuiceHTTP
     }
 
     @Test func connectionCloseAndHTTP10AreHonoured() async throws {
-        let server = try ScriptedHTTPServer { request in
+        let server = try LoopbackHTTPServer.started { request in
             switch request.indexOnConnection {
             case 0 where request.connection == 0: .bytes("HTTP/1.1 200 OK\r\nConnection: close\r\nContent-Length: 0\r\n\r\n".bytes)
             case 0 where request.connection == 1: .bytes("HTTP/1.0 200 OK\r\nContent-Length: 0\r\n\r\n".bytes)
@@ -69,7 +69,7 @@ import JuiceHTTP
     @Test func aKeptConnectionTheServerClosedIsReplacedOnceAndOnlyOnce() async throws {
         // The second request on each connection is read and then the connection is
         // closed without a byte of answer: a kept-alive connection the server dropped.
-        let server = try ScriptedHTTPServer { request in
+        let server = try LoopbackHTTPServer.started { request in
             request.indexOnConnection == 0 ? .bytes("HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n".bytes) : .close
         }
         defer { server.stop() }
@@ -79,14 +79,14 @@ import JuiceHTTP
         #expect(server.requests.map(\.connection) == [0, 0, 1])
 
         // On a fresh connection the same close is the answer: no second try.
-        let closing = try ScriptedHTTPServer { _ in .close }
+        let closing = try LoopbackHTTPServer.started { _ in .close }
         defer { closing.stop() }
         let fresh = try TestClient("http://127.0.0.1:\(closing.port)/")
         #expect(await fresh.post().failure == .connectionLost)
         #expect(closing.requests.count == 1)
 
         // A kept connection closed after part of an answer is not retried either.
-        let partial = try ScriptedHTTPServer { request in
+        let partial = try LoopbackHTTPServer.started { request in
             request.indexOnConnection == 0
                 ? .bytes("HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n".bytes) : .bytesThenClose("HTTP/1.1 20".bytes)
         }
@@ -98,7 +98,7 @@ import JuiceHTTP
     }
 
     @Test func interimResponsesAreSkipped() async throws {
-        let server = try ScriptedHTTPServer { _ in
+        let server = try LoopbackHTTPServer.started { _ in
             .bytes("HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 103 Early Hints\r\nLink: </a>\r\n\r\nHTTP/1.1 410 Gone\r\nContent-Length: 0\r\n\r\n".bytes)
         }
         defer { server.stop() }
@@ -121,7 +121,7 @@ import JuiceHTTP
         ("HTTP/1.1 101 Switching Protocols\r\nUpgrade: h2c\r\n\r\n", .unexpectedSwitchingProtocols),
     ])
     func malformedAnswersAreRetryableFailures(reply: String, violation: HTTPViolation) async throws {
-        let server = try ScriptedHTTPServer { _ in .bytes(reply.bytes) }
+        let server = try LoopbackHTTPServer.started { _ in .bytes(reply.bytes) }
         defer { server.stop() }
         let client = try TestClient("http://127.0.0.1:\(server.port)/")
         let failure = await client.post().failure
@@ -132,7 +132,7 @@ import JuiceHTTP
     @Test func anOversizedHeaderSectionIsRefusedWithoutWaitingForItsEnd() async throws {
         // 70 KiB of header field and no blank line; the connection then stays open.
         let head = "HTTP/1.1 200 OK\r\nX-Fill: " + String(repeating: "x", count: 70 * 1024)
-        let server = try ScriptedHTTPServer { _ in .bytes(head.bytes) }
+        let server = try LoopbackHTTPServer.started { _ in .bytes(head.bytes) }
         defer { server.stop() }
         let client = try TestClient("http://127.0.0.1:\(server.port)/")
         let started = ContinuousClock.now
@@ -142,7 +142,7 @@ import JuiceHTTP
     }
 
     @Test func aRefusedConnectionAndAnUnknownHostAreSaidSo() async throws {
-        let server = try ScriptedHTTPServer { _ in .close }
+        let server = try LoopbackHTTPServer.started { _ in .close }
         let port = server.port
         server.stop()
         let refused = try TestClient("http://127.0.0.1:\(port)/")
@@ -162,7 +162,7 @@ import JuiceHTTP
     /// tests running beside it do not count) and wake-ups are measured; neither is a
     /// timing assertion on the wall clock.
     @Test func aHungEndpointEndsAtTheTimeoutAndTheWaitUsesNoCPU() async throws {
-        let server = try ScriptedHTTPServer { _ in .hang }
+        let server = try LoopbackHTTPServer.started { _ in .hang }
         defer { server.stop() }
         let client = try TestClient("http://127.0.0.1:\(server.port)/")
         let timeout = 2.0
@@ -178,7 +178,7 @@ import JuiceHTTP
     }
 
     @Test func cancellingAHungRequestEndsItAtOnce() async throws {
-        let server = try ScriptedHTTPServer { _ in .hang }
+        let server = try LoopbackHTTPServer.started { _ in .hang }
         defer { server.stop() }
         let client = try TestClient("http://127.0.0.1:\(server.port)/")
         let number = client.cancellation.begin()
@@ -192,15 +192,15 @@ import JuiceHTTP
         // Bounded, not a speed assertion: only a cancel that waits for the 60 s deadline fails.
         #expect(took < .seconds(20))
         // A later request is not touched by the earlier cancel.
-        let answering = try ScriptedHTTPServer { _ in .bytes("HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n".bytes) }
+        let answering = try LoopbackHTTPServer.started { _ in .bytes("HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n".bytes) }
         defer { answering.stop() }
         let next = try TestClient("http://127.0.0.1:\(answering.port)/", cancellation: client.cancellation)
         #expect(try await next.post().get().status == 200)
     }
 
-    @Test(.enabled(if: ScriptedHTTPServer.ipv6LoopbackAvailable, "this machine cannot listen on ::1"))
+    @Test(.enabled(if: LoopbackHTTPServer.ipv6LoopbackAvailable, "this machine cannot listen on ::1"))
     func ipv6Loopback() async throws {
-        let server = try ScriptedHTTPServer(ipv6: true) { _ in .bytes("HTTP/1.1 204 No Content\r\n\r\n".bytes) }
+        let server = try LoopbackHTTPServer.started(ipv6: true) { _ in .bytes("HTTP/1.1 204 No Content\r\n\r\n".bytes) }
         defer { server.stop() }
         let client = try TestClient("http://[::1]:\(server.port)/hook")
         #expect(try await client.post().get().status == 204)
@@ -209,7 +209,7 @@ import JuiceHTTP
 }
 
 /// The chunked-body reader and the head parser on bytes alone, split at every boundary.
-@Suite struct HTTPParsingTests {
+@Suite(.tags(.unit)) struct HTTPParsingTests {
     @Test func chunkedBodiesEndWhereTheyEndHoweverTheBytesArrive() throws {
         let body = "4\r\nWiki\r\n5\r\npedia\r\nE; ext=\"x\"\r\n in\r\n\r\nchunks.\r\n0\r\nTrailer: 1\r\n\r\n".bytes
         let following = "HTTP/1.1".bytes

@@ -1,5 +1,6 @@
 import FoundationEssentials
 import JuiceMakerPluginKit
+import JuiceTestSupport
 import Testing
 @testable import JuiceHTTP
 
@@ -13,7 +14,7 @@ import Glibc
 ///
 /// One deliberate difference, tested below: a port too long for a number, which
 /// `URLComponents` read as no port (so the request went to port 80), is refused.
-@Suite struct HTTPTargetTests {
+@Suite(.tags(.unit)) struct HTTPTargetTests {
     static let urls: [String] = [
         "http://example.com", "http://Example.COM/", "https://example.com:8443?q=1", "https://user@example.com:443/x",
         "http://[::1]:8080/h", "http://[::1]", "http://[::FFFF:127.0.0.1]/", "http://[fe80::1%25eth0]/", "http://[v1.fe::a]/",

@@ -1,11 +1,12 @@
 import Foundation
 import JuiceMakerCore
 import JuiceMakerPluginKit
+import JuiceTestSupport
 import Testing
 @testable import JuiceHTTP
 
 /// `Retry-After` as RFC 9110 (sections 10.2.3 and 5.6.7) defines it.
-@Suite struct RetryAfterTests {
+@Suite(.tags(.unit)) struct RetryAfterTests {
     /// 1994-11-06T08:49:37Z, the RFC's own example instant.
     private let example = Date(timeIntervalSince1970: 784_111_777)
 

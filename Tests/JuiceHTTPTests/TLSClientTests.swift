@@ -8,13 +8,15 @@ import JuiceHTTP
 /// `localhost`. Verification is always on, so the system's trust store refuses it;
 /// trusting it (a package-internal hook, not reachable from the config) lets it pass
 /// for `localhost` and still refuses it for `127.0.0.1`, which it does not name.
-@Suite(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/openssl"), "the openssl command is not installed"))
+@Suite(
+    .tags(.process), .notInUnitRun,
+    .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/openssl"), "the openssl command is not installed"))
 struct TLSClientTests {
     /// A self-signed certificate for DNS:localhost and its key, in `directory`.
     private func makeCertificate(in directory: TemporaryDirectory) throws -> (certificate: String, key: String) {
         let certificate = directory.file("cert.pem")
         let key = directory.file("key.pem")
-        _ = try run(
+        _ = try runProgram(
             "/usr/bin/openssl",
             [
                 "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-days", "1",
@@ -27,7 +29,7 @@ struct TLSClientTests {
     @Test func anUntrustedCertificateFailsVerificationWithOneClearLine() async throws {
         let directory = try TemporaryDirectory()
         let (certificate, key) = try makeCertificate(in: directory)
-        let server = try TLSTestServer(certificate: certificate, key: key)
+        let server = try LoopbackHTTPServer.started(tls: .init(certificate: certificate, key: key))
         defer { server.stop() }
         let client = try TestClient("https://localhost:\(server.port)/hook")
         let failure = await client.post().failure
@@ -38,19 +40,19 @@ struct TLSClientTests {
         print("TLS, self-signed certificate: \(failure?.message.english ?? "")")
         #expect(reason.contains("self-signed") || reason.contains("self signed"), "\(reason)")
         #expect(failure?.message.english.hasPrefix("certificate not trusted: ") == true)
-        #expect(server.requests == 0)
+        #expect(server.requests.isEmpty)
     }
 
     @Test func aTrustedCertificateWorksForTheNameItHoldsOnly() async throws {
         let directory = try TemporaryDirectory()
         let (certificate, key) = try makeCertificate(in: directory)
-        let server = try TLSTestServer(certificate: certificate, key: key)
+        let server = try LoopbackHTTPServer.started(tls: .init(certificate: certificate, key: key))
         defer { server.stop() }
         let client = try TestClient("https://localhost:\(server.port)/hook", trusting: certificate)
         for _ in 0..<3 { #expect(try await client.post().get().status == 200) }
-        #expect(server.requests == 3)
+        #expect(server.requests.count == 3)
         #expect(server.handshakes == 1, "three requests, one kept-alive TLS connection")
-        client.close()  // the server serves one connection at a time
+        client.close()
 
         let byAddress = try TestClient("https://127.0.0.1:\(server.port)/hook", trusting: certificate)
         let failure = await byAddress.post().failure

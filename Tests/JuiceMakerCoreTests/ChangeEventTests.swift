@@ -1,8 +1,9 @@
 import JuiceMakerTesting
+import JuiceTestSupport
 import Testing
 @testable import JuiceMakerCore
 
-@Suite("Events of each change")
+@Suite("Events of each change", .tags(.unit))
 struct ChangeEventTests {
     /// The journal entries one call added, checked for one shared change id and
     /// contiguous sequences following `previous`.

@@ -1,8 +1,9 @@
 import Foundation
+import JuiceTestSupport
 import Testing
 @testable import JuiceMakerCore
 
-@Suite("CloudEvents wire format")
+@Suite("CloudEvents wire format", .tags(.unit))
 struct CloudEventFormatTests {
     /// One envelope of each type, as a maker commits them.
     private func committedEnvelopes() throws -> [EventEnvelope] {
@@ -144,7 +145,7 @@ struct CloudEventFormatTests {
     }
 }
 
-@Suite("RFC 3339 timestamps")
+@Suite("RFC 3339 timestamps", .tags(.unit))
 struct RFC3339Tests {
     @Test(
         "known instants format in UTC with milliseconds, and parse back",

@@ -135,7 +135,7 @@ private func scrambled(_ value: JSONValue, _ random: inout SeededGenerator, extr
 
 /// The core reads an event its fast reader leaves (`JSONParser`, not `JSONDecoder`):
 /// into the fields `JSONDecoder` reads, or refused where `JSONDecoder` refuses too.
-@Suite("CloudEvents without the fast reader, against JSONDecoder")
+@Suite("CloudEvents without the fast reader, against JSONDecoder", .tags(.unit))
 struct CloudEventParserTests {
     @Test("events re-written in another order, spacing and escapes, with unknown members, read as JSONDecoder reads them")
     func rewrittenEventsAgree() throws {

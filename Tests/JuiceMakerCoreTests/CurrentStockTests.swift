@@ -5,7 +5,7 @@ import Testing
 import Locking
 @testable import JuiceMakerCore
 
-@Suite("The current stock on subscription (the initial-value race)")
+@Suite("The current stock on subscription (the initial-value race)", .tags(.unit))
 struct CurrentStockTests {
     @Test("a late subscriber gets the current stock first, then every later event")
     func lateSubscriber() throws {

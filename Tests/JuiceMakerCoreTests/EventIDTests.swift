@@ -1,8 +1,9 @@
 import Foundation
+import JuiceTestSupport
 import Testing
 @testable import JuiceMakerCore
 
-@Suite("Event ids (UUIDv7)")
+@Suite("Event ids (UUIDv7)", .tags(.unit))
 struct EventIDTests {
     private func checkShape(_ id: EventID) {
         #expect(id.version == 7)
@@ -111,7 +112,7 @@ struct EventIDTests {
     }
 }
 
-@Suite("Event ids increase in journal order, whoever writes")
+@Suite("Event ids increase in journal order, whoever writes", .tags(.unit))
 struct JournalOrderIDTests {
     @Test("two makers on one store (two processes' view) alternating within milliseconds: ids strictly increase")
     func twoWritersAlternate() throws {

@@ -1,4 +1,5 @@
 import EventBus
+import JuiceTestSupport
 import Testing
 @testable import JuiceMakerCore
 
@@ -30,7 +31,7 @@ private func subscriberNames(_ maker: JuiceMaker) -> [String] {
     maker.subscriberStatistics().map(\.name)
 }
 
-@Suite("maker.events(): committed events as an AsyncSequence")
+@Suite("maker.events(): committed events as an AsyncSequence", .tags(.unit))
 struct EventsSequenceTests {
     @Test("several consumers in a task group; one cancelled mid-stream; the others see every event in order")
     func cancelledConsumerLeavesTheOthersWhole() async throws {

@@ -1,11 +1,12 @@
 import Foundation
 import JuiceMakerTesting
+import JuiceTestSupport
 import Testing
 @testable import JuiceMakerCore
 
 /// The fast reader takes what `encode` writes and answers exactly what the
 /// `JSONDecoder` path answers, or leaves the text to it.
-@Suite("The fast CloudEvents reader")
+@Suite("The fast CloudEvents reader", .tags(.unit))
 struct FastCloudEventReaderTests {
     /// Events of every type and shape a maker commits, from a source with a machine.
     private func committedEnvelopes() throws -> [EventEnvelope] {

@@ -3,7 +3,7 @@ import JuiceTestSupport
 import Testing
 @testable import JuiceMakerCore
 
-@Suite("In-memory journal")
+@Suite("In-memory journal", .tags(.unit))
 struct InMemoryJournalTests {
     /// A store whose journal holds `sequence` 1…5.
     private func journalOfFive() throws -> (InMemoryStore, JuiceMaker) {

@@ -65,7 +65,7 @@ private final class Problems: Sendable {
     var all: [String] { list.withLock { $0 } }
 }
 
-@Suite("Invariants under concurrency")
+@Suite("Invariants under concurrency", .tags(.unit))
 struct InvariantTests {
     private static let threads = 8
     private static let operationsPerThread = 1_250

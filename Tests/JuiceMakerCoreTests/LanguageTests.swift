@@ -1,7 +1,8 @@
+import JuiceTestSupport
 import Testing
 import JuiceMakerCore
 
-@Suite("Language from the locale environment")
+@Suite("Language from the locale environment", .tags(.unit))
 struct LanguageTests {
     @Test(
         "the language code is matched exactly",

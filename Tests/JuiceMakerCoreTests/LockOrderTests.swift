@@ -9,7 +9,7 @@ import Testing
 
 /// What a plugin can reach cannot break "journaled first, in journal order", nor
 /// deadlock the maker.
-@Suite("The plugin's view and the lock order", .timeLimit(.minutes(2)))
+@Suite("The plugin's view and the lock order", .tags(.unit), .timeLimit(.minutes(2)))
 struct LockOrderTests {
     /// The host a plugin is given over `store`.
     func host(for maker: JuiceMaker, store: InMemoryStore) -> PluginHost {

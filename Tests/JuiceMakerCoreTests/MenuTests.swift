@@ -1,7 +1,8 @@
+import JuiceTestSupport
 import Testing
 @testable import JuiceMakerCore
 
-@Suite("Fruits and juices")
+@Suite("Fruits and juices", .tags(.unit))
 struct MenuTests {
     @Test("the five seed fruits, in the seed order, with ids, Korean names and emoji")
     func fruits() {
@@ -77,6 +78,32 @@ struct MenuTests {
         #expect(throws: UnknownNameError(kind: .juice, input: text, suggestion: suggestion)) {
             try Juice.parse(text)
         }
+    }
+
+    /// A juice of two fruits typed in Hangul with its fruits the other way round is one
+    /// slip, not four edits: it suggests that juice, in Korean, never a juice of one
+    /// of its fruits (`키위망고쥬스` used to suggest `kiwi`, whose `키위쥬스` is two edits away).
+    @Test func koreanFruitsInTheOtherOrderSuggestTheJuice() {
+        let stems = Fruit.allCases.map(\.koreanName)
+        for juice in Juice.allCases {
+            let stem = String(juice.koreanName.dropLast(2))
+            guard let first = stems.first(where: { stem.hasPrefix($0) && stems.contains(String(stem.dropFirst($0.count))) }) else { continue }
+            let swapped = String(stem.dropFirst(first.count)) + first
+            for typed in [swapped + "쥬스", swapped + "주스", swapped] {
+                do {
+                    _ = try Juice.parse(typed)
+                    Issue.record("\(typed) parsed")
+                } catch {
+                    // One of the juice's own Korean spellings, which parses back to it.
+                    let suggestion = error.suggestion ?? ""
+                    #expect(
+                        suggestion.unicodeScalars.allSatisfy { $0.value >= 0xAC00 } && (try? Juice.parse(suggestion)) == juice,
+                        "\(typed): \(suggestion)")
+                }
+            }
+        }
+        #expect(throws: UnknownNameError(kind: .juice, input: "키위망고쥬스", suggestion: "망고키위쥬스")) { try Juice.parse("키위망고쥬스") }
+        #expect(throws: UnknownNameError(kind: .fruit, input: "딸귀", suggestion: "딸기")) { try Fruit.parse("딸귀") }
     }
 
     @Test(

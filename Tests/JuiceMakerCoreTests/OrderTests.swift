@@ -1,7 +1,8 @@
+import JuiceTestSupport
 import Testing
 @testable import JuiceMakerCore
 
-@Suite("Orders")
+@Suite("Orders", .tags(.unit))
 struct OrderTests {
     @Test("a made order consumes exactly the recipe times the count")
     func made() throws {

@@ -1,5 +1,6 @@
 import FoundationEssentials
 import JuiceMakerPluginKit
+import JuiceTestSupport
 import Testing
 
 /// `ParsedURL` against FoundationEssentials' `URLComponents(string:)` and `URL(string:)`,
@@ -21,6 +22,7 @@ import Testing
 /// which is how `juice` links it. This test process loads FoundationInternationalization
 /// too, and there `URL` IDNA-encodes such a host or refuses it: `encodedHosts` holds what
 /// FoundationEssentials alone made of them, and Foundation is asked only when it agrees.
+@Suite(.tags(.unit))
 struct ParsedURLTests {
     /// Valid URLs, URLs with characters that must be encoded, and URLs that cannot be read.
     static let corpus: [String] = [
@@ -129,6 +131,7 @@ struct ParsedURLTests {
 
 /// The `.httpURL` rule of a config string accepts what it accepted when it read the
 /// value with FoundationEssentials' `URL`.
+@Suite(.tags(.unit))
 struct HTTPURLRuleTests {
     @Test(arguments: ParsedURLTests.corpus + ParsedURLTests.relative + ["ftp://h/", "https://h:99999/", "https://[]/", "http://u@/"])
     func acceptsWhatItAccepted(_ text: String) {

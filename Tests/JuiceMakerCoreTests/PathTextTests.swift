@@ -6,7 +6,7 @@ import Testing
 /// `PathText.lastComponent(of:)` names a program in messages (the command subscriber's
 /// display name). Checked against FoundationEssentials' `URL.lastPathComponent`, which
 /// it replaces, on every path that does not depend on the working directory.
-@Suite struct PathTextTests {
+@Suite(.tags(.unit)) struct PathTextTests {
     private static let pieces = ["a", "bin", "/", "//", "é", "한", ".x", "cat", " "]
 
     @Test func agreesWithURLLastPathComponentOnAbsolutePaths() {

@@ -1,10 +1,11 @@
 import JuiceMakerTesting
+import JuiceTestSupport
 import Testing
 import Locking
 @testable import JuiceMakerCore
 
 /// A synchronous handler may change stock through the maker that is publishing to it.
-@Suite("Changes made from inside a synchronous handler", .timeLimit(.minutes(1)))
+@Suite("Changes made from inside a synchronous handler", .tags(.unit), .timeLimit(.minutes(1)))
 struct ReentrantChangeTests {
     @Test("an auto-restock handler tops banana up without deadlock; every subscriber sees the journal in order")
     func autoRestockFromAHandler() throws {

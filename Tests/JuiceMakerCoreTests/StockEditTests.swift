@@ -1,7 +1,8 @@
+import JuiceTestSupport
 import Testing
 @testable import JuiceMakerCore
 
-@Suite("Stock edits")
+@Suite("Stock edits", .tags(.unit))
 struct StockEditTests {
     private let maximum = Stock.maximumQuantity
 

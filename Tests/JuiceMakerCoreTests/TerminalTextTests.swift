@@ -1,9 +1,10 @@
 import JuiceMakerPluginKit
+import JuiceTestSupport
 import Testing
 
 /// Display width by Unicode East Asian Width (UAX #11) and emoji presentation, and
 /// control characters escaped.
-@Suite struct TerminalTextTests {
+@Suite(.tags(.unit)) struct TerminalTextTests {
     @Test(
         "cells per text",
         arguments: [

@@ -5,7 +5,7 @@ import Testing
 /// `firstRange(ofText:)`, `containsText` and `replacingText` search by UTF-8 bytes.
 /// Over strings of whole characters (no combining marks) that is what the standard
 /// library's Character-based search finds; checked against it on seeded strings.
-@Suite struct TextSearchTests {
+@Suite(.tags(.unit)) struct TextSearchTests {
     private static let alphabet: [String] = ["a", "b", "$", "{", "}", "é", "한", "🍓", ":", "/"]
 
     private func text(_ generator: inout SeededGenerator, length: Int) -> String {

@@ -1,11 +1,12 @@
 import Dispatch
 import Foundation
+import JuiceTestSupport
 import Testing
 import Locking
 
 /// `TimeSpan`, the one conversion of a `Duration` for C and Dispatch: exact for
 /// ordinary spans, zero for negative ones, saturated (never a trap) for huge ones.
-@Suite("TimeSpan")
+@Suite("TimeSpan", .tags(.unit))
 struct TimeSpanTests {
     @Test("ordinary spans convert exactly")
     func ordinarySpans() {

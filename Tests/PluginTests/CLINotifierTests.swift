@@ -4,7 +4,7 @@ import JuiceMakerPluginKit
 import JuiceTestSupport
 import Testing
 
-@Suite("CLI notifier")
+@Suite("CLI notifier", .tags(.unit))
 struct CLINotifierTests {
     private func attachedNotifier(
         _ rig: Rig, language: Language, colorAllowed: Bool = false, _ values: [(key: String, value: ConfigValue)] = []

@@ -6,7 +6,7 @@ import LoggerPlugin
 import Testing
 
 /// A log that cannot be written costs one error line and never an order.
-@Suite("Logger failures")
+@Suite("Logger failures", .tags(.unit))
 struct LoggerFailureTests {
     private func logger(_ rig: Rig, path: String, stateDirectory: String) throws -> EventLogger {
         try EventLogger(

@@ -5,7 +5,7 @@ import JuiceTestSupport
 import LoggerPlugin
 import Testing
 
-@Suite("Logger")
+@Suite("Logger", .tags(.unit))
 struct LoggerTests {
     /// A logger built from `values`, attached to `rig`, with the state directory `directory`.
     private func attachedLogger(

@@ -7,7 +7,7 @@ import Testing
 
 /// What the logger and the notifier tell the host through the kit's capabilities,
 /// which the CLI reads instead of testing for their types.
-@Suite struct PluginCapabilityTests {
+@Suite(.tags(.unit)) struct PluginCapabilityTests {
     @Test func theNotifiersRendererShowsWhatTheNotifierShows() async throws {
         for language in [Language.english, .korean] {
             let rig = Rig()

@@ -3,8 +3,9 @@ import JuiceMakerPluginKit
 import JuiceTestSupport
 import Testing
 
-// The plugin from the README's "Writing a plugin", verbatim: if this stops compiling
-// or behaving as described, the README is wrong.
+// The plugin from the article "Writing a plugin"
+// (Sources/JuiceMakerPluginKit/JuiceMakerPluginKit.docc/WritingAPlugin.md), verbatim:
+// if this stops compiling or behaving as described, the article is wrong.
 public final class Tally: JuiceMakerPlugin {
     public static let type = "tally"  // selects it in config
     static let events = ConfigurationKey.events()  // declared once: checks, default, schema
@@ -26,7 +27,7 @@ public final class Tally: JuiceMakerPlugin {
     public func shutdown(deadline: ContinuousClock.Instant) async {}
 }
 
-@Suite("The README's example plugin")
+@Suite("The example plugin of the article Writing a plugin", .tags(.unit))
 struct ReadmeExampleTests {
     @Test("it hears the kinds it asked for, in journal order, on its own queue")
     func examplePluginWorks() throws {

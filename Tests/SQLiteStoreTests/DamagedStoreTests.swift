@@ -8,7 +8,7 @@ import Testing
 /// Damage is looked for when a store opens after anything but a clean close, and seen
 /// whenever SQLite reports it; once seen, it is marked beside the file, and every
 /// write, in any process, is refused until a recovered file is moved into place.
-@Suite struct DamagedStoreTests {
+@Suite(.tags(.process), .notInUnitRun) struct DamagedStoreTests {
     /// Commits an order through `store`, returning the error it was refused with.
     private func refusal(_ store: SQLiteStore) -> StoreError? {
         do {
@@ -93,7 +93,7 @@ import Testing
         defer { directory.remove() }
         let path = directory.file("juice.db")
         try Damage.makeHistory(at: path)
-        let process = try Probe.start(["loop", "--store", path, "--seed", "7"], in: directory, name: "loop")
+        let process = try Probe.start(["loop", "--store", path, "--seed", "7"], in: directory, name: "loop").process
         // Wait until the loop has committed (its write-ahead log grows), then kill it
         // mid-flight. Watched from outside: opening the store would queue for its lock.
         let deadline = ContinuousClock.now + .seconds(30)

@@ -5,7 +5,7 @@ import SQLiteStore
 import Testing
 
 /// Files written by earlier versions open, keep their data, and are moved forward.
-@Suite struct MigrationTests {
+@Suite(.tags(.unit)) struct MigrationTests {
     /// Builds a store as version 1 wrote it: its tables exactly as they shipped,
     /// stock of 7 each and one journaled restock.
     private func buildVersion1(at path: String) throws -> EventEnvelope {
@@ -50,9 +50,13 @@ import Testing
         #expect(try store.lastSequence() == 4)
 
         let raw = try RawDatabase(path)
-        #expect(try raw.value("PRAGMA user_version") == "4")
+        #expect(try raw.value("PRAGMA user_version") == "5")
         #expect(try raw.value("SELECT count(*) FROM sqlite_schema WHERE type = 'index' AND name = 'journal_by_type'") == "1")
         #expect(try raw.value("SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND name = 'retry_states'") == "1")
+        #expect(try raw.value("SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND name = 'deliveries'") == "1")
+        #expect(try raw.value("SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND name = 'journal_totals'") == "1")
+        // Version 5's totals start empty and fold the old journal on first use.
+        #expect(try store.journalTotals().juicesMade == ["mango-kiwi": 1])
         // Version 4's report projection starts empty and folds the old journal on first use.
         let report = try store.report(firstHour: 0, lastHour: 1 << 40)
         #expect(report.throughSequence == 4)
@@ -80,10 +84,10 @@ import Testing
         _ = try SQLiteStore(path: path)
         let store = try SQLiteStore(path: path)
         #expect(try store.stock() == Stock(repeating: 7))
-        #expect(try RawDatabase(path).value("PRAGMA user_version") == "4")
+        #expect(try RawDatabase(path).value("PRAGMA user_version") == "5")
     }
 
-    /// Builds a store as version `version` (1, 2 or 3) wrote it: version 1's tables
+    /// Builds a store as version `version` (1 to 4) wrote it: version 1's tables
     /// and the steps up to `version`, in the DDL those versions shipped.
     private func buildVersion(_ version: Int, at path: String) throws -> EventEnvelope {
         let restock = try buildVersion1(at: path)
@@ -98,10 +102,19 @@ import Testing
                 PRAGMA user_version = 3;
                 """)
         }
+        if version >= 4 {
+            try database.execute(
+                """
+                CREATE TABLE report_state (id INTEGER PRIMARY KEY CHECK (id = 1), folded INTEGER NOT NULL, version INTEGER NOT NULL);
+                CREATE TABLE report_hourly (hour INTEGER NOT NULL, kind INTEGER NOT NULL, item TEXT NOT NULL, fruit TEXT NOT NULL,
+                    events INTEGER NOT NULL, amount INTEGER NOT NULL, PRIMARY KEY (hour, kind, item, fruit)) WITHOUT ROWID;
+                PRAGMA user_version = 4;
+                """)
+        }
         return restock
     }
 
-    @Test(arguments: [1, 2, 3])
+    @Test(arguments: [1, 2, 3, 4])
     func everyOlderVersionMigratesWithItsData(version: Int) throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
@@ -119,13 +132,13 @@ import Testing
         }
         try JuiceMaker(store: store).make(.mangoKiwi)
         #expect(try store.report(firstHour: 0, lastHour: 1 << 40).throughSequence == 4)
-        #expect(try RawDatabase(path).value("PRAGMA user_version") == "4")
+        #expect(try RawDatabase(path).value("PRAGMA user_version") == "5")
     }
 
     /// A file whose `user_version` lags the tables it holds (restored from a copy of
     /// its header, or set back by hand) moves forward instead of failing on
     /// `CREATE INDEX … already exists`.
-    @Test(arguments: [1, 2, 3])
+    @Test(arguments: [1, 2, 3, 4])
     func aVersionThatLagsItsTablesStillMigrates(version: Int) throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
@@ -136,7 +149,7 @@ import Testing
         let store = try SQLiteStore(path: path)
         #expect(try store.lastSequence() == 3)
         try JuiceMaker(store: store).make(.banana)
-        #expect(try RawDatabase(path).value("PRAGMA user_version") == "4")
+        #expect(try RawDatabase(path).value("PRAGMA user_version") == "5")
     }
 
     /// A table of the right name and the wrong shape cannot be migrated over: the
@@ -153,7 +166,7 @@ import Testing
             Issue.record("opened a store whose retry_states table has the wrong columns")
         } catch {
             #expect(error.kind == .corrupt, "\(error)")
-            #expect(error.description.contains("from version 2 to 4"), "\(error)")
+            #expect(error.description.contains("from version 2 to 5"), "\(error)")
             #expect(error.description.contains("retry_states"), "\(error)")
         }
         #expect(try RawDatabase(path).value("PRAGMA user_version") == "2")
@@ -164,13 +177,13 @@ import Testing
         defer { directory.remove() }
         let path = directory.file("juice.db")
         _ = try SQLiteStore(path: path)
-        try RawDatabase(path).execute("PRAGMA user_version = 5")
+        try RawDatabase(path).execute("PRAGMA user_version = 6")
         do {
             _ = try SQLiteStore(path: path)
             Issue.record("opened a store of a newer schema")
         } catch {
             #expect(error.kind == .newerVersion)
-            #expect(error.description.contains("schema version 5; this one knows up to 4"), "\(error)")
+            #expect(error.description.contains("schema version 6; this one knows up to 5"), "\(error)")
         }
     }
 }

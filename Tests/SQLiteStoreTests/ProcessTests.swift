@@ -5,7 +5,7 @@ import SQLiteStore
 import Testing
 
 /// Real processes sharing one store file: at once, killed mid-order, followed live.
-@Suite(.serialized) struct ProcessTests {
+@Suite(.tags(.process, .slow), .notInUnitRun, .serialized) struct ProcessTests {
     /// 4 processes × 500 random orders and restocks on one new file at once.
     @Test func fourProcessesOrderingAtOnceKeepTheInvariants() throws {
         let directory = try TemporaryDirectory()
@@ -17,12 +17,10 @@ import Testing
         }
         var reported: [String] = []
         var madeCount = 0
-        for (process, name) in zip(processes, names) {
-            process.waitUntilExit()
-            let output = Probe.output(of: name, in: directory)
-            #expect(process.terminationStatus == 0, "\(name): \(output.err)")
-            #expect(output.err.isEmpty, "\(name) reported an error: \(output.err)")
-            let lines = output.out.split(separator: "\n")
+        for (probe, name) in zip(processes, names) {
+            #expect(probe.finish() == 0, "\(name): \(probe.stderr)")
+            #expect(probe.stderr.isEmpty, "\(name) reported an error: \(probe.stderr)")
+            let lines = probe.stdout.split(separator: "\n")
             reported += lines.filter { $0.hasPrefix("made ") }.map { String($0.dropFirst(5)) }
             if let summary = lines.last(where: { $0.hasPrefix("summary ") }),
                 let made = summary.split(separator: " ").first(where: { $0.hasPrefix("made=") })
@@ -51,14 +49,13 @@ import Testing
         let path = directory.file("juice.db")
         var generator = SystemRandomNumberGenerator()
         for run in 1...20 {
-            let process = try Probe.start(["loop", "--store", path, "--seed", "\(run)"], in: directory, name: "loop\(run)")
+            let probe = try Probe.start(["loop", "--store", path, "--seed", "\(run)"], in: directory, name: "loop\(run)")
             // A kept sleep: the point is a kill at a random moment of the loop, and no
             // signal can stand for "a random moment".
             usleep(UInt32.random(in: 0...400_000, using: &generator))
-            kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
-            let output = Probe.output(of: "loop\(run)", in: directory)
-            #expect(output.err.isEmpty, "run \(run): \(output.err)")
+            kill(probe.process.processIdentifier, SIGKILL)
+            _ = probe.finish()
+            #expect(probe.stderr.isEmpty, "run \(run): \(probe.stderr)")
             guard FileManager.default.fileExists(atPath: path) else { continue }
             // Checked behind the store's back first, before opening it can repair anything.
             #expect(try RawDatabase(path).value("PRAGMA integrity_check") == "ok", "run \(run)")
@@ -77,11 +74,31 @@ import Testing
         let before = try store.lastSequence()
         // The timeout path, before any writer exists (nothing can arrive).
         #expect(try store.waitForEvents(after: before, timeout: .milliseconds(30)) == false)
-        let process = try Probe.start(["orders", "--store", path, "--count", "1"], in: directory, name: "writer")
+        let process = try Probe.start(["orders", "--store", path, "--count", "1"], in: directory, name: "writer").process
         defer { process.waitUntilExit() }
         // Generous: this bounds a broken follow, it does not measure a working one.
         #expect(try store.waitForEvents(after: before, timeout: .seconds(60)))
         let events = try store.events(after: before, limit: 10)
         #expect(events.first?.source == "/juice-store-probe/\(process.processIdentifier)")
+    }
+
+    /// `waitForCommit` wakes at a commit of another connection that writes no event (a
+    /// cursor moved), which `waitForEvents` does not see: what `juice deliver` waits on
+    /// while another process holds a subscriber's lease.
+    @Test func aWaitingReaderSeesACommitWithoutEvents() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let path = directory.file("juice.db")
+        let store = try SQLiteStore(path: path)
+        let version = try store.commitVersion()
+        #expect(try store.waitForCommit(after: version, timeout: .milliseconds(30)) == false)
+        let other = try SQLiteStore(path: path)
+        let mover = Thread { try? other.setCursor(named: "audit", to: 7) }
+        mover.start()
+        // Generous: this bounds a broken wait, it does not measure a working one.
+        #expect(try store.waitForCommit(after: version, timeout: .seconds(60)))
+        #expect(try store.commitVersion() != version)
+        #expect(try store.cursor(named: "audit") == 7)
+        #expect(try store.waitForEvents(after: store.lastSequence(), timeout: .milliseconds(30)) == false, "no event came")
     }
 }

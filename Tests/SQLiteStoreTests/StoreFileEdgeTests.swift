@@ -5,7 +5,7 @@ import JuiceTestSupport
 import Testing
 
 /// A backup never copies damage.
-@Suite struct BackupOfDamageTests {
+@Suite(.tags(.unit)) struct BackupOfDamageTests {
     /// A backup to `target` is refused as the store's damage, and leaves no file.
     private func expectRefused(_ store: SQLiteStore, target: String) throws {
         do {
@@ -45,7 +45,7 @@ import Testing
 }
 
 /// An empty file at the store's path: no store yet.
-@Suite struct EmptyStoreFileTests {
+@Suite(.tags(.unit)) struct EmptyStoreFileTests {
     @Test func recoveringAnEmptyFileSaysItIsEmpty() throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
@@ -77,7 +77,7 @@ import Testing
 
 /// A full disk while SQLite grows the -shm file is the disk being full, not an I/O
 /// error with a code. Needs a small file system of its own: a tmpfs, mounted by root.
-@Suite struct SharedMemoryDiskFullTests {
+@Suite(.tags(.unit)) struct SharedMemoryDiskFullTests {
     static let canMount: Bool = {
         guard getuid() == 0, let probe = try? TemporaryDirectory() else { return false }
         defer { probe.remove() }

@@ -6,7 +6,7 @@ import Testing
 
 /// The store-level operations (`check`, `backup`, `recover`), the periodic check,
 /// and read-only access, on real files.
-@Suite struct StoreOperationsTests {
+@Suite(.tags(.process), .notInUnitRun) struct StoreOperationsTests {
     private func order(_ store: SQLiteStore) -> Bool {
         (try? JuiceMaker(store: store).make(.banana)) != nil
     }
@@ -39,8 +39,7 @@ import Testing
         let writer = try Probe.start(["orders", "--store", path, "--count", "400", "--durability", "normal"], in: directory, name: "writer")
         let target = directory.file("copy.db")
         let result = try store.backup(to: target)
-        writer.waitUntilExit()
-        #expect(writer.terminationStatus == 0, "\(Probe.output(of: "writer", in: directory).err)")
+        #expect(writer.finish() == 0, "\(writer.stderr)")
         #expect(result.pages > 1)
         #expect(Damage.mode(of: target) == 0o600)
         let copy = try SQLiteStore(path: target)
@@ -219,13 +218,13 @@ import Testing
             _ = try SQLiteStore(path: path, options: .init(access: .readOnly))
             Issue.record("opened an old store read-only")
         } catch {
-            #expect(error.reason == .migrationNeedsWriting(found: 3, supported: 4), "\(error)")
+            #expect(error.reason == .migrationNeedsWriting(found: 3, supported: 5), "\(error)")
         }
     }
 }
 
 /// The `sqlite3` shell's `.recover`, where it works, against `recover(to:)`.
-@Suite struct ShellRecoverComparisonTests {
+@Suite(.tags(.process), .notInUnitRun) struct ShellRecoverComparisonTests {
     /// The `sqlite3` shell on PATH, if any.
     static let shell: String? = {
         let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"
@@ -235,20 +234,8 @@ import Testing
     /// Runs `shell arguments…` with `input` on stdin; its stdout and exit status.
     @discardableResult
     static func run(_ arguments: [String], input: Data? = nil) throws -> (out: Data, status: Int32) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: shell ?? "sqlite3")
-        process.arguments = arguments
-        let output = Pipe()
-        let stdin = Pipe()
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
-        process.standardInput = stdin
-        try process.run()
-        if let input { stdin.fileHandleForWriting.write(input) }
-        try stdin.fileHandleForWriting.close()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (data, process.terminationStatus)
+        let result = try runProgram(shell ?? "sqlite3", arguments, input: input.map { Array($0) })
+        return (Data(result.output), result.status)
     }
 
     /// Whether that shell's `.recover` can work: it reads pages through the

@@ -1,16 +1,18 @@
+import CTLS
 import Foundation
 import JuiceMakerCore
 import JuiceMakerPluginKit
 import Locking
 
-/// A small HTTP/1.1 server on 127.0.0.1, for tests: records every request and
-/// answers what the test scripts. Keep-alive, `Content-Length` bodies only, one thread
-/// per connection (connections are answered concurrently).
-/// Nothing in it polls: its threads wait on sockets, a wake-up pipe and its state's
-/// condition, and tests wait for requests with `waitForRequests`. With `latency`, each
-/// answer leaves that long after its request arrived (a wait on the state's condition,
-/// which `stop` ends), as an endpoint across the internet would; with `verify`, each
-/// request is checked (its signature) and those that fail are counted.
+/// A small HTTP/1.1 server on loopback (127.0.0.1, or ::1), plain or TLS, for tests:
+/// the one test server. It records every request and answers what the test scripts:
+/// a status, exact bytes (with or without closing), closing without an answer, or
+/// never answering. Keep-alive, `Content-Length` bodies only, one thread per
+/// connection (connections are answered concurrently). Nothing in it sleeps or polls:
+/// its threads wait on sockets, a wake-up pipe and its state's condition, and tests
+/// wait for requests with `waitForRequests`. With `latency`, each answer leaves that
+/// long after its request arrived, as an endpoint across the internet would; with
+/// `verify`, each request is checked (its signature) and those that fail are counted.
 package final class LoopbackHTTPServer: Sendable {
     package struct Request: Sendable {
         package let method: String
@@ -18,98 +20,125 @@ package final class LoopbackHTTPServer: Sendable {
         /// Header names lowercased.
         package let headers: [String: String]
         package let body: [UInt8]
+        /// 0-based over the server's life.
+        package let index: Int
+        /// The connection's number (0-based, in the order they were accepted), and the
+        /// request's on that connection.
+        package let connection: Int
+        package let indexOnConnection: Int
+        /// The request line as sent.
+        package let line: String
         /// When it was read whole.
         package let arrival: ContinuousClock.Instant
-        /// The connection it came on (its order of acceptance, from 0).
-        package let connection: Int
         package var text: String { String(decoding: body, as: UTF8.self) }
         /// The journal sequence of the CloudEvent in the body, if it is one.
         package var sequence: Int64? { try? CloudEventFormat.decode(text).sequence }
     }
 
     package enum Answer: Sendable {
+        /// `HTTP/1.1 <code>` with no body and these header fields; the connection stays open.
         case status(Int, headers: [(String, String)] = [])
-        /// Never answers; the connection stays open until the server stops.
+        /// Exactly these bytes; the connection stays open for the next request.
+        case bytes([UInt8])
+        /// These bytes, then the server closes the connection.
+        case bytesThenClose([UInt8])
+        /// Closes the connection without answering.
+        case close
+        /// Never answers; the connection stays open until the client closes it or the
+        /// server stops.
         case hang
     }
 
-    private struct State {
+    /// TLS through the system's libssl, with this certificate chain and private key
+    /// (PEM files).
+    package struct TLS: Sendable {
+        package let certificate: String
+        package let key: String
+
+        package init(certificate: String, key: String) {
+            self.certificate = certificate
+            self.key = key
+        }
+    }
+
+    struct State {
         var listener: Int32 = -1
         /// The write end of the accept loop's wake-up pipe.
         var wake: Int32 = -1
+        /// Open connections; a connection's thread takes its own out before closing it.
         var connections: Set<Int32> = []
         var requests: [Request] = []
         var running = false
-        var accepted = 0
-        var failedVerification = 0
         /// While stopped: a socket bound to the port and not listening, so the port stays
         /// this server's (a connection to it is refused, as to a closed port) and no
         /// other socket of a test running beside it takes it before the next `start`.
         var reserved: Int32 = -1
+        var accepted = 0
+        var handshakes = 0
+        var failedHandshakes = 0
+        /// Requests `verify` refused.
+        var failedVerification = 0
+        /// How many times the server stopped: an answer waiting out its latency ends
+        /// early when this changes.
+        var stops = 0
+        /// Made at the first `start` of a TLS server.
+        var tlsContext: TLSContext?
     }
 
     /// The port, chosen by the system at the first `start` and kept across restarts.
     private let boundPort = Locked<UInt16>(0)
-    /// `change` wakes a hanging answer when its connection is closed.
-    private let state = LockedCondition(State())
+    /// `change` wakes the answers waiting out their latency when the server stops.
+    let state = LockedCondition(State())
     /// Tests waiting for a number of requests.
-    private let arrivals = AsyncWaiters<Int>()
-    private let script: @Sendable (Int, Request) -> Answer
-    private let latency: Duration
-    private let verify: RequestCheck?
-
-    /// A check of each request (a value, not a closure parameter, so a trailing
-    /// closure still means the script).
-    package struct RequestCheck: Sendable {
-        let accepts: @Sendable (Request) -> Bool
-        package init(_ accepts: @escaping @Sendable (Request) -> Bool) { self.accepts = accepts }
-
-        /// Accepts a request whose Standard Webhooks headers (`webhook-id`,
-        /// `webhook-timestamp`, `webhook-signature`) are present and pass `verify`
-        /// (`WebhookSignature.verify`).
-        package static func standardWebhooks(
-            _ verify: @escaping @Sendable (_ header: String, _ id: String, _ timestamp: Int64, _ body: [UInt8]) -> Bool
-        ) -> RequestCheck {
-            RequestCheck { request in
-                guard let id = request.headers["webhook-id"], let header = request.headers["webhook-signature"],
-                    let timestamp = request.headers["webhook-timestamp"].flatMap({ Int64($0) })
-                else { return false }
-                return verify(header, id, timestamp, request.body)
-            }
-        }
-    }
+    let arrivals = AsyncWaiters<Int>()
+    let answer: @Sendable (Request) -> Answer
+    let latency: Duration
+    let verify: RequestCheck?
+    private let ipv6: Bool
+    private let tls: TLS?
 
     /// `script` gets each request's index (0-based, over the server's life) and the
-    /// request. Each answer leaves `latency` after its request arrived. `verify`, if
-    /// given, checks each request; `failedVerification` counts those it refuses (they
-    /// are still answered as scripted).
-    package init(
+    /// request; `latency` and `verify` as in `init(ipv6:tls:latency:verify:answer:)`.
+    package convenience init(
         latency: Duration = .zero, verify: RequestCheck? = nil,
         script: @escaping @Sendable (Int, Request) -> Answer = { _, _ in .status(200) }
     ) {
+        self.init(latency: latency, verify: verify, answer: { script($0.index, $0) })
+    }
+
+    /// Listens on 127.0.0.1, or on ::1 with `ipv6`; speaks TLS with `tls`. `answer`
+    /// gets each request. Each answer leaves `latency` after its request arrived (sooner
+    /// only when the server stops). `verify`, if given, checks each request;
+    /// `failedVerification` counts those it refuses (they are still answered).
+    package init(
+        ipv6: Bool = false, tls: TLS? = nil, latency: Duration = .zero, verify: RequestCheck? = nil,
+        answer: @escaping @Sendable (Request) -> Answer
+    ) {
+        self.ipv6 = ipv6
+        self.tls = tls
         self.latency = latency
         self.verify = verify
-        self.script = script
+        self.answer = answer
     }
 
-    /// A server with `latency` that counts the requests whose Standard Webhooks
-    /// signature `verify` (`WebhookSignature.verify`) refuses.
-    package static func signed(
-        latency: Duration, verify: @escaping @Sendable (_ header: String, _ id: String, _ timestamp: Int64, _ body: [UInt8]) -> Bool,
-        script: @escaping @Sendable (Int, Request) -> Answer
-    ) -> LoopbackHTTPServer {
-        LoopbackHTTPServer(latency: latency, verify: .standardWebhooks(verify), script: script)
+    /// A server made and started.
+    package static func started(
+        ipv6: Bool = false, tls: TLS? = nil, latency: Duration = .zero, verify: RequestCheck? = nil,
+        _ answer: @escaping @Sendable (Request) -> Answer = { _ in .status(200) }
+    ) throws -> LoopbackHTTPServer {
+        let server = LoopbackHTTPServer(ipv6: ipv6, tls: tls, latency: latency, verify: verify, answer: answer)
+        try server.start()
+        return server
     }
-
-    /// Requests `verify` refused.
-    package var failedVerification: Int { state.withLock { $0.failedVerification } }
-
-    /// Connections accepted so far.
-    package var connectionsAccepted: Int { state.withLock { $0.accepted } }
 
     package var port: UInt16 { boundPort.withLock { $0 } }
-    package var url: String { "http://127.0.0.1:\(port)/hook" }
+    package var url: String { "\(tls == nil ? "http" : "https")://\(ipv6 ? "[::1]" : "127.0.0.1"):\(port)/hook" }
     package var requests: [Request] { state.withLock { $0.requests } }
+    /// Connections accepted so far.
+    package var connectionsAccepted: Int { state.withLock { $0.accepted } }
+    /// TLS handshakes completed, and failed, so far.
+    package var handshakes: Int { state.withLock { $0.handshakes } }
+    package var failedHandshakes: Int { state.withLock { $0.failedHandshakes } }
 
     /// Waits until the server has received `count` requests in all; `false` at
     /// `deadline` (only a hang reaches the generous one).
@@ -118,53 +147,41 @@ package final class LoopbackHTTPServer: Sendable {
             until: deadline, current: { state.withLock { $0.requests.count >= count } }, for: { $0 >= count })
     }
 
+    /// Whether this machine can listen on ::1.
+    package static let ipv6LoopbackAvailable: Bool = {
+        let fd = boundSocket(0, ipv6: true)
+        guard fd >= 0 else { return false }
+        close(fd)
+        return true
+    }()
+
     deinit {
         let reserved = state.withLock { $0.reserved }
         if reserved >= 0 { close(reserved) }
     }
 
-    /// A socket bound to 127.0.0.1 at `port` (0: one the system chooses), or -1 and errno.
-    private static func boundSocket(_ port: UInt16) -> Int32 {
-        #if canImport(Glibc)
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        #else
-        let fd = socket(AF_INET, SOCK_STREAM, 0)
-        #endif
-        guard fd >= 0 else { return -1 }
-        var yes: Int32 = 1
-        setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &yes, socklen_t(MemoryLayout<Int32>.size))
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = port.bigEndian
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        }
-        guard bound == 0 else {
-            let error = errno
-            close(fd)
-            errno = error
-            return -1
-        }
-        return fd
-    }
-
     package func start() throws {
-        let reserved = state.change { state -> Int32 in
+        if let tls, state.withLock({ $0.tlsContext == nil }) {
+            let context = try TLSContext(tls)
+            state.withLock { $0.tlsContext = context }
+        }
+        let reserved = state.withLock { state -> Int32 in
             defer { state.reserved = -1 }
             return state.reserved
         }
-        let fd = reserved >= 0 ? reserved : Self.boundSocket(port)
+        let fd = reserved >= 0 ? reserved : Self.boundSocket(port, ipv6: ipv6)
         guard fd >= 0, listen(fd, 64) == 0 else {
             if fd >= 0 { close(fd) }
             throw ServerError("bind/listen: \(errno)")
         }
-        var address = sockaddr_in()
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        _ = withUnsafeMutablePointer(to: &address) {
+        var storage = sockaddr_storage()
+        var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
+        _ = withUnsafeMutablePointer(to: &storage) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
         }
-        boundPort.withLock { $0 = UInt16(bigEndian: address.sin_port) }
+        // The port sits at the same offset in sockaddr_in and sockaddr_in6.
+        let bound = withUnsafeBytes(of: storage) { UInt16(bigEndian: $0.load(fromByteOffset: 2, as: UInt16.self)) }
+        boundPort.withLock { $0 = bound }
         var ends: [Int32] = [-1, -1]
         guard pipe(&ends) == 0 else {
             close(fd)
@@ -179,16 +196,20 @@ package final class LoopbackHTTPServer: Sendable {
         Thread { [self] in acceptLoop(fd, wake: wakeRead) }.start()
     }
 
-    /// Closes the listener and every connection (hanging requests see the connection drop).
+    /// Closes the listener and shuts every connection down (hanging requests see the
+    /// connection drop).
     package func stop() {
-        let (fds, wake) = state.change { state -> ([Int32], Int32) in
+        let (listener, wake) = state.change { state -> (Int32, Int32) in
             state.running = false
+            state.stops += 1
+            // Under the lock: a connection's thread closes its descriptor only after
+            // taking it out of the set, so none of these is closed or reused yet.
+            for connection in state.connections { shutdown(connection, Int32(SHUT_RDWR)) }
             defer {
                 state.listener = -1
                 state.wake = -1
-                state.connections = []
             }
-            return ([state.listener] + Array(state.connections), state.wake)
+            return (state.listener, state.wake)
         }
         if wake >= 0 {
             // Ends the accept loop, which closes the read end.
@@ -196,20 +217,58 @@ package final class LoopbackHTTPServer: Sendable {
             _ = write(wake, &byte, 1)
             close(wake)
         }
-        for fd in fds where fd >= 0 {
-            shutdown(fd, Int32(SHUT_RDWR))
-            close(fd)
+        if listener >= 0 {
+            shutdown(listener, Int32(SHUT_RDWR))
+            close(listener)
         }
         // Kept for a restart (see `State.reserved`); a port another socket took at once
         // is left to `start`, which then says so.
         let port = port
         guard port != 0 else { return }
-        let reserved = Self.boundSocket(port)
-        let previous = state.change { state -> Int32 in
+        let reserved = Self.boundSocket(port, ipv6: ipv6)
+        let previous = state.withLock { state -> Int32 in
             defer { state.reserved = reserved }
             return state.reserved
         }
         if previous >= 0 { close(previous) }
+    }
+
+    /// A socket bound to the loopback address at `port` (0: one the system chooses), or
+    /// -1 and errno.
+    private static func boundSocket(_ port: UInt16, ipv6: Bool) -> Int32 {
+        #if canImport(Glibc)
+        let fd = socket(ipv6 ? AF_INET6 : AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        #else
+        let fd = socket(ipv6 ? AF_INET6 : AF_INET, SOCK_STREAM, 0)
+        #endif
+        guard fd >= 0 else { return -1 }
+        var yes: Int32 = 1
+        setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &yes, socklen_t(MemoryLayout<Int32>.size))
+        let bound: Int32
+        if ipv6 {
+            var address = sockaddr_in6()
+            address.sin6_family = sa_family_t(AF_INET6)
+            address.sin6_port = port.bigEndian
+            address.sin6_addr = in6addr_loopback
+            bound = withUnsafePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in6>.size)) }
+            }
+        } else {
+            var address = sockaddr_in()
+            address.sin_family = sa_family_t(AF_INET)
+            address.sin_port = port.bigEndian
+            address.sin_addr.s_addr = inet_addr("127.0.0.1")
+            bound = withUnsafePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            }
+        }
+        guard bound == 0 else {
+            let error = errno
+            close(fd)
+            errno = error
+            return -1
+        }
+        return fd
     }
 
     /// Accepts connections until `stop` writes to `wake`.
@@ -228,104 +287,17 @@ package final class LoopbackHTTPServer: Sendable {
             var yes: Int32 = 1
             setsockopt(connection, SOL_SOCKET, SO_NOSIGPIPE, &yes, socklen_t(MemoryLayout<Int32>.size))
             #endif
-            let number = state.withLock { state -> Int? in
+            let accepted = state.withLock { state -> (index: Int, tls: TLSContext?)? in
                 guard state.running else { return nil }
                 state.connections.insert(connection)
                 state.accepted += 1
-                return state.accepted - 1
+                return (state.accepted - 1, state.tlsContext)
             }
-            guard let number else {
+            guard let accepted else {
                 close(connection)
                 return
             }
-            Thread { [self] in serve(connection, number: number) }.start()
-        }
-    }
-
-    private func serve(_ fd: Int32, number: Int) {
-        var buffer: [UInt8] = []
-        defer {
-            let owned = state.withLock { $0.connections.remove(fd) != nil }
-            if owned { close(fd) }
-        }
-        while true {
-            guard let headerEnd = readUntilHeaderEnd(fd, &buffer) else { return }
-            let head = String(decoding: buffer[..<headerEnd], as: UTF8.self)
-            var lines = head.components(separatedBy: "\r\n")
-            let requestLine = lines.removeFirst().split(separator: " ")
-            var headers: [String: String] = [:]
-            for line in lines {
-                guard let colon = line.firstIndex(of: ":") else { continue }
-                headers[line[..<colon].lowercased()] = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
-            }
-            buffer.removeFirst(headerEnd + 4)
-            if headers["expect"]?.lowercased() == "100-continue" { reply(fd, "HTTP/1.1 100 Continue\r\n\r\n") }
-            let length = Int(headers["content-length"] ?? "0") ?? 0
-            while buffer.count < length {
-                guard readMore(fd, &buffer) else { return }
-            }
-            let body = Array(buffer.prefix(length))
-            buffer.removeFirst(length)
-            let request = Request(
-                method: requestLine.first.map(String.init) ?? "", path: requestLine.dropFirst().first.map(String.init) ?? "",
-                headers: headers, body: body, arrival: .now, connection: number)
-            let refused = verify.map { !$0.accepts(request) } ?? false
-            let index = state.withLock { state in
-                state.requests.append(request)
-                if refused { state.failedVerification += 1 }
-                arrivals.resumeSatisfied(by: state.requests.count)
-                return state.requests.count - 1
-            }
-            let answer = script(index, request)
-            if latency > .zero {
-                // The endpoint's own time: ends early only when the server stops.
-                _ = state.wait(until: request.arrival + latency) { !$0.connections.contains(fd) }
-            }
-            switch answer {
-            case .hang:
-                _ = state.wait(until: nil) { !$0.connections.contains(fd) }
-                return
-            case let .status(code, extra):
-                var response = "HTTP/1.1 \(code) Scripted\r\nContent-Length: 0\r\n"
-                for (name, value) in extra { response += "\(name): \(value)\r\n" }
-                reply(fd, response + "\r\n")
-            }
-        }
-    }
-
-    private func readUntilHeaderEnd(_ fd: Int32, _ buffer: inout [UInt8]) -> Int? {
-        let marker: [UInt8] = [13, 10, 13, 10]
-        while true {
-            if buffer.count >= 4 {
-                for index in 0...(buffer.count - 4) where buffer[index..<index + 4].elementsEqual(marker) { return index }
-            }
-            guard readMore(fd, &buffer) else { return nil }
-        }
-    }
-
-    private func readMore(_ fd: Int32, _ buffer: inout [UInt8]) -> Bool {
-        var chunk = [UInt8](repeating: 0, count: 16_384)
-        let count = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
-        guard count > 0 else { return false }
-        buffer += chunk[..<count]
-        return true
-    }
-
-    /// No SIGPIPE when the client has gone: a flag on Linux, a socket option
-    /// (`SO_NOSIGPIPE`, set at accept) on Darwin.
-    #if canImport(Glibc)
-    private static let sendFlags = Int32(MSG_NOSIGNAL)
-    #else
-    private static let sendFlags: Int32 = 0
-    #endif
-
-    private func reply(_ fd: Int32, _ text: String) {
-        let bytes = Array(text.utf8)
-        var offset = 0
-        while offset < bytes.count {
-            let sent = bytes.withUnsafeBytes { send(fd, $0.baseAddress! + offset, bytes.count - offset, Self.sendFlags) }
-            guard sent > 0 else { return }
-            offset += sent
+            Thread { [self] in serve(connection, number: accepted.index, tls: accepted.tls) }.start()
         }
     }
 }

@@ -1,8 +1,8 @@
 // The NATS C client (libnats 3.x), loaded when the first NATS connection is set up
-// (`juice_nats_load`), not when `juice` starts. Linking it would cost every command
-// its loading, about 1 ms before `main` (it brings libssl, libcrypto and
-// libprotobuf-c: README, Measured), and only the fleet's commands and the `nats`
-// subscriber talk to NATS. Each field of the table has the type of the function the
+// (`juice_nats_load`), not when `juice` starts (start-up rule "loaded when needed",
+// the Performance article): linking it would cost every command its loading (it
+// brings libssl, libcrypto and libprotobuf-c), and only the fleet's commands and the
+// `nats` subscriber talk to NATS. Each field of the table has the type of the function the
 // header declares (`__typeof__`), so a call through it is checked as a direct call is.
 //
 // Debian's libnats-dev installs the header as <nats/nats.h> (and a deprecated

@@ -62,6 +62,37 @@ struct OptionSpec: Sendable {
     }
 }
 
+/// An option that takes a value, declared once as a static of the command that reads
+/// it: `static let count = Option("count", value: "n", help: …)`. The command lists
+/// `count.spec` among its options and reads `invocation[Self.count]`, so renaming or
+/// removing an option is a compile error, never a value silently missing.
+struct Option: Sendable {
+    let spec: OptionSpec
+
+    init(_ name: String, short: Character? = nil, value: String, completion: CompletionKind? = nil, help: LocalizedText) {
+        spec = OptionSpec(name, short: short, value: value, completion: completion, help: help)
+    }
+}
+
+/// An option that takes a value and may be given more than once; every value is kept,
+/// in the order given (`--type juiceMade --type orderFailed`).
+struct RepeatableOption: Sendable {
+    let spec: OptionSpec
+
+    init(_ name: String, value: String, completion: CompletionKind? = nil, help: LocalizedText) {
+        spec = OptionSpec(name, value: value, repeatable: true, completion: completion, help: help)
+    }
+}
+
+/// An option that takes no value (`--follow`), read as a `Bool`.
+struct Flag: Sendable {
+    let spec: OptionSpec
+
+    init(_ name: String, short: Character? = nil, help: LocalizedText) {
+        spec = OptionSpec(name, short: short, help: help)
+    }
+}
+
 /// One positional argument (`<juice>`, or `<fruit=n>...` when repeating).
 struct ArgumentSpec: Sendable {
     let name: String

@@ -18,6 +18,7 @@ enum JuiceRoot: CommandDeclaration {
             ReportCommand.self,
             SubscribersCommand.self,
             DeliverCommand.self,
+            MetricsCommand.self,
             StoreGroup.self,
             FleetGroup.self,
             ConfigGroup.self,
@@ -33,13 +34,8 @@ enum CommandTable {
 
     /// Options every command accepts, before or after its name.
     static let globalOptions: [OptionSpec] = [
-        OptionSpec("config", value: "path", help: Catalog.Help.config),
-        OptionSpec("store", value: "path", help: Catalog.Help.store),
-        OptionSpec("in-memory", help: Catalog.Help.inMemory),
-        OptionSpec("lang", value: "ko|en", completion: .words(Language.allCases.map(\.rawValue)), help: Catalog.Help.lang),
-        OptionSpec("json", help: Catalog.Help.json),
-        OptionSpec("quiet", short: "q", help: Catalog.Help.quiet),
-        OptionSpec("no-color", help: Catalog.Help.noColor),
+        GlobalOptions.config.spec, GlobalOptions.store.spec, GlobalOptions.inMemory.spec, GlobalOptions.lang.spec,
+        GlobalOptions.json.spec, GlobalOptions.quiet.spec, GlobalOptions.noColor.spec,
     ]
 
     /// `-h, --help`, shown at every level.
@@ -49,4 +45,16 @@ enum CommandTable {
 
     /// Every command, from the declarations.
     static let root = CommandSpec(JuiceRoot.self)
+}
+
+/// The options every command accepts (`CommandTable.globalOptions`), read as
+/// `invocation[GlobalOptions.config]`.
+enum GlobalOptions {
+    static let config = Option("config", value: "path", help: Catalog.Help.config)
+    static let store = Option("store", value: "path", help: Catalog.Help.store)
+    static let inMemory = Flag("in-memory", help: Catalog.Help.inMemory)
+    static let lang = Option("lang", value: "ko|en", completion: .words(Language.allCases.map(\.rawValue)), help: Catalog.Help.lang)
+    static let json = Flag("json", help: Catalog.Help.json)
+    static let quiet = Flag("quiet", short: "q", help: Catalog.Help.quiet)
+    static let noColor = Flag("no-color", help: Catalog.Help.noColor)
 }

@@ -73,69 +73,42 @@ struct ConfigSchemaCommand: JuiceCommand, ConfigFreeCommand {
 
 }
 
-/// `juice config show`: the effective config (defaults filled in, the store that
-/// would be used) and the file it came from, once it passed every check `config
-/// check` makes (exit 78 otherwise). Secrets never appear: values taken from
-/// `${NAME}`, values of secret-like keys and a URL's `user:password@` print as `***`.
+/// `juice config show`: the effective config (every key, defaults filled in, the
+/// store that would be used), where each value came from, and the file it was read
+/// from, once it passed every check `config check` makes (exit 78 otherwise).
+/// Secrets never appear (`EffectiveConfig`).
 struct ConfigShowCommand: JuiceCommand {
     static let configuration = CommandConfiguration(
         commandName: "show",
         abstract: LocalizedText(
-            "Show the effective config and the file it came from (secrets as ***).",
-            ko: "적용된 설정과 그 파일을 보여 줍니다 (비밀 값은 ***)."))
+            "Show the effective config, where each value came from, and the file (secrets as ***).",
+            ko: "적용된 설정과 각 값의 출처, 그 파일을 보여 줍니다 (비밀 값은 ***)."))
     static let needs = CommandNeeds.plugins
-    static let mask = ConfigValue.string("***")
 
     init(_ invocation: Invocation) throws(CLIError) {}
 
     func run(_ session: Session) throws(CLIError) -> ExitCode {
         let context = session.context
-        let document = Self.effective(context)
+        let effective = EffectiveConfig(context)
         if context.settings.json {
             context.console.print(
                 JSONWriter.compact(
                     .object([
                         ("file", context.config.source.file.map(ConfigValue.string) ?? .null),
-                        ("config", document),
+                        ("config", effective.document),
+                        ("from", .object(effective.origins.map { ($0.path, .string($0.origin.rawValue)) })),
                     ])))
         } else {
+            let language = context.language
             context.console.print(Catalog.Results.configFile(Self.sourceName(context)))
-            context.console.print(JSONWriter.pretty(document))
+            context.console.print(JSONWriter.pretty(effective.document))
+            let rows = effective.origins.map { ["  " + $0.path, Catalog.Results.configOrigin($0.origin)(language)] }
+            context.console.standardOutput.write(Catalog.Results.configOrigins(language) + "\n" + TableLayout.render(rows))
         }
         return .success
     }
 
     static func sourceName(_ context: CommandContext) -> String {
         context.config.source.file ?? Catalog.Results.builtInDefaults(context.language)
-    }
-
-    static func effective(_ context: CommandContext) -> ConfigValue {
-        let config = context.config
-        let subscribers = config.subscribers.map { entry -> ConfigValue in
-            func substituted(_ path: String) -> Bool {
-                config.substitutedPaths.contains { $0 == path || $0.hasPrefix(path + "[") || $0.hasPrefix(path + ".") }
-            }
-            let name: ConfigValue = substituted("\(entry.path).name") ? mask : .string(entry.name)
-            var members: [(key: String, value: ConfigValue)] = [
-                ("type", .string(entry.type)), ("name", name), ("enabled", .bool(entry.enabled)),
-            ]
-            for (key, value) in entry.configuration.values {
-                let hidden = isSecret(key) || substituted("\(entry.path).\(key)")
-                members.append((key, hidden ? mask : value.map(URLCredentials.redacted)))
-            }
-            return .object(members)
-        }
-        return .object([
-            ("language", .string(config.language?.rawValue ?? "auto")),
-            ("initialStock", .integer(config.initialStock)),
-            ("store", .object([("path", .string(context.location.displayPath)), ("durability", .string(config.durability.rawValue))])),
-            ("flushDeadlineSeconds", .number(config.flushDeadlineSeconds)),
-            ("subscribers", .array(subscribers)),
-        ])
-    }
-
-    static func isSecret(_ key: String) -> Bool {
-        let lowered = key.lowercased()
-        return ConfigKeys.secretWords.contains { lowered.containsText($0) }
     }
 }

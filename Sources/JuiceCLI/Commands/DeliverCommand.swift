@@ -11,6 +11,8 @@ import Musl
 #endif
 import JuiceMakerCore
 import JuiceMakerPluginKit
+import Locking
+import SQLiteStore
 
 /// `juice deliver [--follow]`: runs every enabled durable subscriber (webhook,
 /// command) now.
@@ -29,18 +31,17 @@ struct DeliverCommand: JuiceCommand {
         abstract: LocalizedText(
             "Deliver the events durable subscribers (webhook, command) have not received yet.",
             ko: "내구성 구독자(webhook, command)가 아직 받지 못한 이벤트를 전달합니다."),
-        options: [
-            OptionSpec(
-                "follow",
-                help: LocalizedText(
-                    "Keep running and deliver new events as they are committed, by any process (Ctrl-C stops).",
-                    ko: "계속 실행하며 어느 프로세스가 커밋한 새 이벤트든 전달합니다 (Ctrl-C로 멈춤).")),
-            OptionSpec(
-                "no-wait",
-                help: LocalizedText(
-                    "Leave a subscriber whose lease another process holds to that process at once, instead of waiting up to 10 s for it (what the background run of `juice order` does).",
-                    ko: "다른 프로세스가 임대를 가진 구독자는 최대 10초 기다리지 않고 바로 그 프로세스에 맡깁니다 (`juice order`의 백그라운드 실행이 이렇게 합니다).")),
-        ])
+        options: [follow.spec, noWait.spec])
+    static let follow = Flag(
+        "follow",
+        help: LocalizedText(
+            "Keep running and deliver new events as they are committed, by any process (Ctrl-C stops).",
+            ko: "계속 실행하며 어느 프로세스가 커밋한 새 이벤트든 전달합니다 (Ctrl-C로 멈춤)."))
+    static let noWait = Flag(
+        "no-wait",
+        help: LocalizedText(
+            "Leave a subscriber whose lease another process holds to that process at once, instead of waiting up to 10 s for it (what the background run of `juice order` does).",
+            ko: "다른 프로세스가 임대를 가진 구독자는 최대 10초 기다리지 않고 바로 그 프로세스에 맡깁니다 (`juice order`의 백그라운드 실행이 이렇게 합니다)."))
     /// Retries due within this are awaited by `juice deliver`.
     static let patience = Duration.seconds(10)
 
@@ -49,8 +50,8 @@ struct DeliverCommand: JuiceCommand {
     let leavesHeldLeases: Bool
 
     init(_ invocation: Invocation) throws(CLIError) {
-        follow = invocation.has("follow")
-        leavesHeldLeases = invocation.has("no-wait")
+        follow = invocation[Self.follow]
+        leavesHeldLeases = invocation[Self.noWait]
     }
 
     func run(_ session: Session) async throws(CLIError) -> ExitCode {
@@ -88,6 +89,11 @@ struct DeliverCommand: JuiceCommand {
     /// "left to another process". Once the holder has delivered everything, or the
     /// lease stays held (a `juice deliver --follow` on an endpoint that is down), the
     /// outcome stays "left to another process".
+    ///
+    /// Between looks it waits as a following runner does, on a thread of its own: woken
+    /// by any commit the store sees (the holder moving its cursor, recording a retry),
+    /// and trying the lease again every `DurableDelivery.leaseRetryInterval` (a holder
+    /// may let go without committing); a stop signal ends the wait at once.
     static func awaitOtherHolders(
         _ outcomes: [(name: String, phase: DeliveryPhase, statistics: DeliveryStatistics)],
         _ runners: [(name: String, delivery: DurableDelivery)], session: Session, stop: StopSignals
@@ -97,7 +103,10 @@ struct DeliverCommand: JuiceCommand {
         let deadline = ContinuousClock.now + patience
         while !stop.isRequested, ContinuousClock.now < deadline {
             var waiting: [Int] = []
+            let version: Int64?
             do {
+                // Read before the cursors, so a commit after the look ends the wait.
+                version = try (journal as? SQLiteStore)?.commitVersion()
                 let last = try journal.lastSequence()
                 for (index, outcome) in outcomes.enumerated() where outcome.phase == .leftToAnotherRunner {
                     if try journal.cursor(named: outcome.name) < last { waiting.append(index) }
@@ -106,13 +115,36 @@ struct DeliverCommand: JuiceCommand {
                 throw CLIError(.storeIO, Catalog.Errors.store(error))
             }
             guard !waiting.isEmpty else { break }
-            try? await Task.sleep(for: .milliseconds(20))
+            let bound = min(deadline, ContinuousClock.now + DurableDelivery.leaseRetryInterval)
+            await waitForCommit(journal, after: version, until: bound, stop: stop)
             let again = await deliverAll(waiting.map { runners[$0] }, stop: stop, flushDeadline: session.context.config.flushDeadlineSeconds) {
                 await $0.deliverPending(waitingAtMost: patience)
             }
             for (index, outcome) in zip(waiting, again) { outcomes[index] = outcome }
         }
         return outcomes
+    }
+
+    /// Returns at a commit after `version` in the SQLite store (another store has no
+    /// other process to wait for), at `deadline`, or at a stop signal.
+    private static func waitForCommit(
+        _ journal: any EventJournal, after version: Int64?, until deadline: ContinuousClock.Instant, stop: StopSignals
+    ) async {
+        guard let store = journal as? SQLiteStore, let version else { return }
+        // A stop ends the wait; the thread looking at the store ends by `deadline`.
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask {
+                await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                    startDetachedThread(named: "juice.deliver.wait") {
+                        _ = try? store.waitForCommit(after: version, timeout: deadline - .now)
+                        continuation.resume()
+                    }
+                }
+            }
+            group.addTask { await stop.requested() }
+            await group.next()
+            group.cancelAll()
+        }
     }
 
     /// The enabled durable subscribers, attached, in config order.

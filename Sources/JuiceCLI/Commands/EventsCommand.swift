@@ -14,16 +14,16 @@ struct EventsCommand: JuiceCommand {
             "List the journal's events (CloudEvents JSON Lines with --json).",
             ko: "기록된 이벤트를 보여 줍니다 (--json이면 CloudEvents JSON Lines)."),
         options: [
-            OptionSpec("since", value: "sequence", help: LocalizedText("Only events after this sequence number.", ko: "이 순번 다음의 이벤트만.")),
-            typeOption,
-            OptionSpec(
-                "limit", value: "n",
-                help: LocalizedText(
-                    "At most this many events (the newest, or the first after --since).", ko: "최대 이벤트 수 (최신 것, 또는 --since 다음부터).")),
+            since.spec, type.spec, limit.spec,
         ])
-    /// `--type`, also `juice watch`'s.
-    static let typeOption = OptionSpec(
-        "type", value: "type", repeatable: true, completion: .words(EventKind.allCases.map(\.rawValue)),
+    static let since = Option("since", value: "sequence", help: LocalizedText("Only events after this sequence number.", ko: "이 순번 다음의 이벤트만."))
+    static let limit = Option(
+        "limit", value: "n",
+        help: LocalizedText(
+            "At most this many events (the newest, or the first after --since).", ko: "최대 이벤트 수 (최신 것, 또는 --since 다음부터)."))
+    /// `--type`, also `juice watch`'s and `juice fleet watch`'s.
+    static let type = RepeatableOption(
+        "type", value: "type", completion: .words(EventKind.allCases.map(\.rawValue)),
         help: LocalizedText(
             "Only events of this type: stockChanged, juiceMade, orderFailed (repeatable).",
             ko: "이 종류의 이벤트만: stockChanged, juiceMade, orderFailed (여러 번 가능)."))
@@ -35,10 +35,10 @@ struct EventsCommand: JuiceCommand {
 
     init(_ invocation: Invocation) throws(CLIError) {
         let path = invocation.path
-        let since = try ValueParsing.since(invocation)
+        let since = try ValueParsing.since(invocation, Self.since)
         self.since = since ?? 0
         sinceGiven = since != nil
-        if let text = invocation.value("limit") {
+        if let text = invocation[Self.limit] {
             let limit = try ValueParsing.integer(text, for: "--limit", minimum: 1, maximum: Int(Int64.max), path: path)
             guard limit >= 1 else { throw CLIError(.badValue, Catalog.Errors.limitTooSmall(limit), usage: path) }
             self.limit = limit
@@ -54,8 +54,7 @@ struct EventsCommand: JuiceCommand {
         let entries: [JournalEntry]
         do {
             // Without --since, --limit keeps the newest: read only those.
-            entries = try journal.entries(
-                after: since, kinds: kinds, limit: limit ?? Int.max, newest: !sinceGiven && limit != nil)
+            entries = try Self.entries(journal, after: since, kinds: kinds, limit: limit, newest: !sinceGiven && limit != nil)
         } catch {
             throw CLIError(.storeIO, Catalog.Errors.store(error))
         }
@@ -75,6 +74,34 @@ struct EventsCommand: JuiceCommand {
                 "\(Catalog.Errors.prefix(language)) \(TerminalText.escaped(Catalog.Journal.unreadable(row.sequence, reason: row.reason)(language)))\n"
             }.joined())
         return .storeIO
+    }
+
+    /// The first (or with `newest` the last) `limit` events after `sequence`, and the
+    /// unreadable rows among them: a row that cannot be read is reported but does not
+    /// count toward the limit, so the journal is read on past it.
+    static func entries(
+        _ journal: any EventJournal, after sequence: Int64, kinds: Set<EventKind>?, limit: Int?, newest: Bool
+    ) throws(StoreError) -> [JournalEntry] {
+        guard let limit else { return try journal.entries(after: sequence, kinds: kinds, limit: Int.max, newest: newest) }
+        func isEvent(_ entry: JournalEntry) -> Bool { if case .event = entry { true } else { false } }
+        var taken: [JournalEntry] = []
+        var asked = limit
+        var cursor = sequence
+        while true {
+            // Newest first: ask again for as many more as there were unreadable rows;
+            // oldest first: go on after the page.
+            let page = try journal.entries(after: newest ? sequence : cursor, kinds: kinds, limit: asked, newest: newest)
+            taken = newest ? page : taken + page
+            // Never more than `limit` events: each page asks for only the ones missing.
+            let events = taken.filter(isEvent).count
+            if events >= limit || page.count < asked { return taken }
+            if newest {
+                asked += limit - events
+            } else {
+                cursor = page.last?.sequence ?? cursor
+                asked = limit - events
+            }
+        }
     }
 
     private static func print(_ selected: [EventEnvelope], context: CommandContext) -> ExitCode {

@@ -11,8 +11,8 @@ import Musl
 #endif
 import JuiceMakerCore
 import JuiceMakerPluginKit
-#if canImport(NATSPlugin)
-import NATSPlugin
+#if canImport(NATSClient)
+import NATSClient
 #endif
 
 /// `juice fleet`: every machine's events, read from the fleet's JetStream stream
@@ -27,7 +27,7 @@ enum FleetGroup: CommandDeclaration {
         subcommands: [FleetWatchCommand.self, FleetStockCommand.self, FleetDeliverCommand.self])
 
     /// `--nats URL`, every fleet command's.
-    static let natsOption = OptionSpec(
+    static let nats = Option(
         "nats", value: "url",
         help: LocalizedText(
             "The NATS server (nats://host:port, comma-separated for a cluster); default: the config's fleet.url.",
@@ -77,7 +77,7 @@ enum FleetCommandSupport {
         return CLIError(.config, Catalog.ConfigErrors.located(located))
     }
 
-    #if canImport(NATSPlugin)
+    #if canImport(NATSClient)
     /// A connection to the fleet's server with the stream's name and subject prefix.
     struct Reader {
         let connection: NATSConnection

@@ -1,9 +1,8 @@
 import FleetConfiguration
 import JuiceMakerCore
 import JuiceMakerPluginKit
-import LoggerPlugin
-#if canImport(NATSPlugin)
-import NATSPlugin
+#if canImport(NATSClient)
+import NATSClient
 #endif
 
 /// `juice fleet deliver [--follow]`: the configured webhook, command and logger
@@ -21,13 +20,14 @@ struct FleetDeliverCommand: JuiceCommand {
             "Deliver every machine's events to the configured webhook, command and logger subscribers, from the stream.",
             ko: "모든 기계의 이벤트를 스트림에서 읽어 설정된 webhook, command, logger 구독자에게 전달합니다."),
         options: [
-            FleetGroup.natsOption,
-            OptionSpec(
-                "follow",
-                help: LocalizedText(
-                    "Keep running and deliver events as they reach the stream (Ctrl-C stops).",
-                    ko: "계속 실행하며 스트림에 오는 이벤트를 전달합니다 (Ctrl-C로 멈춤).")),
+            FleetGroup.nats.spec,
+            follow.spec,
         ])
+    static let follow = Flag(
+        "follow",
+        help: LocalizedText(
+            "Keep running and deliver events as they reach the stream (Ctrl-C stops).",
+            ko: "계속 실행하며 스트림에 오는 이벤트를 전달합니다 (Ctrl-C로 멈춤)."))
     /// The store: retry state and dead letters are kept in its delivery tables.
     static let needs = CommandNeeds.store
 
@@ -35,12 +35,12 @@ struct FleetDeliverCommand: JuiceCommand {
     let follow: Bool
 
     init(_ invocation: Invocation) throws(CLIError) {
-        nats = invocation.value("nats")
-        follow = invocation.has("follow")
+        nats = invocation[FleetGroup.nats]
+        follow = invocation[Self.follow]
     }
 
     func run(_ session: Session) async throws(CLIError) -> ExitCode {
-        #if canImport(NATSPlugin)
+        #if canImport(NATSClient)
         let context = session.context
         let plugins = FleetFeed.fedPlugins(session)
         guard !plugins.isEmpty else {
@@ -68,17 +68,3 @@ struct FleetDeliverCommand: JuiceCommand {
         #endif
     }
 }
-
-#if canImport(NATSPlugin)
-/// A logger as a durable destination (`juice fleet deliver`): an event is delivered
-/// once its line is handed to the log's `write(2)`.
-struct LoggerDestination: DurableDestination {
-    let logger: EventLogger
-
-    func deliver(_ envelope: EventEnvelope) async throws(DeliveryFailure) {
-        guard logger.write(envelope) else {
-            throw DeliveryFailure(PluginMessage(english: "the log is not open", korean: "로그가 열려 있지 않습니다"))
-        }
-    }
-}
-#endif

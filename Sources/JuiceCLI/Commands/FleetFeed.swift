@@ -1,9 +1,8 @@
-#if canImport(NATSPlugin)
+#if canImport(NATSClient)
 import FleetConfiguration
 import JuiceMakerCore
 import JuiceMakerPluginKit
-import LoggerPlugin
-import NATSPlugin
+import NATSClient
 
 /// The configured webhook, command and logger subscribers fed from the fleet's stream,
 /// each through its own durable consumer (`juice fleet deliver`, and `juice subscribers
@@ -13,13 +12,16 @@ struct FleetFeed {
     let journals: [ConsumerJournal]
     /// Every runner: the plugins' own and the loggers'.
     let runners: [(name: String, delivery: DurableDelivery)]
-    /// The loggers' runners, which this feed made (the plugins shut their own down).
+    /// The runners this feed made for the plugins fed through a destination (the
+    /// loggers); the other plugins shut their own down.
     private let loggerRunners: [DurableDelivery]
 
-    /// The subscribers `juice fleet deliver` feeds: durable ones (not the NATS
-    /// publisher) and loggers.
+    /// The subscribers `juice fleet deliver` feeds: those with a fleet role (durable
+    /// ones but the NATS publisher, and loggers).
     static func fedPlugins(_ session: Session) -> [BuiltPlugin] {
-        session.builtPlugins.filter { ($0.plugin.durable != nil && !($0.plugin is NATSPublisher)) || $0.plugin is EventLogger }
+        session.builtPlugins.filter { built in
+            if case .none = built.plugin.fleetRole { false } else { true }
+        }
     }
 
     /// Binds a consumer for each of `plugins` (creating it when missing) and attaches
@@ -76,14 +78,17 @@ struct FleetFeed {
                 case let .failed(message): throw CLIError(.config, Catalog.Errors.subscriberReport(name, message))
                 }
             }
-            if let logger = built.plugin as? EventLogger {
+            switch built.plugin.fleetRole {
+            case let .destination(destination, kinds):
                 let delivery = DurableDelivery(
-                    name: name, journal: journal, kinds: logger.loggedKinds, destination: LoggerDestination(logger: logger),
-                    reportError: report, describeStoreError: Catalog.Errors.storeForPlugin)
+                    name: name, journal: journal, kinds: kinds, destination: destination, reportError: report,
+                    describeStoreError: Catalog.Errors.storeForPlugin)
                 loggerRunners.append(delivery)
                 runners.append((name, delivery))
-            } else if let delivery = built.plugin.durable?.delivery {
-                runners.append((name, delivery))
+            case .subscriber:
+                if let delivery = built.plugin.durable?.delivery { runners.append((name, delivery)) }
+            case .none:
+                break
             }
         }
         return FleetFeed(journals: journals, runners: runners, loggerRunners: loggerRunners)

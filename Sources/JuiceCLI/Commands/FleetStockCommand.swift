@@ -6,8 +6,8 @@ import Foundation
 #endif
 import JuiceMakerCore
 import JuiceMakerPluginKit
-#if canImport(NATSPlugin)
-import NATSPlugin
+#if canImport(NATSClient)
+import NATSClient
 #endif
 
 /// `juice fleet stock [--json]`: machines × fruits, each machine's latest stock as the
@@ -20,17 +20,17 @@ struct FleetStockCommand: JuiceCommand {
         abstract: LocalizedText(
             "Show each machine's latest stock, read from the stream, and how old it is.",
             ko: "각 기계의 최신 재고와 그 나이를 스트림에서 읽어 보여 줍니다."),
-        options: [FleetGroup.natsOption])
+        options: [FleetGroup.nats.spec])
     static let needs = CommandNeeds.plugins
 
     let nats: String?
 
     init(_ invocation: Invocation) throws(CLIError) {
-        nats = invocation.value("nats")
+        nats = invocation[FleetGroup.nats]
     }
 
     func run(_ session: Session) async throws(CLIError) -> ExitCode {
-        #if canImport(NATSPlugin)
+        #if canImport(NATSClient)
         let context = session.context
         let reader = try FleetCommandSupport.reader(context, nats: nats)
         let stderr = context.console.standardError
@@ -84,7 +84,7 @@ struct FleetStockCommand: JuiceCommand {
     }
 }
 
-#if canImport(NATSPlugin)
+#if canImport(NATSClient)
 /// One machine's latest stock as the stream holds it.
 struct FleetStockRow {
     let machine: String

@@ -1,4 +1,3 @@
-import CLINotifierPlugin
 import FleetConfiguration
 #if canImport(FoundationEssentials)
 import FoundationEssentials
@@ -7,8 +6,8 @@ import Foundation
 #endif
 import JuiceMakerCore
 import JuiceMakerPluginKit
-#if canImport(NATSPlugin)
-import NATSPlugin
+#if canImport(NATSClient)
+import NATSClient
 #endif
 
 /// `juice fleet watch [--machine M] [--type T] [--since DURATION|all] [--json]`.
@@ -23,15 +22,15 @@ struct FleetWatchCommand: JuiceCommand {
             "Show every machine's events as they happen, each prefixed with its machine (Ctrl-C stops).",
             ko: "모든 기계의 이벤트를 일어나는 대로, 기계 이름을 앞에 붙여 보여 줍니다 (Ctrl-C로 멈춤)."),
         options: [
-            FleetGroup.natsOption,
-            OptionSpec("machine", value: "name", help: LocalizedText("Only this machine's events.", ko: "이 기계의 이벤트만.")),
-            EventsCommand.typeOption,
-            OptionSpec(
-                "since", value: "duration|all",
-                help: LocalizedText(
-                    "First replay the events of the last DURATION (30s, 10m, 2h, 1d) or all of them, then follow.",
-                    ko: "먼저 지난 DURATION(30s, 10m, 2h, 1d)의 이벤트나 전부를 다시 보여 준 뒤 따라갑니다.")),
+            FleetGroup.nats.spec,
+            machine.spec, EventsCommand.type.spec, since.spec,
         ])
+    static let machine = Option("machine", value: "name", help: LocalizedText("Only this machine's events.", ko: "이 기계의 이벤트만."))
+    static let since = Option(
+        "since", value: "duration|all",
+        help: LocalizedText(
+            "First replay the events of the last DURATION (30s, 10m, 2h, 1d) or all of them, then follow.",
+            ko: "먼저 지난 DURATION(30s, 10m, 2h, 1d)의 이벤트나 전부를 다시 보여 준 뒤 따라갑니다."))
     static let needs = CommandNeeds.plugins
 
     let nats: String?
@@ -41,13 +40,13 @@ struct FleetWatchCommand: JuiceCommand {
     let since: Date?
 
     init(_ invocation: Invocation) throws(CLIError) {
-        nats = invocation.value("nats")
-        machine = invocation.value("machine")
+        nats = invocation[FleetGroup.nats]
+        machine = invocation[Self.machine]
         if let machine, !Fleet.isMachineName(machine) {
             throw CLIError(.badValue, Catalog.Fleet.badMachine(machine), usage: invocation.path)
         }
         kinds = try ValueParsing.eventKinds(invocation)
-        if let text = invocation.value("since") {
+        if let text = invocation[Self.since] {
             if text == "all" {
                 since = .distantPast
             } else if let seconds = FleetCommandSupport.seconds(text) {
@@ -61,7 +60,7 @@ struct FleetWatchCommand: JuiceCommand {
     }
 
     func run(_ session: Session) async throws(CLIError) -> ExitCode {
-        #if canImport(NATSPlugin)
+        #if canImport(NATSClient)
         let context = session.context
         let reader = try FleetCommandSupport.reader(context, nats: nats)
         let filters: [String] =
@@ -84,7 +83,8 @@ struct FleetWatchCommand: JuiceCommand {
         }
         let output = context.console.standardOutput
         let json = context.settings.json
-        let renderer = NotificationRenderer(language: context.language, color: context.settings.colorAllowed && output.isTerminal)
+        let renderer = context.registry.eventRenderer(
+            EventRenderingStyle(language: context.language, color: context.settings.colorAllowed && output.isTerminal))
         let stop = session.stopSignals()
         let stderr = context.console.standardError
         let language = context.language

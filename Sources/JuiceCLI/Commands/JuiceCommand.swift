@@ -8,7 +8,7 @@ protocol CommandDeclaration: SendableMetatype {
     /// The command that runs: `Self` for a `JuiceCommand`, `nil` for a group. A
     /// requirement rather than a cast (`as? any JuiceCommand.Type`), which would scan
     /// every protocol conformance in `juice` for each command when the tree is built
-    /// (about 0.5 ms of every command: README, Measured).
+    /// (start-up rule "no conformance lookups at start", the Performance article).
     static var runnable: (any JuiceCommand.Type)? { get }
 }
 

@@ -16,9 +16,8 @@ struct OrderCommand: JuiceCommand {
                 help: LocalizedText(
                     "The juice: an id (mango-kiwi), English or Korean name.", ko: "쥬스: id (mango-kiwi), 영어 또는 한국어 이름."))
         ],
-        options: [
-            OptionSpec("count", value: "n", help: LocalizedText("How many juices to make (default: 1).", ko: "만들 잔 수 (기본값: 1)."))
-        ])
+        options: [count.spec])
+    static let count = Option("count", value: "n", help: LocalizedText("How many juices to make (default: 1).", ko: "만들 잔 수 (기본값: 1)."))
 
     let juice: Juice
     let count: Int
@@ -27,7 +26,7 @@ struct OrderCommand: JuiceCommand {
         let path = invocation.path
         // The shape of --count first (a usage error), then the juice, then its range.
         var given: (text: String, reading: ValueParsing.Reading)?
-        if let text = invocation.value("count") {
+        if let text = invocation[Self.count] {
             guard let reading = ValueParsing.reading(text) else { throw .usage(Catalog.Errors.notAWholeNumber("--count", text), path) }
             given = (text, reading)
         }

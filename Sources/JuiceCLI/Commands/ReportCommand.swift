@@ -9,6 +9,7 @@ import Glibc
 import Musl
 #endif
 import JuiceMakerCore
+import JuiceMakerPluginKit
 import SQLiteStore
 
 /// `juice report [--since 24h|7d|30d|DATE] [--by hour|day|week] [--at TIME] [--svg FILE] [--ascii]`:
@@ -20,38 +21,35 @@ struct ReportCommand: JuiceCommand {
         abstract: LocalizedText(
             "Show sales, lost sales, fruit consumed and how long the stock lasts.",
             ko: "판매, 놓친 판매, 쓴 과일과 재고가 얼마나 갈지 보여 줍니다."),
-        options: [
-            sinceOption,
-            OptionSpec(
-                "by", value: "hour|day|week", completion: .words(Bucket.allCases.map(\.rawValue)),
-                help: LocalizedText(
-                    "Bucket the fruit consumed by hour, day or week (default: by the window's length).",
-                    ko: "쓴 과일을 시간, 일, 주 단위로 묶습니다 (기본값: 기간 길이에 따라).")),
-            atOption,
-            OptionSpec(
-                "svg", value: "file",
-                help: LocalizedText(
-                    "Also write the charts as one standalone SVG file.",
-                    ko: "차트를 독립된 SVG 파일 하나로도 씁니다.")),
-            OptionSpec(
-                "ascii",
-                help: LocalizedText(
-                    "Draw bars with ASCII (#) instead of Unicode blocks.",
-                    ko: "막대를 유니코드 블록 대신 ASCII(#)로 그립니다.")),
-        ],
+        options: [since.spec, by.spec, at.spec, svg.spec, ascii.spec],
         subcommands: [PicklistCommand.self])
     /// `--since`, also the picklist's.
-    static let sinceOption = OptionSpec(
+    static let since = Option(
         "since", value: "24h|7d|30d|date",
         help: LocalizedText(
             "The window: 24h, 7d, 30d (hours, days, weeks: 2w) or a date 2026-11-01 (UTC); default 7d.",
             ko: "기간: 24h, 7d, 30d (시간, 일, 주: 2w) 또는 날짜 2026-11-01 (UTC). 기본값 7d."))
+    static let by = Option(
+        "by", value: "hour|day|week", completion: .words(Bucket.allCases.map(\.rawValue)),
+        help: LocalizedText(
+            "Bucket the fruit consumed by hour, day or week (default: by the window's length).",
+            ko: "쓴 과일을 시간, 일, 주 단위로 묶습니다 (기본값: 기간 길이에 따라)."))
     /// `--at`, also the picklist's.
-    static let atOption = OptionSpec(
+    static let at = Option(
         "at", value: "time",
         help: LocalizedText(
             "Report as of the end of this hour (2026-11-21T09:00:00Z or a date) instead of now.",
             ko: "지금 대신 이 시각이 속한 시간의 끝을 기준으로 봅니다 (2026-11-21T09:00:00Z 또는 날짜)."))
+    static let svg = Option(
+        "svg", value: "file",
+        help: LocalizedText(
+            "Also write the charts as one standalone SVG file (- prints only the SVG, on standard output).",
+            ko: "차트를 독립된 SVG 파일 하나로도 씁니다 (-는 SVG만 표준 출력에 씁니다)."))
+    static let ascii = Flag(
+        "ascii",
+        help: LocalizedText(
+            "Draw bars with ASCII (#) instead of Unicode blocks.",
+            ko: "막대를 유니코드 블록 대신 ASCII(#)로 그립니다."))
 
     private let window: ReportWindow
     private let svgPath: String?
@@ -59,14 +57,20 @@ struct ReportCommand: JuiceCommand {
 
     init(_ invocation: Invocation) throws(CLIError) {
         window = try ReportWindow(invocation, now: Self.now(), bucketOption: true)
-        svgPath = invocation.value("svg")
-        ascii = invocation.has("ascii")
+        svgPath = invocation[Self.svg]
+        ascii = invocation[Self.ascii]
+        // `-` is standard output, which then holds the SVG alone: not with `--json`.
+        if svgPath == "-", invocation[GlobalOptions.json] { throw .usage(Catalog.Report.svgAndJSON, invocation.path) }
     }
 
     func run(_ session: Session) throws(CLIError) -> ExitCode {
         let context = session.context
         let figures = try Self.figures(session, window: window)
         let language = context.language
+        if svgPath == "-" {
+            context.console.standardOutput.write(ReportSVG.render(figures, language: language))
+            return .success
+        }
         if let svgPath {
             let svg = ReportSVG.render(figures, language: language)
             do {
@@ -121,27 +125,24 @@ struct PicklistCommand: JuiceCommand {
         abstract: LocalizedText(
             "List how much of each fruit to bring from the storeroom.",
             ko: "창고에서 가져올 과일과 개수를 보여 줍니다."),
-        options: [
-            OptionSpec(
-                "cover", value: "12h|2d|1w",
-                help: LocalizedText(
-                    "Bring enough for this long at the recent rate: 12h, 2d, 1w (default 1d).",
-                    ko: "최근 속도로 이 기간 동안 쓸 만큼 가져옵니다: 12h, 2d, 1w (기본값 1d).")),
-            OptionSpec(
-                "target", value: "n",
-                help: LocalizedText(
-                    "Bring enough to reach this many of each fruit instead.",
-                    ko: "대신 과일마다 이 개수가 되도록 가져옵니다.")),
-            ReportCommand.sinceOption,
-            ReportCommand.atOption,
-        ])
+        options: [cover.spec, target.spec, ReportCommand.since.spec, ReportCommand.at.spec])
+    static let cover = Option(
+        "cover", value: "12h|2d|1w",
+        help: LocalizedText(
+            "Bring enough for this long at the recent rate: 12h, 2d, 1w (default 1d).",
+            ko: "최근 속도로 이 기간 동안 쓸 만큼 가져옵니다: 12h, 2d, 1w (기본값 1d)."))
+    static let target = Option(
+        "target", value: "n",
+        help: LocalizedText(
+            "Bring enough to reach this many of each fruit instead.",
+            ko: "대신 과일마다 이 개수가 되도록 가져옵니다."))
 
     private let window: ReportWindow
     private let mode: PicklistMode
 
     init(_ invocation: Invocation) throws(CLIError) {
-        let cover = invocation.value("cover")
-        let target = invocation.value("target")
+        let cover = invocation[Self.cover]
+        let target = invocation[Self.target]
         if cover != nil, target != nil { throw .usage(Catalog.Report.coverAndTarget, invocation.path) }
         if let target {
             let value = try ValueParsing.integer(target, for: "--target", minimum: 1, maximum: 1_000_000, path: invocation.path)
@@ -163,7 +164,7 @@ struct PicklistCommand: JuiceCommand {
         let language = context.language
         let heading: LocalizedText =
             switch mode {
-            case .cover(let duration): Catalog.Report.picklistCover(duration.text, window.label)
+            case .cover(let duration): Catalog.Report.picklistCover(duration.text, window.rate)
             case .target(let target): Catalog.Report.picklistTarget(target)
             }
         let items = figures.picklist(mode).filter { $0.bring > 0 }

@@ -47,7 +47,7 @@ struct StockEditCommand: JuiceCommand {
 /// A screen is for a person: `--json` would be ignored, so it is refused (exit 64,
 /// one line) before anything runs.
 private func refuseJSON(_ invocation: Invocation) throws(CLIError) {
-    guard invocation.has("json") else { return }
+    guard invocation[GlobalOptions.json] else { return }
     let name = invocation.path.map(\.name).joined(separator: " ")
     throw CLIError(.usage, Catalog.Errors.jsonNotForScreens(name))
 }

@@ -1,9 +1,8 @@
 import FleetConfiguration
 import JuiceMakerCore
 import JuiceMakerPluginKit
-import LoggerPlugin
-#if canImport(NATSPlugin)
-import NATSPlugin
+#if canImport(NATSClient)
+import NATSClient
 #endif
 
 /// A subscriber's delivery from the fleet's stream (`juice fleet deliver`), as `juice
@@ -30,10 +29,7 @@ struct FleetSubscriberStatus {
     static func read(
         _ context: CommandContext, journal: any EventJournal, warn: (String) -> Void
     ) throws(StoreError) -> [FleetSubscriberStatus] {
-        let fed = context.config.subscribers.filter { entry in
-            entry.type == EventLogger.type
-                || (entry.type != Fleet.subscriberType && context.registry.plugin(named: entry.type) is any DurableDeliveryPlugin.Type)
-        }
+        let fed = context.config.subscribers.filter { entry in context.registry.plugin(named: entry.type)?.isFedFromFleet ?? false }
         guard !fed.isEmpty else { return [] }
         let consumers = consumerStates(context, names: fed.map(\.name), warn: warn)
         var lines: [FleetSubscriberStatus] = []
@@ -53,7 +49,7 @@ struct FleetSubscriberStatus {
     private static func consumerStates(
         _ context: CommandContext, names: [String], warn: (String) -> Void
     ) -> [String: (cursor: UInt64, lag: UInt64)] {
-        #if canImport(NATSPlugin)
+        #if canImport(NATSClient)
         guard let section = context.config.fleet, (try? section.string(Fleet.readerURLKey)) != nil else { return [:] }
         let reader: FleetCommandSupport.Reader
         do {

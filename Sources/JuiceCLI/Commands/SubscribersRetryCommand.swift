@@ -1,8 +1,8 @@
 import FleetConfiguration
 import JuiceMakerCore
 import JuiceMakerPluginKit
-#if canImport(NATSPlugin)
-import NATSPlugin
+#if canImport(NATSClient)
+import NATSClient
 #endif
 
 /// `juice subscribers retry <name> [--dead-letters]`: re-enables a durable subscriber
@@ -21,20 +21,19 @@ struct SubscribersRetryCommand: JuiceCommand {
                 help: LocalizedText(
                     "The subscriber's name, as `juice subscribers` lists it.", ko: "`juice subscribers`에 나오는 구독자 이름."))
         ],
-        options: [
-            OptionSpec(
-                "dead-letters",
-                help: LocalizedText(
-                    "Also send each dead letter once more (those delivered are removed).",
-                    ko: "데드 레터도 한 번씩 다시 보냅니다 (전달된 것은 지웁니다)."))
-        ])
+        options: [deadLetters.spec])
+    static let deadLetters = Flag(
+        "dead-letters",
+        help: LocalizedText(
+            "Also send each dead letter once more (those delivered are removed).",
+            ko: "데드 레터도 한 번씩 다시 보냅니다 (전달된 것은 지웁니다)."))
 
     let name: String
     let deadLetters: Bool
 
     init(_ invocation: Invocation) throws(CLIError) {
         name = invocation.arguments[0]
-        deadLetters = invocation.has("dead-letters")
+        deadLetters = invocation[Self.deadLetters]
     }
 
     func run(_ session: Session) async throws(CLIError) -> ExitCode {
@@ -43,7 +42,7 @@ struct SubscribersRetryCommand: JuiceCommand {
             throw CLIError(.badValue, Catalog.Delivery.unknownSubscriber(name))
         }
         if try isFleets(built, session: session) {
-            #if canImport(NATSPlugin)
+            #if canImport(NATSClient)
             let reader = try FleetCommandSupport.reader(session.context, nats: nil)
             let feed = try FleetFeed.attach([built], session: session, reader: reader)
             defer { feed.stop() }

@@ -80,7 +80,7 @@ struct Completer: Sendable {
     private func valueTaker(_ word: String, in command: CommandSpec) -> OptionSpec? {
         let known = options(of: command, isRoot: false) + [CommandTable.versionOption]
         if word.hasPrefix("--") {
-            guard !word.contains("=") else { return nil }
+            guard !word.utf8.contains(UInt8(ascii: "=")) else { return nil }
             return known.first { "--\($0.name)" == word && $0.takesValue }
         }
         guard let letter = word.last, word.count == 2 else { return nil }

@@ -54,7 +54,7 @@ struct ConfigLocator: Sendable {
             throw ConfigurationError(path: "", reason: .emptyConfigPath)
         }
         for candidate in candidates(option: option) {
-            // `access`, not `FileManager.default`, whose set-up every command would pay.
+            // `access`, not `FileManager.default` (start-up rule "Date only").
             guard candidate.explicit || access(candidate.path, F_OK) == 0 else { continue }
             return (.file(candidate.path), try Self.readText(candidate.path))
         }

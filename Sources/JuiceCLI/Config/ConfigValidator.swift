@@ -4,11 +4,6 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
 import JuiceMakerCore
 import JuiceMakerPluginKit
 import SQLiteStore
@@ -84,14 +79,11 @@ struct ConfigValidator: Sendable {
         let background = if case .bool(let value)? = member(ConfigKeys.backgroundDelivery) { value } else { true }
         var machine = Fleet.defaultMachineName
         if case .string(let text)? = member(ConfigKeys.machine) {
-            guard Fleet.isMachineName(text) else {
-                throw ConfigurationError(
-                    path: "machine",
-                    plugin: PluginMessage(
-                        english: "expected letters, digits, - and _ only (one NATS subject token, at most 64), e.g. shop-1",
-                        korean: "글자, 숫자, -, _만 쓸 수 있습니다(NATS 주제 토큰 하나, 64자 이하). 예: shop-1"))
-            }
-            machine = text
+            machine = try Fleet.checked(
+                text, Fleet.isMachineName, at: "machine",
+                expected: PluginMessage(
+                    english: "expected letters, digits, - and _ only (one NATS subject token, at most 64), e.g. shop-1",
+                    korean: "글자, 숫자, -, _만 쓸 수 있습니다(NATS 주제 토큰 하나, 64자 이하). 예: shop-1"))
         }
         var fleet: PluginConfiguration?
         if case .object(let fields)? = member(ConfigKeys.fleet) { fleet = PluginConfiguration(path: "fleet", values: fields) }
@@ -101,7 +93,7 @@ struct ConfigValidator: Sendable {
         return JuiceConfig(
             source: source, language: language, initialStock: initialStock, storePath: storePath,
             durability: durability, flushDeadlineSeconds: flush, backgroundDelivery: background, subscribers: entries, machine: machine, fleet: fleet,
-            substituted: substitution.redaction, warnings: substitution.unresolved)
+            members: members, substituted: substitution.redaction, warnings: substitution.unresolved)
     }
 
     private func validateSubscribers(_ value: ConfigValue, unresolved: Set<String>) throws(ConfigurationError) -> [SubscriberEntry] {

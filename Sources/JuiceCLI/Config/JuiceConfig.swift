@@ -4,11 +4,6 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
 import JuiceMakerCore
 import JuiceMakerPluginKit
 import SQLiteStore
@@ -45,6 +40,8 @@ struct JuiceConfig: Sendable {
     let machine: String
     /// `fleet`: where `juice fleet` reads the fleet's stream; `nil` when not configured.
     let fleet: PluginConfiguration?
+    /// The top-level members as written (after `${NAME}` substitution), for `config show`.
+    let members: [(key: String, value: ConfigValue)]
     /// What took a value from the environment: never printed.
     let substituted: Redaction
     /// `${NAME}`s not set in disabled subscribers: nothing needs them now, so only

@@ -28,13 +28,42 @@ extension HelpTopics {
                 HelpItem("juice store check", "PRAGMA integrity_check; exit 74 and the mark when damage is found."),
                 HelpItem(
                     "juice store backup FILE",
-                    "A consistent copy taken while other processes write; written beside FILE and given its name only once complete."),
+                    "A consistent copy taken while other processes write, written into FILE.partial-<pid> beside FILE, checked "
+                        + "with PRAGMA quick_check, and given the name FILE only once complete (never over a file that appeared "
+                        + "meanwhile). A store marked damaged is not backed up (exit 74): the copy would carry the damage. Damage "
+                        + "found in the copy marks the store and removes the copy."),
                 HelpItem(
                     "juice store recover --to FILE",
-                    "Saves what is readable of a damaged store into a new store: the journal in sequence order (a damaged page "
-                        + "costs only its own rows), each fruit's stock, cursors, dead letters and retry states. Move FILE into "
-                        + "place with no juice running."),
+                    "Saves what is readable of a damaged store into a new store: the journal in sequence order, each fruit's "
+                        + "stock, cursors, dead letters and retry states. Where SQLite stops (a damaged page, a file cut short) "
+                        + "every page of the file is read directly, so a damaged page costs only its own rows. Move FILE into "
+                        + "place with no juice running; the mark applies to the old file only."),
             ]),
+            .paragraph("A store file that is not whole, command by command:"),
+            .items([
+                HelpItem(
+                    "cut short (a partial copy)",
+                    "store recover saves what its pages hold and says how many bytes are missing (later events may be lost); "
+                        + "every other command exits 74 (the file is cut short), pointing to store recover."),
+                HelpItem(
+                    "empty (0 bytes)",
+                    "store recover, check and backup exit 74 (the file is empty) and create nothing; any other command makes it "
+                        + "a new store, mode 0600."),
+                HelpItem(
+                    "header damaged",
+                    "store recover saves what the other pages hold; every other command exits 74 (not a SQLite database), "
+                        + "pointing to store recover."),
+                HelpItem(
+                    "nothing readable",
+                    "Not a database, too short for a header, or no page readable: every command exits 74; store recover says to "
+                        + "restore a backup or move the file aside, and writes no new file."),
+                HelpItem(
+                    "marked damaged",
+                    "store recover saves what is readable; store check lists the problems; store backup exits 74; queries "
+                        + "answer and changes exit 74."),
+            ]),
+            .paragraph(
+                "A full disk is said as such (the disk is full) whether SQLite was writing the file, its -wal or its -shm."),
         ])
 
     static let delivery = HelpTopic(
@@ -69,6 +98,11 @@ extension HelpTopics {
                     + "with HMAC-SHA256 when a secret is set) and the event as CloudEvents JSON; a 2xx is success, 410 Gone stops "
                     + "the subscriber, 429 and 503 honour Retry-After. A command subscriber's program reads one event per line "
                     + "on its standard input."),
+            .paragraph(
+                "A command subscriber's program leads a process group of its own: signals go to the whole group, and when the "
+                    + "program exits or is killed, whatever it started and left running is killed too. Its stderr is relayed "
+                    + "line by line, 20 lines at once and then one a second; one line says what was cut (audit: 4986 more stderr "
+                    + "lines (4981014 bytes) not shown). A line longer than 64 KiB counts as one line."),
         ])
 
     static let fleet = HelpTopic(
@@ -77,17 +111,54 @@ extension HelpTopics {
             .paragraph(
                 "Each machine keeps its own store, the truth for that machine; a durable nats subscriber publishes its events to "
                     + "a NATS JetStream stream (JUICEMAKER by default), to <prefix>.<machine>.<kind>.<subject> "
-                    + "(juicemaker.shop-1.stock.changed.kiwi) with Nats-Msg-Id set to the event id. The fleet commands read that "
-                    + "stream: juice fleet watch follows it, juice fleet stock shows each machine's last stock, juice fleet "
-                    + "deliver feeds the webhook, command and logger subscribers from a durable JetStream consumer."),
+                    + "(juicemaker.shop-1.stock.changed.kiwi) with the headers content-type: application/cloudevents+json (lower "
+                    + "case, as the CloudEvents NATS binding reads it) and Nats-Msg-Id: the event id. The fleet commands read "
+                    + "that stream: juice fleet watch follows it, juice fleet stock shows each machine's last stock, juice fleet "
+                    + "deliver feeds the webhook, command and logger subscribers from it."),
             .paragraph(
                 "Publishing moves the journal cursor only past events whose PubAck is in, in journal order; a resend carries the "
-                    + "same Nats-Msg-Id, so the stream's duplicate window drops it. Delivery from the stream acknowledges a message "
-                    + "only after the plugin delivered it: at least once, deduplicate on the event id."),
+                    + "same Nats-Msg-Id, so the stream's duplicate window drops it."),
             .paragraph(
-                "What the stream holds came from other machines and is untrusted: it is shown with control characters escaped. "
-                    + "The fleet commands take --nats URL or the config's fleet.url; with neither, or with a bad value, they exit "
-                    + "78; with no server answering, or a build without the NATS client, 69."),
+                "Retention is the operator's: a nats subscriber's maxAge, maxBytes and discard (old drops the oldest messages, "
+                    + "new refuses new ones and publishing retries) set the stream's limits when it is created, and bring an "
+                    + "existing stream to them on each new connection; limits left out stay as they are, and without any the "
+                    + "stream keeps everything. What ages out is gone for every reader: juice fleet stock then says so under its "
+                    + "table and no longer lists a machine idle longer than maxAge."),
+            .paragraph(
+                "juice fleet deliver gives each webhook, command and logger subscriber a durable consumer named after it and "
+                    + "acknowledges a message only after the plugin delivered it: at least once, deduplicate on the event id. No "
+                    + "exit deletes the consumer, so each run goes on where the last one stopped; it lives until an operator "
+                    + "deletes it (nats consumer rm JUICEMAKER NAME). A new consumer starts at fleet.deliverPolicy: all (the "
+                    + "stream's whole history, the default) or new; fleet.ackWait and fleet.maxAckPending are set on it, and on an existing one "
+                    + "when they differ. Several deliverers of one subscriber share its consumer, each message going to one of "
+                    + "them. A consumer deleted under a running deliverer is created again from the ack floor it last saw, said "
+                    + "in one stderr line. A message being delivered or waiting for a retry is kept in progress; a killed "
+                    + "deliverer's unacknowledged messages come again after the ack wait. The CLI notifier is not run there "
+                    + "(that is juice fleet watch)."),
+            .paragraph(
+                "That delivery's retry state and dead letters are kept in the local store under NAME@fleet. juice subscribers "
+                    + "lists it as NAME@fleet (cursor: the consumer's ack floor; lag: its messages not yet acknowledged) and says "
+                    + "what stopped a subscriber (410 Gone, NATS refused the credentials). juice subscribers retry NAME "
+                    + "[--dead-letters] acts on the local journal's delivery, or on the fleet's when only that has something to "
+                    + "retry (or given NAME@fleet), reading each dead letter back from the stream. A subscriber stopped by 410 "
+                    + "Gone is enabled again when juice fleet deliver starts."),
+            .paragraph(
+                "What the stream holds came from other machines and is untrusted. Every reader takes a message only when it is "
+                    + "a JuiceMaker CloudEvent on exactly the subject its event goes to (the machine its source names, its kind, "
+                    + "its fruit or juice) with possible values; any other is skipped with one escaped stderr line, and juice "
+                    + "fleet deliver also terminates it on the stream and keeps it as a dead letter. This checks consistency, not "
+                    + "who published: give each machine NATS publish permission on its own <prefix>.<machine>.> only. juice "
+                    + "fleet watch --json prints a message as it came only when it is one line with no control characters."),
+            .paragraph(
+                "juice fleet stock shows each machine's last good stock.changed per fruit (a fruit it never changed shows -), "
+                    + "aged by the stream's clock; a machine whose events are stamped more than a minute after the stream stored "
+                    + "them is flagged (clock 3h ahead)."),
+            .paragraph(
+                "The fleet commands take --nats URL or the config's fleet.url; with neither, or with a bad value, they exit 78; "
+                    + "with no server answering, or a build without the NATS client, 69; with no stream yet (no machine has "
+                    + "published), 69, also juice fleet deliver --follow (start it again once a machine has published); with a "
+                    + "stream that takes other subjects, 78. juice fleet watch exits as it was stopped (130, 143); skipped "
+                    + "messages change no exit status."),
         ])
 
     static let events = HelpTopic(
@@ -117,9 +188,20 @@ extension HelpTopics {
                 HelpItem("<store>.clean", "The record of a clean close; without it the next opener checks for damage."),
                 HelpItem("<store>.damaged", "The damage mark: changes are refused while it names the store file."),
                 HelpItem("<store>.lease-NAME", "The lease of durable subscriber NAME: whoever holds its lock delivers."),
+                HelpItem(
+                    "FILE.partial-<pid>",
+                    "A backup or recovery being written; a killed copy's can be deleted. It is never taken for a store."),
+                HelpItem(
+                    "<store>-wal.from-damaged-<inode>",
+                    "With <store>-shm.from-damaged-<inode> and <store>.damaged.from-damaged-<inode>: a damaged file's -wal, -shm "
+                        + "and mark, set aside by the first process to open alone the recovered store moved into place."),
+                HelpItem("juice-maker.prom", "The metrics subscriber's textfile (its path), in the store's directory by default."),
                 HelpItem("./config/juice-maker.json", "The config used when juice runs in the repository."),
                 HelpItem("~/.config/juice-maker/config.json", "The user's config (under $XDG_CONFIG_HOME when it is set)."),
                 HelpItem("config/juice-maker.schema.json", "The config's JSON Schema, as juice config schema prints it."),
+                HelpItem(
+                    "config/juice-deliver.service",
+                    "A systemd unit that runs juice deliver --follow; its comments say how to install it (juice help metrics)."),
             ])
         ])
 
@@ -130,11 +212,75 @@ extension HelpTopics {
                 "SIGINT (Ctrl-C), SIGTERM and SIGHUP never cut a change in half. The running order or apply finishes; a screen, "
                     + "juice watch or juice deliver --follow returns at once; the bus is drained and plugins shut down by "
                     + "flushDeadlineSeconds (a durable subscriber leaves what it did not deliver in the journal); then juice exits "
-                    + "with 128 plus the signal: 130, 143 or 129. A second signal during that bounded shutdown is ignored. A signal "
-                    + "the process was started ignoring stays ignored (nohup juice deliver --follow survives the terminal closing). "
-                    + "A command that failed keeps its own exit status."),
+                    + "with 128 plus the signal: 130, 143 or 129. A second signal during that bounded shutdown is ignored, except "
+                    + "that a SIGINT or SIGTERM replaces a SIGHUP as the exit status: the SIGHUP a service manager sends right "
+                    + "after its SIGTERM (systemd's SendSIGHUP=yes) may arrive first, and SIGTERM with SIGHUP exits 143 either "
+                    + "way. A signal the process was started ignoring stays ignored (nohup juice deliver --follow survives the "
+                    + "terminal closing). A command that failed keeps its own exit status."),
             .paragraph(
-                "A terminal that goes away under a screen (its input ends with an error, or a hang-up) is a hang-up: exit 129."),
+                "A screen whose terminal hung up (a read ends or fails with EIO and the terminal's attributes can no longer be "
+                    + "read) stops as if SIGHUP had come, exit 129, also when the SIGHUP comes late or never."),
+            .paragraph(
+                "Under systemd, a juice deliver --follow service stopped with SIGTERM exits 143: count it as success "
+                    + "(SuccessExitStatus=143), as config/juice-deliver.service does."),
+        ])
+
+    static let report = HelpTopic(
+        name: "report", heading: "REPORT", summary: "the report's window, its dates and where --svg writes",
+        blocks: [
+            .paragraph(
+                "juice report shows one window of the journal (--since 7d by default; 24h, 30d, 2w or a date 2026-11-01, UTC): "
+                    + "sales per juice, lost sales, fruit consumed per period (--by hour, day or week), the stock now and how long "
+                    + "it lasts at the window's rate. A window is made of whole hours: it starts at the beginning of the hour "
+                    + "that held its start (or at the date's midnight) and ends now; --at TIME ends it at the end of that hour "
+                    + "instead (a time in the future exits 65). A date is bounded as a duration is: from the day 3650 days before "
+                    + "the window's end up to today; an earlier one exits 65 naming the first day allowed, a later one exits 65 "
+                    + "too. A window given as a date reads at the rate since that date."),
+            .paragraph(
+                "A report never waits for another process's writer: when the store's write lock is taken (or the store may "
+                    + "not be written) it folds the journal's new events in memory for that answer instead: the same figures, "
+                    + "nothing stored."),
+            .paragraph("--svg FILE writes the same charts as one standalone SVG (no scripts, no external resources). FILE may be:"),
+            .items([
+                HelpItem("missing, or a regular file", "Replaced atomically: a temporary file beside it, renamed over it."),
+                HelpItem(
+                    "a symbolic link", "Followed, and these rules apply to its target; the link stays a link (--svg /dev/stdout)."),
+                HelpItem("a FIFO or a device", "Written through: its reader gets the SVG, /dev/null stays a device."),
+                HelpItem("a directory or a socket", "Refused, exit 74. Nothing that is not a regular file is ever renamed over."),
+                HelpItem("-", "The SVG alone on standard output; not with --json (exit 64)."),
+            ]),
+        ])
+
+    static let metrics = HelpTopic(
+        name: "metrics", heading: "METRICS", summary: "Prometheus figures: the metrics subscriber, juice metrics, the service unit",
+        blocks: [
+            .paragraph(
+                "A metrics subscriber ({\"type\": \"metrics\", \"path\": \"juice-maker.prom\"}; a relative path is in the store's "
+                    + "directory) writes the store's figures in Prometheus' text format, for node_exporter's textfile collector, "
+                    + "after each change committed by any process while it runs. Each write goes to a temporary file in the same "
+                    + "directory, renamed into place, so a reader never sees half a file. juice metrics prints the same text, "
+                    + "read now."),
+            .items([
+                HelpItem("juicemaker_juices_made_total{juice}", "Counter: cups made, over the whole journal."),
+                HelpItem("juicemaker_orders_failed_total{juice}", "Counter: orders refused for lack of fruit."),
+                HelpItem("juicemaker_fruit_consumed_total{fruit}", "Counter: fruit used by the juices made."),
+                HelpItem("juicemaker_journal_events_total", "Counter: the journal's length."),
+                HelpItem("juicemaker_fruit_in_stock{fruit}", "Gauge: the stock."),
+                HelpItem("juicemaker_store_size_bytes", "Gauge: the store file and its -wal on disk."),
+                HelpItem("juicemaker_subscriber_lag_events{subscriber}", "Gauge: journal events after a durable subscriber's cursor."),
+                HelpItem("juicemaker_subscriber_dead_letters{subscriber}", "Gauge: its dead letters."),
+                HelpItem(
+                    "juicemaker_subscriber_last_success_timestamp_seconds{subscriber}", "Gauge: when it last delivered (Unix time)."),
+            ]),
+            .paragraph(
+                "Counters are sums over the whole journal: a restart never resets them. The subscriber gauges cover each "
+                    + "durable subscriber with a cursor or dead letters; in the textfile, lag and last success are as of the last "
+                    + "change, and juice metrics reads them now."),
+            .paragraph(
+                "config/juice-deliver.service runs juice deliver --follow under systemd: the store in /var/lib/juice-maker "
+                    + "(StateDirectory=), the config in /etc/juice-maker, SIGTERM's 143 counted as success, restarted on failure, "
+                    + "hardened (ProtectSystem=strict, ProtectHome=yes), with /var/lib/prometheus/node-exporter writable for the "
+                    + "textfile. Its comments say how to install it."),
         ])
 
     static let examples = HelpTopic(

@@ -8,12 +8,15 @@ struct HelpTopics: Sendable {
     let registry: PluginRegistry
 
     var all: [HelpTopic] {
-        [config, Self.store, Self.delivery, Self.fleet, Self.events, exitCodes, environment, Self.files, Self.signals, Self.examples]
+        [
+            config, Self.store, Self.delivery, Self.fleet, Self.report, Self.metrics, Self.events, exitCodes, environment, Self.files,
+            Self.signals, Self.examples,
+        ]
     }
 
     /// The topics' names, known without building them (the parser reads these).
     static let names: Set<String> = [
-        "config", "store", "delivery", "fleet", "events", "exit-codes", "environment", "files", "signals", "examples",
+        "config", "store", "delivery", "fleet", "report", "metrics", "events", "exit-codes", "environment", "files", "signals", "examples",
     ]
 
     func topic(named name: String) -> HelpTopic? {
@@ -43,10 +46,15 @@ struct HelpTopics: Sendable {
             .paragraph(
                 "Where juice looks, first match wins: --config PATH, $JUICE_MAKER_CONFIG, ./config/juice-maker.json, "
                     + "$XDG_CONFIG_HOME/juice-maker/config.json (else ~/.config/juice-maker/config.json), then built-in defaults. "
-                    + "juice config show prints the effective config and where each value came from; juice config schema prints "
-                    + "the JSON Schema generated from the same declarations as this list."),
+                    + "juice config schema prints the JSON Schema generated from the same declarations as this list."),
             .paragraph(
-                "The check is strict: an unknown key, a wrong type, an unknown subscriber type, a missing required key or a bad "
+                "juice config show names the file it used and prints every key the config declares, defaults filled in, secrets as ***, then "
+                    + "where each value came from: the config file, the environment (a ${NAME} in it), default, or for store.path "
+                    + "--store, JUICE_MAKER_STORE or --in-memory. With --json: {\"file\", \"config\", \"from\": {\"store.path\": "
+                    + "\"JUICE_MAKER_STORE\", ...}}."),
+            .paragraph(
+                "The check is strict: keys are compared exactly, case included ({\"Language\": \"ko\"} is an unknown key); an "
+                    + "unknown key, a wrong type, an unknown subscriber type, a missing required key or a bad "
                     + "value is one error naming the file, the JSON path (subscribers[1].level) and what was expected (exit 78). "
                     + "\"${NAME}\" in a string takes the environment variable's value; secrets print as ***."),
             .items(ConfigKeys.topLevel(registry).flatMap { Self.items($0, parent: "") }),

@@ -90,7 +90,7 @@ extension Catalog {
             let name = echo(name)
             return T(
                 "no enabled subscriber is named '\(name)'; `juice subscribers` lists them",
-                ko: "'\(name)'라는 켜진 구독자가 없습니다. `juice subscribers`로 목록을 보세요")
+                ko: "'\(name)'\(called(name, otherwise: "라는")) 켜진 구독자가 없습니다. `juice subscribers`로 목록을 보세요")
         }
 
         static func notDurable(_ name: String) -> T {
@@ -118,11 +118,12 @@ extension Catalog {
         /// `stopped (410 Gone)`, `stopped (NATS refused the credentials)`, ….
         static func stopped(because lastError: String) -> T {
             let lowered = lastError.lowercased()
-            if lastError.contains("410 Gone") { return T("stopped (410 Gone)", ko: "멈춤 (410 Gone)") }
-            if lowered.contains("authorization") || lowered.contains("check the token") {
+            if lastError.containsText("410 Gone") { return T("stopped (410 Gone)", ko: "멈춤 (410 Gone)") }
+            if lowered.containsText("authorization") || lowered.containsText("check the token") {
                 return T("stopped (NATS refused the credentials)", ko: "멈춤 (NATS가 자격 증명을 거절함)")
             }
-            if lowered.contains("stream") && (lowered.contains("subjects") || lowered.contains("10065") || lowered.contains("10058")) {
+            if lowered.containsText("stream") && (lowered.containsText("subjects") || lowered.containsText("10065") || lowered.containsText("10058"))
+            {
                 return T("stopped (NATS stream takes other subjects)", ko: "멈춤 (NATS 스트림의 주제가 다름)")
             }
             let reason = escape(lastError.count <= 40 ? lastError : String(lastError.prefix(40)) + "…")

@@ -34,11 +34,11 @@ extension Catalog {
         static func unknownCommand(_ word: String, in command: String, suggestion: String? = nil) -> T {
             let word = echo(word)
             guard let suggestion else {
-                return T("unknown command '\(word)' for '\(command)'.", ko: "'\(command)'에 '\(word)'라는 명령은 없습니다.")
+                return T("unknown command '\(word)' for '\(command)'.", ko: "'\(command)'에 '\(word)'\(called(word, otherwise: "라는")) 명령은 없습니다.")
             }
             return T(
                 "unknown command '\(word)' for '\(command)'. Did you mean '\(suggestion)'?",
-                ko: "'\(command)'에 '\(word)'라는 명령은 없습니다. '\(suggestion)'을(를) 말씀하신 건가요?")
+                ko: "'\(command)'에 '\(word)'\(called(word, otherwise: "라는")) 명령은 없습니다. '\(suggestion)'을(를) 말씀하신 건가요?")
         }
         static func missingCommand(_ command: String) -> T {
             T("'\(command)' needs a subcommand.", ko: "'\(command)'에는 하위 명령이 필요합니다.")
@@ -127,10 +127,10 @@ extension Catalog {
             let list = error.kind == .fruit ? "juice stock" : "juice menu"
             let input = echo(error.input)
             let hintEnglish = error.suggestion.map { " Did you mean '\($0)'?" } ?? " See '\(list)' for the names."
-            let hintKorean = error.suggestion.map { " '\($0)'을(를) 말씀하신 건가요?" } ?? " 이름은 '\(list)'에서 볼 수 있습니다."
+            let hintKorean = error.suggestion.map { " '\($0)'\(object($0)) 말씀하신 건가요?" } ?? " 이름은 '\(list)'에서 볼 수 있습니다."
             return error.kind == .fruit
-                ? T("unknown fruit '\(input)'.\(hintEnglish)", ko: "'\(input)'이라는 과일은 없습니다.\(hintKorean)")
-                : T("unknown juice '\(input)'.\(hintEnglish)", ko: "'\(input)'이라는 쥬스는 없습니다.\(hintKorean)")
+                ? T("unknown fruit '\(input)'.\(hintEnglish)", ko: "'\(input)'\(called(input)) 과일은 없습니다.\(hintKorean)")
+                : T("unknown juice '\(input)'.\(hintEnglish)", ko: "'\(input)'\(called(input)) 쥬스는 없습니다.\(hintKorean)")
         }
         static func fruitSetTwice(_ fruit: Fruit) -> T {
             T("\(fruit.id) is set twice; give each fruit once.", ko: "\(fruit.koreanName)을(를) 두 번 정했습니다. 과일마다 한 번만 쓰세요.")

@@ -17,10 +17,17 @@ extension Catalog {
         static func consumed(_ by: Bucket) -> T {
             T("Fruit consumed per \(by.rawValue)", ko: "\(bucketKorean(by))별 쓴 과일")
         }
-        static func stockNow(_ window: String) -> T {
-            T(
-                "Stock now, and how long it lasts at the rate of the last \(window)",
-                ko: "지금 재고와, 최근 \(window) 속도로 얼마나 갈지")
+        /// The window in a sentence: `the last 24h`, or `since 2026-11-01` for a date.
+        static func span(_ window: String, isDate: Bool) -> T {
+            isDate ? T("since \(window)", ko: "\(window) 이후") : T("the last \(window)", ko: "최근 \(window)")
+        }
+        /// `at the rate of the last 24h`, `at the rate since 2026-11-01`.
+        static func rate(_ window: String, isDate: Bool) -> T {
+            let span = span(window, isDate: isDate)
+            return T("at the rate \(isDate ? "" : "of ")\(span.english)", ko: "\(span.korean) 속도로")
+        }
+        static func stockNow(_ rate: T) -> T {
+            T("Stock now, and how long it lasts \(rate.english)", ko: "지금 재고와, \(rate.korean) 얼마나 갈지")
         }
         static let total = T("total", ko: "합계")
 
@@ -58,10 +65,11 @@ extension Catalog {
         static func aboutDays(_ days: Int) -> T {
             T("about \(days) days", ko: "약 \(days)일")
         }
-        static func notUsed(_ window: String) -> T {
-            T(
-                "not used in the last \(window): lasts at least that long",
-                ko: "최근 \(window) 동안 쓰지 않음: 적어도 그만큼은 갑니다")
+        static func notUsed(_ window: String, isDate: Bool) -> T {
+            let span = span(window, isDate: isDate)
+            return T(
+                "not used \(isDate ? "" : "in ")\(span.english): lasts at least that long",
+                ko: "\(span.korean) 동안 쓰지 않음: 적어도 그만큼은 갑니다")
         }
         static let runsOutFirst = T("runs out first", ko: "가장 먼저 떨어짐")
         static func perHour(_ rate: String) -> T { T("\(rate)/h", ko: "시간당 \(rate)") }
@@ -84,10 +92,10 @@ extension Catalog {
         }
 
         // Pick list
-        static func picklistCover(_ cover: String, _ window: String) -> T {
+        static func picklistCover(_ cover: String, _ rate: T) -> T {
             T(
-                "Pick list: enough for the next \(cover) at the rate of the last \(window)",
-                ko: "가져올 목록: 최근 \(window) 속도로 다음 \(cover) 동안 쓸 만큼")
+                "Pick list: enough for the next \(cover) \(rate.english)",
+                ko: "가져올 목록: \(rate.korean) 다음 \(cover) 동안 쓸 만큼")
         }
         static func picklistTarget(_ target: Int) -> T {
             T("Pick list: bring each fruit up to \(target)", ko: "가져올 목록: 과일마다 \(target)개까지")
@@ -122,6 +130,20 @@ extension Catalog {
                 "'\(option) \(value)' is in the future; give a date up to today (UTC).",
                 ko: "'\(option) \(value)'은(는) 미래입니다. 오늘(UTC)까지의 날짜를 쓰세요.")
         }
+        static func futureTime(_ option: String, _ value: String) -> T {
+            let value = echo(value)
+            return T(
+                "'\(option) \(value)' is in the future; give a time up to now.",
+                ko: "'\(option) \(value)'은(는) 미래입니다. 지금까지의 시각을 쓰세요.")
+        }
+
+        static func dateOutOfRange(_ option: String, _ value: String, earliest: Substring) -> T {
+            let value = echo(value)
+            return T(
+                "'\(option) \(value)' is out of range; give a date from \(earliest) (3650 days back) up to today (UTC).",
+                ko: "'\(option) \(value)'은(는) 범위를 벗어났습니다. \(earliest)(3650일 전)부터 오늘(UTC)까지의 날짜를 쓰세요.")
+        }
+
         static func badTime(_ option: String, _ value: String) -> T {
             let value = echo(value)
             return T(
@@ -146,6 +168,10 @@ extension Catalog {
         static let coverAndTarget = T(
             "'--cover' and '--target' ask for two different lists; give one of them.",
             ko: "'--cover'와 '--target'은 서로 다른 목록입니다. 하나만 쓰세요.")
+        static let svgAndJSON = T(
+            "'--svg -' and '--json' both print on standard output; give --svg a file, or drop --json.",
+            ko: "'--svg -'와 '--json'은 둘 다 표준 출력에 씁니다. --svg에 파일을 주거나 --json을 빼세요.")
+
         static func svgUnwritable(_ path: String, _ reason: String) -> T {
             let (path, reason) = (echo(path: path), escape(reason))
             return T(

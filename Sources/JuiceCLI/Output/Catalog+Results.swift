@@ -93,6 +93,16 @@ extension Catalog {
         static let noEvents = T("No events.", ko: "이벤트가 없습니다.")
         static let noSubscribers = T("No subscribers are configured.", ko: "설정된 구독자가 없습니다.")
         static let builtInDefaults = T("built-in defaults", ko: "내장 기본값")
+        static let configOrigins = T("Where each value came from:", ko: "각 값의 출처:")
+
+        static func configOrigin(_ origin: EffectiveConfig.Origin) -> T {
+            switch origin {
+            case .file: T("the config file", ko: "설정 파일")
+            case .environment: T("the environment (${NAME} in the config file)", ko: "환경 변수 (설정 파일의 ${NAME})")
+            case .default: T("default", ko: "기본값")
+            case .storeOption, .storeVariable, .inMemory: T(origin.rawValue, ko: origin.rawValue)
+            }
+        }
 
         static func configFile(_ source: String) -> T {
             let source = echo(path: source)

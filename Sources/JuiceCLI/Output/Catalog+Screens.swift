@@ -36,11 +36,11 @@ extension Catalog {
             if let suggestion = error.suggestion {
                 return T(
                     "unknown juice '\(input)'. Did you mean '\(suggestion)'?",
-                    ko: "'\(input)'이라는 쥬스는 없습니다. '\(suggestion)'을(를) 말씀하신 건가요?")
+                    ko: "'\(input)'\(called(input)) 쥬스는 없습니다. '\(suggestion)'\(object(suggestion)) 말씀하신 건가요?")
             }
             return T(
                 "unknown juice '\(input)'; type a number 1 to \(Juice.allCases.count), a juice name, or help.",
-                ko: "'\(input)'이라는 쥬스는 없습니다. 1부터 \(Juice.allCases.count)까지의 번호, 쥬스 이름 또는 help를 쓰세요.")
+                ko: "'\(input)'\(called(input)) 쥬스는 없습니다. 1부터 \(Juice.allCases.count)까지의 번호, 쥬스 이름 또는 help를 쓰세요.")
         }
 
         // Stock screen
@@ -125,11 +125,11 @@ extension Catalog {
             if let suggestion = error.suggestion {
                 return T(
                     "unknown fruit '\(input)'. Did you mean '\(suggestion)'?",
-                    ko: "'\(input)'이라는 과일은 없습니다. '\(suggestion)'을(를) 말씀하신 건가요?")
+                    ko: "'\(input)'\(called(input)) 과일은 없습니다. '\(suggestion)'\(object(suggestion)) 말씀하신 건가요?")
             }
             return T(
                 "unknown fruit '\(input)'; the fruits are \(names).",
-                ko: "'\(input)'이라는 과일은 없습니다. 과일: \(korean).")
+                ko: "'\(input)'\(called(input)) 과일은 없습니다. 과일: \(korean).")
         }
 
         // Watch

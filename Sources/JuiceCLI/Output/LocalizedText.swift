@@ -43,6 +43,24 @@ extension Catalog {
         TerminalText.escaped(sentence)
     }
 
+    /// `'name'이라는` or `'name'라는`: the particle after a quoted name, `이라는` when the
+    /// name's last syllable ends in a consonant (a Hangul syllable's final, read from
+    /// its code point: U+AC00 + 28 × n has none), `라는` when it does not; `otherwise`
+    /// when the name does not end in a Hangul syllable.
+    static func called(_ name: String, otherwise: String = "이라는") -> String {
+        endsInConsonant(name).map { $0 ? "이라는" : "라는" } ?? otherwise
+    }
+
+    /// `을` or `를` after `name`, the same way; `을(를)` when it does not end in a Hangul syllable.
+    static func object(_ name: String) -> String {
+        endsInConsonant(name).map { $0 ? "을" : "를" } ?? "을(를)"
+    }
+
+    private static func endsInConsonant(_ name: String) -> Bool? {
+        guard let last = name.unicodeScalars.last, (0xAC00...0xD7A3).contains(last.value) else { return nil }
+        return (last.value - 0xAC00) % 28 != 0
+    }
+
     /// `1,000,000`: a number in a message, its digits grouped by three.
     static func number(_ value: Int) -> String {
         let digits = String(value.magnitude)

@@ -6,16 +6,31 @@ struct Invocation: Sendable {
     let path: [CommandSpec]
     let arguments: [String]
     /// Option values by long name, in the order given.
-    let values: [String: [String]]
+    private let values: [String: [String]]
     /// Flags given, by long name.
-    let flags: Set<String>
+    private let flags: Set<String>
+
+    init(path: [CommandSpec], arguments: [String], values: [String: [String]], flags: Set<String>) {
+        self.path = path
+        self.arguments = arguments
+        self.values = values
+        self.flags = flags
+    }
 
     var command: CommandSpec { path[path.count - 1] }
 
-    /// The last value given for `name`.
-    func value(_ name: String) -> String? { values[name]?.last }
-    func allValues(_ name: String) -> [String] { values[name] ?? [] }
-    func has(_ flag: String) -> Bool { flags.contains(flag) }
+    /// The last value given for `option`, or nil when it was not given.
+    subscript(option: Option) -> String? { values[option.spec.name]?.last }
+    /// Every value given for `option`, in order.
+    subscript(option: RepeatableOption) -> [String] { values[option.spec.name] ?? [] }
+    /// Whether `flag` was given.
+    subscript(flag: Flag) -> Bool { flags.contains(flag.spec.name) }
+
+    /// The values given for a declared option, for code that walks the declarations
+    /// rather than reading one option (the declaration tests).
+    func values(of spec: OptionSpec) -> [String] { values[spec.name] ?? [] }
+    /// Whether a declared flag was given, for code that walks the declarations.
+    func isGiven(_ spec: OptionSpec) -> Bool { flags.contains(spec.name) }
 }
 
 /// What the command line asks for.
@@ -116,7 +131,7 @@ public struct CommandLineParser: Sendable {
                 }
             }
         }
-        if let code = values["lang"]?.last, Language(rawValue: code) == nil {
+        if let code = values[GlobalOptions.lang.spec.name]?.last, Language(rawValue: code) == nil {
             throw .usage(Catalog.Errors.invalidLanguage(code), path)
         }
         if wantsHelp { return .help(commandPath(of: words)) }

@@ -14,13 +14,13 @@ struct GlobalSettings: Sendable {
     let colorAllowed: Bool
 
     init(_ invocation: Invocation, environment: [String: String]) throws(CLIError) {
-        configPath = invocation.value("config")
-        storePath = invocation.value("store")
-        inMemory = invocation.has("in-memory")
-        json = invocation.has("json")
-        quiet = invocation.has("quiet")
-        colorAllowed = !invocation.has("no-color") && (environment["NO_COLOR"] ?? "").isEmpty && environment["TERM"] != "dumb"
-        if let code = invocation.value("lang") {
+        configPath = invocation[GlobalOptions.config]
+        storePath = invocation[GlobalOptions.store]
+        inMemory = invocation[GlobalOptions.inMemory]
+        json = invocation[GlobalOptions.json]
+        quiet = invocation[GlobalOptions.quiet]
+        colorAllowed = !invocation[GlobalOptions.noColor] && (environment["NO_COLOR"] ?? "").isEmpty && environment["TERM"] != "dumb"
+        if let code = invocation[GlobalOptions.lang] {
             guard let language = Language(rawValue: code) else {
                 throw .usage(Catalog.Errors.invalidLanguage(code), invocation.path)
             }

@@ -56,8 +56,8 @@ enum ValueParsing {
     }
 
     /// `--since N` (0 or more), or nil when not given.
-    static func since(_ invocation: Invocation) throws(CLIError) -> Int64? {
-        guard let text = invocation.value("since") else { return nil }
+    static func since(_ invocation: Invocation, _ option: Option) throws(CLIError) -> Int64? {
+        guard let text = invocation[option] else { return nil }
         let since = try integer(text, for: "--since", minimum: 0, maximum: Int(Int64.max), path: invocation.path)
         guard since >= 0 else { throw CLIError(.badValue, Catalog.Errors.sinceNegative(since), usage: invocation.path) }
         return Int64(since)
@@ -68,7 +68,7 @@ enum ValueParsing {
     /// (`juiceMade`, `juicemade`, `JUICE-MADE`), or as the CloudEvents type; a typo gets
     /// a suggestion.
     static func eventKinds(_ invocation: Invocation) throws(CLIError) -> Set<EventKind>? {
-        let names = invocation.allValues("type").flatMap { $0.split(separator: ",").map(String.init) }
+        let names = invocation[EventsCommand.type].flatMap { $0.split(separator: ",").map(String.init) }
         var kinds = Set<EventKind>()
         for name in names {
             guard let kind = eventKind(name) else {

@@ -112,8 +112,8 @@ enum DeliveryHandOff {
     /// Starts this executable with `arguments` and `environment` once this process has
     /// exited (`juice_start_after_exit`): detached from the terminal, its standard
     /// streams on `/dev/null`, and not running beside this process, whose last
-    /// milliseconds it would otherwise slow (on two cores, a second process starting
-    /// costs a command about 1 ms). Nobody waits for it; the system reaps it. Returns
+    /// milliseconds it would otherwise slow (start-up rule "delivery after exit", the
+    /// Performance article). Nobody waits for it; the system reaps it. Returns
     /// the system's error number when it could not be started.
     static func start(arguments: [String], environment: [String: String]) -> Int32? {
         guard let executable = currentExecutable() else { return ENOENT }

@@ -1,17 +1,11 @@
 import FleetConfiguration
 import JuiceMakerCore
 import JuiceMakerPluginKit
-#if canImport(NATSPlugin)
-import NATSPlugin
 
-/// The `nats` subscriber: the NATS plugin, in a build with libnats.
-let natsPluginType: any JuiceMakerPlugin.Type = NATSPublisher.self
-#else
-/// The `nats` subscriber: in a build without libnats the same keys are declared (the
-/// config is checked and the schema printed as with NATS), and an enabled one refuses
-/// to start, saying how to get NATS.
-let natsPluginType: any JuiceMakerPlugin.Type = NATSUnavailable.self
-
+#if !canImport(NATSPlugin)
+/// The `nats` subscriber in a build without libnats (`natsPluginType`): the same keys
+/// are declared (the config is checked and the schema printed as with NATS), and an
+/// enabled one refuses to start, saying how to get NATS.
 final class NATSUnavailable: JuiceMakerPlugin {
     static let type = Fleet.subscriberType
     static let configuration = Fleet.subscriberKeys

@@ -4,7 +4,11 @@ import FleetConfiguration
 import JuiceMakerCore
 import JuiceMakerPluginKit
 import LoggerPlugin
+import MetricsPlugin
 import WebhookPlugin
+#if canImport(NATSPlugin)
+import NATSPlugin
+#endif
 
 /// A subscriber that was built from the config.
 struct BuiltPlugin: Sendable {
@@ -18,7 +22,9 @@ struct PluginRegistry: Sendable {
     let types: [any JuiceMakerPlugin.Type]
 
     /// Every plugin shipped with JuiceMaker.
-    static let standard = PluginRegistry(types: [EventLogger.self, CLINotifier.self, Webhook.self, CommandSubscriber.self, natsPluginType])
+    static let standard = PluginRegistry(types: [
+        EventLogger.self, CLINotifier.self, Webhook.self, CommandSubscriber.self, natsPluginType, MetricsTextfile.self,
+    ])
 
     var typeNames: [String] { types.map { $0.type } }
 
@@ -75,6 +81,14 @@ struct PluginRegistry: Sendable {
         plugins.contains { ($0.plugin as? any EventPresentingPlugin)?.shownKinds.contains(kind) ?? false }
     }
 }
+
+/// The `nats` subscriber: the NATS plugin in a build with libnats; without it, one
+/// that declares the same keys and refuses to start (`NATSUnavailable`).
+#if canImport(NATSPlugin)
+let natsPluginType: any JuiceMakerPlugin.Type = NATSPublisher.self
+#else
+let natsPluginType: any JuiceMakerPlugin.Type = NATSUnavailable.self
+#endif
 
 /// An event as its CloudEvents JSON line: what a registry without a renderer shows.
 struct CloudEventLineRenderer: EventRenderer {

@@ -67,7 +67,7 @@ public enum JuiceProcess {
     }
 
     /// This process's environment, read from `environ` (`environment(entries:)`). Not
-    /// through `ProcessInfo`, whose set-up every command would pay before it starts.
+    /// through `ProcessInfo` (start-up rule "Date only", the Performance article).
     public static func currentEnvironment() -> [String: String] {
         #if canImport(Glibc) || canImport(Musl)
         var entries: [String] = []

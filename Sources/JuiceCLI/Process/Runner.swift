@@ -46,7 +46,7 @@ struct Runner: Sendable {
     /// Everything that needs no config, store or plugin, done at once without a task:
     /// a refused argument, a usage error, `--version`, `--help`, and the config-free
     /// commands (`config schema`). Such a command never starts the concurrency runtime's
-    /// threads (about 0.5 ms of a short command: README, Measured).
+    /// threads (start-up rule "answered before the first await", the Performance article).
     func start() -> Start {
         if let position = undecodableArgument {
             let error = CLIError.usage(Catalog.Errors.notUTF8(argument: position), [CommandTable.root])
@@ -92,7 +92,7 @@ struct Runner: Sendable {
                 }
                 return .needsWork(Prepared(invocation: invocation, settings: settings, command: type))
             } catch {
-                return .finished(report(error, language: fallbackLanguage(configOption: invocation.value("config"))))
+                return .finished(report(error, language: fallbackLanguage(configOption: invocation[GlobalOptions.config])))
             }
         }
     }
@@ -108,15 +108,15 @@ struct Runner: Sendable {
             return try await execute(prepared, loaded: &loaded)
         } catch {
             guard case .read(let config) = loaded else {
-                return report(error, language: fallbackLanguage(configOption: invocation.value("config")))
+                return report(error, language: fallbackLanguage(configOption: invocation[GlobalOptions.config]))
             }
             return report(error, language: fallbackLanguage(config: config))
         }
     }
 
     /// Whether `execute` read the config, and what it got (nil: it was refused).
-    /// Not a `Result<JuiceConfig, CLIError>?`, whose type the runtime would build from
-    /// its mangled name on every command.
+    /// Not a `Result<JuiceConfig, CLIError>?` (start-up rule "no conformance lookups at
+    /// start", the Performance article).
     private enum LoadedConfig {
         case notRead
         case read(JuiceConfig?)

@@ -39,8 +39,8 @@ final class StopSignals: Sendable {
 
     private struct Waiting {
         var nextID = 0
-        /// Empty without a literal: `[:]` allocates storage (and instantiates its type
-        /// at run time) for every command that catches signals, though few ever wait.
+        /// Empty without a literal (start-up rule "empty collections without storage"):
+        /// every command that catches signals makes it, though few ever wait.
         var continuations = [Int: CheckedContinuation<Void, Never>]()
     }
 
@@ -132,11 +132,19 @@ final class StopSignals: Sendable {
         }
     }
 
-    /// Records `number` (the first one counts), wakes the reader and resumes every
-    /// waiter. The wake byte is never read back, so the descriptor stays readable:
-    /// every later wait ends at once too.
+    /// Records `number`, wakes the reader and resumes every waiter. The first signal
+    /// counts, except that a SIGINT or SIGTERM replaces a SIGHUP: a hang-up only says
+    /// the terminal went away, and the kernel hands over signals pending together
+    /// lowest number first, so the SIGHUP a service manager sends right after its
+    /// SIGTERM can arrive first. The wake byte is never read back, so the descriptor
+    /// stays readable: every later wait ends at once too.
     func request(_ number: Int32) {
-        _ = first.compareExchange(expected: 0, desired: number, ordering: .acquiringAndReleasing)
+        var current: Int32 = 0
+        while current == 0 || (current == SIGHUP && number != SIGHUP) {
+            let (exchanged, found) = first.compareExchange(expected: current, desired: number, ordering: .acquiringAndReleasing)
+            if exchanged { break }
+            current = found
+        }
         if let wake {
             var byte: UInt8 = 1
             _ = write(wake.write, &byte, 1)
@@ -146,6 +154,12 @@ final class StopSignals: Sendable {
             return Array(waiting.continuations.values)
         }
         for waiter in waiters { waiter.resume() }
+    }
+
+    /// The terminal went away without a SIGHUP (one not sent, or not yet arrived):
+    /// the same stop as SIGHUP.
+    func hangUp() {
+        request(SIGHUP)
     }
 
     /// Whether the process ignores `number` (SIG_IGN, inherited from whoever started it).

@@ -12,7 +12,7 @@ import JuiceMakerCore
 import JuiceMakerPluginKit
 
 /// `juice report --json` and `juice report picklist --json`: the same figures as the
-/// text, as one object (its shape is documented in the README's "Report" section).
+/// text, as one object (its shape is documented in the article "The report").
 enum ReportJSON {
     static func report(_ figures: ReportFigures) -> ConfigValue {
         .object([

@@ -108,14 +108,14 @@ struct ReportSection: Sendable {
 
     private static func stock(_ figures: ReportFigures, _ language: Language) -> ReportSection {
         let rows = figures.outlook.map { item in
-            var text = Catalog.Report.left(item.quantity)(language) + ", " + ReportText.lasts(item, window: figures.window.label)(language)
+            var text = Catalog.Report.left(item.quantity)(language) + ", " + ReportText.lasts(item, window: figures.window)(language)
             if item.perHour > 0 { text += " (" + Catalog.Report.perHour(ReportText.rate(item.perHour))(language) + ")" }
             if item.runsOutFirst { text += "  ◀ " + Catalog.Report.runsOutFirst(language) }
             return Row(
                 label: "\(item.fruit.emoji) \(Catalog.Results.name(item.fruit)(language))", value: item.quantity,
                 text: text, highlighted: item.runsOutFirst)
         }
-        return ReportSection(heading: Catalog.Report.stockNow(figures.window.label)(language), rows: rows)
+        return ReportSection(heading: Catalog.Report.stockNow(figures.window.rate)(language), rows: rows)
     }
 }
 
@@ -204,9 +204,9 @@ enum ReportText {
 
     /// "about 5 hours", "out of stock now", or, for a fruit not used, that it lasts at
     /// least the window: never ∞, never a division by zero.
-    static func lasts(_ item: ReportFigures.FruitOutlook, window: String) -> LocalizedText {
+    static func lasts(_ item: ReportFigures.FruitOutlook, window: ReportWindow) -> LocalizedText {
         if item.quantity == 0 { return Catalog.Report.outNow }
-        guard let hours = item.hoursLeft else { return Catalog.Report.notUsed(window) }
+        guard let hours = item.hoursLeft else { return Catalog.Report.notUsed(window.label, isDate: window.startsAtDate) }
         if hours < 1 { return Catalog.Report.underAnHour }
         if hours < 48 { return Catalog.Report.aboutHours(Int(hours.rounded())) }
         return Catalog.Report.aboutDays(Int((hours / 24).rounded()))

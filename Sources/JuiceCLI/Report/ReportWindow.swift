@@ -87,6 +87,10 @@ struct ReportWindow: Sendable, Equatable {
     let untilMilliseconds: Int64
     /// How the person wrote the window (`7d`, `2026-11-01`), for headings.
     let label: String
+    /// Whether `--since` was a date (`2026-11-01`) rather than a duration.
+    let startsAtDate: Bool
+    /// The rate's window in a sentence: `at the rate of the last 7d`, `at the rate since 2026-11-01`.
+    var rate: LocalizedText { Catalog.Report.rate(label, isDate: startsAtDate) }
     let bucket: Bucket
 
     var hours: Double { Double(untilMilliseconds - sinceMilliseconds) / Double(ReportDuration.hourMilliseconds) }
@@ -97,20 +101,27 @@ struct ReportWindow: Sendable, Equatable {
     init(_ invocation: Invocation, now: Int64, bucketOption: Bool) throws(CLIError) {
         let hour = ReportDuration.hourMilliseconds
         var until = now
-        if let text = invocation.value("at") {
+        if let text = invocation[ReportCommand.at] {
             guard let at = Self.time(text) else { throw CLIError(.badValue, Catalog.Report.badTime("--at", text)) }
+            guard at <= now else { throw CLIError(.badValue, Catalog.Report.futureTime("--at", text)) }
             // The end of the hour holding `at`, never later than now.
             let end = (floorDivide(at, hour) + (at % hour == 0 ? 0 : 1)) * hour
             until = min(end, now)
         }
-        let sinceText = invocation.value("since") ?? "7d"
+        let sinceText = invocation[ReportCommand.since] ?? "7d"
         let since: Int64
         if let duration = try ReportDuration.parse(sinceText, option: "--since") {
             since = floorDivide(until - duration.hours * hour, hour) * hour
         } else if Self.isDate(sinceText), let date = Self.time(sinceText) {
             guard date <= now else { throw CLIError(.badValue, Catalog.Report.futureDate("--since", sinceText)) }
             guard date < until else {
-                throw CLIError(.badValue, Catalog.Report.sinceAfterAt(sinceText, invocation.value("at") ?? ""))
+                throw CLIError(.badValue, Catalog.Report.sinceAfterAt(sinceText, invocation[ReportCommand.at] ?? ""))
+            }
+            // As long a window as the longest duration: its first day is the earliest date.
+            let earliest = (floorDivide(until - ReportDuration.maximumHours * hour - 1, 24 * hour) + 1) * 24 * hour
+            guard date >= earliest else {
+                throw CLIError(
+                    .badValue, Catalog.Report.dateOutOfRange("--since", sinceText, earliest: Self.label(milliseconds: earliest).prefix(10)))
             }
             since = date
         } else {
@@ -121,7 +132,8 @@ struct ReportWindow: Sendable, Equatable {
         firstHour = floorDivide(since, hour)
         lastHour = max(firstHour, floorDivide(until - 1, hour))
         label = sinceText
-        if bucketOption, let text = invocation.value("by") {
+        startsAtDate = Self.isDate(sinceText)
+        if bucketOption, let text = invocation[ReportCommand.by] {
             guard let bucket = Bucket(rawValue: text) else { throw CLIError(.badValue, Catalog.Report.badBucket(text)) }
             self.bucket = bucket
         } else {

@@ -35,7 +35,7 @@ import Locking
 /// The library is loaded when the first editor is made (`juice_readline_load`), not
 /// when `juice` starts; where it cannot be loaded, or `juice` was built with
 /// `-DJUICE_WITHOUT_READLINE`, `make` returns nil and the screens read plain lines
-/// (README, "Line editing and the GPL").
+/// (the article "Line editing and the GPL").
 final class LineEditor {
     private let descriptor: Int32
     private let stop: StopSignals
@@ -136,6 +136,11 @@ final class LineEditor {
             case .some(true):
                 readline.rl_callback_read_char()
                 if let line = Self.received.withLock({ $0.line.take() }) { return line }
+                // A terminal that hung up ends the read even if readline did not say so.
+                if LineInput.isHungUp(descriptor) {
+                    abandon()
+                    return .end
+                }
             }
         }
     }

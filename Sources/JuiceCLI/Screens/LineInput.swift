@@ -67,7 +67,24 @@ final class LineInput {
 
     /// Shows `prompt` (on a terminal), then returns the next line, the end of input or
     /// the stop. A line read at a prompt with a `history` joins that history.
+    ///
+    /// The end of input from a terminal that hung up (its other side closed, so reads
+    /// end or fail with EIO) is the hang-up, as if SIGHUP had come: `.interrupted`,
+    /// and the run exits 129, also when the SIGHUP is late or never sent.
     func next(prompt: String = "", history: LineHistory? = nil) -> InputLine {
+        let line = nextLine(prompt: prompt, history: history)
+        guard line == .end, isTerminal, Self.isHungUp(descriptor) else { return line }
+        stop.hangUp()
+        return .interrupted
+    }
+
+    /// Whether the terminal `descriptor` hung up: its attributes can no longer be read (EIO).
+    static func isHungUp(_ descriptor: Int32) -> Bool {
+        var attributes = termios()
+        return tcgetattr(descriptor, &attributes) != 0 && errno == EIO
+    }
+
+    private func nextLine(prompt: String, history: LineHistory?) -> InputLine {
         guard let editor else {
             if isTerminal, !prompt.isEmpty { output.write(prompt) }
             return nextPlain()

@@ -13,26 +13,14 @@ struct OrderScreen {
         // From a pipe, results only: no stock line, menu or hint until asked (`help`).
         if io.isInteractive { try showScreen() }
         while true {
-            let text: String
-            switch io.prompt(Catalog.Screens.orderPrompt, history: .orders) {
-            case .end: return .success
+            switch io.prompt(Catalog.Screens.orderPrompt, history: .orders, parse: OrderLine.parse) {
+            case .end, .line(.quit): return .success
             case .interrupted: return .interrupted
-            case .line(let line): text = line
-            }
-            let line: OrderLine
-            do {
-                line = try OrderLine.parse(text)
-            } catch {
-                io.refuse(error.message)
-                continue
-            }
-            switch line {
-            case .empty: continue
-            case .quit: return .success
-            case .help: try showScreen()
-            case .stock:
+            case .line(.empty): continue
+            case .line(.help): try showScreen()
+            case .line(.stock):
                 if try openStockScreen() == .interrupted { return .interrupted }
-            case .order(let juice):
+            case .line(.order(let juice)):
                 if try order(juice) == .interrupted { return .interrupted }
             }
         }

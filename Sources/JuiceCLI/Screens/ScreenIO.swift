@@ -7,11 +7,17 @@ enum Answer: Sendable, Equatable {
     case yes, no, end, interrupted
 }
 
+/// What a screen's prompt read: a line its parser took, or the end of the input (the
+/// end of a pipe or Ctrl-D; a stop signal).
+enum Prompted<Line> {
+    case line(Line), end, interrupted
+}
+
 /// What both screens share: the maker, the person's input, and how things are shown.
 ///
 /// Prompts (`주문> `), questions, banners and menus appear only when the input is a
-/// terminal, so a piped session prints results only (README). Refusals go to stderr as
-/// one `Error:` line. Events are shown once: by the CLI notifier when one is
+/// terminal, so a piped session prints results only (the article "The screens").
+/// Refusals go to stderr as one `Error:` line. Events are shown once: by the CLI notifier when one is
 /// configured, otherwise by the screen itself through the same renderer
 /// (`PluginRegistry.eventRenderer`).
 struct ScreenIO {
@@ -63,6 +69,25 @@ struct ScreenIO {
         // After Ctrl-D or Ctrl-C the cursor is still on the prompt's line.
         if input.isTerminal, line == .end || line == .interrupted { console.standardOutput.write("\n") }
         return line
+    }
+
+    /// Prompts as `prompt` does until a line that `parse` takes: a line it refuses is
+    /// shown as one `Error:` line and the prompt comes back.
+    func prompt<Line>(
+        _ marker: LocalizedText, history: LineHistory, parse: (String) throws(ScreenInputError) -> Line
+    ) -> Prompted<Line> {
+        while true {
+            switch prompt(marker, history: history) {
+            case .end: return .end
+            case .interrupted: return .interrupted
+            case .line(let text):
+                do throws(ScreenInputError) {
+                    return .line(try parse(text))
+                } catch {
+                    refuse(error.message)
+                }
+            }
+        }
     }
 
     /// Asks `question` (ending in `(y/N)`; shown on a terminal only) and reads the

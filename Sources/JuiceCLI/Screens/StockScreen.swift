@@ -24,20 +24,13 @@ struct StockScreen {
             io.show(Catalog.Screens.stockHint)
         }
         while true {
-            let text: String
-            switch io.prompt(Catalog.Screens.stockPrompt, history: .stock) {
+            let line: StockLine
+            switch io.prompt(Catalog.Screens.stockPrompt, history: .stock, parse: StockLine.parse) {
             case .interrupted: return .interrupted
             case .end:
                 io.show(Catalog.Screens.cancelled)
                 return .cancelled
-            case .line(let line): text = line
-            }
-            let line: StockLine
-            do {
-                line = try StockLine.parse(text)
-            } catch {
-                io.refuse(error.message)
-                continue
+            case .line(let read): line = read
             }
             switch line {
             case .empty: continue

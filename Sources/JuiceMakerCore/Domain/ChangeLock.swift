@@ -21,7 +21,7 @@ final class ChangeLock: @unchecked Sendable {
     /// The holding thread, or 0. Only the holder can read its own identity back.
     private let holder = Atomic<UInt>(0)
     /// The maker's id generator: state that only the holder may touch, without a
-    /// lock of its own (a second lock per change cost the in-memory order path ~10%).
+    /// lock of its own (a second lock per change shows in the in-memory order rate).
     private let generator: UnsafeMutablePointer<EventIDGenerator>
 
     init() {

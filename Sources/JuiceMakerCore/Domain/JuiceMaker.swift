@@ -102,8 +102,8 @@ public final class JuiceMaker: Sendable {
     /// or one `orderFailed`. All share one change id.
     ///
     /// `make` and `order` are one operation (`make` is `order(…).result`). `make` is
-    /// the delegate-style answer most callers want (the screens, plugins, the bench,
-    /// the README's example) and may be discarded; `order` adds the stock for the one
+    /// the delegate-style answer most callers want (the screens, plugins, the bench)
+    /// and may be discarded; `order` adds the stock for the one
     /// caller that shows it (`juice order`). Neither costs more than the other.
     @discardableResult
     public func make(_ juice: Juice, count: Int = 1) throws(JuiceMakerError) -> OrderResult {

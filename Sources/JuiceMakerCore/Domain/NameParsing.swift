@@ -5,7 +5,8 @@ public struct UnknownNameError: Error, Sendable, Equatable {
     public let kind: Kind
     /// What the user typed.
     public let input: String
-    /// The id of the closest name, when one is close enough to be a typo.
+    /// The closest name, when one is close enough to be a typo: its id (`mango-kiwi`),
+    /// or for a name typed in Hangul the Korean name it is closest to (`망고키위쥬스`).
     public let suggestion: String?
 }
 
@@ -44,7 +45,7 @@ public enum NameSuggestion {
         let wanted = Array(NameMatcher.normalize(text))
         var best: (name: String, distance: Int)?
         for name in names {
-            let distance = NameMatcher.editDistance(wanted, Array(NameMatcher.normalize(name)))
+            let distance = NameMatcher.distance(wanted, Array(NameMatcher.normalize(name)))
             if distance < (best?.distance ?? Int.max) { best = (name, distance) }
         }
         return best.flatMap { $0.distance <= NameMatcher.tolerance(wanted.count) ? $0.name : nil }
@@ -56,9 +57,8 @@ enum NameMatcher {
     /// Lowercased, trimmed, with spaces and underscores as hyphens.
     static func normalize(_ text: String) -> String {
         let lowered = text.lowercased().split(whereSeparator: { $0 == " " || $0 == "_" || $0 == "-" || $0 == "\t" })
-        // Joined by hand, String to String: the library's `joined(separator:)` and
-        // appending a Substring look up protocol conformances at run time on first use
-        // (README, Measured).
+        // Joined by hand, String to String, not with `joined(separator:)` (start-up
+        // rule "no conformance lookups at start", the Performance article).
         var normalized = ""
         normalized.reserveCapacity(text.utf8.count)
         for (index, part) in lowered.enumerated() {
@@ -76,11 +76,12 @@ enum NameMatcher {
             return value
         }
         var best: (id: String, distance: Int)?
+        let typedInHangul = wanted.contains(where: isHangul)
         for (value, names) in candidates {
             for name in names {
-                let distance = editDistance(Array(wanted), Array(normalize(name)))
+                let distance = distance(Array(wanted), Array(normalize(name)))
                 if distance < (best?.distance ?? Int.max) {
-                    best = (idOf(value, fallback: name), distance)
+                    best = (typedInHangul ? name : idOf(value, fallback: name), distance)
                 }
             }
         }
@@ -97,6 +98,28 @@ enum NameMatcher {
         if let fruit = value as? Fruit { return fruit.id }
         if let juice = value as? Juice { return juice.id }
         return fallback
+    }
+
+    /// How far `typed` is from `name`: the edit distance, where for Hangul names
+    /// moving one part past the next counts as one edit, as Korean compounds are
+    /// typed in the other order (`키위망고쥬스` for `망고키위쥬스`: 1, not 4).
+    static func distance(_ typed: [Character], _ name: [Character]) -> Int {
+        var best = editDistance(typed, name)
+        // Hangul names are a few syllables: every pair of neighbouring parts is tried.
+        guard best > 1, name.count <= 16, name.contains(where: isHangul), typed.contains(where: isHangul) else { return best }
+        for start in 0..<name.count {
+            for middle in (start + 1)..<max(start + 1, name.count) {
+                for end in (middle + 1)...name.count {
+                    let moved = Array(name[..<start]) + name[middle..<end] + name[start..<middle] + name[end...]
+                    best = min(best, 1 + editDistance(typed, moved))
+                }
+            }
+        }
+        return best
+    }
+
+    private static func isHangul(_ character: Character) -> Bool {
+        character.unicodeScalars.first.map { (0xAC00...0xD7A3).contains($0.value) } ?? false
     }
 
     /// Levenshtein distance over characters.

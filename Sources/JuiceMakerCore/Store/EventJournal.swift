@@ -130,6 +130,15 @@ public protocol EventJournal: AnyObject, Sendable {
     /// Every named cursor.
     func cursors() throws(StoreError) -> [String: Int64]
 
+    /// `setCursor(named:to:)`, recording in the same write that the subscriber
+    /// delivered an event at `deliveredAt` (Unix seconds): its last success, which
+    /// `lastDelivery(for:)` answers. A journal that keeps no such time only moves the cursor.
+    func setCursor(named name: String, to sequence: Int64, deliveredAt: Double) throws(StoreError)
+
+    /// When `subscriber` last delivered an event (Unix seconds); `nil` when it never
+    /// has, or the journal keeps no such time.
+    func lastDelivery(for subscriber: String) throws(StoreError) -> Double?
+
     /// Records that `letter.subscriber` gave up on an event.
     func recordDeadLetter(_ letter: DeadLetter) throws(StoreError)
 
@@ -175,6 +184,14 @@ public final class DeliveryLease: Sendable {
 }
 
 extension EventJournal {
+    /// Moves the cursor only: for journals that keep no delivery times.
+    public func setCursor(named name: String, to sequence: Int64, deliveredAt: Double) throws(StoreError) {
+        try setCursor(named: name, to: sequence)
+    }
+
+    /// None kept: for journals that keep no delivery times.
+    public func lastDelivery(for subscriber: String) throws(StoreError) -> Double? { nil }
+
     /// The events as entries: for journals that hold only events.
     public func entries(after sequence: Int64, limit: Int) throws(StoreError) -> [JournalEntry] {
         try events(after: sequence, limit: limit).map(JournalEntry.event)
@@ -182,20 +199,11 @@ extension EventJournal {
 
     /// Pages through `entries(after:limit:)`: for journals without an index.
     public func entries(after sequence: Int64, kinds: Set<EventKind>?, limit: Int, newest: Bool) throws(StoreError) -> [JournalEntry] {
-        guard limit > 0 else { return [] }
-        var selected: [JournalEntry] = []
-        var after = sequence
-        let page = 1_000
-        while true {
-            let entries = try self.entries(after: after, limit: page)
-            selected += entries.filter { entry in
-                guard case .event(let envelope) = entry else { return true }
-                return kinds?.contains(envelope.event.kind) ?? true
-            }
-            if !newest, selected.count >= limit { return Array(selected.prefix(limit)) }
-            if newest, selected.count > limit { selected.removeFirst(selected.count - limit) }
-            guard let last = entries.last, entries.count == page else { return selected }
-            after = last.sequence
+        try selectPaging(after: sequence, limit: limit, newest: newest, sequence: { $0.sequence }) { (after, page) throws(StoreError) in
+            try entries(after: after, limit: page)
+        } keeps: { entry in
+            guard case .event(let envelope) = entry else { return true }
+            return kinds?.contains(envelope.event.kind) ?? true
         }
     }
 
@@ -209,17 +217,30 @@ extension EventJournal {
 
     /// Pages through `events(after:limit:)`: for journals without an index.
     public func events(after sequence: Int64, kinds: Set<EventKind>?, limit: Int, newest: Bool) throws(StoreError) -> [EventEnvelope] {
-        guard limit > 0 else { return [] }
-        var selected: [EventEnvelope] = []
-        var after = sequence
-        let page = 1_000
-        while true {
-            let events = try self.events(after: after, limit: page)
-            selected += events.filter { kinds?.contains($0.event.kind) ?? true }
-            if !newest, selected.count >= limit { return Array(selected.prefix(limit)) }
-            if newest, selected.count > limit { selected.removeFirst(selected.count - limit) }
-            guard let last = events.last, events.count == page else { return selected }
-            after = last.sequence
+        try selectPaging(after: sequence, limit: limit, newest: newest, sequence: { $0.sequence }) { (after, page) throws(StoreError) in
+            try events(after: after, limit: page)
+        } keeps: {
+            kinds?.contains($0.event.kind) ?? true
         }
+    }
+}
+
+/// Reads pages of `read(after:limit:)` from `sequence` to the end, keeping the rows
+/// `keeps` takes: the first `limit` of them, or with `newest` the last `limit`.
+private func selectPaging<Row>(
+    after sequence: Int64, limit: Int, newest: Bool, sequence sequenceOf: (Row) -> Int64,
+    read: (Int64, Int) throws(StoreError) -> [Row], keeps: (Row) -> Bool
+) throws(StoreError) -> [Row] {
+    guard limit > 0 else { return [] }
+    var selected: [Row] = []
+    var after = sequence
+    let page = 1_000
+    while true {
+        let rows = try read(after, page)
+        selected += rows.filter(keeps)
+        if !newest, selected.count >= limit { return Array(selected.prefix(limit)) }
+        if newest, selected.count > limit { selected.removeFirst(selected.count - limit) }
+        guard let last = rows.last, rows.count == page else { return selected }
+        after = sequenceOf(last)
     }
 }

@@ -15,13 +15,14 @@ import Locking
 ///
 /// One lock guards the stock and the journal together, so `commit` is atomic.
 /// Nothing survives the process.
-public final class InMemoryStore: StockStore, EventJournal {
+public final class InMemoryStore: StockStore, EventJournal, JournalTotalsReading {
     private struct State {
         var stock: Stock
         var journal: [EventEnvelope] = []
         var cursors: [String: Int64] = [:]
         var deadLetters: [DeadLetter] = []
         var retryStates: [String: DeliveryRetryState] = [:]
+        var deliveries: [String: Double] = [:]
     }
 
     private let state: Locked<State>
@@ -107,6 +108,22 @@ public final class InMemoryStore: StockStore, EventJournal {
 
     public func cursors() throws(StoreError) -> [String: Int64] {
         state.withLock { $0.cursors }
+    }
+
+    public func setCursor(named name: String, to sequence: Int64, deliveredAt: Double) throws(StoreError) {
+        state.withLock { state in
+            state.cursors[name] = max(state.cursors[name] ?? 0, sequence)
+            state.deliveries[name] = max(state.deliveries[name] ?? deliveredAt, deliveredAt)
+        }
+    }
+
+    public func lastDelivery(for subscriber: String) throws(StoreError) -> Double? {
+        state.withLock { $0.deliveries[subscriber] }
+    }
+
+    /// Folded from the whole journal, under the lock that keeps it with the stock.
+    public func journalTotals() throws(StoreError) -> JournalTotals {
+        state.withLock { JournalTotals(folding: $0.journal, stock: $0.stock) }
     }
 
     public func recordDeadLetter(_ letter: DeadLetter) throws(StoreError) {

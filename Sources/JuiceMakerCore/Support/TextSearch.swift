@@ -1,9 +1,8 @@
 /// Finding and replacing literal text by its UTF-8 bytes.
 ///
 /// The standard library's `contains(_:)`, `firstRange(of:)` and `replacing(_:with:)` for
-/// strings live in the string-processing module, with the regex engine and its tables:
-/// one call anywhere links about 1 MB of code and 9,000 symbols into `juice`, which every
-/// command then maps and relocates at start (README, Measured). These compare bytes, so a
+/// strings live in the string-processing module, with the regex engine and its tables
+/// (start-up rule "no regular expressions", the Performance article). These compare bytes, so a
 /// match is exact in code points (as JSON keys are compared), not by canonical
 /// equivalence; every caller searches for ASCII markers (`${`, `://`) or for exact values.
 /// `@inlinable`, so each caller gets a copy specialised to its string types rather than

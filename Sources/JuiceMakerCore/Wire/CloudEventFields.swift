@@ -1,3 +1,5 @@
+import JuiceJSON
+
 /// The fields of one structured CloudEvent as `CloudEventFormat.decode` reads them,
 /// before it checks them: each optional, so that a missing one can be named.
 package struct CloudEventFields: Equatable, Sendable {
@@ -21,7 +23,7 @@ extension CloudEventFields {
     /// not name are ignored; a missing key or `null` is nil; of a repeated key only the
     /// first is read; a key of the wrong JSON type, or a document that is not an
     /// object, is an error naming it.
-    package init(json: JSONValue) throws(WireFormatError) {
+    init(json: JSONValue) throws(WireFormatError) {
         guard case .object = json else { throw WireFormatError("the text is \(json.kind), not an object") }
         self.init()
         specversion = try Self.string(json, "specversion")

@@ -8,6 +8,7 @@ import Glibc
 #elseif canImport(Musl)
 import Musl
 #endif
+import JuiceJSON
 
 /// The one wire format of JuiceMaker events: CloudEvents 1.0, structured JSON mode.
 /// Logger JSON lines, webhook bodies and command stdin all use it.
@@ -25,25 +26,39 @@ public enum CloudEventFormat {
 
     /// One event as a single line of JSON (no newline), keys in a fixed order.
     public static func encode(_ envelope: EventEnvelope) -> String {
-        var json = "{\"specversion\":\"1.0\",\"id\":\""
-        json += envelope.id.description
-        json += "\",\"source\":"
-        appendQuoted(envelope.source, to: &json)
-        json += ",\"type\":\"" + envelope.event.kind.cloudEventType + "\",\"subject\":\""
-        json += subject(of: envelope.event)
-        json += "\",\"time\":\"" + RFC3339.format(envelope.time)
-        json += "\",\"datacontenttype\":\"application/json\",\"sequence\":\""
-        json += paddedSequence(envelope.sequence)
-        json += "\",\"data\":{\"changeId\":\"" + envelope.changeID.description + "\","
+        var json = JSONTextWriter()
+        json.beginObject()
+        json.member("specversion", "1.0")
+        json.member("id", envelope.id.description)
+        json.member("source", envelope.source)
+        json.member("type", envelope.event.kind.cloudEventType)
+        json.member("subject", subject(of: envelope.event))
+        json.member("time", RFC3339.format(envelope.time))
+        json.member("datacontenttype", "application/json")
+        json.member("sequence", paddedSequence(envelope.sequence))
+        json.key("data")
+        json.beginObject()
+        json.member("changeId", envelope.changeID.description)
         switch envelope.event {
         case let .stockChanged(fruit, from, to, reason):
-            json += "\"fruit\":\"\(fruit.id)\",\"from\":\(from),\"to\":\(to),\"reason\":\"\(reason.rawValue)\"}}"
+            json.member("fruit", fruit.id)
+            json.member("from", from)
+            json.member("to", to)
+            json.member("reason", reason.rawValue)
         case let .juiceMade(juice, count, consumed):
-            json += "\"juice\":\"\(juice.id)\",\"count\":\(count),\"consumed\":" + amounts(consumed) + "}}"
+            json.member("juice", juice.id)
+            json.member("count", count)
+            json.key("consumed")
+            amounts(consumed, into: &json)
         case let .orderFailed(juice, count, shortages):
-            json += "\"juice\":\"\(juice.id)\",\"count\":\(count),\"shortages\":" + amounts(shortages) + "}}"
+            json.member("juice", juice.id)
+            json.member("count", count)
+            json.key("shortages")
+            amounts(shortages, into: &json)
         }
-        return json
+        json.endObject()
+        json.endObject()
+        return json.text
     }
 
     /// Parses one structured CloudEvent made by `encode`.
@@ -106,10 +121,10 @@ public enum CloudEventFormat {
             changeID: changeID, event: event)
     }
 
-    /// The fields of `text` read by `JSONParser`, not `JSONDecoder`: `JSONDecoder`
-    /// links ~200 KB of FoundationEssentials tables the loader relocates at every
-    /// `juice` start (README, Measured). It reads them as `JSONDecoder` reads this shape
-    /// (`CloudEventFields.init(json:)`) and refuses what `JSONDecoder` refuses; it
+    /// The fields of `text` read by the JSON module's `JSONParser` (`Options.cloudEvents`),
+    /// not `JSONDecoder` (start-up rule "Date only", the Performance article). It reads
+    /// them as `JSONDecoder` reads this shape (`CloudEventFields.init(json:)`) and
+    /// refuses what `JSONDecoder` refuses; it
     /// refuses more in two corners (`CloudEventParserTests.knownDifferences`): text
     /// that is not RFC 8259 JSON, or a lone surrogate escape, in a value `JSONDecoder`
     /// does not decode, and a whole number from 2^53 up with more than 38 significant
@@ -119,7 +134,7 @@ public enum CloudEventFormat {
     package static func decodedFields(_ text: String) throws(WireFormatError) -> CloudEventFields {
         let json: JSONValue
         do {
-            json = try JSONParser.parse(text)
+            json = try JSONParser.parse(text, options: .cloudEvents)
         } catch {
             throw WireFormatError("not a JSON object of the expected shape: \(error)")
         }
@@ -135,7 +150,9 @@ public enum CloudEventFormat {
     /// repeated ones; `null` is no id): what the store's recovery checks of an event of
     /// a type this build does not know.
     package static func objectID(_ text: String) -> String? {
-        guard let json = try? JSONParser.parse(text), case .object = json, case let .string(id)? = json.member("id") else { return nil }
+        guard let json = try? JSONParser.parse(text, options: .cloudEvents), case .object = json, case let .string(id)? = json.member("id") else {
+            return nil
+        }
         return id
     }
 
@@ -171,30 +188,18 @@ public enum CloudEventFormat {
         return String(repeating: "0", count: max(0, 20 - digits.count)) + digits
     }
 
-    private static func amounts(_ amounts: FruitAmounts) -> String {
-        "{" + amounts.nonZero.map { "\"\($0.fruit.id)\":\($0.amount)" }.joined(separator: ",") + "}"
+    /// An object of fruit id → amount, the fruits with an amount only.
+    private static func amounts(_ amounts: FruitAmounts, into json: inout JSONTextWriter) {
+        json.beginObject()
+        for (fruit, amount) in amounts.nonZero { json.member(fruit.id, amount) }
+        json.endObject()
     }
 
-    /// Appends `text` as a JSON string literal. Every character that steers a terminal
-    /// (`TerminalControl`: C0 and C1 controls, DEL, U+2028/U+2029, bidirectional
-    /// controls) is written as `\uXXXX`, so the JSON can be shown as it is and stays
-    /// one line by any reader's count.
+    /// Appends `text` as a JSON string literal, every character that steers a terminal
+    /// (`TerminalControl`) written as `\uXXXX`, so the JSON can be shown as it is and
+    /// stays one line by any reader's count (`JSONTextWriter.appendQuoted`).
     public static func appendQuoted(_ text: String, to json: inout String) {
-        json += "\""
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "\"": json += "\\\""
-            case "\\": json += "\\\\"
-            case "\n": json += "\\n"
-            case "\r": json += "\\r"
-            case "\t": json += "\\t"
-            case _ where TerminalControl.steers(scalar):
-                let hex = String(scalar.value, radix: 16)
-                json += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-            default: json.unicodeScalars.append(scalar)
-            }
-        }
-        json += "\""
+        JSONTextWriter.appendQuoted(text, to: &json)
     }
 }
 

@@ -16,11 +16,12 @@ import Darwin
 /// journal is read once per delivery pass, and a fleet publishes tens of thousands of
 /// events a second).
 ///
-/// It takes a strict subset of what `decode` accepts and answers `nil` for anything
-/// outside it, so that the caller falls back to `JSONParser`, which also says what is
-/// wrong. When it answers, the event is the one `JSONDecoder` decodes, the tests'
-/// reference (`FastCloudEventReaderTests`; the `FuzzCloudEvent` target checks it on
-/// every input).
+/// `decode`'s fast path, and nothing else: it takes a strict subset of what `decode`
+/// accepts and answers `nil` for anything outside it, so that `decode` falls back to
+/// the JSON module's `JSONParser`, which also says what is wrong. When it answers, the
+/// event is the one the parser's path (`decodeWithoutFastReader`) and `JSONDecoder`
+/// read (`FastCloudEventReaderTests`; the `FuzzCloudEvent` target checks both on every
+/// input).
 /// The subset:
 /// - one object, JSON whitespace around tokens, nothing after it;
 /// - the keys `encode` writes, each once: at the top level `specversion` ("1.0"),

@@ -21,8 +21,8 @@
 /// or empty (`http://h:/`), and may be out of any range: the caller says which ports it
 /// takes.
 ///
-/// The product reads its URLs with this rather than FoundationEssentials' `URL`, which
-/// links ~200 KB of relocated tables into every `juice` start (README, Measured).
+/// The product reads its URLs with this rather than FoundationEssentials' `URL`
+/// (start-up rule "Date only", the Performance article).
 public struct ParsedURL: Sendable, Hashable {
     /// As written (`HTTP` stays `HTTP`): compare it lowercased.
     public let scheme: String

@@ -28,11 +28,26 @@ extension DurableDelivery {
         }
     }
 
+    /// Writes the cursor up to what is handled; when events were delivered since the
+    /// last write (not only passed over or given up on), with the time now as the
+    /// subscriber's last success (`EventJournal.lastDelivery(for:)`).
     func persistCursor() {
-        let (target, needed) = state.withLock { ($0.handledUpTo, $0.handledUpTo > $0.persistedUpTo) }
+        let (target, needed, delivered, recorded) = state.withLock {
+            ($0.handledUpTo, $0.handledUpTo > $0.persistedUpTo, $0.statistics.delivered, $0.deliveredWhenPersisted)
+        }
         guard needed else { return }
-        if write({ () throws(StoreError) in try journal.setCursor(named: name, to: target) }) {
-            update { $0.persistedUpTo = max($0.persistedUpTo, target) }
+        let written = write { () throws(StoreError) in
+            if delivered > recorded {
+                try journal.setCursor(named: name, to: target, deliveredAt: Date().timeIntervalSince1970)
+            } else {
+                try journal.setCursor(named: name, to: target)
+            }
+        }
+        if written {
+            update { state in
+                state.persistedUpTo = max(state.persistedUpTo, target)
+                state.deliveredWhenPersisted = max(state.deliveredWhenPersisted, delivered)
+            }
         }
     }
 

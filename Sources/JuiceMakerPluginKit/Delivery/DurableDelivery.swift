@@ -110,6 +110,8 @@ public final class DurableDelivery: Sendable {
         var redeliverDeadLetters = false
         var handledUpTo: Int64 = 0
         var persistedUpTo: Int64 = 0
+        /// `statistics.delivered` when the cursor was last written with a delivery time.
+        var deliveredWhenPersisted = 0
         var statistics = DeliveryStatistics()
         var reported: Set<Int64> = []
         var storeFailureReported = false

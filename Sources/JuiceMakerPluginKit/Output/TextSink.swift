@@ -74,29 +74,12 @@ public final class FileSink: TextSink {
     public func write(_ text: String) {
         var failure: String?
         lock.withLock { reported in
-            var bytes = Array(text.utf8)
+            let bytes = Array(text.utf8)
             if bytes.isEmpty { return }
-            var offset = 0
-            while offset < bytes.count {
-                let written = bytes.withUnsafeMutableBytes { buffer -> Int in
-                    guard let base = buffer.baseAddress else { return 0 }
-                    #if canImport(Glibc)
-                    return Glibc.write(descriptor, base + offset, buffer.count - offset)
-                    #elseif canImport(Musl)
-                    return Musl.write(descriptor, base + offset, buffer.count - offset)
-                    #else
-                    return Darwin.write(descriptor, base + offset, buffer.count - offset)
-                    #endif
-                }
-                if written < 0 {
-                    if errno == EINTR { continue }
-                    if !reported {
-                        reported = true
-                        failure = String(cString: strerror(errno))
-                    }
-                    return
-                }
-                offset += written
+            let error = writeAll(bytes, to: descriptor)
+            if error != 0, !reported {
+                reported = true
+                failure = String(cString: strerror(error))
             }
         }
         if let failure { onFailure(failure) }

@@ -51,6 +51,15 @@ final class JournalView: EventJournal {
 
     func cursors() throws(StoreError) -> [String: Int64] { try journal.cursors() }
 
+    func setCursor(named name: String, to sequence: Int64, deliveredAt: Double) throws(StoreError) {
+        try journal.setCursor(named: name, to: sequence, deliveredAt: deliveredAt)
+    }
+
+    func lastDelivery(for subscriber: String) throws(StoreError) -> Double? { try journal.lastDelivery(for: subscriber) }
+
+    /// The store's totals behind a view of their own, or `nil` when it keeps none.
+    var totals: (any JournalTotalsReading)? { (journal as? any JournalTotalsReading).map(TotalsView.init) }
+
     func recordDeadLetter(_ letter: DeadLetter) throws(StoreError) { try journal.recordDeadLetter(letter) }
 
     func deadLetters(for subscriber: String?) throws(StoreError) -> [DeadLetter] {

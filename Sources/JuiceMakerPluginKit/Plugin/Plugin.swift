@@ -39,8 +39,8 @@ public protocol JuiceMakerPlugin: AnyObject, Sendable {
     func shutdown(deadline: ContinuousClock.Instant) async
 
     /// This plugin as a `DurableDeliveryPlugin`, or `nil`. Provided: the host asks this
-    /// instead of casting (`as? any DurableDeliveryPlugin`), which on a first use per
-    /// type searches every protocol conformance record of the program.
+    /// instead of casting (`as? any DurableDeliveryPlugin`; start-up rule "no
+    /// conformance lookups at start", the Performance article).
     var durable: (any DurableDeliveryPlugin)? { get }
 
     // Capabilities: what a command may ask of a plugin, each with a default, so the
@@ -54,6 +54,11 @@ public protocol JuiceMakerPlugin: AnyObject, Sendable {
     /// How `juice fleet deliver` feeds this plugin from the fleet's stream. Provided:
     /// `.none`, not fed.
     var fleetRole: FleetRole { get }
+
+    /// Whether plugins of this type have a `fleetRole` other than `.none`, for the
+    /// commands that list subscribers without building them (`juice subscribers`).
+    /// Provided: `false`; a type whose plugins have a fleet role says `true`.
+    static var isFedFromFleet: Bool { get }
 
     /// How this kind of plugin turns events into the lines a person reads, for the
     /// commands that show events themselves (`juice watch`, the screens), or `nil`.
@@ -70,6 +75,9 @@ extension JuiceMakerPlugin {
 
     /// Not fed from the fleet's stream.
     public var fleetRole: FleetRole { .none }
+
+    /// Not fed from the fleet's stream.
+    public static var isFedFromFleet: Bool { false }
 
     /// Renders nothing.
     public static func eventRenderer(_ style: EventRenderingStyle) -> (any EventRenderer)? { nil }

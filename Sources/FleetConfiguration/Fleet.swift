@@ -1,0 +1,228 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+import JuiceMakerCore
+import JuiceMakerPluginKit
+
+/// The fleet's shared vocabulary, built in every `juice` (with or without libnats):
+/// machine names, the subject scheme, and the `nats` subscriber's keys. The NATS
+/// plugin reads its section through these declarations; a build without NATS declares
+/// the same keys, so the config is checked and the schema printed the same way.
+public enum Fleet {
+    /// The config `type` of the NATS publisher.
+    public static let subscriberType = "nats"
+    /// The first token of every subject unless `subjectPrefix` says otherwise.
+    public static let defaultSubjectPrefix = "juicemaker"
+    /// The stream unless `stream` says otherwise.
+    public static let defaultStream = "JUICEMAKER"
+    /// How long one publish (until its PubAck) may take unless `timeoutSeconds` says otherwise.
+    public static let defaultTimeoutSeconds = 5.0
+
+    // MARK: Keys of a `nats` subscriber
+
+    public static let urlKey = ConfigurationKey(
+        "url", .string([.nonEmpty("url")]), required: true,
+        description: "The NATS server, nats://host:port; several comma-separated for a cluster.")
+    public static let subjectPrefixKey = ConfigurationKey(
+        "subjectPrefix", .string([.nonEmpty("subjectPrefix")]), default: .string(defaultSubjectPrefix),
+        description: "First token(s) of every subject: <prefix>.<machine>.<kind>.<subject>.")
+    public static let streamKey = ConfigurationKey(
+        "stream", .string([.nonEmpty("stream")]), default: .string(defaultStream),
+        description: "The JetStream stream; created when missing (subjects <prefix>.>, file storage).")
+    public static let replicasKey = ConfigurationKey(
+        "replicas", .integer(1...5), default: .number(1),
+        description: "Replicas of a stream this subscriber creates (3 on a 3-node cluster).")
+    public static let credentialsKey = ConfigurationKey(
+        "credentials", .string([.nonEmpty("credentials"), .noNUL]),
+        description: "A NATS .creds file (user JWT and seed); a relative path is relative to the store's directory.")
+    public static let tokenKey = ConfigurationKey(
+        "token", .string([.nonEmpty("token")]),
+        description: "An authentication token, usually \"${NATS_TOKEN}\". Never printed.")
+    public static let eventsKey = ConfigurationKey.events("Only these kinds of event are published; default all.")
+    public static let timeoutKey = ConfigurationKey(
+        "timeoutSeconds", .number(minimum: 0.1, maximum: 300, unit: "seconds"), default: .number(defaultTimeoutSeconds),
+        description: "How long connecting, or one publish until its PubAck, may take.")
+    public static let maxAgeKey = ConfigurationKey(
+        "maxAge", .number(minimum: 1, maximum: 3_153_600_000, unit: "seconds"),
+        description: "NATS max_age of the stream: seconds a message is kept (604800 is 7 days); default: for good.")
+    public static let maxBytesKey = ConfigurationKey(
+        "maxBytes", .integer(1...9_007_199_254_740_992),
+        description: "NATS max_bytes of the stream: the most bytes it keeps; default: no limit.")
+    public static let discardKey = ConfigurationKey(
+        "discard", .oneOf(["old", "new"]),
+        description: "NATS discard policy at a limit: old drops the oldest messages, new refuses new ones (publishing retries); default old.")
+    /// Every key of a `nats` subscriber, in the order the schema lists them.
+    public static let subscriberKeys = [
+        urlKey, subjectPrefixKey, streamKey, replicasKey, maxAgeKey, maxBytesKey, discardKey, credentialsKey, tokenKey, eventsKey,
+        timeoutKey, ConfigurationKey.retrySchedule,
+    ]
+
+    /// `fleet.url`: like `url`, but optional (`--nats` may give it).
+    public static let readerURLKey = ConfigurationKey(
+        "url", .string([.nonEmpty("url")]),
+        description: "The NATS server juice fleet reads, nats://host:port; several comma-separated for a cluster.")
+    /// The ack wait of `juice fleet deliver`'s consumers unless `ackWait` says otherwise (NATS's default).
+    public static let defaultAckWaitSeconds = 30.0
+    /// The `max_ack_pending` of `juice fleet deliver`'s consumers unless `maxAckPending` says otherwise (NATS's default).
+    public static let defaultMaxAckPending = 1000
+    public static let ackWaitKey = ConfigurationKey(
+        "ackWait", .number(minimum: 1, maximum: 86_400, unit: "seconds"), default: .number(defaultAckWaitSeconds),
+        description: "NATS ack_wait of juice fleet deliver's consumers: how long a killed deliverer's messages wait before they are sent again.")
+    public static let maxAckPendingKey = ConfigurationKey(
+        "maxAckPending", .integer(1...100_000), default: .number(Double(defaultMaxAckPending)),
+        description: "NATS max_ack_pending of juice fleet deliver's consumers: messages out and not yet acknowledged, at most.")
+    public static let deliverPolicyKey = ConfigurationKey(
+        "deliverPolicy", .oneOf(["all", "new"]), default: .string("all"),
+        description: "Where a new consumer of juice fleet deliver starts: all (the stream's whole history) or new (messages from then on).")
+    /// The keys of the top-level `fleet` section.
+    public static let readerKeys = [
+        readerURLKey, subjectPrefixKey, streamKey, credentialsKey, tokenKey, timeoutKey, ackWaitKey, maxAckPendingKey, deliverPolicyKey,
+    ]
+
+    // MARK: Names and subjects
+
+    /// `value` if `isValid` takes it; otherwise a config error at `path` that says what
+    /// was `expected`.
+    public static func checked(
+        _ value: String, _ isValid: (String) -> Bool, at path: String, expected: PluginMessage
+    ) throws(ConfigurationError) -> String {
+        guard isValid(value) else { throw ConfigurationError(path: path, plugin: expected) }
+        return value
+    }
+
+    /// Whether `name` is one NATS subject token as a machine name: letters, digits,
+    /// `-` and `_` only, at least one.
+    public static func isMachineName(_ name: String) -> Bool {
+        !name.isEmpty && name.utf8.count <= 64 && name.unicodeScalars.allSatisfy { isTokenScalar($0) }
+    }
+
+    private static func isTokenScalar(_ scalar: Unicode.Scalar) -> Bool {
+        switch scalar {
+        case "a"..."z", "A"..."Z", "0"..."9", "-", "_": true
+        default: false
+        }
+    }
+
+    /// The host name made a machine name: every other character becomes `-`, the domain
+    /// is dropped, at most 64 characters; `juice` if nothing is left.
+    public static func machineName(fromHost host: String) -> String {
+        let first = host.split(separator: ".").first.map(String.init) ?? ""
+        // Scalar by scalar (each becomes one ASCII character), not through a generic
+        // append (start-up rule "no conformance lookups at start").
+        var safe = ""
+        for scalar in first.unicodeScalars.prefix(64) { safe.unicodeScalars.append(isTokenScalar(scalar) ? scalar : "-") }
+        return safe.isEmpty || safe.allSatisfy({ $0 == "-" }) ? "juice" : safe
+    }
+
+    /// This machine's host name, made safe.
+    /// (`gethostname`, not `ProcessInfo.hostName`, which may ask DNS on every command.)
+    public static let defaultMachineName: String = {
+        var buffer = [CChar](repeating: 0, count: 256)
+        guard gethostname(&buffer, buffer.count - 1) == 0 else { return "juice" }
+        let bytes = buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }
+        return machineName(fromHost: String(decoding: bytes, as: UTF8.self))
+    }()
+
+    /// The CloudEvents `source` of a machine's events.
+    public static func source(machine: String) -> String { "/juice-maker/\(machine)" }
+
+    /// The machine a `source` names (`/juice-maker/shop-1` → `shop-1`); `nil` for another source.
+    public static func machine(fromSource source: String) -> String? {
+        let prefix = "/juice-maker/"
+        guard source.hasPrefix(prefix) else { return nil }
+        let name = String(source.dropFirst(prefix.count))
+        return isMachineName(name) ? name : nil
+    }
+
+    /// Whether `prefix` is one or more subject tokens separated by dots.
+    public static func isSubjectPrefix(_ prefix: String) -> Bool {
+        let tokens = prefix.split(separator: ".", omittingEmptySubsequences: false)
+        return !tokens.isEmpty && tokens.allSatisfy { isMachineName(String($0)) }
+    }
+
+    /// Whether `name` can name a stream or a consumer: printable, no space, `.`, `*`, `>`, `/` or `\`.
+    public static func isStreamName(_ name: String) -> Bool {
+        !name.isEmpty && name.utf8.count <= 255
+            && name.unicodeScalars.allSatisfy { $0.value > 0x20 && $0.value < 0x7F && !".*>/\\".unicodeScalars.contains($0) }
+    }
+
+    /// The name `juice fleet deliver` keeps a subscriber's retry state and dead letters
+    /// under in the local store: `<subscriber>@fleet`, apart from the same subscriber's
+    /// own delivery of the local journal (whose sequences are the journal's, not the
+    /// stream's).
+    public static func bookkeepingName(_ subscriber: String) -> String { subscriber + bookkeepingSuffix }
+
+    /// The subscriber a `bookkeepingName` belongs to, or `nil` for another name.
+    public static func subscriber(fromBookkeepingName name: String) -> String? {
+        name.hasSuffix(bookkeepingSuffix) ? String(name.dropLast(bookkeepingSuffix.count)) : nil
+    }
+
+    private static let bookkeepingSuffix = "@fleet"
+
+    /// A subscriber's name as a durable consumer's name (`webhook-2`, `central_hook`): other characters become `_`.
+    public static func consumerName(_ subscriber: String) -> String {
+        String(
+            String.UnicodeScalarView(
+                subscriber.unicodeScalars.map { scalar -> Unicode.Scalar in
+                    isTokenScalar(scalar) ? scalar : "_"
+                }))
+    }
+
+    /// The kind's subject tokens: `juicemaker.juice.made` → `juice.made`.
+    public static func kindTokens(_ kind: EventKind) -> String {
+        String(kind.cloudEventType.dropFirst("juicemaker.".count))
+    }
+
+    /// The subject an event is published to: `<prefix>.<machine>.<kind>.<subject>`, e.g.
+    /// `juicemaker.shop-1.stock.changed.kiwi`.
+    public static func subject(prefix: String, machine: String, event: JuiceMakerEvent) -> String {
+        "\(prefix).\(machine).\(kindTokens(event.kind)).\(eventSubject(event))"
+    }
+
+    /// The CloudEvents `subject` of an event: the fruit or the juice.
+    public static func eventSubject(_ event: JuiceMakerEvent) -> String {
+        switch event {
+        case let .stockChanged(fruit, _, _, _): fruit.id
+        case let .juiceMade(juice, _, _), let .orderFailed(juice, _, _): juice.id
+        }
+    }
+
+    /// The filter of every machine's events of `kind` (or all kinds), of one machine or all.
+    public static func filter(prefix: String, machine: String?, kind: EventKind?) -> String {
+        let machineToken = machine ?? "*"
+        guard let kind else { return "\(prefix).\(machineToken).>" }
+        return "\(prefix).\(machineToken).\(kindTokens(kind)).*"
+    }
+
+    /// The parts of a `nats` URL list: each `nats://host:port` (or `host:port`); `nil`
+    /// names the first that is not one.
+    public static func servers(_ text: String) -> Result<[String], BadURL> {
+        var servers: [String] = []
+        for part in text.split(separator: ",", omittingEmptySubsequences: false) {
+            let item = String(part.drop(while: \.isWhitespace).reversed().drop(while: \.isWhitespace).reversed())
+            let full = item.containsText("://") ? item : "nats://\(item)"
+            guard let url = ParsedURL(full), ["nats", "tls"].contains(url.scheme.lowercased()), let host = url.decodedHost,
+                !host.isEmpty, url.path.isEmpty || url.path == "/", url.query == nil
+            else { return .failure(BadURL(item: item)) }
+            if let port = url.port, !(Int(port).map { (1...65535).contains($0) } ?? false) { return .failure(BadURL(item: item)) }
+            servers.append(full)
+        }
+        return servers.isEmpty ? .failure(BadURL(item: text)) : .success(servers)
+    }
+
+    /// A `url` item that is not `nats://host:port`.
+    public struct BadURL: Error, Sendable {
+        public let item: String
+    }
+
+    /// The error for a bad `url` at `path`.
+    public static func badURL(_ bad: BadURL, at path: String) -> ConfigurationError {
+        ConfigurationError(
+            path: path,
+            plugin: PluginMessage(
+                english: "expected nats://host:port, several comma-separated for a cluster; \"\(URLCredentials.redacted(bad.item))\" is not one",
+                korean: "nats://host:port 형식이어야 합니다(클러스터는 쉼표로 여러 개). \"\(URLCredentials.redacted(bad.item))\"은(는) 아닙니다"))
+    }
+}

@@ -1,0 +1,106 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#else
+import Foundation
+#endif
+import JuiceMakerCore
+
+/// A file written so that what is at the path is never damaged (`juice report --svg`,
+/// the metrics textfile): a reader of a file sees the old content or the new, never a part, and
+/// something that is not a file is never replaced.
+///
+/// - A missing path or a regular file: the bytes go to a temporary file beside it,
+///   which is then renamed over it.
+/// - A symbolic link is followed: these rules apply to its target, and the link stays
+///   (`/dev/stdout` writes to whatever standard output is).
+/// - A FIFO or a device: written through (opened for writing, the bytes written), so a
+///   FIFO's reader gets them and `/dev/null` stays a device.
+/// - A directory or a socket: refused with the system's error.
+///
+/// POSIX calls rather than `Data.write(to:options: .atomic)`, whose file machinery
+/// links FoundationEssentials' error and URL tables into every `juice` start.
+public enum AtomicFile {
+    /// The `errno` of the step that failed.
+    public struct Failure: Error, Equatable {
+        public let code: Int32
+
+        public init(code: Int32) {
+            self.code = code
+        }
+
+        /// The system's text for the error ("No such file or directory").
+        public var reason: String { String(cString: strerror(code)) }
+    }
+
+    /// Writes `bytes` to what `path` names, by the rules above. A new file gets mode
+    /// 0666 less the umask; on failure nothing at the path has changed and no
+    /// temporary file is left (a FIFO or device may have taken part of the bytes).
+    public static func write(_ bytes: [UInt8], to path: String) throws(Failure) {
+        var status = stat()
+        if stat(path, &status) == 0 {
+            switch status.st_mode & S_IFMT {
+            case S_IFREG: try replace(bytes, at: try target(of: path))
+            case S_IFDIR: throw Failure(code: EISDIR)
+            default: try writeThrough(bytes, to: path)
+            }
+        } else if errno == ENOENT {
+            // Missing, or a link to something missing: created at the link's end.
+            try replace(bytes, at: try target(of: path))
+        } else {
+            throw Failure(code: errno)
+        }
+    }
+
+    /// Where a chain of symbolic links starting at `path` ends (`path` itself when it
+    /// is not a link); a relative link is read from its own directory.
+    private static func target(of path: String) throws(Failure) -> String {
+        var current = path
+        for _ in 0..<40 {
+            var status = stat()
+            guard lstat(current, &status) == 0, status.st_mode & S_IFMT == S_IFLNK else { return current }
+            var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+            let count = readlink(current, &buffer, buffer.count - 1)
+            guard count > 0 else { throw Failure(code: count < 0 ? errno : ENOENT) }
+            let link = String(decoding: buffer[..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            let directory = PathText.parent(of: current)
+            current = link.hasPrefix("/") || directory.isEmpty ? link : PathText.join(directory, link)
+        }
+        throw Failure(code: ELOOP)
+    }
+
+    /// Opens what is at `path` for writing, without creating or truncating it, and
+    /// writes every byte.
+    private static func writeThrough(_ bytes: [UInt8], to path: String) throws(Failure) {
+        var descriptor: Int32
+        repeat {
+            descriptor = open(path, O_WRONLY | O_NOCTTY | O_CLOEXEC)
+        } while descriptor < 0 && errno == EINTR
+        guard descriptor >= 0 else { throw Failure(code: errno) }
+        var failure = writeAll(bytes, to: descriptor)
+        if close(descriptor) != 0, failure == 0, errno != EINTR { failure = errno }
+        guard failure == 0 else { throw Failure(code: failure) }
+    }
+
+    /// The temporary file beside `path`, then renamed over it.
+    private static func replace(_ bytes: [UInt8], at path: String) throws(Failure) {
+        let directory = PathText.parent(of: path)
+        let name = ".\(PathText.lastComponent(of: path)).\(getpid()).tmp"
+        let temporary = directory.isEmpty ? name : PathText.join(directory, name)
+        // A leftover of a process that had this pid before is ours to replace.
+        var descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o666)
+        if descriptor < 0, errno == EEXIST, unlink(temporary) == 0 {
+            descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o666)
+        }
+        guard descriptor >= 0 else { throw Failure(code: errno) }
+        var failure = writeAll(bytes, to: descriptor)
+        if failure == 0, fsync(descriptor) != 0 { failure = errno }
+        if close(descriptor) != 0, failure == 0 { failure = errno }
+        if failure == 0, rename(temporary, path) != 0 { failure = errno }
+        guard failure == 0 else {
+            unlink(temporary)
+            throw Failure(code: failure)
+        }
+    }
+}
