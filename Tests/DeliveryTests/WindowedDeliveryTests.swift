@@ -113,6 +113,39 @@ import WebhookPlugin
         #expect(server.failedVerification == 0)
     }
 
+    /// Events committed while the first ones wait for their retry (answered 500) are
+    /// read and delivered once `deliverPending` forces the attempt: a wake-up during
+    /// the retry's wait is not taken as served without a read. One at a time and 16
+    /// in flight.
+    @Test(arguments: [1, 16])
+    func eventsCommittedDuringARetryWaitAreDeliveredWhenItIsForced(maxInFlight: Int) async throws {
+        let failing = Atomic<Bool>(true)
+        let server = Self.server(latency: .zero) { _, request in
+            (request.sequence ?? 0) <= 2 && failing.load(ordering: .relaxed) ? .status(500) : .status(200)
+        }
+        try server.start()
+        defer { server.stop() }
+        let rig = Rig.delivery()
+        try rig.maker.make(.banana)  // events 1 and 2
+        let plugin = try webhook(rig, url: server.url, schedule: [60], extra: [("maxInFlight", .number(Double(maxInFlight)))])
+        try plugin.attach(to: rig.host)
+        let delivery = try #require(plugin.delivery)
+        #expect(
+            await delivery.wait(until: generousDeadline()) { phase, _ in
+                if case .waitingForRetry = phase { return true }
+                return false
+            })
+        for _ in 0..<10 { try rig.maker.make(.banana) }  // while the first ones wait for their retry
+        failing.store(false, ordering: .relaxed)
+        #expect(await delivery.deliverPending() == .caughtUp)
+        await plugin.shutdown(deadline: generousDeadline())
+        let journal = try rig.journal().map(\.sequence)
+        #expect(journal.count == 22)
+        #expect(Set(server.requests.compactMap(\.sequence)) == Set(journal), "\(server.requests.compactMap(\.sequence))")
+        #expect(try rig.store.cursor(named: "hook") == journal.last)
+        #expect(server.failedVerification == 0)
+    }
+
     /// `ordered: true` with `maxInFlight` 16: one request at a time, and the events
     /// answered 2xx come in journal order although every third first attempt fails.
     /// The same without `ordered`: the events after a failing one are not held back.

@@ -144,9 +144,10 @@ extension DurableDelivery {
             pass.unrecorded = 0
             settle(.waitingForRetry(until: due), served: pass.served)
             waitForWork(after: pass.served, until: .now + .milliseconds(Int64(min(due - now, 86_400 * 7) * 1000) + 1))
-            // A wake-up may be `retry --dead-letters`, which the run loop serves.
-            if state.withLock({ $0.redeliverDeadLetters || $0.stopping }) { return }
-            pass.served = state.withLock { $0.requests }
+            // A wake-up (new events, `deliverPending`, `retry --dead-letters`) ends the
+            // pass: the run loop serves it with a fresh read. Only the retry's due time
+            // goes on with this one.
+            if state.withLock({ $0.requests != pass.served || $0.redeliverDeadLetters || $0.stopping }) { return }
         }
     }
 
