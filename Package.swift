@@ -336,7 +336,7 @@ let package = Package(
             name: "FleetTests",
             dependencies: [
                 "JuiceCLI", "juice", "JuiceMakerCore", "JuiceMakerPluginKit", "FleetConfiguration", "Locking", "CCrypto", "JuiceTestSupport",
-                "SQLiteStore",
+                "SQLiteStore", "WebhookPlugin",
             ]
                 + natsDependency),
 

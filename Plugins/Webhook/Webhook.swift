@@ -7,7 +7,7 @@ import JuiceMakerCore
 import JuiceHTTP
 import JuiceMakerPluginKit
 
-/// POSTs each event to an HTTP endpoint, signed, at least once, in journal order.
+/// POSTs each event to an HTTP endpoint, signed, at least once, several at a time (in journal order when `ordered`).
 ///
 /// Config (`type: "webhook"`):
 /// - `url` (required): `http://` or `https://`. Plain `http://` to a host other than
@@ -20,9 +20,12 @@ import JuiceMakerPluginKit
 /// - `timeoutSeconds`: how long one request may take (default 10, 0.1 to 300).
 /// - `retrySchedule`: seconds to wait after each failed attempt (default
 ///   `RetrySchedule.standard`: 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h).
+/// - `maxInFlight`: requests out at once, each on a kept connection of its own
+///   (default 16, 1 to 256); `ordered: true` sends one at a time, in journal order.
 ///
-/// Delivery is durable (`DurableDelivery`): the order path only wakes the runner;
-/// requests are made on the runner's own task. Each request's body is the event in
+/// Delivery is durable (`DurableDelivery`) and windowed: the order path only wakes the
+/// runner; up to `maxInFlight` requests are out at once, the cursor moves over the
+/// acknowledged prefix, and each failed event keeps its own schedule. Each request's body is the event in
 /// CloudEvents structured JSON (`Content-Type: application/cloudevents+json`), and its
 /// `webhook-id` is the event id, the same on every retry: receivers deduplicate on it.
 /// 2xx is success; 410 Gone stops delivery (logged) until `juice subscribers retry`;
@@ -44,7 +47,9 @@ public final class Webhook: DurableDeliveryPlugin {
         "timeoutSeconds", .number(minimum: 0.1, maximum: 300, unit: "seconds"), default: .number(defaultTimeoutSeconds),
         description: "How long one request may take.")
     /// The keys the webhook reads.
-    public static let configuration = [urlKey, secretKey, eventsKey, timeoutKey, ConfigurationKey.retrySchedule]
+    public static let configuration = [
+        urlKey, secretKey, eventsKey, timeoutKey, ConfigurationKey.retrySchedule, ConfigurationKey.maxInFlight, ConfigurationKey.ordered,
+    ]
     /// How long one request may take unless `timeoutSeconds` says otherwise.
     public static let defaultTimeoutSeconds = 10.0
 
@@ -58,6 +63,8 @@ public final class Webhook: DurableDeliveryPlugin {
     public let retrySchedule: RetrySchedule
     /// Whether requests are signed (a `secret` was configured).
     public let isSigned: Bool
+    /// Requests in flight at most: `maxInFlight`, or 1 when `ordered`.
+    public let window: Int
 
     private let endpoint: WebhookEndpoint
     private let lifecycle: DurablePluginLifecycle<WebhookEndpoint>
@@ -94,9 +101,10 @@ public final class Webhook: DurableDeliveryPlugin {
         eventKinds = try configuration.eventKinds(Self.eventsKey)
         timeoutSeconds = try configuration.number(Self.timeoutKey) ?? Self.defaultTimeoutSeconds
         retrySchedule = try configuration.retrySchedule(.retrySchedule) ?? .standard
+        window = try configuration.deliveryWindow()
         endpoint = WebhookEndpoint(
             url: url, target: target, signature: signature, timeout: timeoutSeconds,
-            longestRetryAfter: retrySchedule.delays.max() ?? 0)
+            longestRetryAfter: retrySchedule.delays.max() ?? 0, window: window)
         lifecycle = DurablePluginLifecycle(name: context.name, kinds: eventKinds, schedule: retrySchedule)
     }
 

@@ -8,7 +8,6 @@ import Glibc
 #elseif canImport(Musl)
 import Musl
 #endif
-import Dispatch
 import JuiceMakerCore
 import JuiceHTTP
 import JuiceMakerPluginKit
@@ -20,36 +19,36 @@ import Locking
 ///
 /// - 2xx: delivered.
 /// - 410 Gone: a permanent failure (the endpoint asked never to be called again).
-/// - 429 and 503 with `Retry-After` (seconds or an HTTP date): retried then.
+/// - 429 and 503 with `Retry-After` (seconds or an HTTP date): retried then, and the
+///   runner sends nothing else to the endpoint until then.
 /// - Any other status, a timeout, a refused connection: retried on the schedule.
 ///
-/// Requests go through the package's own `HTTPClient` (keep-alive, TLS verified
-/// against the system's trust store) on a serial queue of the endpoint's own, never
-/// on the cooperative pool: `deliver` hands the request over and awaits the answer.
-/// Cancelling the delivering task wakes the request's `poll` at once.
-final class WebhookEndpoint: OwnedDurableDestination {
+/// Requests go through the package's own `HTTPClientPool`: up to `window` at once,
+/// each on a kept-alive connection of its own (TLS verified against the system's
+/// trust store), on the pool's threads, never on the cooperative pool. Each request is
+/// built and signed on its connection's thread when it is sent.
+final class WebhookEndpoint: OwnedDurableDestination, WindowedDurableDestination {
     let url: ParsedURL
     /// The URL as it may be shown: without user name or password.
     let displayURL: String
+    /// Requests in flight, at most (1 when `ordered`).
+    let window: Int
     private let signature: WebhookSignature?
     private let timeout: Double
     /// The longest wait a `Retry-After` may ask for: the longest step of the retry schedule.
     private let longestRetryAfter: Double
-    /// The client, used on `io` only (the lock is never contended; it makes the
-    /// hand-over between the queue's threads visible to the compiler and TSan).
-    private let client: Locked<HTTPClient>
-    private let cancellation = HTTPCancellation()
-    private let io = DispatchQueue(label: "WebhookPlugin.endpoint")
+    private let pool: HTTPClientPool
     /// Whether `close` ran: later deliveries are not sent.
     private let closed = Locked(false)
 
-    init(url: ParsedURL, target: HTTPTarget, signature: WebhookSignature?, timeout: Double, longestRetryAfter: Double) {
+    init(url: ParsedURL, target: HTTPTarget, signature: WebhookSignature?, timeout: Double, longestRetryAfter: Double, window: Int = 1) {
         self.url = url
         self.longestRetryAfter = longestRetryAfter
         self.displayURL = URLCredentials.redacted(url.string)
         self.signature = signature
         self.timeout = timeout
-        client = Locked(HTTPClient(target: target))
+        self.window = max(1, window)
+        pool = HTTPClientPool(target: target, size: self.window)
     }
 
     /// The request for `envelope`, signed at `timestamp` (Unix seconds).
@@ -66,16 +65,44 @@ final class WebhookEndpoint: OwnedDurableDestination {
         return HTTPRequest(fields: fields, body: body)
     }
 
-    func deliver(_ envelope: EventEnvelope) async throws(DeliveryFailure) {
+    /// Sends `envelope` on a free connection of the pool; `completion` hears the outcome.
+    func send(_ envelope: EventEnvelope, completion: @escaping @Sendable (DeliveryFailure?) -> Void) {
+        guard !closed.withLock({ $0 }) else { return completion(notSent) }
         let deadline = ContinuousClock.now + .seconds(timeout)
-        let request = request(for: envelope, timestamp: Int64(Date().timeIntervalSince1970))
-        let head = try await send(request, until: deadline)
+        pool.submit(until: deadline, { [self] in request(for: envelope, timestamp: Int64(Date().timeIntervalSince1970)) }) { [self] result in
+            switch result {
+            case .success(let head): completion(outcome(head))
+            case .failure(let error): completion(closed.withLock { $0 } ? notSent : failure(error))
+            }
+        }
+    }
+
+    /// Ends the requests under way (shutdown's deadline came).
+    func cancelSends() {
+        pool.cancelInFlight()
+    }
+
+    /// One event alone (a dead letter sent again): as `send`; cancelling the calling
+    /// task ends the requests under way.
+    func deliver(_ envelope: EventEnvelope) async throws(DeliveryFailure) {
+        let failure: DeliveryFailure? = await withTaskCancellationHandler {
+            await withCheckedContinuation { continuation in
+                send(envelope) { continuation.resume(returning: $0) }
+            }
+        } onCancel: {
+            pool.cancelInFlight()
+        }
+        if let failure { throw failure }
+    }
+
+    /// What an answer means: `nil` for 2xx, else the failure the runner acts on.
+    private func outcome(_ head: HTTPResponseHead) -> DeliveryFailure? {
         let status = head.status
         switch status {
         case 200..<300:
-            return
+            return nil
         case 410:
-            throw DeliveryFailure(
+            return DeliveryFailure(
                 PluginMessage(
                     english: "\(displayURL) answered 410 Gone: the endpoint is disabled",
                     korean: "\(displayURL)이(가) 410 Gone으로 답했습니다. 엔드포인트가 꺼졌습니다"), isPermanent: true)
@@ -83,9 +110,9 @@ final class WebhookEndpoint: OwnedDurableDestination {
             let retryAfter = head.value(of: "retry-after").flatMap {
                 Self.retryAfterSeconds($0, now: Date(), longest: longestRetryAfter)
             }
-            throw DeliveryFailure(answered(status), retryAfter: retryAfter)
+            return DeliveryFailure(answered(status), retryAfter: retryAfter)
         default:
-            throw DeliveryFailure(answered(status))
+            return DeliveryFailure(answered(status))
         }
     }
 
@@ -93,11 +120,10 @@ final class WebhookEndpoint: OwnedDurableDestination {
         PluginMessage(english: "\(displayURL) answered HTTP \(status)", korean: "\(displayURL)이(가) HTTP \(status)로 답했습니다")
     }
 
-    /// Ends a request under way and closes the kept connection. Later deliveries fail.
+    /// Ends the requests under way and closes the kept connections. Later deliveries fail.
     func close() {
         closed.withLock { $0 = true }
-        cancellation.cancelAll()
-        io.async { [client] in client.withLock { $0.close() } }
+        pool.close()
     }
 
     /// Closes it (`close`) when the plugin shuts down.
@@ -105,37 +131,15 @@ final class WebhookEndpoint: OwnedDurableDestination {
         close()
     }
 
-    /// Makes the request on `io`; cancelling the calling task cancels it.
-    private func send(_ request: HTTPRequest, until deadline: ContinuousClock.Instant) async throws(DeliveryFailure) -> HTTPResponseHead {
-        let number = cancellation.begin()
-        let outcome: Result<HTTPResponseHead, HTTPClientError>? = await withTaskCancellationHandler {
-            await withCheckedContinuation { continuation in
-                io.async { [self] in
-                    guard !closed.withLock({ $0 }) else { return continuation.resume(returning: nil) }
-                    let result = client.withLock { client in
-                        Result { () throws(HTTPClientError) in
-                            try client.send(request, until: deadline, cancellation: cancellation, number: number)
-                        }
-                    }
-                    continuation.resume(returning: result)
-                }
-            }
-        } onCancel: {
-            cancellation.cancel(number)
-        }
-        switch outcome {
-        case .success(let head)?:
-            return head
-        case .failure(let error)?:
-            throw DeliveryFailure(
-                PluginMessage(
-                    english: "POST \(displayURL) failed: \(error.message.english)",
-                    korean: "POST \(displayURL) 실패: \(error.message.korean)"))
-        case nil:
-            throw DeliveryFailure(
-                PluginMessage(
-                    english: "POST \(displayURL) not sent: shutting down", korean: "POST \(displayURL)을(를) 보내지 않았습니다. 종료하는 중입니다"))
-        }
+    private var notSent: DeliveryFailure {
+        DeliveryFailure(
+            PluginMessage(english: "POST \(displayURL) not sent: shutting down", korean: "POST \(displayURL)을(를) 보내지 않았습니다. 종료하는 중입니다"))
+    }
+
+    private func failure(_ error: HTTPClientError) -> DeliveryFailure {
+        DeliveryFailure(
+            PluginMessage(
+                english: "POST \(displayURL) failed: \(error.message.english)", korean: "POST \(displayURL) 실패: \(error.message.korean)"))
     }
 
     /// Seconds from `now` a `Retry-After` value asks for (`RetryAfter.seconds`), at most

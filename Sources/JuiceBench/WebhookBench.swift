@@ -20,6 +20,7 @@ enum WebhookBench {
         let deliveries = try deliveriesPerSecond(url: endpoint.url)
         let (none, attached, ratio) = try pairedOrdersPerSecond(url: endpoint.url)
         let hungCPU = try hungEndpointCPUPercent()
+        let windowed = try WebhookWindowBench.run(json: json)
         if !json {
             print("webhook: loopback endpoint answering 200 at once (orders: \(pairedRounds) paired rounds, medians)")
             print(
@@ -39,7 +40,7 @@ enum WebhookBench {
             ("webhook_deliveries_per_s", deliveries), ("webhook_orders_none_per_s", none),
             ("webhook_orders_attached_per_s", attached), ("webhook_orders_ratio", ratio),
             ("webhook_hung_cpu_percent", hungCPU),
-        ]
+        ] + windowed
     }
 
     static let hungWindow = Duration.milliseconds(2_500)
@@ -77,14 +78,14 @@ enum WebhookBench {
     }
 
     /// User + system seconds of the whole process so far.
-    private static func cpuSeconds() -> Double {
+    static func cpuSeconds() -> Double {
         var usage = rusage()
         getrusage(RUSAGE_SELF.rawValue, &usage)
         return Double(usage.ru_utime.tv_sec) + Double(usage.ru_utime.tv_usec) / 1e6
             + Double(usage.ru_stime.tv_sec) + Double(usage.ru_stime.tv_usec) / 1e6
     }
 
-    private static func context(_ name: String) -> PluginContext {
+    static func context(_ name: String) -> PluginContext {
         let sink = FileSink(descriptor: 2, closesOnDeinit: false, onFailure: { _ in })
         return PluginContext(
             name: name, language: .english, colorAllowed: false, stateDirectory: "/tmp", environment: [:],
@@ -157,8 +158,9 @@ enum WebhookBench {
     }
 }
 
-/// An HTTP/1.1 endpoint on 127.0.0.1 that answers every request `200` at once
-/// (keep-alive, `Content-Length` bodies), one thread per connection; or, with
+/// An HTTP/1.1 endpoint on 127.0.0.1 that answers every request `200` at once, or
+/// `latency` after it arrived (keep-alive, `Content-Length` bodies), one thread per
+/// connection; or, with
 /// `answers: false`, one that reads requests and never answers. With
 /// `recordsArrivals`, each request's body is read as a CloudEvent and its arrival kept
 /// (`juice-bench cli`: commit → request).
@@ -178,6 +180,8 @@ final class BenchEndpoint: Sendable {
     private let connections = Locked<[Int32]>([])
     private let recordsArrivals: Bool
     private let recorded = Locked<[Arrival]>([])
+    /// How long after a request arrived its answer leaves.
+    private let latency: Duration
 
     /// Every request recorded so far, in arrival order.
     var arrivals: [Arrival] { recorded.withLock { $0 } }
@@ -187,9 +191,10 @@ final class BenchEndpoint: Sendable {
 
     var url: String { "http://127.0.0.1:\(port)/bench" }
 
-    init(answers: Bool = true, recordsArrivals: Bool = false) throws {
+    init(answers: Bool = true, recordsArrivals: Bool = false, latency: Duration = .zero) throws {
         self.answers = answers
         self.recordsArrivals = recordsArrivals
+        self.latency = latency
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
@@ -269,8 +274,14 @@ final class BenchEndpoint: Sendable {
                 guard count > 0 else { return }
                 buffer += chunk[..<count]
             }
+            let arrived = ContinuousClock.now
             if recordsArrivals { record(Array(buffer[(end + 4)..<(end + 4 + length)])) }
             buffer.removeFirst(end + 4 + length)
+            if latency > .zero {
+                // An endpoint across the internet: the answer leaves `latency` after the request came.
+                let left = ContinuousClock.now.duration(to: arrived + latency)
+                if left > .zero { usleep(UInt32(TimeSpan(left).totalNanoseconds / 1_000)) }
+            }
             _ = answer.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
         }
     }

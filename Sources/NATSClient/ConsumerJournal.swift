@@ -10,6 +10,7 @@ import Glibc
 import Musl
 #endif
 import JuiceMakerCore
+import JuiceMakerPluginKit
 import Locking
 
 /// A JetStream durable consumer seen as an `EventJournal`, so a durable plugin (the
@@ -18,8 +19,10 @@ import Locking
 ///
 /// - Events are the stream's messages, each with the stream sequence as its
 ///   `sequence` (monotonic across machines), its own id, source and time.
-/// - Moving the cursor past a sequence acknowledges every message up to it (explicit
-///   ack, confirmed by the server): after that it is never sent again. Until then it
+/// - Each message is acknowledged on its own once its event is delivered or given up
+///   on (`acknowledge`, explicit ack confirmed by the server: a windowed runner does
+///   this as each answer comes), and moving the cursor past a sequence acknowledges
+///   every message up to it: after that it is never sent again. Until then it
 ///   is held, and every held message is marked "in progress" each third of the
 ///   consumer's ack wait, on a thread of its own, so its ack wait does not run out
 ///   while a delivery runs or a retry waits. A process that dies holds nothing: the
@@ -35,7 +38,7 @@ import Locking
 ///   they live in this process. The lease lives in this process.
 /// - A dead letter's event is read back from the stream by its sequence when its
 ///   redelivery asks for it (`juice subscribers retry <name> --dead-letters`).
-public final class ConsumerJournal: EventJournal {
+public final class ConsumerJournal: EventAcknowledgingJournal {
     private struct Held {
         let envelope: EventEnvelope
         var message: NATSMessage
@@ -44,6 +47,8 @@ public final class ConsumerJournal: EventJournal {
     private struct State {
         var held: [Int64: Held] = [:]
         var acknowledged: Int64 = 0
+        /// Acknowledged on their own, above `acknowledged`: a copy sent again is not held.
+        var acknowledgedAhead: Set<Int64> = []
         var cursors: [String: Int64] = [:]
         var deadLetters: [DeadLetter] = []
         var retryStates: [String: DeliveryRetryState] = [:]
@@ -156,7 +161,7 @@ public final class ConsumerJournal: EventJournal {
                     refused.append((message, sequence, reason.description))
                     continue
                 }
-                if sequence <= state.acknowledged {
+                if sequence <= state.acknowledged || state.acknowledgedAhead.contains(sequence) {
                     alreadyDone.append(message)
                 } else if state.held[sequence] != nil {
                     state.held[sequence]?.message = message  // sent again: ack this delivery
@@ -259,6 +264,7 @@ public final class ConsumerJournal: EventJournal {
             defer {
                 for key in keys { state.held[key] = nil }
                 state.acknowledged = max(state.acknowledged, sequence)
+                state.acknowledgedAhead = state.acknowledgedAhead.filter { $0 > sequence }
             }
             return keys.compactMap { state.held[$0]?.message }
         }
@@ -269,6 +275,22 @@ public final class ConsumerJournal: EventJournal {
                 // Not confirmed: the server sends it again after the ack wait (at least once).
                 report("\(error.message); the event may be delivered again")
             }
+        }
+    }
+
+    /// Acknowledges the message of `sequence` alone (confirmed by the server), before
+    /// the cursor reaches it: it is no longer held, and not sent again.
+    public func acknowledge(_ sequence: Int64, for subscriber: String) {
+        let message = state.change { state -> NATSMessage? in
+            guard sequence > state.acknowledged else { return nil }
+            state.acknowledgedAhead.insert(sequence)
+            return state.held.removeValue(forKey: sequence)?.message
+        }
+        do throws(NATSError) {
+            try message?.acknowledge()
+        } catch {
+            // Not confirmed: the server sends it again after the ack wait (at least once).
+            report("\(error.message); the event may be delivered again")
         }
     }
 

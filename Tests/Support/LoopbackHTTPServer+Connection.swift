@@ -133,17 +133,24 @@ extension LoopbackHTTPServer {
             }
             let body = Array(buffer.prefix(length))
             buffer.removeFirst(length)
-            let request = state.withLock { state in
+            let arrival = ContinuousClock.now
+            let (request, stops) = state.withLock { state in
                 let request = Request(
                     method: requestLine.first.map(String.init) ?? "", path: requestLine.dropFirst().first.map(String.init) ?? "",
                     headers: headers, body: body, index: state.requests.count, connection: connection,
-                    indexOnConnection: onConnection, line: line)
+                    indexOnConnection: onConnection, line: line, arrival: arrival)
+                if let verify, !verify.accepts(request) { state.failedVerification += 1 }
                 state.requests.append(request)
                 arrivals.resumeSatisfied(by: state.requests.count)
-                return request
+                return (request, state.stops)
             }
             onConnection += 1
-            switch answer(request) {
+            let reply = answer(request)
+            if latency > .zero {
+                // The endpoint's own time: ends early only when the server stops.
+                _ = state.wait(until: arrival + latency) { $0.stops != stops }
+            }
+            switch reply {
             case let .status(code, extra):
                 var response = "HTTP/1.1 \(code) Scripted\r\nContent-Length: 0\r\n"
                 for (name, value) in extra { response += "\(name): \(value)\r\n" }

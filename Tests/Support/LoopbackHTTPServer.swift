@@ -1,14 +1,18 @@
 import CTLS
 import Foundation
+import JuiceMakerCore
 import JuiceMakerPluginKit
 import Locking
 
 /// A small HTTP/1.1 server on loopback (127.0.0.1, or ::1), plain or TLS, for tests:
 /// the one test server. It records every request and answers what the test scripts:
 /// a status, exact bytes (with or without closing), closing without an answer, or
-/// never answering. Keep-alive, `Content-Length` bodies only. Nothing in it sleeps or
-/// polls: its threads wait on sockets and a wake-up pipe, and tests wait for requests
-/// with `waitForRequests`.
+/// never answering. Keep-alive, `Content-Length` bodies only, one thread per
+/// connection (connections are answered concurrently). Nothing in it sleeps or polls:
+/// its threads wait on sockets, a wake-up pipe and its state's condition, and tests
+/// wait for requests with `waitForRequests`. With `latency`, each answer leaves that
+/// long after its request arrived, as an endpoint across the internet would; with
+/// `verify`, each request is checked (its signature) and those that fail are counted.
 package final class LoopbackHTTPServer: Sendable {
     package struct Request: Sendable {
         package let method: String
@@ -24,7 +28,11 @@ package final class LoopbackHTTPServer: Sendable {
         package let indexOnConnection: Int
         /// The request line as sent.
         package let line: String
+        /// When it was read whole.
+        package let arrival: ContinuousClock.Instant
         package var text: String { String(decoding: body, as: UTF8.self) }
+        /// The journal sequence of the CloudEvent in the body, if it is one.
+        package var sequence: Int64? { try? CloudEventFormat.decode(text).sequence }
     }
 
     package enum Answer: Sendable {
@@ -68,37 +76,57 @@ package final class LoopbackHTTPServer: Sendable {
         var accepted = 0
         var handshakes = 0
         var failedHandshakes = 0
+        /// Requests `verify` refused.
+        var failedVerification = 0
+        /// How many times the server stopped: an answer waiting out its latency ends
+        /// early when this changes.
+        var stops = 0
         /// Made at the first `start` of a TLS server.
         var tlsContext: TLSContext?
     }
 
     /// The port, chosen by the system at the first `start` and kept across restarts.
     private let boundPort = Locked<UInt16>(0)
-    let state = Locked(State())
+    /// `change` wakes the answers waiting out their latency when the server stops.
+    let state = LockedCondition(State())
     /// Tests waiting for a number of requests.
     let arrivals = AsyncWaiters<Int>()
     let answer: @Sendable (Request) -> Answer
+    let latency: Duration
+    let verify: RequestCheck?
     private let ipv6: Bool
     private let tls: TLS?
 
-    /// `script` gets each request's index (0-based, over the server's life) and the request.
-    package convenience init(script: @escaping @Sendable (Int, Request) -> Answer = { _, _ in .status(200) }) {
-        self.init(answer: { script($0.index, $0) })
+    /// `script` gets each request's index (0-based, over the server's life) and the
+    /// request; `latency` and `verify` as in `init(ipv6:tls:latency:verify:answer:)`.
+    package convenience init(
+        latency: Duration = .zero, verify: RequestCheck? = nil,
+        script: @escaping @Sendable (Int, Request) -> Answer = { _, _ in .status(200) }
+    ) {
+        self.init(latency: latency, verify: verify, answer: { script($0.index, $0) })
     }
 
     /// Listens on 127.0.0.1, or on ::1 with `ipv6`; speaks TLS with `tls`. `answer`
-    /// gets each request.
-    package init(ipv6: Bool = false, tls: TLS? = nil, answer: @escaping @Sendable (Request) -> Answer) {
+    /// gets each request. Each answer leaves `latency` after its request arrived (sooner
+    /// only when the server stops). `verify`, if given, checks each request;
+    /// `failedVerification` counts those it refuses (they are still answered).
+    package init(
+        ipv6: Bool = false, tls: TLS? = nil, latency: Duration = .zero, verify: RequestCheck? = nil,
+        answer: @escaping @Sendable (Request) -> Answer
+    ) {
         self.ipv6 = ipv6
         self.tls = tls
+        self.latency = latency
+        self.verify = verify
         self.answer = answer
     }
 
     /// A server made and started.
     package static func started(
-        ipv6: Bool = false, tls: TLS? = nil, _ answer: @escaping @Sendable (Request) -> Answer = { _ in .status(200) }
+        ipv6: Bool = false, tls: TLS? = nil, latency: Duration = .zero, verify: RequestCheck? = nil,
+        _ answer: @escaping @Sendable (Request) -> Answer = { _ in .status(200) }
     ) throws -> LoopbackHTTPServer {
-        let server = LoopbackHTTPServer(ipv6: ipv6, tls: tls, answer: answer)
+        let server = LoopbackHTTPServer(ipv6: ipv6, tls: tls, latency: latency, verify: verify, answer: answer)
         try server.start()
         return server
     }
@@ -171,8 +199,9 @@ package final class LoopbackHTTPServer: Sendable {
     /// Closes the listener and shuts every connection down (hanging requests see the
     /// connection drop).
     package func stop() {
-        let (listener, wake) = state.withLock { state -> (Int32, Int32) in
+        let (listener, wake) = state.change { state -> (Int32, Int32) in
             state.running = false
+            state.stops += 1
             // Under the lock: a connection's thread closes its descriptor only after
             // taking it out of the set, so none of these is closed or reused yet.
             for connection in state.connections { shutdown(connection, Int32(SHUT_RDWR)) }

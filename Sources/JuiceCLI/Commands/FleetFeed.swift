@@ -35,9 +35,18 @@ struct FleetFeed {
         var journals: [ConsumerJournal] = []
         var runners: [(name: String, delivery: DurableDelivery)] = []
         var loggerRunners: [DurableDelivery] = []
-        // Messages held (fetched, not yet acknowledged) per subscriber.
-        let batch = min(64, reader.consumerSettings.maxAckPending)
+        let maxAckPending = reader.consumerSettings.maxAckPending
+        // The stream lets a consumer have maxAckPending messages out: a wider window never fills.
         for built in plugins {
+            let window = built.plugin.durable?.window ?? 1
+            if window > maxAckPending {
+                throw CLIError(.config, Catalog.Fleet.windowAboveMaxAckPending(built.entry.name, window: window, maxAckPending: maxAckPending))
+            }
+        }
+        for built in plugins {
+            // Messages held (fetched, not yet acknowledged): two windows, so the next is
+            // read while one is in flight; within what the consumer may have out.
+            let batch = min(maxAckPending, max(64, 2 * (built.plugin.durable?.window ?? 1)))
             let name = built.entry.name
             let report: @Sendable (PluginMessage) -> Void = { detail in
                 stderr.write("juice: \(Catalog.Errors.subscriberReport(name, detail)(language))\n")

@@ -13,7 +13,8 @@ import JuiceMakerPluginKit
 
 /// `juice subscribers`: each configured subscriber, its type, whether it is enabled,
 /// and, for durable ones (webhook, command), its cursor, how many events it is
-/// behind, when its failing event is tried next, and how many it gave up on. A
+/// behind, how many requests it keeps in flight at most (`maxInFlight`, or 1 when
+/// `ordered`), when its failing event is tried next, and how many it gave up on. A
 /// subscriber `juice fleet deliver` feeds has a second line, `<name>@fleet`
 /// (`FleetSubscriberStatus`): its consumer's ack floor and lag, attempts, dead letters.
 struct SubscribersCommand: JuiceCommand {
@@ -55,6 +56,7 @@ struct SubscribersCommand: JuiceCommand {
                     ("enabled", .bool(entry.enabled)),
                     ("cursor", status.map { .number(Double($0.cursor)) } ?? .null),
                     ("lag", status.map { .number(Double($0.lag)) } ?? .null),
+                    ("maxInFlight", status == nil ? .null : .integer(Self.window(of: entry, context).window)),
                     ("deadLetters", status.map { .integer($0.deadLetters) } ?? .integer(0)),
                 ]
                 if let retry = status?.retry { members += Self.retryMembers(retry) }
@@ -68,6 +70,7 @@ struct SubscribersCommand: JuiceCommand {
                     ("fleet", .bool(true)),
                     ("cursor", status.cursor.map { .number(Double($0)) } ?? .null),
                     ("lag", status.lag.map { .number(Double($0)) } ?? .null),
+                    ("maxInFlight", .integer(Self.window(of: status.entry, context).window)),
                     ("deadLetters", .integer(status.deadLetters)),
                 ]
                 if let retry = status.retry { members += Self.retryMembers(retry) }
@@ -85,7 +88,7 @@ struct SubscribersCommand: JuiceCommand {
         var rows = [
             [
                 results.subscriber(language), results.type(language), results.state(language), delivery.cursor(language),
-                results.lag(language), delivery.nextAttempt(language), results.deadLetters(language),
+                results.lag(language), delivery.inFlight(language), delivery.nextAttempt(language), results.deadLetters(language),
             ]
         ]
         rows += subscribers.map { entry in
@@ -93,21 +96,35 @@ struct SubscribersCommand: JuiceCommand {
             let name = Catalog.echo(entry.name)
             guard let status = statuses[entry.name] else {
                 let none = results.notDurable(language)
-                return [name, entry.type, state, none, none, none, none]
+                return [name, entry.type, state, none, none, none, none, none]
             }
             let next = Self.nextAttempt(status.retry, state: &state, language: language)
-            return [name, entry.type, state, "\(status.cursor)", "\(status.lag)", next, "\(status.deadLetters)"]
+            let (window, ordered) = Self.window(of: entry, context)
+            return [
+                name, entry.type, state, "\(status.cursor)", "\(status.lag)", delivery.window(window, ordered: ordered)(language), next,
+                "\(status.deadLetters)",
+            ]
         }
         rows += fleet.map { status in
             var state = status.entry.enabled ? results.enabled(language) : results.disabled(language)
             let next = Self.nextAttempt(status.retry, state: &state, language: language)
+            let (window, ordered) = Self.window(of: status.entry, context)
             return [
                 Catalog.echo(status.name), status.entry.type, state, status.cursor.map(String.init) ?? "?",
-                status.lag.map(String.init) ?? "?", next, "\(status.deadLetters)",
+                status.lag.map(String.init) ?? "?", delivery.window(window, ordered: ordered)(language), next, "\(status.deadLetters)",
             ]
         }
         context.console.standardOutput.write(TableLayout.render(rows))
         return .success
+    }
+
+    /// How many deliveries `entry` keeps in flight at most, and whether for order:
+    /// its `maxInFlight` and `ordered` when its plugin declares them, else one.
+    private static func window(of entry: SubscriberEntry, _ context: CommandContext) -> (window: Int, ordered: Bool) {
+        let keys = context.registry.plugin(named: entry.type)?.configuration ?? []
+        guard keys.contains(where: { $0.name == ConfigurationKey.maxInFlight.name }) else { return (1, false) }
+        let ordered = (try? entry.configuration.bool(.ordered)) == true
+        return ((try? entry.configuration.deliveryWindow()) ?? ConfigurationKey.defaultMaxInFlight, ordered)
     }
 
     /// The NEXT ATTEMPT cell of a retry state; a subscriber its destination stopped

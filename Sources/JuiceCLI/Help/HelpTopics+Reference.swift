@@ -84,6 +84,16 @@ extension HelpTopics {
                     + "exit, and leave delivery to a background juice deliver started after they exit (backgroundDelivery, on by "
                     + "default). A failing background delivery is reported by the next command, one line per subscriber."),
             .paragraph(
+                "A webhook keeps up to maxInFlight requests in flight (default 16), each on a kept connection of its own, and "
+                    + "moves its cursor only over the contiguous prefix of delivered events: events in flight arrive in any order, "
+                    + "and a crash or kill -9 sends at most maxInFlight of them again. A failing event keeps its own retry schedule; "
+                    + "the window cannot slide past it, so at most maxInFlight - 1 later events go out until it is delivered or a "
+                    + "dead letter. 410 Gone stops the subscriber at once; 429 or 503 with Retry-After pauses every request to "
+                    + "the endpoint until then. maxInFlight 1, or ordered: true, sends one at a time in journal order, at one "
+                    + "round trip per event (20 events/s at 50 ms). Receivers deduplicate on webhook-id and sort by the body's "
+                    + "sequence if they need order. juice subscribers shows each subscriber's IN FLIGHT; juice fleet deliver "
+                    + "keeps the same window (fleet.maxAckPending must be at least maxInFlight)."),
+            .paragraph(
                 "A webhook request carries the Standard Webhooks headers (webhook-id, webhook-timestamp, webhook-signature "
                     + "with HMAC-SHA256 when a secret is set) and the event as CloudEvents JSON; a 2xx is success, 410 Gone stops "
                     + "the subscriber, 429 and 503 honour Retry-After. A command subscriber's program reads one event per line "

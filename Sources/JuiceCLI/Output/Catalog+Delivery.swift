@@ -109,6 +109,11 @@ extension Catalog {
         // `juice subscribers` columns.
         static let cursor = T("CURSOR", ko: "커서")
         static let nextAttempt = T("NEXT ATTEMPT", ko: "다음 시도")
+        static let inFlight = T("IN FLIGHT", ko: "동시 전송")
+        /// The IN FLIGHT cell: how many deliveries the subscriber keeps out at once, at most.
+        static func window(_ window: Int, ordered: Bool) -> T {
+            ordered ? T("1 (ordered)", ko: "1 (순서 유지)") : T("up to \(window)", ko: "최대 \(window)")
+        }
         /// The STATE of a subscriber its destination stopped, with what stopped it:
         /// `stopped (410 Gone)`, `stopped (NATS refused the credentials)`, ….
         static func stopped(because lastError: String) -> T {

@@ -20,6 +20,16 @@ extension Catalog {
             "no NATS server given: pass --nats nats://host:4222 or set fleet.url in the config.",
             ko: "NATS 서버가 없습니다. --nats nats://host:4222를 주거나 설정의 fleet.url을 정하세요.")
 
+        /// A subscriber whose window is wider than what its consumer may have out.
+        static func windowAboveMaxAckPending(_ name: String, window: Int, maxAckPending: Int) -> T {
+            let shown = TerminalText.escaped(name)
+            return T(
+                "subscriber \(shown): maxInFlight \(window) is above fleet.maxAckPending \(maxAckPending), so the stream would "
+                    + "never let it fill its window; raise fleet.maxAckPending to at least \(window) or lower maxInFlight.",
+                ko: "구독자 \(shown): maxInFlight \(window)이(가) fleet.maxAckPending \(maxAckPending)보다 커서 스트림이 창을 "
+                    + "채우게 두지 않습니다. fleet.maxAckPending을 \(window) 이상으로 올리거나 maxInFlight를 낮추세요.")
+        }
+
         static let noMachines = T(
             "No machine has published stock to the stream yet.", ko: "아직 스트림에 재고를 발행한 기계가 없습니다.")
 

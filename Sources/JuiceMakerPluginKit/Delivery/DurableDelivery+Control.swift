@@ -88,7 +88,10 @@ extension DurableDelivery {
         let journal = journal
         let name = name
         _ = await Self.offPool { [self] in write { () throws(StoreError) in try journal.setRetryState(nil, for: name) } }
-        if deadLetters { update { $0.redeliverDeadLetters = true } }
+        update { state in
+            state.forgetAttempts = true
+            if deadLetters { state.redeliverDeadLetters = true }
+        }
         return await deliverPending(waitingAtMost: patience)
     }
 
@@ -109,14 +112,16 @@ extension DurableDelivery {
             }
         }
         _ = await waiters.wait(until: deadline, current: { state.withLock { isIdle($0) } }, for: isIdle)
-        let (current, sequence) = update { state -> (Task<Void, Never>?, Int64?) in
+        let (current, sequence, inFlight) = update { state -> (Task<Void, Never>?, Int64?, Set<Int64>) in
             state.stopping = true
-            return (state.current, state.currentSequence)
+            return (state.current, state.currentSequence, state.inFlight)
         }
         current?.cancel()
-        if current != nil, let sequence {
+        if !inFlight.isEmpty { windowedDestination?.cancelSends() }
+        let handedOver = inFlight.sorted() + (current != nil ? sequence.map { [$0] } ?? [] : [])
+        if !handedOver.isEmpty {
             // Said here, before returning, so the line is out before the process exits.
-            reportError(Self.handedOver(sequence))
+            reportError(Self.handedOver(handedOver))
         }
         let isFinished: @Sendable (State) -> Bool = { !$0.started || $0.finished }
         _ = await waiters.wait(until: deadline, current: { state.withLock { isFinished($0) } }, for: isFinished)
@@ -135,6 +140,9 @@ extension DurableDelivery {
 
     /// What the runner did in this process.
     public var statistics: DeliveryStatistics { state.withLock { $0.statistics } }
+
+    /// Events handed to a windowed destination and not yet answered.
+    public var requestsInFlight: Int { state.withLock { $0.inFlight.count } }
 
     /// Waits until `condition` holds for the phase and statistics, or until `deadline`
     /// (nil: none); returns whether it held. Woken by the runner's changes, never a

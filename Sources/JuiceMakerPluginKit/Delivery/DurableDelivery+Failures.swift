@@ -53,25 +53,12 @@ extension DurableDelivery {
             let retry = DeliveryRetryState(
                 sequence: envelope.sequence, attempts: attempt, nextAttemptAt: now, lastError: failure.reason, disabled: true)
             _ = write { () throws(StoreError) in try journal.setRetryState(retry, for: name) }
-            reportError(
-                PluginMessage(
-                    english:
-                        "\(failure.message.english); delivery is stopped and events wait in the journal; `juice subscribers retry \(name)` resumes it",
-                    korean: "\(failure.message.korean). 전달을 멈췄고 이벤트는 저널에서 기다립니다. `juice subscribers retry \(name)`로 다시 시작하세요"))
+            reportError(stopped(by: failure))
         } else if let delay = schedule.delay(afterFailedAttempt: attempt, retryAfter: failure.retryAfter) {
             let retry = DeliveryRetryState(
                 sequence: envelope.sequence, attempts: attempt, nextAttemptAt: now + delay, lastError: failure.reason)
             _ = write { () throws(StoreError) in try journal.setRetryState(retry, for: name) }
-            if firstReport {
-                let next = RetrySchedule.message(seconds: delay)
-                reportError(
-                    PluginMessage(
-                        english:
-                            "event \(envelope.sequence) not delivered (\(failure.message.english)); attempt \(attempt) of \(schedule.maximumAttempts), next in \(next.english); it waits in the journal",
-                        korean:
-                            "이벤트 \(envelope.sequence)을(를) 전달하지 못했습니다(\(failure.message.korean)). \(schedule.maximumAttempts)번 중 \(attempt)번째 시도였고 \(next.korean) 뒤에 다시 시도합니다. 이벤트는 저널에서 기다립니다"
-                    ))
-            }
+            if firstReport { reportError(notDelivered(envelope.sequence, failure: failure, attempt: attempt, nextIn: delay)) }
         } else {
             let letter = DeadLetter(
                 subscriber: name, sequence: envelope.sequence, eventID: envelope.id, attempts: attempt,
@@ -85,23 +72,51 @@ extension DurableDelivery {
                 $0.handledUpTo = envelope.sequence; $0.statistics.deadLettered += 1
             }
             persistCursor()
-            reportError(
-                PluginMessage(
-                    english:
-                        "gave up on event \(envelope.sequence) (id \(envelope.id)) after \(attempt) attempt(s): \(failure.message.english); `juice subscribers retry \(name) --dead-letters` sends it again",
-                    korean:
-                        "이벤트 \(envelope.sequence)(id \(envelope.id))을(를) \(attempt)번 시도한 뒤 포기했습니다: \(failure.message.korean). `juice subscribers retry \(name) --dead-letters`로 다시 보내세요"
-                ))
+            reportError(gaveUp(on: envelope, attempts: attempt, failure: failure))
         }
     }
 
-    /// What shutdown says when it cancels an attempt under way.
-    static func handedOver(_ sequence: Int64) -> PluginMessage {
+    /// The line for a destination's permanent refusal: delivery stops until `retry`.
+    func stopped(by failure: DeliveryFailure) -> PluginMessage {
         PluginMessage(
             english:
-                "event \(sequence) was still being delivered when juice had to exit (flushDeadlineSeconds); handed over to the next run: it waits in the journal and the next juice command or `juice deliver` sends it again",
+                "\(failure.message.english); delivery is stopped and events wait in the journal; `juice subscribers retry \(name)` resumes it",
+            korean: "\(failure.message.korean). 전달을 멈췄고 이벤트는 저널에서 기다립니다. `juice subscribers retry \(name)`로 다시 시작하세요")
+    }
+
+    /// The line for an event's first failed attempt on the schedule.
+    func notDelivered(_ sequence: Int64, failure: DeliveryFailure, attempt: Int, nextIn delay: Double) -> PluginMessage {
+        let next = RetrySchedule.message(seconds: delay)
+        return PluginMessage(
+            english:
+                "event \(sequence) not delivered (\(failure.message.english)); attempt \(attempt) of \(schedule.maximumAttempts), next in \(next.english); it waits in the journal",
             korean:
-                "juice가 끝나야 할 때(flushDeadlineSeconds) 이벤트 \(sequence)을(를) 아직 전달하는 중이었습니다. 다음 실행에 넘깁니다: 이벤트는 저널에서 기다리고, 다음 juice 명령이나 `juice deliver`가 다시 보냅니다"
+                "이벤트 \(sequence)을(를) 전달하지 못했습니다(\(failure.message.korean)). \(schedule.maximumAttempts)번 중 \(attempt)번째 시도였고 \(next.korean) 뒤에 다시 시도합니다. 이벤트는 저널에서 기다립니다"
+        )
+    }
+
+    /// The line for an event given up on, now a dead letter.
+    func gaveUp(on envelope: EventEnvelope, attempts: Int, failure: DeliveryFailure) -> PluginMessage {
+        PluginMessage(
+            english:
+                "gave up on event \(envelope.sequence) (id \(envelope.id)) after \(attempts) attempt(s): \(failure.message.english); `juice subscribers retry \(name) --dead-letters` sends it again",
+            korean:
+                "이벤트 \(envelope.sequence)(id \(envelope.id))을(를) \(attempts)번 시도한 뒤 포기했습니다: \(failure.message.korean). `juice subscribers retry \(name) --dead-letters`로 다시 보내세요"
+        )
+    }
+
+    /// What shutdown says when it cancels the attempts under way (sequences in order).
+    static func handedOver(_ sequences: [Int64]) -> PluginMessage {
+        let shown = sequences.prefix(5).map(String.init).joined(separator: ", ") + (sequences.count > 5 ? ", …" : "")
+        let english =
+            sequences.count == 1
+            ? "event \(shown) was still being delivered when juice had to exit (flushDeadlineSeconds); handed over to the next run: it waits in the journal and the next juice command or `juice deliver` sends it again"
+            : "\(sequences.count) events (\(shown)) were still being delivered when juice had to exit (flushDeadlineSeconds); handed over to the next run: they wait in the journal and the next juice command or `juice deliver` sends them again"
+        let korean = sequences.count == 1 ? "이벤트 \(shown)" : "이벤트 \(sequences.count)개(\(shown))"
+        return PluginMessage(
+            english: english,
+            korean:
+                "juice가 끝나야 할 때(flushDeadlineSeconds) \(korean)을(를) 아직 전달하는 중이었습니다. 다음 실행에 넘깁니다: 이벤트는 저널에서 기다리고, 다음 juice 명령이나 `juice deliver`가 다시 보냅니다"
         )
     }
 
@@ -124,11 +139,15 @@ extension DurableDelivery {
             $0.handledUpTo = row.sequence; $0.statistics.deadLettered += 1
         }
         persistCursor()
-        reportError(
-            PluginMessage(
-                english: "skipped event \(row.sequence): \(reason); kept as a dead letter (`juice subscribers` shows it), the events after it go on",
-                korean: "이벤트 \(row.sequence)을(를) 건너뛰었습니다: 저널 항목을 읽을 수 없습니다(\(row.reason)). 데드 레터로 남기고(`juice subscribers`에서 보임) 다음 이벤트를 계속 전달합니다"))
+        reportError(Self.unreadableSkipped(row, reason: reason))
         return true
+    }
+
+    /// The line for an unreadable row kept as a dead letter.
+    static func unreadableSkipped(_ row: UnreadableEvent, reason: String) -> PluginMessage {
+        PluginMessage(
+            english: "skipped event \(row.sequence): \(reason); kept as a dead letter (`juice subscribers` shows it), the events after it go on",
+            korean: "이벤트 \(row.sequence)을(를) 건너뛰었습니다: 저널 항목을 읽을 수 없습니다(\(row.reason)). 데드 레터로 남기고(`juice subscribers`에서 보임) 다음 이벤트를 계속 전달합니다")
     }
 
     /// Sends each dead letter once more; those delivered are removed. One whose row

@@ -14,14 +14,24 @@ import Locking
 import Synchronization
 
 /// Delivers a named subscriber's events from the journal to a destination, at least
-/// once, in journal order, surviving crashes, restarts and dead endpoints.
+/// once, surviving crashes, restarts and dead endpoints.
 ///
 /// Guarantees:
 /// - **The journal is the truth.** The runner reads the events after the
 ///   subscriber's cursor; bus events and `wake()` only tell it to look. An event
 ///   committed while nothing ran is delivered by the next process that runs it.
-/// - **In order, one at a time.** An event is offered only after every earlier one
-///   was delivered, skipped by the `kinds` filter, or given up on as a dead letter.
+/// - **In order, one at a time,** unless the destination keeps a window: an event is
+///   offered only after every earlier one was delivered, skipped by the `kinds` filter,
+///   or given up on as a dead letter.
+/// - **A window** (`WindowedDurableDestination`, `window` above 1): up to `window` events
+///   are in flight at once, in no order between them; an event is sent only while fewer
+///   than `window` offered events lie between the cursor and it, so the cursor, which
+///   moves only over the contiguous prefix of events done with, is never more than
+///   `window` delivered events behind (what a crash resends). Each failed event has its
+///   own attempts and schedule (the journal's `retryState` keeps the oldest one's), a
+///   `retryAfter` pauses every send until then, and a permanent refusal stops sending
+///   at once. A journal that acknowledges events one by one
+///   (`EventAcknowledgingJournal`) hears each as it is done with.
 /// - **At least once, one resend per crash at most.** The cursor never moves past an
 ///   event before the destination accepted it (or it became a dead letter), and it is
 ///   written after each success before the next event is offered, so a crash resends
@@ -45,8 +55,10 @@ import Synchronization
 ///   may still finish).
 ///
 /// This file is the runner's one state machine: its state and its thread's loop. What
-/// callers ask of it is in `DurableDelivery+Control.swift`; how one event or a run of
-/// them is handed to the destination in `DurableDelivery+Offer.swift`; its journal
+/// callers ask of it is in `DurableDelivery+Control.swift`; a pass in journal order in
+/// `DurableDelivery+InOrder.swift`, and how one event or a run of them is handed to the
+/// destination in `DurableDelivery+Offer.swift`; a window of them in
+/// `DurableDelivery+Window.swift` (its bookkeeping in `DeliveryWindow`); its journal
 /// bookkeeping and its failure handling in `DurableDelivery+Journal.swift` and
 /// `DurableDelivery+Failures.swift`.
 public final class DurableDelivery: Sendable {
@@ -69,6 +81,10 @@ public final class DurableDelivery: Sendable {
     let destination: any DurableDestination
     /// `destination` when it delivers on the runner's thread; looked up once.
     let blockingDestination: (any BlockingDurableDestination)?
+    /// `destination` when it takes several events at once; looked up once.
+    let windowedDestination: (any WindowedDurableDestination)?
+    /// `journal` when its events are acknowledged one by one; looked up once.
+    let acknowledgingJournal: (any EventAcknowledgingJournal)?
     /// Events read from the journal at once: `batchSize`, or what a blocking
     /// destination asks for (`BlockingDurableDestination.readBatch`).
     let readSize: Int
@@ -107,6 +123,12 @@ public final class DurableDelivery: Sendable {
         /// The sequence of the event `current` delivers.
         var currentSequence: Int64?
         var lease: DeliveryLease?
+        /// A windowed destination's answers not yet taken by the runner's thread.
+        var answers: [(sequence: Int64, failure: DeliveryFailure?)] = []
+        /// The events a windowed destination has in flight.
+        var inFlight: Set<Int64> = []
+        /// Set by `retry`: the window forgets its failed events' attempts.
+        var forgetAttempts = false
         /// When the store first failed to give the lease, in this run of failures
         /// (Unix seconds); `nil` once a lease was taken or found held elsewhere.
         var leaseUnavailableSince: Double?
@@ -137,6 +159,8 @@ public final class DurableDelivery: Sendable {
         self.schedule = schedule
         self.destination = destination
         blockingDestination = destination as? any BlockingDurableDestination
+        windowedDestination = blockingDestination == nil ? destination as? any WindowedDurableDestination : nil
+        acknowledgingJournal = (journal as? JournalView)?.acknowledging ?? journal as? any EventAcknowledgingJournal
         readSize = max(1, blockingDestination?.readBatch ?? Self.batchSize)
         self.reportError = reportError
         self.describeStoreError = describeStoreError
@@ -170,6 +194,8 @@ public final class DurableDelivery: Sendable {
     func run() {
         // The thread reading ahead for a pipelined destination, made when first needed.
         var reader: JournalReadAhead?
+        // A windowed destination's window, kept across passes.
+        var window: DeliveryWindow?
         while !isStopping {
             let served = state.withLock { $0.requests }
             wakeQueued.store(false, ordering: .sequentiallyConsistent)
@@ -187,14 +213,17 @@ public final class DurableDelivery: Sendable {
                 waitForWork(after: served, until: following ? .now + Self.leaseRetryInterval : nil)
                 continue
             case .unavailable:
-                settle(.waitingForRetry(until: Date().timeIntervalSince1970 + 1), served: served)
-                waitForWork(after: served, until: .now + .seconds(1))
+                waitForStore(served: served)
                 continue
             }
             if update({ state in
                 defer { state.redeliverDeadLetters = false }; return state.redeliverDeadLetters
             }) {
                 redeliverDeadLetters()
+            }
+            if let windowed = windowedDestination {
+                deliverWindowed(to: windowed, window: &window, served: served)
+                continue
             }
             let cursor: Int64
             let batch: [CommittedEntry]
@@ -210,8 +239,7 @@ public final class DurableDelivery: Sendable {
                 update { $0.handledUpTo = max($0.handledUpTo, cursor) }
             } catch {
                 reportStoreFailure(error)
-                settle(.waitingForRetry(until: Date().timeIntervalSince1970 + 1), served: served)
-                waitForWork(after: served, until: .now + .seconds(1))
+                waitForStore(served: served)
                 continue
             }
             if let retry, retry.disabled {
@@ -257,151 +285,17 @@ public final class DurableDelivery: Sendable {
     }
 
     /// Sleeps on the state until a wake-up after `served`, shutdown, or `deadline`.
-    private func waitForWork(after served: UInt64, until deadline: ContinuousClock.Instant?) {
+    func waitForWork(after served: UInt64, until deadline: ContinuousClock.Instant?) {
         _ = state.wait(until: deadline) { $0.requests != served || $0.stopping }
     }
 
-    /// Delivers `batch` in order until it ends, an event fails or must wait.
-    ///
-    /// For a `BlockingDurableDestination` the batch is read further ahead (the next
-    /// `readSize`, on a thread of its own while this one is delivered, joined once
-    /// fewer than half remain), so the destination's look ahead
-    /// (`upcoming`: the readable events after this one) never runs dry at a batch's
-    /// end: a pipelined destination keeps publishing while the runner reads. An
-    /// unreadable row is never offered: it becomes a dead letter at once and the
-    /// cursor moves past it.
-    private func deliver(_ first: [CommittedEntry], retry: DeliveryRetryState?, served: UInt64, reader: inout JournalReadAhead?) {
-        let cursorBatch = max(1, destination.cursorBatch)
-        let readsAhead = blockingDestination != nil
-        var batch = first
-        // For a blocking destination, the readable events of `batch`, in order (its runs
-        // are slices of them); `readable[nextReadable...]` are those after the entry
-        // being delivered.
-        var readable = readsAhead ? first.compactMap(Self.readableEvent) : []
-        var nextReadable = 0
-        // Whether `reader` is reading the next batch while this one is delivered.
-        var readingAhead = false
-        if readsAhead, first.count == readSize, let last = first.last {
-            let made = reader ?? JournalReadAhead(journal)
-            reader = made
-            made.read(after: last.sequence, limit: readSize)
-            readingAhead = true
-        }
-        var index = 0
-        var unrecorded = 0
-        defer {
-            if unrecorded > 0 { persistCursor() }
-            // Never leave a read running past this pass (the journal outlives it, but a shutdown should find no read at work).
-            if readingAhead { _ = reader?.entries() }
-        }
-        while index < batch.count {
-            let entry = batch[index]
-            index += 1
-            if isStopping { return }
-            if readingAhead, let reading = reader, batch.count - index < readSize / 2 {
-                let next = reading.entries()
-                readingAhead = false
-                if next.count == readSize, let last = next.last {
-                    reading.read(after: last.sequence, limit: readSize)
-                    readingAhead = true
-                }
-                if index > readSize * 4 {
-                    batch.removeFirst(index)
-                    index = 0
-                    readable.removeFirst(nextReadable)
-                    nextReadable = 0
-                }
-                batch += next
-                readable += next.compactMap(Self.readableEvent)
-            }
-            let envelope: EventEnvelope
-            switch entry {
-            case .event(let event):
-                envelope = event.envelope
-                nextReadable += 1
-            case .unreadable(let row):
-                if unrecorded > 0 {
-                    persistCursor()
-                    unrecorded = 0
-                }
-                guard deadLetterUnreadable(row, retry: retry) else { return }
-                continue
-            }
-            if let kinds, !kinds.contains(envelope.event.kind) {
-                progress {
-                    $0.handledUpTo = envelope.sequence; $0.statistics.skipped += 1
-                }
-                continue
-            }
-            var attempts = 0
-            var early: DeliveryRetryState?
-            if let retry, retry.sequence == envelope.sequence {
-                attempts = retry.attempts
-                let wait = retry.nextAttemptAt - Date().timeIntervalSince1970
-                let forced = progress { state in
-                    defer { state.forceAttempt = false }; return state.forceAttempt
-                }
-                if wait > 0, forced { early = retry }
-                if wait > 0, !forced {
-                    persistCursor()
-                    settle(.waitingForRetry(until: retry.nextAttemptAt), served: served)
-                    // One timed wait for the scheduled time; a wake-up ends it early.
-                    waitForWork(after: served, until: .now + .milliseconds(Int64(min(wait, 86_400 * 7) * 1000) + 1))
-                    return
-                }
-            }
-            if let blocking = blockingDestination {
-                // A run: this event and the readable rows after it, up to the first
-                // unreadable one (or, while the next batch is read, to half a batch
-                // before the end: it is joined there, and the next run goes on). A
-                // retried event is offered alone.
-                var end = index
-                let limit = readingAhead ? batch.count - readSize / 2 + 1 : batch.count
-                while attempts == 0, end < limit, case .event = batch[end] { end += 1 }
-                let first = nextReadable - 1
-                let run = readable[first..<(first + end - index + 1)]
-                progress { $0.forceAttempt = false }
-                let (handled, failure) = deliver(
-                    run, to: blocking, upcoming: readable[run.endIndex...], unrecorded: &unrecorded, cursorBatch: cursorBatch)
-                if let failure {
-                    persistCursor()
-                    recordFailure(of: run[run.startIndex + handled].envelope, attempt: attempts + 1, failure: failure, early: early)
-                    return
-                }
-                if attempts > 0, handled > 0 {
-                    _ = write { () throws(StoreError) in try journal.setRetryState(nil, for: name) }
-                    persistCursor()
-                    unrecorded = 0
-                }
-                guard handled == run.count else { return }  // stopping
-                index = end
-                nextReadable = run.endIndex
-                continue
-            }
-            progress { state in
-                state.forceAttempt = false
-                state.statistics.attempts += 1
-            }
-            if let failure = attempt(envelope) {
-                persistCursor()
-                recordFailure(of: envelope, attempt: attempts + 1, failure: failure, early: early)
-                return
-            }
-            progress {
-                $0.handledUpTo = envelope.sequence; $0.statistics.delivered += 1
-            }
-            if attempts > 0 {
-                _ = write { () throws(StoreError) in try journal.setRetryState(nil, for: name) }
-            }
-            unrecorded += 1
-            if unrecorded >= cursorBatch || attempts > 0 {
-                persistCursor()
-                unrecorded = 0
-            }
-        }
+    /// The store could not answer: waiting, looked at again in a second or at a wake-up.
+    func waitForStore(served: UInt64) {
+        settle(.waitingForRetry(until: Date().timeIntervalSince1970 + 1), served: served)
+        waitForWork(after: served, until: .now + .seconds(1))
     }
 
-    private func settle(_ phase: DeliveryPhase, served: UInt64) {
+    func settle(_ phase: DeliveryPhase, served: UInt64) {
         update { state in
             state.phase = phase
             state.settled = max(state.settled, served)

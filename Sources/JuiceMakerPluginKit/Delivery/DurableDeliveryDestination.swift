@@ -3,7 +3,8 @@ import JuiceMakerCore
 /// Where a durable subscriber sends events: an HTTP endpoint, a program's stdin.
 ///
 /// The runner (`DurableDelivery`) calls `deliver` for one event at a time, in journal
-/// order, never concurrently with itself, from a task it cancels at shutdown.
+/// order, never concurrently with itself, from a task it cancels at shutdown (a
+/// `WindowedDurableDestination` is handed several at once through `send` instead).
 /// Returning means the event is handed over for good (the cursor moves past it);
 /// throwing means it was not, and the same event (same `id`) is offered again later.
 public protocol DurableDestination: Sendable {

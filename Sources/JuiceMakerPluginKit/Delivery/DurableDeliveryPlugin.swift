@@ -13,11 +13,16 @@ public protocol DurableDeliveryPlugin: JuiceMakerPlugin {
     var delivery: DurableDelivery? { get }
     /// The kinds it delivers (its `events` filter); `nil` means every kind.
     var eventKinds: Set<EventKind>? { get }
+    /// Deliveries it keeps in flight at most (`maxInFlight`; 1 when `ordered`).
+    var window: Int { get }
 }
 
 extension DurableDeliveryPlugin {
     /// Itself.
     public var durable: (any DurableDeliveryPlugin)? { self }
+
+    /// One at a time, unless the plugin keeps a window.
+    public var window: Int { 1 }
 }
 
 extension DurableDelivery {

@@ -13,6 +13,10 @@ final class JournalView: EventJournal {
         self.journal = (journal as? JournalView)?.journal ?? journal
     }
 
+    /// The journal behind, when its events are acknowledged one by one (it offers
+    /// nothing more than that: no way to the store's writing side).
+    var acknowledging: (any EventAcknowledgingJournal)? { journal as? any EventAcknowledgingJournal }
+
     func lastSequence() throws(StoreError) -> Int64 { try journal.lastSequence() }
 
     func events(after sequence: Int64, limit: Int) throws(StoreError) -> [EventEnvelope] {
