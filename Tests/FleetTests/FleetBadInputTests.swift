@@ -32,12 +32,14 @@ struct FleetBadInputTests {
     @Test func noServerIsUnavailable() async throws {
         let machine = try JuiceSandbox.fleetMachine(
             "shop-1", subscribers: "[]", extra: #""fleet": {"url": "nats://127.0.0.1:1", "timeoutSeconds": 1}"#)
-        for command in [["fleet", "stock"], ["fleet", "watch"]] {
+        for command in [["fleet", "stock"], ["fleet", "watch"], ["fleet", "metrics"]] {
             #expect(try await machine.running(command).status == 69)
         }
         let lines = machine.errors.split(separator: "\n")
-        #expect(lines.count == 2 && lines.allSatisfy { $0.contains("nats-server") }, "\(machine.errors)")
-        #expect(try await machine.running(["fleet", "stock", "--nats", "nats://"]).status == 78)
+        #expect(lines.count == 3 && lines.allSatisfy { $0.contains("nats-server") }, "\(machine.errors)")
+        for command in [["fleet", "stock"], ["fleet", "metrics"]] {
+            #expect(try await machine.running(command + ["--nats", "nats://"]).status == 78)
+        }
     }
 
     /// `fleet.credentials` is checked by `juice config check` and is relative to the
@@ -64,7 +66,7 @@ struct FleetBadInputTests {
         let server = try await NATSServerProcess.started()
         defer { server.stop() }
         let machine = try JuiceSandbox.fleetMachine("shop-1", subscribers: "[]", extra: #""fleet": {"url": "\#(server.url)", "timeoutSeconds": 2}"#)
-        for command in [["fleet", "stock"], ["fleet", "watch"], ["fleet", "deliver"]] {
+        for command in [["fleet", "stock"], ["fleet", "watch"], ["fleet", "metrics"], ["fleet", "deliver"]] {
             let result = try await machine.running(command)
             let (status, said) = (result.status, result.stderr)
             if command[1] == "deliver" {
@@ -78,7 +80,7 @@ struct FleetBadInputTests {
         let admin = try server.connect()
         defer { admin.close() }
         try await offPool { try admin.ensureStream("JUICEMAKER", subjects: "other.>", replicas: 1) }
-        for command in [["fleet", "stock"], ["fleet", "watch"]] {
+        for command in [["fleet", "stock"], ["fleet", "watch"], ["fleet", "metrics"]] {
             let result = try await machine.running(command)
             let (status, said) = (result.status, result.stderr)
             #expect(status == 78, "\(command)")

@@ -31,7 +31,12 @@ package struct Exposition: Equatable {
     /// The value of `name` with one label, or without labels.
     package func value(_ name: String, _ label: String? = nil, _ value: String? = nil) -> Double? {
         guard let label, let value else { return samples[name] }
-        return samples["\(name){\(label)=\"\(value)\"}"]
+        return self.value(name, labels: [(label, value)])
+    }
+
+    /// The value of `name` with `labels` (name, unescaped value), in the order written.
+    package func value(_ name: String, labels: [(String, String)]) -> Double? {
+        samples[labels.isEmpty ? name : "\(name){" + labels.map { "\($0)=\"\($1)\"" }.joined(separator: ",") + "}"]
     }
 
     /// One sample line: its key (name and unescaped labels), family name and value.

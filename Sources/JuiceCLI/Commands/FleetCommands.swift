@@ -22,9 +22,9 @@ enum FleetGroup: CommandDeclaration {
     static let configuration = CommandConfiguration(
         commandName: "fleet",
         abstract: LocalizedText(
-            "See the fleet: every machine's events and stock, from NATS JetStream.",
-            ko: "플릿을 봅니다: 모든 기계의 이벤트와 재고를 NATS JetStream에서 읽습니다."),
-        subcommands: [FleetWatchCommand.self, FleetStockCommand.self, FleetDeliverCommand.self])
+            "See the fleet: every machine's events, stock and figures, from NATS JetStream.",
+            ko: "플릿을 봅니다: 모든 기계의 이벤트, 재고, 수치를 NATS JetStream에서 읽습니다."),
+        subcommands: [FleetWatchCommand.self, FleetStockCommand.self, FleetMetricsCommand.self, FleetDeliverCommand.self])
 
     /// `--nats URL`, every fleet command's.
     static let nats = Option(
@@ -32,6 +32,20 @@ enum FleetGroup: CommandDeclaration {
         help: LocalizedText(
             "The NATS server (nats://host:port, comma-separated for a cluster); default: the config's fleet.url.",
             ko: "NATS 서버 (nats://host:port, 클러스터는 쉼표로 구분). 기본값: 설정의 fleet.url."))
+}
+
+/// A fleet command whose only option is `--nats` (`fleet stock`, `fleet metrics`): it
+/// reads the config and builds the plugins, never opens the store.
+protocol FleetReaderCommand: JuiceCommand {
+    init(nats: String?)
+}
+
+extension FleetReaderCommand {
+    static var needs: CommandNeeds { .plugins }
+
+    init(_ invocation: Invocation) throws(CLIError) {
+        self.init(nats: invocation[FleetGroup.nats])
+    }
 }
 
 enum FleetCommandSupport {
@@ -87,6 +101,18 @@ enum FleetCommandSupport {
         let summary: StreamSummary
         /// How `juice fleet deliver`'s consumers are set up (`fleet.ackWait`, …).
         let consumerSettings: ConsumerSettings
+
+        /// Hands `body` every message of `filter` from `start` (the stream's order), until
+        /// the stream has no more; nothing when the stream held nothing when checked.
+        func each(_ filter: String, from start: NATSConnection.Start, _ body: (NATSMessage) -> Void) throws(NATSError) {
+            guard summary.messages > 0 else { return }
+            let subscription = try connection.reader(stream: stream, filter: filter, start: start)
+            defer { subscription.stop() }
+            while let message = try subscription.next(timeout: 1) {
+                body(message)
+                if message.metadata?.pending == 0 { break }
+            }
+        }
     }
 
     /// Connects as `--nats` or the config's `fleet` section says and checks the stream:
@@ -130,6 +156,13 @@ enum FleetCommandSupport {
         } catch {
             throw failure(error)
         }
+    }
+
+    /// What a reader does with a message it skipped: one escaped line on stderr.
+    static func reportSkipped(_ context: CommandContext) -> (FleetEvent.Skipped) -> Void {
+        let stderr = context.console.standardError
+        let language = context.language
+        return { skipped in stderr.write("juice: \(Catalog.Fleet.skipped(skipped.line)(language))\n") }
     }
 
     /// A NATS failure as the command's error: refused credentials or an unusable stream

@@ -14,32 +14,24 @@ import NATSClient
 /// stream holds it (the last `stock.changed` per machine and fruit that passes
 /// `FleetEvent`'s checks), with its age by the stream's clock. A skipped message is one
 /// escaped line on stderr and changes nothing; exit 0 all the same.
-struct FleetStockCommand: JuiceCommand {
+struct FleetStockCommand: FleetReaderCommand {
     static let configuration = CommandConfiguration(
         commandName: "stock",
         abstract: LocalizedText(
             "Show each machine's latest stock, read from the stream, and how old it is.",
             ko: "각 기계의 최신 재고와 그 나이를 스트림에서 읽어 보여 줍니다."),
         options: [FleetGroup.nats.spec])
-    static let needs = CommandNeeds.plugins
 
     let nats: String?
 
-    init(_ invocation: Invocation) throws(CLIError) {
-        nats = invocation[FleetGroup.nats]
-    }
-
     func run(_ session: Session) async throws(CLIError) -> ExitCode {
         #if canImport(NATSClient)
+        let reader = try FleetCommandSupport.reader(session.context, nats: nats)
         let context = session.context
-        let reader = try FleetCommandSupport.reader(context, nats: nats)
-        let stderr = context.console.standardError
         let language = context.language
         let rows: [FleetStockRow]
         do {
-            rows = try FleetStockRow.read(reader) { skipped in
-                stderr.write("juice: \(Catalog.Fleet.skipped(skipped.line)(language))\n")
-            }
+            rows = try FleetStockRow.read(reader, skipped: FleetCommandSupport.reportSkipped(context))
         } catch {
             throw FleetCommandSupport.failure(error)
         }
@@ -106,7 +98,7 @@ struct FleetStockRow {
         var latest: [String: FleetEvent] = [:]
         var retry: [String] = []
         var said: Set<UInt64> = []
-        try readEach(reader, filter: filter, start: .lastPerSubject) { message in
+        try reader.each(filter, from: .lastPerSubject) { message in
             switch FleetEvent.read(message, prefix: reader.prefix) {
             case .success(let event): latest[message.subject] = event
             case .failure(let skip):
@@ -115,7 +107,7 @@ struct FleetStockRow {
             }
         }
         for subject in retry {
-            try readEach(reader, filter: subject, start: .all) { message in
+            try reader.each(subject, from: .all) { message in
                 switch FleetEvent.read(message, prefix: reader.prefix) {
                 case .success(let event): latest[subject] = event
                 case .failure(let skip): if said.insert(skip.sequence).inserted { skipped(skip) }
@@ -134,18 +126,6 @@ struct FleetStockRow {
             rows[event.machine] = row
         }
         return rows.values.sorted { $0.machine < $1.machine }
-    }
-
-    /// Reads every message of `filter` from `start`, until the stream has no more.
-    private static func readEach(
-        _ reader: FleetCommandSupport.Reader, filter: String, start: NATSConnection.Start, _ body: (NATSMessage) -> Void
-    ) throws(NATSError) {
-        let subscription = try reader.connection.reader(stream: reader.stream, filter: filter, start: start)
-        defer { subscription.stop() }
-        while let message = try subscription.next(timeout: 1) {
-            body(message)
-            if message.metadata?.pending == 0 { break }
-        }
     }
 
     /// Whether `subject` is one a machine's stock change goes to (a machine name, a fruit).

@@ -86,8 +86,7 @@ struct FleetWatchCommand: JuiceCommand {
         let renderer = context.registry.eventRenderer(
             EventRenderingStyle(language: context.language, color: context.settings.colorAllowed && output.isTerminal))
         let stop = session.stopSignals()
-        let stderr = context.console.standardError
-        let language = context.language
+        let reportSkipped = FleetCommandSupport.reportSkipped(context)
         while !stop.isRequested {
             let message: NATSMessage?
             do {
@@ -100,7 +99,7 @@ struct FleetWatchCommand: JuiceCommand {
             switch FleetEvent.read(message, prefix: reader.prefix) {
             case .success(let read): event = read
             case .failure(let skipped):
-                stderr.write("juice: \(Catalog.Fleet.skipped(skipped.line)(language))\n")
+                reportSkipped(skipped)
                 continue
             }
             let envelope = event.envelope

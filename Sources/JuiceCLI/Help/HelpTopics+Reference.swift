@@ -114,7 +114,8 @@ extension HelpTopics {
                     + "(juicemaker.shop-1.stock.changed.kiwi) with the headers content-type: application/cloudevents+json (lower "
                     + "case, as the CloudEvents NATS binding reads it) and Nats-Msg-Id: the event id. The fleet commands read "
                     + "that stream: juice fleet watch follows it, juice fleet stock shows each machine's last stock, juice fleet "
-                    + "deliver feeds the webhook, command and logger subscribers from it."),
+                    + "metrics prints each machine's figures for Prometheus (juice help metrics), juice fleet deliver feeds the webhook, command and logger subscribers from it."
+            ),
             .paragraph(
                 "Publishing moves the journal cursor only past events whose PubAck is in, in journal order; a resend carries the "
                     + "same Nats-Msg-Id, so the stream's duplicate window drops it."),
@@ -252,7 +253,8 @@ extension HelpTopics {
         ])
 
     static let metrics = HelpTopic(
-        name: "metrics", heading: "METRICS", summary: "Prometheus figures: the metrics subscriber, juice metrics, the service unit",
+        name: "metrics", heading: "METRICS",
+        summary: "Prometheus figures: the metrics subscriber, juice metrics, juice fleet metrics, the service unit",
         blocks: [
             .paragraph(
                 "A metrics subscriber ({\"type\": \"metrics\", \"path\": \"juice-maker.prom\"}; a relative path is in the store's "
@@ -276,6 +278,16 @@ extension HelpTopics {
                 "Counters are sums over the whole journal: a restart never resets them. The subscriber gauges cover each "
                     + "durable subscriber with a cursor or dead letters; in the textfile, lag and last success are as of the last "
                     + "change, and juice metrics reads them now."),
+            .paragraph(
+                "juice fleet metrics prints the fleet's figures, read from every message the fleet's stream retains, under the "
+                    + "same names with a machine label first: juicemaker_juices_made_total{machine,juice}, "
+                    + "juicemaker_orders_failed_total{machine,juice}, juicemaker_fruit_consumed_total{machine,fruit}, "
+                    + "juicemaker_fruit_in_stock{machine,fruit} (after the machine's last stock.changed there; none for a fruit it "
+                    + "did not change) and juicemaker_fleet_events_total{machine}. An event stored twice is counted once; a "
+                    + "message that is not a machine's event is skipped with one stderr line and counted nowhere. Its counters "
+                    + "count what the stream retains, not the machines' journals: when retention (maxAge, maxBytes) drops old "
+                    + "messages they go down, which a rate reads as a reset; their HELP says so. Exit codes as juice fleet "
+                    + "stock (juice help fleet)."),
             .paragraph(
                 "config/juice-deliver.service runs juice deliver --follow under systemd: the store in /var/lib/juice-maker "
                     + "(StateDirectory=), the config in /etc/juice-maker, SIGTERM's 143 counted as success, restarted on failure, "

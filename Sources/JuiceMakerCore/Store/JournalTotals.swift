@@ -35,15 +35,24 @@ public struct JournalTotals: Sendable, Equatable {
         self.init(stock: stock, events: 0)
         for envelope in events {
             self.events = max(self.events, envelope.sequence)
-            switch envelope.event {
-            case let .juiceMade(juice, count, consumed):
-                juicesMade[juice.id, default: 0] += count
-                for item in consumed.nonZero { fruitConsumed[item.fruit.id, default: 0] += item.amount }
-            case let .orderFailed(juice, _, _):
-                ordersFailed[juice.id, default: 0] += 1
-            case .stockChanged:
-                break
-            }
+            Self.count(envelope.event, juicesMade: &juicesMade, ordersFailed: &ordersFailed, fruitConsumed: &fruitConsumed)
+        }
+    }
+
+    /// Adds `event` to the three counters as the totals count it: a juice made adds its
+    /// cups and the fruit it used, a failed order adds one; a stock change adds nothing.
+    /// For tallies kept elsewhere (the fleet's stream, per machine) that must agree.
+    public static func count(
+        _ event: JuiceMakerEvent, juicesMade: inout [String: Int], ordersFailed: inout [String: Int], fruitConsumed: inout [String: Int]
+    ) {
+        switch event {
+        case let .juiceMade(juice, count, consumed):
+            juicesMade[juice.id, default: 0] += count
+            for item in consumed.nonZero { fruitConsumed[item.fruit.id, default: 0] += item.amount }
+        case let .orderFailed(juice, _, _):
+            ordersFailed[juice.id, default: 0] += 1
+        case .stockChanged:
+            break
         }
     }
 }

@@ -5,28 +5,20 @@ import JuiceMakerCore
 /// family, `snake_case` names with the unit last, `_total` on counters, and label
 /// values escaped (backslash, double quote, newline).
 ///
-/// Counters are sums over the whole journal, so they never go down when a process
-/// restarts. Every juice and fruit of the menu has a sample, 0 until it has one, so a
-/// rate over a new series starts from a known value.
+/// A store's counters are sums over the whole journal, so they never go down when a
+/// process restarts (the fleet's, `render(fleet:)`, count what the stream retains).
+/// Every juice and fruit of the menu has a sample, 0 until it has one, so a rate over
+/// a new series starts from a known value.
 public enum MetricsExposition {
     /// The whole text, ending in a newline.
     public static func render(_ figures: MetricsFigures) -> String {
         let totals = figures.totals
-        var text = ""
-        let juices = ids(Juice.allCases.map(\.id), totals.juicesMade, totals.ordersFailed)
-        let fruits = ids(Fruit.allCases.map(\.id), totals.fruitConsumed)
-        family(
-            &text, "juicemaker_juices_made_total", .counter, "Juices made, in cups, over the whole journal.",
-            juices.map { (label("juice", $0), "\(totals.juicesMade[$0] ?? 0)") })
-        family(
-            &text, "juicemaker_orders_failed_total", .counter, "Orders refused for lack of fruit, over the whole journal.",
-            juices.map { (label("juice", $0), "\(totals.ordersFailed[$0] ?? 0)") })
-        family(
-            &text, "juicemaker_fruit_consumed_total", .counter, "Fruit used by the juices made, over the whole journal.",
-            fruits.map { (label("fruit", $0), "\(totals.fruitConsumed[$0] ?? 0)") })
-        family(
-            &text, "juicemaker_fruit_in_stock", .gauge, "Fruit in stock.",
-            Fruit.allCases.map { (label("fruit", $0.id), "\(totals.stock[$0])") })
+        var text = tallyFamilies(
+            [
+                Tally(
+                    labels: [], juicesMade: totals.juicesMade, ordersFailed: totals.ordersFailed, fruitConsumed: totals.fruitConsumed,
+                    stock: Dictionary(uniqueKeysWithValues: Fruit.allCases.map { ($0.id, totals.stock[$0]) }))
+            ], counted: "over the whole journal", stockHelp: "Fruit in stock.")
         let subscribers = figures.subscribers
         family(
             &text, "juicemaker_subscriber_lag_events", .gauge, "Journal events after a durable subscriber's cursor, not handled yet.",
@@ -47,13 +39,55 @@ public enum MetricsExposition {
         return text
     }
 
-    private enum Kind: String {
+    enum Kind: String {
         case counter, gauge
     }
 
-    /// One family: HELP, TYPE and its samples (`labels` already in braces, or empty).
-    /// A family without samples is left out (a TYPE with nothing under it says nothing).
-    private static func family(_ text: inout String, _ name: String, _ kind: Kind, _ help: String, _ samples: [(String, String)]) {
+    /// One place's juice and fruit figures: a store's journal, or one machine's events
+    /// in the fleet's stream. `labels` come first on each of its samples.
+    struct Tally {
+        var labels: [(name: String, value: String)]
+        var juicesMade: [String: Int]
+        var ordersFailed: [String: Int]
+        var fruitConsumed: [String: Int]
+        /// By fruit id; a fruit without a quantity has no sample.
+        var stock: [String: Int]
+    }
+
+    /// The juice and fruit families of `tallies`, each family once with every tally's
+    /// samples: every juice and fruit of the menu has a counter sample, 0 until counted.
+    /// `counted` ends each counter's HELP (where it was counted); `stockHelp` is the
+    /// stock gauge's HELP.
+    static func tallyFamilies(_ tallies: [Tally], counted: String, stockHelp: String) -> String {
+        var text = ""
+        let juices = tallies.map { ids(Juice.allCases.map(\.id), $0.juicesMade, $0.ordersFailed) }
+        let fruits = tallies.map { ids(Fruit.allCases.map(\.id), $0.fruitConsumed) }
+        func samples(_ ids: [[String]], _ label: String, _ value: (Tally, String) -> Int?) -> [Sample] {
+            zip(tallies, ids).flatMap { tally, ids in
+                ids.compactMap { id in value(tally, id).map { (labels(tally.labels + [(label, id)]), "\($0)") } }
+            }
+        }
+        family(
+            &text, "juicemaker_juices_made_total", .counter, "Juices made, in cups, \(counted).",
+            samples(juices, "juice") { $0.juicesMade[$1] ?? 0 })
+        family(
+            &text, "juicemaker_orders_failed_total", .counter, "Orders refused for lack of fruit, \(counted).",
+            samples(juices, "juice") { $0.ordersFailed[$1] ?? 0 })
+        family(
+            &text, "juicemaker_fruit_consumed_total", .counter, "Fruit used by the juices made, \(counted).",
+            samples(fruits, "fruit") { $0.fruitConsumed[$1] ?? 0 })
+        family(
+            &text, "juicemaker_fruit_in_stock", .gauge, stockHelp,
+            samples(tallies.map { ids(Fruit.allCases.map(\.id), $0.stock) }, "fruit") { $0.stock[$1] })
+        return text
+    }
+
+    /// One sample: its labels already in braces (or empty), and its value.
+    typealias Sample = (labels: String, value: String)
+
+    /// One family: HELP, TYPE and its samples. A family without samples is left out (a
+    /// TYPE with nothing under it says nothing).
+    static func family(_ text: inout String, _ name: String, _ kind: Kind, _ help: String, _ samples: [Sample]) {
         guard !samples.isEmpty else { return }
         text += "# HELP \(name) \(escapeHelp(help))\n# TYPE \(name) \(kind.rawValue)\n"
         for (labels, value) in samples { text += "\(name)\(labels) \(value)\n" }
@@ -65,9 +99,12 @@ public enum MetricsExposition {
         return known + others
     }
 
-    private static func label(_ name: String, _ value: String) -> String {
-        "{\(name)=\"\(escapeLabelValue(value))\"}"
+    /// `{name="value",…}` with each value escaped; empty without labels.
+    static func labels(_ pairs: [(name: String, value: String)]) -> String {
+        pairs.isEmpty ? "" : "{" + pairs.map { "\($0.name)=\"\(escapeLabelValue($0.value))\"" }.joined(separator: ",") + "}"
     }
+
+    private static func label(_ name: String, _ value: String) -> String { labels([(name, value)]) }
 
     /// A Unix time with its fraction; Go's `ParseFloat` (Prometheus') reads Swift's shortest form.
     private static func number(_ value: Double) -> String {
