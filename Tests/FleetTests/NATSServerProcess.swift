@@ -73,10 +73,19 @@ final class NATSServerProcess: @unchecked Sendable {
 
     /// A server in a temporary directory of its own, started.
     static func started() async throws -> NATSServerProcess {
-        let directory = try TemporaryDirectory(prefix: "juice-fleet-")
-        let server = try NATSServerProcess(directory: directory, ownsDirectory: true)
-        try await server.start()
-        return server
+        // A free port is free when asked, not when nats-server binds it: tests running
+        // side by side may take it in between. Another port is tried then.
+        for attempt in 1...3 {
+            let directory = try TemporaryDirectory(prefix: "juice-fleet-")
+            let server = try NATSServerProcess(directory: directory, ownsDirectory: true)
+            do {
+                try await server.start()
+                return server
+            } catch let error as FleetTestError where attempt < 3 && error.description.contains("address already in use") {
+                continue
+            }
+        }
+        throw FleetTestError("nats-server did not start on any of three free ports")
     }
 
     /// - Parameter cluster: this node's cluster port and the other nodes' cluster ports.
