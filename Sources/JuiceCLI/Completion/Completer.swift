@@ -30,7 +30,7 @@ struct Completer: Sendable {
             }
             if !optionsEnded, word == "--" {
                 optionsEnded = true
-            } else if !optionsEnded, isOption(word) {
+            } else if !optionsEnded, CommandLineParser.isOption(word) {
                 pendingValue = valueTaker(word, in: path[path.count - 1])
             } else if arguments == 0, let next = path[path.count - 1].subcommand(named: word) {
                 path.append(next)
@@ -85,9 +85,5 @@ struct Completer: Sendable {
         }
         guard let letter = word.last, word.count == 2 else { return nil }
         return known.first { $0.short == letter && $0.takesValue }
-    }
-
-    private func isOption(_ word: String) -> Bool {
-        word.hasPrefix("-") && word.count > 1 && !(word.dropFirst().first?.isNumber ?? false)
     }
 }

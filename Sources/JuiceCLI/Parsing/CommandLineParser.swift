@@ -95,7 +95,7 @@ public struct CommandLineParser: Sendable {
         while index < words.count {
             let word = words[index]
             index += 1
-            if optionsEnded || !isOption(word) {
+            if optionsEnded || !Self.isOption(word) {
                 if !optionsEnded, arguments.isEmpty, let next = path[path.count - 1].subcommand(named: word) {
                     path.append(next)
                 } else {
@@ -117,7 +117,7 @@ public struct CommandLineParser: Sendable {
                 let value: String
                 if let inline {
                     value = inline
-                } else if index < words.count, words[index] != "--", !isOption(words[index]) {
+                } else if index < words.count, words[index] != "--", !Self.isOption(words[index]) {
                     value = words[index]
                     index += 1
                 } else {
@@ -155,8 +155,9 @@ public struct CommandLineParser: Sendable {
         return .topic(name, command: command)
     }
 
-    /// An option word: starts with `-`, is not `-` alone, and is not a negative number.
-    private func isOption(_ word: String) -> Bool {
+    /// An option word: starts with `-`, is not `-` alone, and is not a negative number
+    /// (the completer reads words by the same rule).
+    static func isOption(_ word: String) -> Bool {
         guard word.hasPrefix("-"), word.count > 1 else { return false }
         let rest = word.dropFirst()
         return !(rest.first?.isNumber ?? false)
@@ -164,7 +165,7 @@ public struct CommandLineParser: Sendable {
 
     /// The letters of a short-option word (`-qh` → `q`, `h`), or nil for any other word.
     private func shortLetters(_ word: String) -> [Character]? {
-        guard isOption(word), !word.hasPrefix("--") else { return nil }
+        guard Self.isOption(word), !word.hasPrefix("--") else { return nil }
         return Array(word.dropFirst())
     }
 
@@ -243,7 +244,7 @@ public struct CommandLineParser: Sendable {
         var path = [root]
         for word in words where word != "--help" && word != "-h" {
             if word == "--" { break }
-            if isOption(word) { continue }
+            if Self.isOption(word) { continue }
             guard let next = path[path.count - 1].subcommand(named: word) else { break }
             path.append(next)
         }
