@@ -17,8 +17,15 @@ import Locking
 /// webhook, the command subscriber) runs unchanged on the fleet's stream: `juice fleet
 /// deliver`.
 ///
-/// - Events are the stream's messages, each with the stream sequence as its
-///   `sequence` (monotonic across machines), its own id, source and time.
+/// - Events are the stream's messages, with their own id, source and time, numbered in
+///   the order this process received them: a message's `sequence` is its stream
+///   sequence unless that would not come after every number given before it, and
+///   then it is the next number. The runner's cursor moves over what it has seen, and
+///   the stream does not come in stream order: a message another deliverer held (a
+///   process that was killed, or stopped before its answer came) comes back after its
+///   ack wait, below messages delivered since. Numbered by arrival, it is still ahead
+///   of the cursor and is delivered; numbered by the stream, it would fall behind the
+///   cursor and be lost. Dead letters and retry state are kept under the stream sequence.
 /// - Each message is acknowledged on its own once its event is delivered or given up
 ///   on (`acknowledge`, explicit ack confirmed by the server: a windowed runner does
 ///   this as each answer comes), and moving the cursor past a sequence acknowledges
@@ -39,16 +46,44 @@ import Locking
 /// - A dead letter's event is read back from the stream by its sequence when its
 ///   redelivery asks for it (`juice subscribers retry <name> --dead-letters`).
 public final class ConsumerJournal: EventAcknowledgingJournal {
-    private struct Held {
+    fileprivate struct Held {
+        /// Its `sequence` is the number this process gave it.
         let envelope: EventEnvelope
+        let streamSequence: Int64
         var message: NATSMessage
     }
 
-    private struct State {
+    /// The stream sequences of the last messages this process acknowledged or gave
+    /// numbers to, and their numbers: how a copy sent again is recognised and how a
+    /// number is told as a stream sequence, without keeping every message of a long run.
+    fileprivate struct Recent {
+        private(set) var order: [Int64] = []
+        private(set) var numbers: [Int64: Int64] = [:]
+        static let kept = 4096
+
+        mutating func remember(stream: Int64, number: Int64) {
+            if numbers.updateValue(number, forKey: stream) == nil { order.append(stream) }
+            if order.count > Self.kept * 2 {
+                for stale in order.prefix(order.count - Self.kept) { numbers[stale] = nil }
+                order.removeFirst(order.count - Self.kept)
+            }
+        }
+    }
+
+    fileprivate struct State {
+        /// By the number given.
         var held: [Int64: Held] = [:]
+        /// The number of each held message, by its stream sequence.
+        var numberOf: [Int64: Int64] = [:]
+        /// The last number given.
+        var lastNumber: Int64 = 0
+        /// The cursor's number: every message numbered up to it is acknowledged.
         var acknowledged: Int64 = 0
-        /// Acknowledged on their own, above `acknowledged`: a copy sent again is not held.
-        var acknowledgedAhead: Set<Int64> = []
+        /// Stream sequences acknowledged by this process: a copy sent again is acknowledged, not held.
+        var done = Recent()
+        /// Stream sequences by number, for messages given a number lately (held or done).
+        var streamOf: [Int64: Int64] = [:]
+        var streamOfOrder: [Int64] = []
         var cursors: [String: Int64] = [:]
         var deadLetters: [DeadLetter] = []
         var retryStates: [String: DeliveryRetryState] = [:]
@@ -161,15 +196,19 @@ public final class ConsumerJournal: EventAcknowledgingJournal {
                     refused.append((message, sequence, reason.description))
                     continue
                 }
-                if sequence <= state.acknowledged || state.acknowledgedAhead.contains(sequence) {
-                    alreadyDone.append(message)
-                } else if state.held[sequence] != nil {
-                    state.held[sequence]?.message = message  // sent again: ack this delivery
+                if state.done.numbers[sequence] != nil {
+                    alreadyDone.append(message)  // acknowledged here, sent again before the acknowledgement arrived
+                } else if let number = state.numberOf[sequence] {
+                    state.held[number]?.message = message  // sent again while held: acknowledge this copy
                 } else {
+                    let number = max(sequence, state.lastNumber + 1)
+                    state.lastNumber = number
                     let envelope = EventEnvelope(
-                        sequence: sequence, id: decoded.id, time: decoded.time, source: decoded.source,
+                        sequence: number, id: decoded.id, time: decoded.time, source: decoded.source,
                         changeID: decoded.changeID, event: decoded.event)
-                    state.held[sequence] = Held(envelope: envelope, message: message)
+                    state.held[number] = Held(envelope: envelope, streamSequence: sequence, message: message)
+                    state.numberOf[sequence] = number
+                    state.rememberStream(sequence, of: number)
                 }
             }
         }
@@ -187,7 +226,7 @@ public final class ConsumerJournal: EventAcknowledgingJournal {
         message.terminate()
         guard sequence > 0 else { return }
         let id = message.header("Nats-Msg-Id").flatMap(EventID.init) ?? EventID(high: 0, low: 0)
-        try? recordDeadLetter(
+        try? keep(
             DeadLetter(
                 subscriber: subscriber, sequence: sequence, eventID: id, attempts: 0, lastError: "subject \(subject): \(why)",
                 recordedAt: Date().timeIntervalSince1970))
@@ -201,7 +240,7 @@ public final class ConsumerJournal: EventAcknowledgingJournal {
     // MARK: EventJournal
 
     public func lastSequence() throws(StoreError) -> Int64 {
-        state.withLock { max($0.acknowledged, $0.held.keys.max() ?? 0) }
+        state.withLock { $0.lastNumber }
     }
 
     public func events(after sequence: Int64, limit: Int) throws(StoreError) -> [EventEnvelope] {
@@ -262,9 +301,8 @@ public final class ConsumerJournal: EventAcknowledgingJournal {
             state.cursors[name] = max(state.cursors[name] ?? 0, sequence)
             let keys = state.held.keys.filter { $0 <= sequence }.sorted()
             defer {
-                for key in keys { state.held[key] = nil }
+                for key in keys { state.release(key) }
                 state.acknowledged = max(state.acknowledged, sequence)
-                state.acknowledgedAhead = state.acknowledgedAhead.filter { $0 > sequence }
             }
             return keys.compactMap { state.held[$0]?.message }
         }
@@ -283,8 +321,7 @@ public final class ConsumerJournal: EventAcknowledgingJournal {
     public func acknowledge(_ sequence: Int64, for subscriber: String) {
         let message = state.change { state -> NATSMessage? in
             guard sequence > state.acknowledged else { return nil }
-            state.acknowledgedAhead.insert(sequence)
-            return state.held.removeValue(forKey: sequence)?.message
+            return state.release(sequence)
         }
         do throws(NATSError) {
             try message?.acknowledge()
@@ -296,7 +333,17 @@ public final class ConsumerJournal: EventAcknowledgingJournal {
 
     public func cursors() throws(StoreError) -> [String: Int64] { state.withLock { $0.cursors } }
 
+    /// Kept under the message's stream sequence.
     public func recordDeadLetter(_ letter: DeadLetter) throws(StoreError) {
+        let stream = state.withLock { $0.stream(of: letter.sequence) }
+        try keep(
+            DeadLetter(
+                subscriber: letter.subscriber, sequence: stream, eventID: letter.eventID, attempts: letter.attempts,
+                lastError: letter.lastError, recordedAt: letter.recordedAt))
+    }
+
+    /// Keeps `letter`, whose sequence is the stream's.
+    private func keep(_ letter: DeadLetter) throws(StoreError) {
         if let bookkeeping {
             try bookkeeping.recordDeadLetter(
                 DeadLetter(
@@ -320,13 +367,24 @@ public final class ConsumerJournal: EventAcknowledgingJournal {
         } else {
             letters = state.withLock { state in state.deadLetters.filter { subscriber == nil || $0.subscriber == subscriber } }
         }
-        let mine = letters.filter { $0.subscriber == self.subscriber }.map(\.sequence)
-        state.change { $0.armed = Set(mine) }
-        return letters
+        // A letter whose message is held here is told by the number it was given.
+        return state.change { state in
+            let numbered = letters.map { letter in
+                guard letter.subscriber == self.subscriber, let number = state.numberOf[letter.sequence] else { return letter }
+                return DeadLetter(
+                    subscriber: letter.subscriber, sequence: number, eventID: letter.eventID, attempts: letter.attempts,
+                    lastError: letter.lastError, recordedAt: letter.recordedAt)
+            }
+            state.armed = Set(numbered.filter { $0.subscriber == self.subscriber }.map(\.sequence))
+            return numbered
+        }
     }
 
-    public func removeDeadLetters(for subscriber: String, sequences: [Int64]) throws(StoreError) {
-        state.change { $0.armed.subtract(sequences) }
+    public func removeDeadLetters(for subscriber: String, sequences numbers: [Int64]) throws(StoreError) {
+        let sequences = state.change { state in
+            state.armed.subtract(numbers)
+            return numbers.map { state.stream(of: $0) }
+        }
         if let bookkeeping {
             try bookkeeping.removeDeadLetters(for: Fleet.bookkeepingName(subscriber), sequences: sequences)
             return
@@ -335,12 +393,23 @@ public final class ConsumerJournal: EventAcknowledgingJournal {
         state.change { state in state.deadLetters.removeAll { $0.subscriber == subscriber && doomed.contains($0.sequence) } }
     }
 
+    /// The retry state kept under the stream sequence, told by the number its message was
+    /// given when it is held here.
     public func retryState(for subscriber: String) throws(StoreError) -> DeliveryRetryState? {
-        if let bookkeeping { return try bookkeeping.retryState(for: Fleet.bookkeepingName(subscriber)) }
-        return state.withLock { $0.retryStates[subscriber] }
+        let kept: DeliveryRetryState?
+        if let bookkeeping {
+            kept = try bookkeeping.retryState(for: Fleet.bookkeepingName(subscriber))
+        } else {
+            kept = state.withLock { $0.retryStates[subscriber] }
+        }
+        guard var kept else { return nil }
+        kept.sequence = state.withLock { $0.numberOf[kept.sequence] ?? kept.sequence }
+        return kept
     }
 
     public func setRetryState(_ retryState: DeliveryRetryState?, for subscriber: String) throws(StoreError) {
+        var retryState = retryState
+        if let number = retryState?.sequence { retryState?.sequence = state.withLock { $0.stream(of: number) } }
         if let bookkeeping {
             try bookkeeping.setRetryState(retryState, for: Fleet.bookkeepingName(subscriber))
             return
@@ -352,5 +421,33 @@ public final class ConsumerJournal: EventAcknowledgingJournal {
         guard state.change({ $0.leased.insert(subscriber).inserted }) else { return nil }
         let state = state
         return DeliveryLease { state.change { _ = $0.leased.remove(subscriber) } }
+    }
+}
+
+extension ConsumerJournal.State {
+    /// Lets go of the message numbered `number`: no longer held, remembered as done.
+    @discardableResult
+    fileprivate mutating func release(_ number: Int64) -> NATSMessage? {
+        guard let held = held.removeValue(forKey: number) else { return nil }
+        numberOf[held.streamSequence] = nil
+        done.remember(stream: held.streamSequence, number: number)
+        return held.message
+    }
+
+    /// Remembers which stream sequence `number` was given to, for the last messages numbered.
+    fileprivate mutating func rememberStream(_ sequence: Int64, of number: Int64) {
+        streamOf[number] = sequence
+        streamOfOrder.append(number)
+        if streamOfOrder.count > ConsumerJournal.Recent.kept * 2 {
+            let stale = streamOfOrder.count - ConsumerJournal.Recent.kept
+            for old in streamOfOrder.prefix(stale) { streamOf[old] = nil }
+            streamOfOrder.removeFirst(stale)
+        }
+    }
+
+    /// The stream sequence of the message numbered `number`; `number` itself when it is
+    /// not one this process gave lately (a dead letter's, which is the stream's).
+    fileprivate func stream(of number: Int64) -> Int64 {
+        held[number]?.streamSequence ?? streamOf[number] ?? number
     }
 }

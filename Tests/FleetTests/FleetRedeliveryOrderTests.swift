@@ -1,0 +1,65 @@
+import Foundation
+import JuiceMakerCore
+import JuiceTestSupport
+import Testing
+#if canImport(NATSClient)
+import NATSClient
+
+/// A message that comes back to a deliverer after messages it has already delivered
+/// (another deliverer held it and let go without an answer) is still delivered: the
+/// journal `juice fleet deliver` reads numbers messages in the order they arrive, so
+/// the runner's cursor never stands past one it has not seen. Against a real
+/// `nats-server -js`, with two journals on one durable consumer.
+@Suite(.tags(.nats, .process), .notInUnitRun, .enabled(if: FleetEnvironment.isAvailable, FleetEnvironment.skipNote), .serialized)
+struct FleetRedeliveryOrderTests {
+    @Test(.timeLimit(.minutes(1)))
+    func aMessageAnotherDelivererHeldIsDeliveredAfterLaterOnes() async throws {
+        let server = try await NATSServerProcess.started()
+        defer { server.stop() }
+        let machine = try await JuiceSandbox.publishing("shop-a", to: server, orders: ["kiwi", "banana", "mango-kiwi"])
+        let published = try await machine.eventIDs()
+        #expect(published.count >= 6, "\(published)")
+        let connection = try server.connect()
+        defer { connection.close() }
+        // An ack wait longer than the second deliverer takes to read what is there now.
+        let settings = ConsumerSettings(prefix: "juicemaker", ackWait: 2, maxAckPending: 1000, start: .all)
+        func journal(batch: Int) throws -> ConsumerJournal {
+            let consumer = try DurableConsumer(connection: connection, stream: "JUICEMAKER", name: "hook", settings: settings) { _ in }
+            return ConsumerJournal(consumer: consumer, subscriber: "hook", batch: batch) { _ in }
+        }
+
+        // The first deliverer takes the first three messages and lets go without an answer.
+        let first = try journal(batch: 3)
+        try first.fetchAvailable(timeout: 0.2)
+        let taken = try first.events(after: 0, limit: 100)
+        #expect(taken.map(\.id.description) == Array(published.prefix(3)))
+        first.stop()
+
+        // The second delivers what comes, as the runner does: each read after its cursor,
+        // then the cursor moved past it. The first three come back after their ack wait,
+        // behind later ones in the stream's order.
+        let second = try journal(batch: 100)
+        defer { second.stop() }
+        var delivered: [EventEnvelope] = []
+        let deadline = ContinuousClock.now + .seconds(20)
+        while delivered.count < published.count, ContinuousClock.now < deadline {
+            try second.fetchAvailable(timeout: 0.2)
+            let cursor = try second.cursor(named: "hook")
+            let read = try second.events(after: cursor, limit: 100)
+            #expect(read.allSatisfy { $0.sequence > cursor } && read.map(\.sequence) == read.map(\.sequence).sorted())
+            guard let last = read.last else { continue }
+            delivered += read
+            try second.setCursor(named: "hook", to: last.sequence)
+        }
+
+        // Every event delivered once, though not in the stream's order; the consumer has
+        // nothing left: no message was acknowledged without being delivered.
+        let order = delivered.map(\.id.description)
+        #expect(order.sorted() == published.sorted(), "each event once")
+        #expect(order != published, "the held messages came back after later ones")
+        #expect(Array(order.suffix(3)) == Array(published.prefix(3)))
+        let state = try #require(try connection.consumer("hook", of: "JUICEMAKER"))
+        #expect(state.ackPending == 0 && state.pending == 0 && state.ackFloor == UInt64(published.count), "\(state)")
+    }
+}
+#endif
