@@ -113,6 +113,10 @@ let natsTargets: [Target] =
             name: "NATSPlugin",
             dependencies: ["JuiceMakerPluginKit", "JuiceMakerCore", "EventBus", "Locking", "FleetConfiguration", "NATSClient"],
             path: "Plugins/NATS", swiftSettings: importsWhatItUses),
+        /// Fuzz target (Tests/Fuzz): a stream message from another machine, as the fleet's readers check it.
+        .executableTarget(
+            name: "FuzzFleetEvent", dependencies: ["FuzzSupport", "NATSClient", "FleetConfiguration", "JuiceMakerCore"],
+            path: "Tests/Fuzz/FuzzFleetEvent", exclude: ["corpus"]),
     ] : []
 /// What the fleet commands use (the client), and the plugin the registry lists.
 let natsDependency: [Target.Dependency] = withNATS ? ["NATSClient", "NATSPlugin"] : []

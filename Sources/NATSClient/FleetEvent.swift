@@ -32,6 +32,12 @@ public struct FleetEvent: Sendable {
         public let subject: String
         public let reason: String
 
+        public init(sequence: UInt64, subject: String, reason: String) {
+            self.sequence = sequence
+            self.subject = subject
+            self.reason = reason
+        }
+
         /// `stream sequence 7, subject juicemaker.x.stock.changed.kiwi: <reason>` (raw:
         /// escape before showing; the subject and reason cut to 200 characters).
         public var line: String {
@@ -53,7 +59,7 @@ public struct FleetEvent: Sendable {
     }
 
     /// The machine and event of a message with `text` on `subject`, or why it is not one.
-    static func check(text: String, subject: String, prefix: String) -> Result<(String, EventEnvelope), WireFormatError> {
+    public static func check(text: String, subject: String, prefix: String) -> Result<(String, EventEnvelope), WireFormatError> {
         let envelope: EventEnvelope
         do throws(WireFormatError) {
             envelope = try CloudEventFormat.decode(text)
@@ -84,7 +90,7 @@ public struct FleetEvent: Sendable {
     }
 
     /// Why `event` cannot have happened on a machine, or `nil`.
-    static func impossibility(_ event: JuiceMakerEvent) -> String? {
+    public static func impossibility(_ event: JuiceMakerEvent) -> String? {
         let quantities = 0...Stock.maximumQuantity
         switch event {
         case let .stockChanged(fruit, from, to, reason):

@@ -92,7 +92,7 @@ import Testing
             processes.append(try workspace.start(index % 3 == 0 ? ["stock", "add", "kiwi", "1"] : ["order", "banana"]).process)
         }
         for process in processes {
-            process.waitUntilExit()
+            reap(process)
             #expect(process.terminationStatus == 0)
         }
         let rows = try await waitUntilSettled(workspace, ["hook", "program"]) { lag($0["hook"]) == 0 && lag($0["program"]) == 0 }

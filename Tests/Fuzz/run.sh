@@ -12,7 +12,16 @@ cd "$(dirname "$0")/../.."
 seconds=${1:-30}
 shift || true
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(FuzzJSON FuzzJSONReader FuzzCommandLine FuzzCloudEvent FuzzRFC3339 FuzzRetryAfter FuzzHTTPResponse)
+if [ ${#targets[@]} -eq 0 ]; then
+    targets=(FuzzJSON FuzzJSONReader FuzzCommandLine FuzzCloudEvent FuzzRFC3339 FuzzRetryAfter FuzzHTTPResponse)
+    # The fleet's reader is built only where libnats-dev is (Package.swift, hasNATS).
+    for header in /usr/include/nats/nats.h /usr/include/nats.h /usr/local/include/nats/nats.h /usr/local/include/nats.h /opt/homebrew/include/nats/nats.h; do
+        if [ -e "$header" ] && [ "${JUICE_WITHOUT_NATS:-}" != 1 ]; then
+            targets+=(FuzzFleetEvent)
+            break
+        fi
+    done
+fi
 scratch=.build-fuzz
 
 for target in "${targets[@]}"; do

@@ -73,7 +73,7 @@ import Testing
         /// Closes the terminal's other side, as a terminal window closing does; the exit status.
         func hangUp() -> Int32 {
             close(closing)
-            process.waitUntilExit()
+            reap(process)
             return process.terminationStatus
         }
     }

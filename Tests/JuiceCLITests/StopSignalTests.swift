@@ -190,7 +190,7 @@ extension RunningProgram {
     /// (`.exit` when `juice` exited by itself, `.uncaughtSignal` when the signal killed it).
     func stop(with signal: Int32) -> (status: Int32, reason: Process.TerminationReason) {
         kill(process.processIdentifier, signal)
-        process.waitUntilExit()
+        reap(process)
         try? input?.close()
         return (process.terminationStatus, process.terminationReason)
     }

@@ -75,7 +75,7 @@ import Testing
         // The timeout path, before any writer exists (nothing can arrive).
         #expect(try store.waitForEvents(after: before, timeout: .milliseconds(30)) == false)
         let process = try Probe.start(["orders", "--store", path, "--count", "1"], in: directory, name: "writer").process
-        defer { process.waitUntilExit() }
+        defer { reap(process) }
         // Generous: this bounds a broken follow, it does not measure a working one.
         #expect(try store.waitForEvents(after: before, timeout: .seconds(60)))
         let events = try store.events(after: before, limit: 10)

@@ -1,5 +1,6 @@
 import Foundation
 import Locking
+import Testing
 
 /// What a finished program did: its exit status and everything it wrote.
 package struct ProgramRun: Sendable {
@@ -58,7 +59,7 @@ package struct Program: Sendable {
         process.standardError = err
         process.standardInput = try FileHandle(forReadingFrom: URL(fileURLWithPath: inputFile))
         try process.run()
-        process.waitUntilExit()
+        reap(process)
         try out.close()
         try err.close()
         return ProgramRun(

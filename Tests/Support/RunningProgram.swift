@@ -1,5 +1,6 @@
 import Foundation
 import Locking
+import Testing
 
 /// A program that keeps running (`juice watch`, a screen fed line by line, a
 /// follower): its stdout comes through a pipe the test reads as it arrives, its stderr
@@ -52,7 +53,7 @@ package final class RunningProgram: Sendable {
     /// the end of input, is what ends it.
     package func interrupt() -> Int32 {
         process.interrupt()
-        process.waitUntilExit()
+        reap(process)
         try? input?.close()
         waitForEndOfOutput()
         return process.terminationStatus
@@ -61,7 +62,7 @@ package final class RunningProgram: Sendable {
     /// Closes standard input (if piped) and waits for the exit status.
     package func finish() -> Int32 {
         try? input?.close()
-        process.waitUntilExit()
+        reap(process)
         waitForEndOfOutput()
         return process.terminationStatus
     }
@@ -122,6 +123,22 @@ package func waitForExit(_ process: Process, within limit: Duration = .seconds(1
 /// Waits for `process` to exit, off the cooperative pool.
 package func exited(_ process: Process) async {
     _ = try? await offPool { process.waitUntilExit() }
+}
+
+/// How long a test waits for a child process that should exit by itself before it
+/// kills it: far beyond any working run, even under ThreadSanitizer; only a hang reaches
+/// it, and the test then fails instead of stopping the whole run.
+package let hangLimit = Duration.seconds(600)
+
+/// Waits for `process` to exit. One that has not exited after `limit` hangs: it is
+/// killed (SIGKILL), the test records an issue that says so, and the wait ends.
+package func reap(_ process: Process, within limit: Duration = hangLimit, sourceLocation: SourceLocation = #_sourceLocation) {
+    guard !exits(process, within: limit) else { return }
+    let arguments = (process.arguments ?? []).joined(separator: " ")
+    let name = process.executableURL?.lastPathComponent ?? "a process"
+    Issue.record("\(name) \(arguments) did not exit within \(limit); killed", sourceLocation: sourceLocation)
+    kill(process.processIdentifier, SIGKILL)
+    process.waitUntilExit()
 }
 
 /// Stops `process` (SIGTERM, SIGKILL after `seconds`) and waits for it.
