@@ -20,7 +20,7 @@ import WebhookPlugin
             #expect(isFleetSubscriber(plugin), "\(type(of: plugin))")
             #expect(plugin.durable != nil)
             #expect(plugin.startWarnings.isEmpty)
-            #expect(type(of: plugin).eventRenderer(EventRenderingStyle(language: .english, color: false)) == nil)
+            #expect(type(of: plugin).eventRenderer(EventRenderingStyle(language: .english, color: false, asks: true)) == nil)
         }
     }
 }

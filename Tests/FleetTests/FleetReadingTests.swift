@@ -29,6 +29,11 @@ struct FleetReadingTests {
                 #expect(try await machine.running(["stock", "add", fruit, "\(machine.name.count)"]).status == 0)
             }
             for juice in juices { #expect(try await machine.running(["order", juice]).status == 0) }
+            if machine.name == "shop-b" {
+                // A failed order, which `fleet watch` states: nobody there can answer a question.
+                #expect(try await machine.running(["stock", "set", "mango=0"]).status == 0)
+                #expect(try await machine.running(["order", "mango"]).status != 0)
+            }
             #expect(try await machine.running(["deliver"]).status == 0, "\(machine.errors)")
         }
         let result = try await machines[0].running(["fleet", "stock", "--json", "--nats", server.url])
@@ -57,6 +62,7 @@ struct FleetReadingTests {
                 #expect(lines.allSatisfy { $0.contains("\"source\":\"/juice-maker/shop-b\"") })
             } else {
                 #expect(lines.count >= ids.count - 1 && lines.allSatisfy { $0.hasPrefix("[shop-b] ") }, "\(lines)")
+                #expect(lines.contains("[shop-b] Not enough fruit.") && !watch.stdout.contains("Edit the stock?"), "\(lines)")
             }
         }
         // The table: a row per machine, a column per fruit, the age last.

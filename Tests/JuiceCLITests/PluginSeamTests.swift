@@ -61,7 +61,7 @@ import Testing
         try maker.make(.strawberry)
         try maker.make(.kiwi)
         let events = try store.events(after: 0, limit: 100)
-        let style = EventRenderingStyle(language: .korean, color: false)
+        let style = EventRenderingStyle(language: .korean, color: false, asks: true)
         let standard = PluginRegistry.standard.eventRenderer(style)
         let made = try #require(events.first { $0.event.kind == .juiceMade })
         #expect(standard.lines(for: made) == ["키위쥬스 나왔습니다! 맛있게 드세요!"])

@@ -15,7 +15,7 @@ import Testing
             try notifier.attach(to: rig.host)
             try rig.maker.make(.strawberry)  // fails: 16 needed, 10 in stock
             try rig.maker.make(.kiwi)
-            let renderer = try #require(CLINotifier.eventRenderer(EventRenderingStyle(language: language, color: false)))
+            let renderer = try #require(CLINotifier.eventRenderer(EventRenderingStyle(language: language, color: false, asks: true)))
             #expect(try rig.journal().flatMap(renderer.lines(for:)) == rig.output.lines)
             #expect(notifier.startWarnings.isEmpty)
             guard case .none = notifier.fleetRole else {

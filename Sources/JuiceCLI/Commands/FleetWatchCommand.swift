@@ -84,7 +84,7 @@ struct FleetWatchCommand: JuiceCommand {
         let output = context.console.standardOutput
         let json = context.settings.json
         let renderer = context.registry.eventRenderer(
-            EventRenderingStyle(language: context.language, color: context.settings.colorAllowed && output.isTerminal))
+            EventRenderingStyle(language: context.language, color: context.settings.colorAllowed && output.isTerminal, asks: false))
         let stop = session.stopSignals()
         let reportSkipped = FleetCommandSupport.reportSkipped(context)
         while !stop.isRequested {

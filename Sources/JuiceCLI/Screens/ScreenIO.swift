@@ -37,7 +37,7 @@ struct ScreenIO {
         renderer = context.registry.eventRenderer(
             EventRenderingStyle(
                 language: context.language,
-                color: context.settings.colorAllowed && context.console.standardOutput.isTerminal))
+                color: context.settings.colorAllowed && context.console.standardOutput.isTerminal, asks: true))
     }
 
     var language: Language { session.context.language }

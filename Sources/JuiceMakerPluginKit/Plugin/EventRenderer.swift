@@ -18,7 +18,8 @@ public struct EventRenderingStyle: Sendable, Equatable {
     /// where nobody can, a renderer states what happened instead of asking.
     public let asks: Bool
 
-    public init(language: Language, color: Bool, asks: Bool = true) {
+    /// `asks` has no default: every place that shows events says whether a person answers there.
+    public init(language: Language, color: Bool, asks: Bool) {
         self.language = language
         self.color = color
         self.asks = asks
