@@ -45,17 +45,8 @@ public final class NATSPublisher: DurableDeliveryPlugin {
 
     public init(configuration: PluginConfiguration, context: PluginContext) throws(ConfigurationError) {
         options = try Self.options(configuration, context: context, name: "juice \(context.name)")
-        subjectPrefix = try Fleet.checked(
-            configuration.string(Fleet.subjectPrefixKey) ?? Fleet.defaultSubjectPrefix, Fleet.isSubjectPrefix,
-            at: "\(configuration.path).subjectPrefix",
-            expected: PluginMessage(
-                english: "expected subject tokens of letters, digits, - and _ separated by dots (juicemaker, acme.juice)",
-                korean: "글자, 숫자, -, _로 된 주제 토큰을 점으로 이어야 합니다(juicemaker, acme.juice)"))
-        stream = try Fleet.checked(
-            configuration.string(Fleet.streamKey) ?? Fleet.defaultStream, Fleet.isStreamName, at: "\(configuration.path).stream",
-            expected: PluginMessage(
-                english: "expected a stream name without spaces, '.', '*', '>', '/' or '\\' (JUICEMAKER)",
-                korean: "공백, '.', '*', '>', '/', '\\'가 없는 스트림 이름이어야 합니다(JUICEMAKER)"))
+        subjectPrefix = try Fleet.subjectPrefix(of: configuration)
+        stream = try Fleet.stream(of: configuration)
         replicas = Int(try configuration.number(Fleet.replicasKey) ?? 1)
         retention = StreamRetention(
             maxAge: try configuration.number(Fleet.maxAgeKey), maxBytes: try configuration.number(Fleet.maxBytesKey).map { Int64($0) },

@@ -85,6 +85,25 @@ public enum Fleet {
 
     /// `value` if `isValid` takes it; otherwise a config error at `path` that says what
     /// was `expected`.
+    /// A section's `subjectPrefix` (the `nats` subscriber's or the `fleet` section's),
+    /// checked: dot-separated tokens of letters, digits, `-` and `_`.
+    public static func subjectPrefix(of section: PluginConfiguration) throws(ConfigurationError) -> String {
+        try checked(
+            section.string(subjectPrefixKey) ?? defaultSubjectPrefix, isSubjectPrefix, at: ConfigurationKey.path(section.path, "subjectPrefix"),
+            expected: PluginMessage(
+                english: "expected subject tokens of letters, digits, - and _ separated by dots (juicemaker, acme.juice)",
+                korean: "글자, 숫자, -, _로 된 주제 토큰을 점으로 이어야 합니다(juicemaker, acme.juice)"))
+    }
+
+    /// A section's `stream`, checked: a JetStream stream name.
+    public static func stream(of section: PluginConfiguration) throws(ConfigurationError) -> String {
+        try checked(
+            section.string(streamKey) ?? defaultStream, isStreamName, at: ConfigurationKey.path(section.path, "stream"),
+            expected: PluginMessage(
+                english: "expected a stream name without spaces, '.', '*', '>', '/' or '\\' (JUICEMAKER)",
+                korean: "공백, '.', '*', '>', '/', '\\'가 없는 스트림 이름이어야 합니다(JUICEMAKER)"))
+    }
+
     public static func checked(
         _ value: String, _ isValid: (String) -> Bool, at path: String, expected: PluginMessage
     ) throws(ConfigurationError) -> String {

@@ -24,6 +24,18 @@ struct FleetBadInputTests {
             let lines = machine.errors.split(separator: "\n")
             #expect(lines.count == 1 && lines[0].contains(path), "\(machine.errors)")
         }
+        // The fleet section's names are checked as the subscriber's: by `config check`, and
+        // by the fleet commands before they connect (the URL leads nowhere: not reached).
+        for (fleet, path) in [(#""subjectPrefix": "juicemaker.>""#, "fleet.subjectPrefix"), (#""stream": "A B""#, "fleet.stream")] {
+            let machine = try JuiceSandbox.fleetMachine(
+                "shop-1", subscribers: "[]", extra: #""fleet": {"url": "nats://127.0.0.1:1", "timeoutSeconds": 1, \#(fleet)}"#)
+            for command in [["config", "check"], ["fleet", "stock"], ["fleet", "deliver"]] {
+                let result = try await machine.running(command)
+                #expect(result.status == 78, "\(command)")
+                let lines = result.stderr.split(separator: "\n")
+                #expect(lines.count == 1 && lines[0].contains(path), "\(command): \(result.stderr)")
+            }
+        }
         let badName = try JuiceSandbox.fleetMachine("shop.1", subscribers: "[]")
         #expect(try await badName.running(["config", "check"]).status == 78)
         #expect(badName.errors.contains("machine"))

@@ -21,8 +21,10 @@ struct ConfigCheckCommand: JuiceCommand {
 
     func run(_ session: Session) throws(CLIError) -> ExitCode {
         let context = session.context
-        // What `juice fleet` would refuse at its start: an unreadable `fleet.credentials`.
+        // What `juice fleet` would refuse at its start: an unreadable `fleet.credentials`,
+        // a subject prefix or stream name NATS cannot take.
         _ = try FleetCommandSupport.credentials(context)
+        _ = try FleetCommandSupport.subjectPrefixAndStream(context)
         let source = ConfigShowCommand.sourceName(context)
         let names = context.config.subscribers.map(\.name)
         // `${NAME}`s missing in disabled subscribers: not errors (nothing runs them),

@@ -84,6 +84,17 @@ enum FleetCommandSupport {
         }
     }
 
+    /// The `fleet` section's subject prefix and stream, checked as the `nats` subscriber
+    /// checks its own (`juice config check` says what `juice fleet` would refuse).
+    static func subjectPrefixAndStream(_ context: CommandContext) throws(CLIError) -> (prefix: String, stream: String) {
+        let section = context.config.fleet ?? PluginConfiguration(path: "fleet", values: [])
+        do throws(ConfigurationError) {
+            return (try Fleet.subjectPrefix(of: section), try Fleet.stream(of: section))
+        } catch {
+            throw configError(error, context: context)
+        }
+    }
+
     /// A config error located in the config file.
     private static func configError(_ error: ConfigurationError, context: CommandContext) -> CLIError {
         var located = context.config.substituted.apply(to: error)
@@ -135,8 +146,8 @@ enum FleetCommandSupport {
             case .success(let list): servers = list
             case .failure(let bad): throw Fleet.badURL(bad, at: nats == nil ? "fleet.url" : "--nats")
             }
-            prefix = try section.string(Fleet.subjectPrefixKey) ?? Fleet.defaultSubjectPrefix
-            stream = try section.string(Fleet.streamKey) ?? Fleet.defaultStream
+            prefix = try Fleet.subjectPrefix(of: section)
+            stream = try Fleet.stream(of: section)
             settings = ConsumerSettings(
                 prefix: prefix, ackWait: try section.number(Fleet.ackWaitKey) ?? Fleet.defaultAckWaitSeconds,
                 maxAckPending: Int(try section.number(Fleet.maxAckPendingKey) ?? Double(Fleet.defaultMaxAckPending)),

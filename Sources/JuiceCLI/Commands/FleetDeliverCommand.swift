@@ -43,6 +43,8 @@ struct FleetDeliverCommand: JuiceCommand {
         #if canImport(NATSClient)
         let context = session.context
         let plugins = FleetFeed.fedPlugins(session)
+        // A bad `fleet` section is refused whether or not there is anything to feed.
+        _ = try FleetCommandSupport.subjectPrefixAndStream(context)
         guard !plugins.isEmpty else {
             if !context.settings.quiet { context.console.print(Catalog.Delivery.noDurableSubscribers) }
             return .success
