@@ -210,7 +210,7 @@ let package = Package(
         .target(name: "JuiceMakerCore", dependencies: ["EventBus", "Locking", "JuiceJSON"], swiftSettings: importsWhatItUses),
         /// What a plugin author needs: the plugin contract and host, configuration
         /// declarations and errors, text output, durable delivery.
-        .target(name: "JuiceMakerPluginKit", dependencies: ["JuiceMakerCore", "EventBus", "Locking"], swiftSettings: importsWhatItUses),
+        .target(name: "JuiceMakerPluginKit", dependencies: ["JuiceJSON", "JuiceMakerCore", "EventBus", "Locking"], swiftSettings: importsWhatItUses),
         /// Test doubles for code that listens to a `JuiceMaker` (`RecordingSubscriber`).
         .target(name: "JuiceMakerTesting", dependencies: ["JuiceMakerCore", "EventBus", "Locking"], swiftSettings: importsWhatItUses),
         .systemLibrary(
@@ -245,16 +245,16 @@ let package = Package(
         /// is) addresses the fleet by; in every build: the config is checked and `juice
         /// config schema` prints the same with or without NATS.
         .target(
-            name: "FleetConfiguration", dependencies: ["JuiceMakerPluginKit", "JuiceMakerCore"],
+            name: "FleetConfiguration", dependencies: ["JuiceMakerPluginKit", "JuiceMakerCore", "JuiceJSON"],
             swiftSettings: importsWhatItUses + startCompiling),
 
         // Plugins: one front-end module each, importing the plugin kit, the core, the bus,
         // Locking, Spawning and transports only.
         .target(
-            name: "LoggerPlugin", dependencies: ["JuiceMakerPluginKit", "JuiceMakerCore", "EventBus", "Locking"],
+            name: "LoggerPlugin", dependencies: ["JuiceMakerPluginKit", "JuiceMakerCore", "JuiceJSON", "EventBus", "Locking"],
             path: "Plugins/Logger", swiftSettings: importsWhatItUses + startCompiling),
         .target(
-            name: "CLINotifierPlugin", dependencies: ["JuiceMakerPluginKit", "JuiceMakerCore", "EventBus", "Locking"],
+            name: "CLINotifierPlugin", dependencies: ["JuiceMakerPluginKit", "JuiceMakerCore", "JuiceJSON", "EventBus", "Locking"],
             path: "Plugins/CLINotifier", swiftSettings: importsWhatItUses + startCompiling),
         .target(
             name: "WebhookPlugin",
@@ -264,7 +264,7 @@ let package = Package(
             name: "CommandPlugin", dependencies: ["JuiceMakerPluginKit", "JuiceMakerCore", "EventBus", "Locking", "Spawning"],
             path: "Plugins/Command", swiftSettings: importsWhatItUses + startCompiling),
         .target(
-            name: "MetricsPlugin", dependencies: ["JuiceMakerPluginKit", "JuiceMakerCore", "EventBus", "Locking"],
+            name: "MetricsPlugin", dependencies: ["JuiceMakerPluginKit", "JuiceMakerCore", "JuiceJSON", "EventBus", "Locking"],
             path: "Plugins/Metrics", swiftSettings: importsWhatItUses + startCompiling),
 
         /// Starts the background `juice deliver` once the command that hands its events on
@@ -288,7 +288,7 @@ let package = Package(
         .executableTarget(
             name: "JuiceBench",
             dependencies: [
-                "Locking", "EventBus", "JuiceMakerCore", "JuiceMakerPluginKit", "SQLiteStore", "CSQLite", "LoggerPlugin",
+                "Locking", "EventBus", "JuiceJSON", "JuiceMakerCore", "JuiceMakerPluginKit", "SQLiteStore", "CSQLite", "LoggerPlugin",
                 "CLINotifierPlugin", "WebhookPlugin", "JuiceCLI", "FleetConfiguration", "JuiceMakerTesting", "Spawning",
             ] + natsDependency + (withNATS ? ["CNATS"] : [])),
         /// A small process the store tests start many times at once (orders, restocks, crashes).
@@ -300,7 +300,7 @@ let package = Package(
         /// rig, a seeded generator): a library, not a test target.
         .target(
             name: "JuiceTestSupport",
-            dependencies: ["JuiceMakerCore", "JuiceMakerPluginKit", "JuiceMakerTesting", "EventBus", "Locking", "CTLS"],
+            dependencies: ["JuiceJSON", "JuiceMakerCore", "JuiceMakerPluginKit", "JuiceMakerTesting", "EventBus", "Locking", "CTLS"],
             path: "Tests/Support",
             // The loopback server's TLS calls libssl itself (the HTTP client loads it at run time).
             linkerSettings: [.linkedLibrary("ssl", .when(platforms: [.linux]))]),
@@ -318,10 +318,12 @@ let package = Package(
         .testTarget(name: "SQLiteStoreTests", dependencies: ["SQLiteStore", "Locking", "CSQLite", "JuiceStoreProbe", "JuiceTestSupport"]),
         .testTarget(
             name: "PluginTests",
-            dependencies: ["LoggerPlugin", "CLINotifierPlugin", "MetricsPlugin", "JuiceMakerPluginKit", "Locking", "JuiceTestSupport"]),
+            dependencies: ["LoggerPlugin", "CLINotifierPlugin", "MetricsPlugin", "JuiceJSON", "JuiceMakerPluginKit", "Locking", "JuiceTestSupport"]),
         .testTarget(
             name: "JuiceCLITests",
-            dependencies: ["JuiceCLI", "juice", "JuiceMakerCore", "JuiceMakerPluginKit", "SQLiteStore", "CSQLite", "Locking", "JuiceTestSupport"]),
+            dependencies: [
+                "JuiceCLI", "juice", "JuiceJSON", "JuiceMakerCore", "JuiceMakerPluginKit", "SQLiteStore", "CSQLite", "Locking", "JuiceTestSupport",
+            ]),
         /// The HTTP/1.1 client against loopback servers (plain and TLS) and its parsers
         /// against the RFCs' vectors.
         .testTarget(
@@ -329,7 +331,7 @@ let package = Package(
             dependencies: ["JuiceHTTP", "JuiceMakerCore", "JuiceMakerPluginKit", "CCrypto", "Locking", "JuiceTestSupport"]),
         .testTarget(
             name: "DeliveryTests",
-            dependencies: ["WebhookPlugin", "CommandPlugin", "JuiceMakerPluginKit", "JuiceCLI", "juice", "Locking", "JuiceTestSupport"]),
+            dependencies: ["WebhookPlugin", "CommandPlugin", "JuiceJSON", "JuiceMakerPluginKit", "JuiceCLI", "juice", "Locking", "JuiceTestSupport"]),
         /// The NATS client and the fleet's addressing (URLs, subjects, names) without a
         /// server; the client's own tests only where libnats is.
         .testTarget(

@@ -1,4 +1,5 @@
 import EventBus
+import JuiceJSON
 import JuiceMakerCore
 import JuiceMakerPluginKit
 import Locking

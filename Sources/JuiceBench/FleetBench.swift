@@ -198,7 +198,8 @@ enum FleetBench {
             configuration: PluginConfiguration(
                 path: "bench",
                 values: [
-                    ("url", .string(url)), ("stream", .string(stream)), ("subjectPrefix", .string(prefix)),
+                    JSONMember(key: "url", value: .string(url)), JSONMember(key: "stream", value: .string(stream)),
+                    JSONMember(key: "subjectPrefix", value: .string(prefix)),
                 ]),
             context: context(name))
         let maker = JuiceMaker(store: store, source: Fleet.source(machine: machine))
@@ -348,3 +349,4 @@ enum RawPublisher {
     }
 }
 #endif
+import JuiceJSON

@@ -1,5 +1,6 @@
 import CLINotifierPlugin
 import Foundation
+import JuiceJSON
 import JuiceMakerCore
 import JuiceMakerPluginKit
 import LoggerPlugin
@@ -45,7 +46,7 @@ enum MemoryOrdersBench {
             configuration: PluginConfiguration(
                 path: "subscribers[0]",
                 values: [
-                    (key: "format", value: .string("text")), (key: "path", value: .string("/dev/null")),
+                    JSONMember(key: "format", value: .string("text")), JSONMember(key: "path", value: .string("/dev/null")),
                 ]),
             context: context)
         let notifier = try CLINotifier(configuration: PluginConfiguration(path: "subscribers[1]", values: []), context: context)

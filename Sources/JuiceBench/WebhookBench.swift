@@ -1,4 +1,5 @@
 import Foundation
+import JuiceJSON
 import JuiceMakerCore
 import JuiceMakerPluginKit
 import Locking
@@ -58,7 +59,8 @@ enum WebhookBench {
             configuration: PluginConfiguration(
                 path: "bench",
                 values: [
-                    ("url", .string(endpoint.url)), ("timeoutSeconds", .number(30)), ("retrySchedule", .array([.number(60)])),
+                    JSONMember(key: "url", value: .string(endpoint.url)), JSONMember(key: "timeoutSeconds", value: .number(30)),
+                    JSONMember(key: "retrySchedule", value: .array([.number(60)])),
                 ]),
             context: context("bench-hung"))
         try plugin.attach(to: PluginHost(maker: maker, journal: store, reportError: { _ in }))
@@ -94,7 +96,8 @@ enum WebhookBench {
 
     private static func webhook(url: String, name: String) throws -> Webhook {
         try Webhook(
-            configuration: PluginConfiguration(path: "bench", values: [("url", .string(url)), ("secret", .string("whsec_YmVuY2g="))]),
+            configuration: PluginConfiguration(
+                path: "bench", values: [JSONMember(key: "url", value: .string(url)), JSONMember(key: "secret", value: .string("whsec_YmVuY2g="))]),
             context: context(name))
     }
 

@@ -1,4 +1,5 @@
 import Foundation
+import JuiceJSON
 import JuiceMakerCore
 import JuiceMakerPluginKit
 import Locking
@@ -79,10 +80,11 @@ enum WebhookWindowBench {
 
     /// A signed webhook to `url`; `window` sets `maxInFlight` (nil: the default).
     private static func webhook(url: String, name: String, window: Int?) throws -> Webhook {
-        var values: [(key: String, value: ConfigValue)] = [
-            ("url", .string(url)), ("secret", .string("whsec_YmVuY2g=")), ("timeoutSeconds", .number(30)),
+        var values: [JSONMember] = [
+            JSONMember(key: "url", value: .string(url)), JSONMember(key: "secret", value: .string("whsec_YmVuY2g=")),
+            JSONMember(key: "timeoutSeconds", value: .number(30)),
         ]
-        if let window { values.append(("maxInFlight", .number(Double(window)))) }
+        if let window { values.append(JSONMember(key: "maxInFlight", value: .integer(window))) }
         return try Webhook(configuration: PluginConfiguration(path: "bench", values: values), context: WebhookBench.context(name))
     }
 
@@ -115,7 +117,8 @@ enum WebhookWindowBench {
         let store = InMemoryStore(initialStock: Stock(repeating: Stock.maximumQuantity))
         let maker = JuiceMaker(store: store)
         let plugin = try Webhook(
-            configuration: PluginConfiguration(path: "bench", values: [("url", .string(endpoint.url)), ("timeoutSeconds", .number(30))]),
+            configuration: PluginConfiguration(
+                path: "bench", values: [JSONMember(key: "url", value: .string(endpoint.url)), JSONMember(key: "timeoutSeconds", value: .number(30))]),
             context: WebhookBench.context("bench-latency"))
         try plugin.attach(to: PluginHost(maker: maker, journal: store, reportError: { print("webhook bench: \($0.english)") }))
         let start = ContinuousClock.now

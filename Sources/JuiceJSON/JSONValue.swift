@@ -20,15 +20,43 @@ public enum JSONValue: Sendable, Equatable {
         return members.first { $0.key == key }?.value
     }
 
-    /// What the value is, for an error message ("a string", "an array").
-    public var kind: String {
+    /// What the value is: `description` names it for an error message ("a string",
+    /// "an array").
+    public var kind: Kind {
         switch self {
-        case .object: "an object"
-        case .array: "an array"
-        case .string: "a string"
-        case .integer, .number: "a number"
-        case .bool: "a boolean"
-        case .null: "null"
+        case .object: .object
+        case .array: .array
+        case .string: .string
+        case .integer, .number: .number
+        case .bool: .boolean
+        case .null: .null
+        }
+    }
+
+    /// The nearest `Double` to a number (`.integer` or `.number`); nil for any other
+    /// value. Number text is valid RFC 8259 syntax, so it always reads: one beyond
+    /// `Double`'s range reads as infinity (`Options.Numbers.doubles` refuses it).
+    public var doubleValue: Double? {
+        switch self {
+        case .integer(let integer): Double(integer)
+        case .number(let text): Double(text)
+        default: nil
+        }
+    }
+
+    /// The JSON type of a value, as an error message names it.
+    public enum Kind: Sendable, Equatable, CustomStringConvertible {
+        case object, array, string, number, boolean, null
+
+        public var description: String {
+            switch self {
+            case .object: "an object"
+            case .array: "an array"
+            case .string: "a string"
+            case .number: "a number"
+            case .boolean: "a boolean"
+            case .null: "null"
+            }
         }
     }
 }

@@ -1,5 +1,6 @@
 import CommandPlugin
 import Foundation
+import JuiceJSON
 import JuiceMakerCore
 import JuiceMakerPluginKit
 import JuiceTestSupport
@@ -8,9 +9,9 @@ import Testing
 /// The command subscriber with real programs (`/bin/sh` scripts) over an in-memory store.
 @Suite(.tags(.process), .notInUnitRun) struct CommandSubscriberTests {
     private func subscriber(_ rig: Rig, script: String, directory: TemporaryDirectory, events: [String]? = nil) throws -> CommandSubscriber {
-        var values: [(key: String, value: ConfigValue)] = [
+        var values: [(key: String, value: JSONValue)] = [
             ("command", .array([.string("/bin/sh"), .string("-c"), .string(script)])),
-            ("environment", .object([("OUT", .string(directory.file("out")))])),
+            ("environment", .object([JSONMember(key: "OUT", value: .string(directory.file("out")))])),
             ("workingDirectory", .string(directory.path)),
             ("retrySchedule", .array(Array(repeating: .number(0.01), count: 10))),
         ]
@@ -196,8 +197,8 @@ import Testing
         }
     }
 
-    @Test(arguments: [ConfigValue.number(0), .number(-1), .number(3_601), .string("10")])
-    func aTimeoutOutsideItsRangeIsAConfigurationError(timeout: ConfigValue) throws {
+    @Test(arguments: [JSONValue.number(0), .number(-1), .number(3_601), .string("10")])
+    func aTimeoutOutsideItsRangeIsAConfigurationError(timeout: JSONValue) throws {
         let rig = Rig.delivery()
         do {
             _ = try CommandSubscriber(

@@ -1,4 +1,5 @@
 import Foundation
+import JuiceJSON
 import JuiceMakerCore
 import JuiceMakerPluginKit
 import JuiceTestSupport
@@ -12,7 +13,7 @@ import WebhookPlugin
         _ rig: Rig, url: String, secret: String? = nil, events: [String]? = nil, schedule: [Double] = [0.05, 0.1, 0.1],
         timeout: Double = 5, maxInFlight: Int? = nil
     ) throws -> Webhook {
-        var values: [(key: String, value: ConfigValue)] = [
+        var values: [(key: String, value: JSONValue)] = [
             ("url", .string(url)), ("retrySchedule", .array(schedule.map { .number($0) })),
             ("timeoutSeconds", .number(timeout)),
         ]

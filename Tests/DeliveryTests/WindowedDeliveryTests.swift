@@ -1,4 +1,5 @@
 import Foundation
+import JuiceJSON
 import JuiceMakerCore
 import JuiceMakerPluginKit
 import JuiceTestSupport
@@ -24,8 +25,8 @@ import WebhookPlugin
         return .signed(latency: latency, verify: { signature?.verify(header: $0, id: $1, timestamp: $2, body: $3) ?? false }, script: script)
     }
 
-    private func webhook(_ rig: Rig, url: String, schedule: [Double], extra: [(key: String, value: ConfigValue)] = []) throws -> Webhook {
-        let values: [(key: String, value: ConfigValue)] = [
+    private func webhook(_ rig: Rig, url: String, schedule: [Double], extra: [(key: String, value: JSONValue)] = []) throws -> Webhook {
+        let values: [(key: String, value: JSONValue)] = [
             ("url", .string(url)), ("secret", .string(Self.secret)), ("retrySchedule", .array(schedule.map { .number($0) })),
             ("timeoutSeconds", .number(10)),
         ]

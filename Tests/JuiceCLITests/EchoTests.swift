@@ -64,7 +64,7 @@ import Testing
         #expect(items.first?["name"] as? String == "n\u{1B}]0;PWN\u{7}\u{9B}31m", "JSON keeps the value")
     }
 
-    @Test func aLongConfigValueInAnErrorIsCut() async throws {
+    @Test func aLongValueFromTheConfigIsCutInAnError() async throws {
         let sandbox = try JuiceSandbox()
         let level = String(repeating: "z", count: 300)
         let config = try sandbox.write(#"{"subscribers": [{"type": "logger", "level": "\#(level)"}]}"#, to: "level.json")

@@ -1,3 +1,4 @@
+import JuiceJSON
 import JuiceMakerCore
 import JuiceTestSupport
 import Testing
@@ -10,9 +11,10 @@ import Testing
         #expect(
             value
                 == .object([
-                    ("z", .array([.number(1), .number(-25), .bool(true), .bool(false), .null])),
+                    // Numbers as written, not as the Double they read as.
+                    ("z", .array([.number("1"), .number("-2.5e1"), .bool(true), .bool(false), .null])),
                     ("a", .string("x\"\né🍓")),
-                    ("m", .object([])),
+                    ("m", .object([JSONMember]())),
                 ]))
     }
 

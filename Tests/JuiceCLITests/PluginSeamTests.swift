@@ -1,4 +1,5 @@
 import Foundation
+import JuiceJSON
 import JuiceMakerCore
 import JuiceMakerPluginKit
 import JuiceTestSupport
@@ -33,7 +34,7 @@ import Testing
     /// deliver` asks a built plugin (`fleetRole`): for every shipped plugin they agree.
     @Test func eachTypeSaysWhetherItsPluginsAreFedFromTheFleet() async throws {
         let directory = try TemporaryDirectory()
-        let sections: [String: [(key: String, value: ConfigValue)]] = [
+        let sections: [String: [(key: String, value: JSONValue)]] = [
             "logger": [("path", .string("juice.log"))], "webhook": [("url", .string("https://example.com/hook"))],
             "command": [("command", .array([.string("/bin/cat")]))], "nats": [("url", .string("nats://127.0.0.1:4222"))],
         ]

@@ -1,4 +1,5 @@
 import CLINotifierPlugin
+import JuiceJSON
 import JuiceMakerCore
 import JuiceMakerPluginKit
 import JuiceTestSupport
@@ -7,7 +8,7 @@ import Testing
 @Suite("CLI notifier", .tags(.unit))
 struct CLINotifierTests {
     private func attachedNotifier(
-        _ rig: Rig, language: Language, colorAllowed: Bool = false, _ values: [(key: String, value: ConfigValue)] = []
+        _ rig: Rig, language: Language, colorAllowed: Bool = false, _ values: [(key: String, value: JSONValue)] = []
     ) throws -> CLINotifier {
         let notifier = try CLINotifier(
             configuration: section(1, values), context: rig.context(language: language, colorAllowed: colorAllowed))

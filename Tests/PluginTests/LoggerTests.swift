@@ -1,4 +1,5 @@
 import Foundation
+import JuiceJSON
 import JuiceMakerCore
 import JuiceMakerPluginKit
 import JuiceTestSupport
@@ -9,7 +10,7 @@ import Testing
 struct LoggerTests {
     /// A logger built from `values`, attached to `rig`, with the state directory `directory`.
     private func attachedLogger(
-        _ rig: Rig, directory: TemporaryDirectory, _ values: [(key: String, value: ConfigValue)]
+        _ rig: Rig, directory: TemporaryDirectory, _ values: [(key: String, value: JSONValue)]
     ) throws -> EventLogger {
         let logger = try EventLogger(
             configuration: section(0, values), context: rig.context(name: "logger", stateDirectory: directory.path))
@@ -178,7 +179,7 @@ struct LoggerTests {
 
     @Test func configErrorsNameThePath() {
         let rig = Rig()
-        let cases: [(values: [(key: String, value: ConfigValue)], path: String, mentions: String)] = [
+        let cases: [(values: [(key: String, value: JSONValue)], path: String, mentions: String)] = [
             ([("level", .number(3))], "subscribers[0].level", "critical, found a number"),
             ([("level", .string("loud"))], "subscribers[0].level", "critical"),
             ([("format", .string("xml"))], "subscribers[0].format", "json"),

@@ -1,3 +1,4 @@
+import JuiceJSON
 import JuiceMakerCore
 import JuiceMakerPluginKit
 import JuiceTestSupport
@@ -41,7 +42,7 @@ struct ReadmeExampleTests {
             configuration: PluginConfiguration(
                 path: "subscribers[0]",
                 values: [
-                    (key: "events", value: .array([.string("juiceMade"), .string("orderFailed")]))
+                    JSONMember(key: "events", value: .array([.string("juiceMade"), .string("orderFailed")]))
                 ]),
             context: context)
         try plugin.attach(to: PluginHost(maker: maker, journal: store, reportError: { _ in }))
@@ -68,7 +69,7 @@ struct ReadmeExampleTests {
                 configuration: PluginConfiguration(
                     path: "subscribers[2]",
                     values: [
-                        (key: "events", value: .array([.string("juiceMde")]))
+                        JSONMember(key: "events", value: .array([.string("juiceMde")]))
                     ]),
                 context: context)
         } throws: { error in

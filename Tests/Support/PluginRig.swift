@@ -1,4 +1,5 @@
 import Foundation
+import JuiceJSON
 import JuiceMakerCore
 import JuiceMakerPluginKit
 import Locking
@@ -81,13 +82,13 @@ package struct Rig {
     }
 }
 
-/// A config section at `subscribers[index]`.
-package func section(_ index: Int, _ values: [(key: String, value: ConfigValue)]) -> PluginConfiguration {
-    PluginConfiguration(path: "subscribers[\(index)]", values: values)
+/// A config section at `subscribers[index]`: its members, in order.
+package func section(_ index: Int, _ values: [(key: String, value: JSONValue)]) -> PluginConfiguration {
+    PluginConfiguration(path: "subscribers[\(index)]", values: values.map { JSONMember(key: $0.key, value: $0.value) })
 }
 
 /// A config section at `subscribers[0]`.
-package func section(_ values: [(key: String, value: ConfigValue)]) -> PluginConfiguration {
+package func section(_ values: [(key: String, value: JSONValue)]) -> PluginConfiguration {
     section(0, values)
 }
 

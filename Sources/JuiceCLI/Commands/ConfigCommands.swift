@@ -1,3 +1,4 @@
+import JuiceJSON
 import JuiceMakerPluginKit
 
 /// `juice config`: a group only; on its own a usage error that lists its subcommands.
@@ -46,8 +47,8 @@ struct ConfigCheckCommand: JuiceCommand {
                 JSONWriter.compact(
                     .object([
                         ("valid", .bool(true)),
-                        ("file", context.config.source.file.map(ConfigValue.string) ?? .null),
-                        ("subscribers", .array(names.map(ConfigValue.string))),
+                        ("file", context.config.source.file.map(JSONValue.string) ?? .null),
+                        ("subscribers", .array(names.map(JSONValue.string))),
                         ("warnings", .array(warnings.map { .string($0.description) } + startWarnings.map { .string($0(.english)) })),
                     ])))
         } else if !context.settings.quiet {
@@ -96,7 +97,7 @@ struct ConfigShowCommand: JuiceCommand {
             context.console.print(
                 JSONWriter.compact(
                     .object([
-                        ("file", context.config.source.file.map(ConfigValue.string) ?? .null),
+                        ("file", context.config.source.file.map(JSONValue.string) ?? .null),
                         ("config", effective.document),
                         ("from", .object(effective.origins.map { ($0.path, .string($0.origin.rawValue)) })),
                     ])))

@@ -9,6 +9,7 @@ import Glibc
 #elseif canImport(Musl)
 import Musl
 #endif
+import JuiceJSON
 import JuiceMakerCore
 import JuiceMakerPluginKit
 import Locking
@@ -193,10 +194,10 @@ struct DeliverCommand: JuiceCommand {
     /// One line per subscriber (or a JSON array); the exit code.
     static func report(_ outcomes: [(name: String, phase: DeliveryPhase, statistics: DeliveryStatistics)], context: CommandContext) -> ExitCode {
         var allCaughtUp = true
-        var items: [ConfigValue] = []
+        var items: [JSONValue] = []
         for outcome in outcomes {
             let delivered = outcome.statistics.delivered
-            var members: [(key: String, value: ConfigValue)] = [
+            var members: [(key: String, value: JSONValue)] = [
                 ("name", .string(outcome.name)), ("delivered", .integer(delivered)),
                 ("deadLettered", .integer(outcome.statistics.deadLettered)),
                 ("redelivered", .integer(outcome.statistics.redelivered)),

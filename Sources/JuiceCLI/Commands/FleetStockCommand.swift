@@ -4,6 +4,7 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+import JuiceJSON
 import JuiceMakerCore
 import JuiceMakerPluginKit
 #if canImport(NATSClient)
@@ -41,7 +42,7 @@ struct FleetStockCommand: FleetReaderCommand {
                 JSONWriter.compact(
                     .array(
                         rows.map { row in
-                            var members: [(key: String, value: ConfigValue)] = [
+                            var members: [(key: String, value: JSONValue)] = [
                                 ("machine", .string(row.machine)),
                                 ("stock", .object(Fruit.allCases.compactMap { fruit in row.stock[fruit].map { (fruit.id, .integer($0)) } })),
                                 ("updated", .string(RFC3339.format(row.updated))),

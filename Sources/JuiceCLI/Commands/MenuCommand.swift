@@ -1,3 +1,4 @@
+import JuiceJSON
 import JuiceMakerCore
 import JuiceMakerPluginKit
 
@@ -17,7 +18,7 @@ struct MenuCommand: JuiceCommand {
         let maker = try session.maker(attachingPlugins: false)
         let stock = try ValueParsing.perform(context.invocation.path) { () throws(JuiceMakerError) in try maker.stock() }
         if context.settings.json {
-            let items = Juice.allCases.map { juice -> ConfigValue in
+            let items = Juice.allCases.map { juice -> JSONValue in
                 .object([
                     ("juice", .string(juice.id)),
                     ("name", .string(Catalog.Results.name(juice)(language))),

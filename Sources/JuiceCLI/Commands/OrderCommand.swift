@@ -1,3 +1,4 @@
+import JuiceJSON
 import JuiceMakerCore
 import JuiceMakerPluginKit
 
@@ -80,8 +81,8 @@ struct OrderCommand: JuiceCommand {
 
     /// `{"juice":"mango-kiwi","count":1,"result":"made","consumed":{…},"stock":{…}}`,
     /// or `"result":"insufficient","shortages":{…}`.
-    static func json(juice: Juice, count: Int, result: OrderResult, stock: Stock) -> ConfigValue {
-        var members: [(key: String, value: ConfigValue)] = [("juice", .string(juice.id)), ("count", .integer(count))]
+    static func json(juice: Juice, count: Int, result: OrderResult, stock: Stock) -> JSONValue {
+        var members: [(key: String, value: JSONValue)] = [("juice", .string(juice.id)), ("count", .integer(count))]
         switch result {
         case .made(let consumed):
             members += [("result", .string("made")), ("consumed", .amounts(consumed, includingZero: false))]

@@ -8,6 +8,7 @@ import Glibc
 #elseif canImport(Musl)
 import Musl
 #endif
+import JuiceJSON
 import JuiceMakerCore
 import JuiceMakerPluginKit
 import SQLiteStore
@@ -57,7 +58,7 @@ struct StoreCheckCommand: JuiceCommand {
                     .object([
                         ("store", .string(store.path)),
                         ("ok", .bool(problems.isEmpty)),
-                        ("problems", .array(problems.map(ConfigValue.string))),
+                        ("problems", .array(problems.map(JSONValue.string))),
                         ("more", .bool(more)),
                     ])))
         } else if problems.isEmpty {
@@ -178,7 +179,7 @@ enum StoreCommandSupport {
         return value
     }
 
-    static func json(_ report: RecoveryReport, from store: String) -> ConfigValue {
+    static func json(_ report: RecoveryReport, from store: String) -> JSONValue {
         .object([
             ("store", .string(store)), ("recovered", .string(report.path)),
             ("events", .integer(report.events)), ("lastSequence", .number(Double(report.lastSequence))),
@@ -194,7 +195,7 @@ enum StoreCommandSupport {
                 "stock",
                 .object(
                     report.stock.map { entry in
-                        let source: ConfigValue =
+                        let source: JSONValue =
                             switch entry.source {
                             case .stockTable: .string("stock")
                             case let .journal(sequence): .number(Double(sequence))
@@ -205,7 +206,7 @@ enum StoreCommandSupport {
             ),
             ("cursors", .integer(report.cursors)), ("deadLetters", .integer(report.deadLetters)),
             ("retryStates", .integer(report.retryStates)),
-            ("incompleteTables", .array(report.incompleteTables.map(ConfigValue.string))),
+            ("incompleteTables", .array(report.incompleteTables.map(JSONValue.string))),
             (
                 "cutShort",
                 report.cutShort.map { .object([("size", .number(Double($0.size))), ("expected", .number(Double($0.expected)))]) } ?? .null

@@ -8,6 +8,7 @@ import Glibc
 #elseif canImport(Musl)
 import Musl
 #endif
+import JuiceJSON
 import JuiceMakerCore
 import JuiceMakerPluginKit
 
@@ -48,9 +49,9 @@ struct SubscribersCommand: JuiceCommand {
             throw CLIError(.storeIO, Catalog.Errors.store(error))
         }
         if context.settings.json {
-            let items = subscribers.map { entry -> ConfigValue in
+            let items = subscribers.map { entry -> JSONValue in
                 let status = statuses[entry.name]
-                var members: [(key: String, value: ConfigValue)] = [
+                var members: [(key: String, value: JSONValue)] = [
                     ("name", .string(entry.name)),
                     ("type", .string(entry.type)),
                     ("enabled", .bool(entry.enabled)),
@@ -62,8 +63,8 @@ struct SubscribersCommand: JuiceCommand {
                 if let retry = status?.retry { members += Self.retryMembers(retry) }
                 return .object(members)
             }
-            let fleetItems = fleet.map { status -> ConfigValue in
-                var members: [(key: String, value: ConfigValue)] = [
+            let fleetItems = fleet.map { status -> JSONValue in
+                var members: [(key: String, value: JSONValue)] = [
                     ("name", .string(status.name)),
                     ("type", .string(status.entry.type)),
                     ("enabled", .bool(status.entry.enabled)),
@@ -139,7 +140,7 @@ struct SubscribersCommand: JuiceCommand {
     }
 
     /// The JSON members of a retry state.
-    private static func retryMembers(_ retry: DeliveryRetryState) -> [(key: String, value: ConfigValue)] {
+    private static func retryMembers(_ retry: DeliveryRetryState) -> [(key: String, value: JSONValue)] {
         [
             ("attempts", .integer(retry.attempts)),
             ("nextAttempt", retry.disabled ? .null : .string(RFC3339.format(Date(timeIntervalSince1970: retry.nextAttemptAt)))),

@@ -1,3 +1,4 @@
+import JuiceJSON
 import JuiceMakerPluginKit
 
 /// The config's JSON Schema (draft 2020-12), generated from the declarations the
@@ -12,7 +13,7 @@ enum ConfigSchema {
         JSONWriter.pretty(document(registry)) + "\n"
     }
 
-    static func document(_ registry: PluginRegistry) -> ConfigValue {
+    static func document(_ registry: PluginRegistry) -> JSONValue {
         .object([
             ("$schema", .string("https://json-schema.org/draft/2020-12/schema")),
             ("$id", .string(identifier)),
@@ -36,11 +37,11 @@ enum ConfigSchema {
         ])
     }
 
-    private static func subscribers(_ key: ConfigurationKey, _ registry: PluginRegistry) -> ConfigValue {
+    private static func subscribers(_ key: ConfigurationKey, _ registry: PluginRegistry) -> JSONValue {
         let common = ConfigKeys.commonSubscriber(registry)
-        let branches = registry.types.map { plugin -> ConfigValue in
-            let required = plugin.configuration.filter(\.isRequired).map { ConfigValue.string($0.name) }
-            var then: [(key: String, value: ConfigValue)] = [("additionalProperties", .bool(false))]
+        let branches = registry.types.map { plugin -> JSONValue in
+            let required = plugin.configuration.filter(\.isRequired).map { JSONValue.string($0.name) }
+            var then: [(key: String, value: JSONValue)] = [("additionalProperties", .bool(false))]
             if !required.isEmpty { then.append(("required", .array(required))) }
             then.append(
                 (
@@ -75,17 +76,17 @@ enum ConfigSchema {
     }
 
     /// One key: its type's keywords, then `default` and `description`.
-    static func schema(_ key: ConfigurationKey) -> ConfigValue {
+    static func schema(_ key: ConfigurationKey) -> JSONValue {
         var members = keywords(key.type)
         if let value = key.defaultValue { members.append(("default", value)) }
         members.append(("description", .string(key.description)))
         return .object(members)
     }
 
-    private static func keywords(_ type: ConfigurationType) -> [(key: String, value: ConfigValue)] {
+    private static func keywords(_ type: ConfigurationType) -> [(key: String, value: JSONValue)] {
         switch type {
         case .string(let rules): return [("type", .string("string"))] + keywords(rules)
-        case .oneOf(let allowed): return [("enum", .array(allowed.map(ConfigValue.string)))]
+        case .oneOf(let allowed): return [("enum", .array(allowed.map(JSONValue.string)))]
         case .boolean: return [("type", .string("boolean"))]
         case let .number(minimum, exclusive, maximum, _):
             return [
@@ -95,7 +96,7 @@ enum ConfigSchema {
         case .integer(let range):
             return [("type", .string("integer")), ("minimum", .integer(range.lowerBound)), ("maximum", .integer(range.upperBound))]
         case let .list(item, minimumCount, unique):
-            var members: [(key: String, value: ConfigValue)] = [("type", .string("array"))]
+            var members: [(key: String, value: JSONValue)] = [("type", .string("array"))]
             if minimumCount > 0 { members.append(("minItems", .integer(minimumCount))) }
             members.append(("items", .object(keywords(item))))
             if unique { members.append(("uniqueItems", .bool(true))) }
@@ -106,7 +107,7 @@ enum ConfigSchema {
                 ("additionalProperties", .object(keywords(values))),
             ]
         case .object(let keys):
-            var members: [(key: String, value: ConfigValue)] = [("type", .string("object")), ("additionalProperties", .bool(false))]
+            var members: [(key: String, value: JSONValue)] = [("type", .string("object")), ("additionalProperties", .bool(false))]
             let required = keys.filter(\.isRequired)
             if !required.isEmpty { members.append(("required", .array(required.map { .string($0.name) }))) }
             members.append(("properties", .object(keys.map { ($0.name, schema($0)) })))
@@ -115,8 +116,8 @@ enum ConfigSchema {
     }
 
     /// `minLength`, `maxLength` and `pattern` for string rules (ECMA-262 regular expressions).
-    private static func keywords(_ rules: [StringRule]) -> [(key: String, value: ConfigValue)] {
-        var members: [(key: String, value: ConfigValue)] = []
+    private static func keywords(_ rules: [StringRule]) -> [(key: String, value: JSONValue)] {
+        var members: [(key: String, value: JSONValue)] = []
         var forbidden = ""
         for rule in rules {
             switch rule {

@@ -8,6 +8,7 @@ import Glibc
 #elseif canImport(Musl)
 import Musl
 #endif
+import JuiceJSON
 import JuiceMakerCore
 import JuiceMakerPluginKit
 
@@ -103,7 +104,7 @@ struct ConfigLocator: Sendable {
 /// The config used when no file is found: the same as `config/juice-maker.json`.
 enum BuiltInConfig {
     /// The subscribers a config gets when it has no `subscribers` key (`[]` means none).
-    static var subscribers: ConfigValue {
+    static var subscribers: JSONValue {
         guard case .object(let members)? = try? JSONReader.parse(text),
             let subscribers = members.first(where: { $0.key == "subscribers" })?.value
         else { return .array([]) }

@@ -4,6 +4,7 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+import JuiceJSON
 import JuiceMakerCore
 import JuiceMakerPluginKit
 import SQLiteStore
@@ -24,7 +25,7 @@ struct ConfigValidator: Sendable {
 
     /// Parses, substitutes and checks `text`.
     func load(_ text: String) throws(ConfigurationError) -> JuiceConfig {
-        let document: ConfigValue
+        let document: JSONValue
         do {
             document = try JSONReader.parse(text)
         } catch {
@@ -42,7 +43,7 @@ struct ConfigValidator: Sendable {
     }
 
     /// `subscribers[i]` of every entry written `"enabled": false`.
-    static func disabledSubscriberPaths(in document: ConfigValue) -> [String] {
+    static func disabledSubscriberPaths(in document: JSONValue) -> [String] {
         guard case .object(let members) = document,
             case .array(let items)? = members.first(where: { $0.key == "subscribers" })?.value
         else { return [] }
@@ -58,14 +59,14 @@ struct ConfigValidator: Sendable {
             throw ConfigurationError(path: "", reason: .wrongType(expected: .anyObject, found: document.kind))
         }
         try ConfigurationKey.check(members, against: ConfigKeys.topLevel(registry), at: "", skipping: ["subscribers"])
-        func member(_ key: ConfigurationKey) -> ConfigValue? {
+        func member(_ key: ConfigurationKey) -> JSONValue? {
             members.first { $0.key == key.name }?.value ?? key.defaultValue
         }
         var storePath: String?
         var durability = Durability.full
         if case .object(let store)? = member(ConfigKeys.store) {
-            for (key, value) in store {
-                switch (key, value) {
+            for member in store {
+                switch (member.key, member.value) {
                 case (ConfigKeys.storePath.name, .string(let text)): storePath = absolute(text)
                 case (ConfigKeys.durability.name, .string(let text)): durability = Durability(rawValue: text) ?? .full
                 default: break
@@ -73,9 +74,8 @@ struct ConfigValidator: Sendable {
             }
         }
         let language: Language? = if case .string(let text)? = member(ConfigKeys.language) { Language(rawValue: text) } else { nil }
-        let initialStock = if case .number(let number, _)? = member(ConfigKeys.initialStock) { Int(number) } else { Stock.defaultInitialQuantity }
-        let flush =
-            if case .number(let number, _)? = member(ConfigKeys.flushDeadlineSeconds) { number } else { JuiceConfig.defaultFlushDeadlineSeconds }
+        let initialStock = member(ConfigKeys.initialStock)?.doubleValue.map { Int($0) } ?? Stock.defaultInitialQuantity
+        let flush = member(ConfigKeys.flushDeadlineSeconds)?.doubleValue ?? JuiceConfig.defaultFlushDeadlineSeconds
         let background = if case .bool(let value)? = member(ConfigKeys.backgroundDelivery) { value } else { true }
         var machine = Fleet.defaultMachineName
         if case .string(let text)? = member(ConfigKeys.machine) {
@@ -96,7 +96,7 @@ struct ConfigValidator: Sendable {
             members: members, substituted: substitution.redaction, warnings: substitution.unresolved)
     }
 
-    private func validateSubscribers(_ value: ConfigValue, unresolved: Set<String>) throws(ConfigurationError) -> [SubscriberEntry] {
+    private func validateSubscribers(_ value: JSONValue, unresolved: Set<String>) throws(ConfigurationError) -> [SubscriberEntry] {
         guard case .array(let items) = value else {
             throw ConfigurationError(path: "subscribers", reason: .wrongType(expected: .subscriberList, found: value.kind))
         }

@@ -1,3 +1,4 @@
+import JuiceJSON
 import JuiceMakerPluginKit
 
 /// What `juice config show` prints: every declared key of the config (`ConfigKeys`),
@@ -23,12 +24,12 @@ struct EffectiveConfig {
     }
 
     /// The config as JSON: every key, in declaration order.
-    let document: ConfigValue
+    let document: JSONValue
     /// Where each value came from: every key, or for a key holding an object (`store`,
     /// `fleet`) every key of that object (`store.path`), in declaration order.
     let origins: [(path: String, origin: Origin)]
 
-    static let mask = ConfigValue.string("***")
+    static let mask = JSONValue.string("***")
 
     /// The keys shown: every top-level key but `$schema`, which is for editors.
     static func shownKeys(_ registry: PluginRegistry) -> [ConfigurationKey] {
@@ -37,14 +38,14 @@ struct EffectiveConfig {
 
     init(_ context: CommandContext) {
         let config = context.config
-        var members: [(key: String, value: ConfigValue)] = []
+        var members: [JSONMember] = []
         var origins: [(path: String, origin: Origin)] = []
         for key in Self.shownKeys(context.registry) {
             let written = config.members.first { $0.key == key.name }?.value
             if case .object(let keys) = key.type {
                 // Every key of the object, written or defaulted, as the readers see it.
-                var fields: [(key: String, value: ConfigValue)] = []
-                let present: [(key: String, value: ConfigValue)] =
+                var fields: [JSONMember] = []
+                let present: [JSONMember] =
                     if case .object(let present)? = written { present } else { [] }
                 for inner in keys {
                     let path = "\(key.name).\(inner.name)"
@@ -55,21 +56,21 @@ struct EffectiveConfig {
                         origin = Self.storeOrigin(context) ?? origin
                         shown = .string(context.location.displayPath)
                     }
-                    fields.append((inner.name, shown))
+                    fields.append(JSONMember(key: inner.name, value: shown))
                     origins.append((path, origin))
                 }
-                members.append((key.name, .object(fields)))
+                members.append(JSONMember(key: key.name, value: .object(fields)))
                 continue
             }
             origins.append((key.name, Self.origin(key.name, written: written != nil, config)))
-            members.append((key.name, Self.value(of: key, written: written, context)))
+            members.append(JSONMember(key: key.name, value: Self.value(of: key, written: written, context)))
         }
         document = .object(members)
         self.origins = origins
     }
 
     /// The value in effect of a key that does not hold an object.
-    private static func value(of key: ConfigurationKey, written: ConfigValue?, _ context: CommandContext) -> ConfigValue {
+    private static func value(of key: ConfigurationKey, written: JSONValue?, _ context: CommandContext) -> JSONValue {
         let config = context.config
         switch key.name {
         case ConfigKeys.machine.name: return shown(key.name, path: key.name, .string(config.machine), config)
@@ -78,22 +79,26 @@ struct EffectiveConfig {
         }
     }
 
-    private static func subscriber(_ entry: SubscriberEntry, _ config: JuiceConfig) -> ConfigValue {
-        let name: ConfigValue = isSubstituted("\(entry.path).name", config) ? mask : .string(entry.name)
-        var members: [(key: String, value: ConfigValue)] = [
-            ("type", .string(entry.type)), ("name", name), ("enabled", .bool(entry.enabled)),
+    private static func subscriber(_ entry: SubscriberEntry, _ config: JuiceConfig) -> JSONValue {
+        let name: JSONValue = isSubstituted("\(entry.path).name", config) ? mask : .string(entry.name)
+        let common = [
+            JSONMember(key: "type", value: .string(entry.type)), JSONMember(key: "name", value: name),
+            JSONMember(key: "enabled", value: .bool(entry.enabled)),
         ]
-        for (key, value) in entry.configuration.values {
-            members.append((key, shown(key, path: "\(entry.path).\(key)", value, config)))
-        }
-        return .object(members)
+        return .object(
+            common
+                + entry.configuration.values.map { member in
+                    JSONMember(key: member.key, value: shown(member.key, path: "\(entry.path).\(member.key)", member.value, config))
+                })
     }
 
     /// `value` as it may be printed: masked when it is a secret or came from the
     /// environment, a URL's credentials hidden otherwise.
-    private static func shown(_ key: String, path: String, _ value: ConfigValue, _ config: JuiceConfig) -> ConfigValue {
+    private static func shown(_ key: String, path: String, _ value: JSONValue, _ config: JuiceConfig) -> JSONValue {
         if value == .null { return value }
-        return isSecret(key) || isSubstituted(path, config) ? mask : value.map(URLCredentials.redacted)
+        if isSecret(key) || isSubstituted(path, config) { return mask }
+        if case .string(let text) = value { return .string(URLCredentials.redacted(text)) }
+        return value
     }
 
     private static func origin(_ path: String, written: Bool, _ config: JuiceConfig) -> Origin {

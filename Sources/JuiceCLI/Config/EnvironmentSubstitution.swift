@@ -1,3 +1,4 @@
+import JuiceJSON
 import JuiceMakerPluginKit
 
 /// Replaces `${NAME}` in every string value of a config document with the value of
@@ -12,7 +13,7 @@ struct EnvironmentSubstitution: Sendable {
     let file: String?
 
     struct Result: Sendable {
-        let value: ConfigValue
+        let value: JSONValue
         let redaction: Redaction
         /// Missing variables under a lenient path, one error each (file and path named).
         let unresolved: [ConfigurationError]
@@ -21,7 +22,7 @@ struct EnvironmentSubstitution: Sendable {
         var unresolvedPaths: Set<String> { Set(unresolved.map(\.path)) }
     }
 
-    func apply(_ value: ConfigValue, path: String = "", lenientUnder lenient: [String] = []) throws(ConfigurationError) -> Result {
+    func apply(_ value: JSONValue, path: String = "", lenientUnder lenient: [String] = []) throws(ConfigurationError) -> Result {
         var walker = Walker(substitution: self, lenient: Set(lenient))
         let result = try walker.walk(value, path: path)
         let values = Set(Self.variableNames(in: value).compactMap { environment[$0] })
@@ -29,7 +30,7 @@ struct EnvironmentSubstitution: Sendable {
     }
 
     /// Every `${NAME}` named in the document's strings.
-    private static func variableNames(in value: ConfigValue) -> [String] {
+    private static func variableNames(in value: JSONValue) -> [String] {
         switch value {
         case .string(let text):
             var names: [String] = []
@@ -52,7 +53,7 @@ struct EnvironmentSubstitution: Sendable {
         var substituted = Set<String>()
         var unresolved: [ConfigurationError] = []
 
-        mutating func walk(_ value: ConfigValue, path: String) throws(ConfigurationError) -> ConfigValue {
+        mutating func walk(_ value: JSONValue, path: String) throws(ConfigurationError) -> JSONValue {
             switch value {
             case .string(let text) where text.containsText("${"):
                 substituted.insert(path)
@@ -67,15 +68,15 @@ struct EnvironmentSubstitution: Sendable {
                     return value
                 }
             case .array(let items):
-                var result: [ConfigValue] = []
+                var result: [JSONValue] = []
                 for (index, item) in items.enumerated() {
                     result.append(try walk(item, path: "\(path)[\(index)]"))
                 }
                 return .array(result)
             case .object(let members):
-                var result: [(key: String, value: ConfigValue)] = []
+                var result: [JSONMember] = []
                 for member in members {
-                    result.append((member.key, try walk(member.value, path: ConfigurationKey.path(path, member.key))))
+                    result.append(JSONMember(key: member.key, value: try walk(member.value, path: ConfigurationKey.path(path, member.key))))
                 }
                 return .object(result)
             default:

@@ -4,6 +4,7 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+import JuiceJSON
 import JuiceMakerCore
 import JuiceMakerPluginKit
 import SQLiteStore
@@ -41,7 +42,7 @@ struct JuiceConfig: Sendable {
     /// `fleet`: where `juice fleet` reads the fleet's stream; `nil` when not configured.
     let fleet: PluginConfiguration?
     /// The top-level members as written (after `${NAME}` substitution), for `config show`.
-    let members: [(key: String, value: ConfigValue)]
+    let members: [JSONMember]
     /// What took a value from the environment: never printed.
     let substituted: Redaction
     /// `${NAME}`s not set in disabled subscribers: nothing needs them now, so only

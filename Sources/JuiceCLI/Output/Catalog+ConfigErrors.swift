@@ -1,3 +1,4 @@
+import JuiceJSON
 import JuiceMakerPluginKit
 
 /// Config errors: the library's reason in both languages. The file, the JSON path,
@@ -77,7 +78,7 @@ extension Catalog {
             }
         }
 
-        static func korean(_ kind: ConfigValueKind) -> String {
+        static func korean(_ kind: JSONValue.Kind) -> String {
             switch kind {
             case .null: "null"
             case .boolean: "불리언"

@@ -15,8 +15,9 @@ public struct JSONSyntaxError: Error, Sendable, Equatable, CustomStringConvertib
     public var description: String { "malformed JSON at line \(line), column \(column): \(problem)" }
 }
 
-/// Reads the config's JSON into a `ConfigValue`, keeping object keys in file order:
-/// the JSON module's `JSONParser` with the config's policy (`options`).
+/// Reads the config's JSON into a `JSONValue`, keeping object keys in file order and
+/// every number as written (`.number`, its text): the JSON module's `JSONParser` with
+/// the config's policy (`options`).
 ///
 /// Strict: no comments, no trailing commas, no duplicate keys in one object (keys are
 /// compared code point by code point, RFC 8259 section 8.3, so `"\u00e9"` and
@@ -26,25 +27,11 @@ public enum JSONReader {
     static let options = JSONParser.Options(duplicateKeys: .refuse, maximumDepth: 64, numbers: .doubles)
 
     /// Parses one JSON document (surrounding whitespace allowed).
-    public static func parse(_ text: String) throws(JSONSyntaxError) -> ConfigValue {
+    public static func parse(_ text: String) throws(JSONSyntaxError) -> JSONValue {
         do {
-            return configValue(try JSONParser.parse(text, options: options))
+            return try JSONParser.parse(text, options: options)
         } catch {
             throw syntaxError(error, in: text)
-        }
-    }
-
-    /// `json` as a config value: each number as the `Double` it is, with its text.
-    /// Recursive, at most `options.maximumDepth` calls deep.
-    private static func configValue(_ json: JSONValue) -> ConfigValue {
-        switch json {
-        case .null: .null
-        case .bool(let flag): .bool(flag)
-        case .integer(let integer): .number(Double(integer), literal: String(integer))
-        case .number(let text): .number(Double(text) ?? .nan, literal: text)
-        case .string(let text): .string(text)
-        case .array(let items): .array(items.map(configValue))
-        case .object(let members): .object(members.map { ($0.key, configValue($0.value)) })
         }
     }
 

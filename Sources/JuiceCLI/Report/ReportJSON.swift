@@ -8,13 +8,14 @@ import Glibc
 #elseif canImport(Musl)
 import Musl
 #endif
+import JuiceJSON
 import JuiceMakerCore
 import JuiceMakerPluginKit
 
 /// `juice report --json` and `juice report picklist --json`: the same figures as the
 /// text, as one object (its shape is documented in the article "The report").
 enum ReportJSON {
-    static func report(_ figures: ReportFigures) -> ConfigValue {
+    static func report(_ figures: ReportFigures) -> JSONValue {
         .object([
             ("window", window(figures)),
             ("throughSequence", .number(Double(figures.throughSequence))),
@@ -86,8 +87,8 @@ enum ReportJSON {
         ])
     }
 
-    static func picklist(_ figures: ReportFigures, mode: PicklistMode) -> ConfigValue {
-        let modeValue: (String, ConfigValue) =
+    static func picklist(_ figures: ReportFigures, mode: PicklistMode) -> JSONValue {
+        let modeValue: (String, JSONValue) =
             switch mode {
             case .cover(let duration): ("coverHours", .number(Double(duration.hours)))
             case .target(let target): ("target", .integer(target))
@@ -109,7 +110,7 @@ enum ReportJSON {
         ])
     }
 
-    private static func window(_ figures: ReportFigures) -> ConfigValue {
+    private static func window(_ figures: ReportFigures) -> JSONValue {
         let window = figures.window
         return .object([
             ("since", .string(RFC3339.format(millisecondDate(window.sinceMilliseconds)))),

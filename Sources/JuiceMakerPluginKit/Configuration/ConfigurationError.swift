@@ -1,3 +1,4 @@
+import JuiceJSON
 import JuiceMakerCore
 
 /// A config value that is wrong: the file, the JSON path (`subscribers[1].level`) and
@@ -43,7 +44,7 @@ public struct ConfigurationError: Error, Sendable, Equatable, CustomStringConver
         /// A key the object does not have; `allowed` are the ones it has.
         case unknownKey(String, allowed: [String])
         /// A value of the wrong JSON type.
-        case wrongType(expected: ConfigurationExpectation, found: ConfigValueKind)
+        case wrongType(expected: ConfigurationExpectation, found: JSONValue.Kind)
         /// A value of the right type that is not one of those allowed (`oneOf`, a URL).
         case notAllowed(value: String, expected: ConfigurationExpectation)
         /// A number below the minimum (`exclusive`: at or below it).
@@ -143,22 +144,6 @@ public struct ConfigurationError: Error, Sendable, Equatable, CustomStringConver
     public enum StringPart: String, Sendable, Equatable, CustomStringConvertible {
         case value, name
         public var description: String { rawValue }
-    }
-}
-
-/// A JSON value's type, as an error names it.
-public enum ConfigValueKind: Sendable, Equatable, CustomStringConvertible {
-    case null, boolean, number, string, array, object
-
-    public var description: String {
-        switch self {
-        case .null: "null"
-        case .boolean: "a boolean"
-        case .number: "a number"
-        case .string: "a string"
-        case .array: "an array"
-        case .object: "an object"
-        }
     }
 }
 

@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Musl)
 import Musl
 #endif
+import JuiceJSON
 import JuiceMakerCore
 
 /// One config key, declared once: its name, type (with its range or allowed values),
@@ -16,7 +17,7 @@ public struct ConfigurationKey: Sendable {
     public let name: String
     public let type: ConfigurationType
     /// The value used when the key is absent, if there is one.
-    public let defaultValue: ConfigValue?
+    public let defaultValue: JSONValue?
     /// One sentence for a person (and the schema's `description`).
     public let description: String
     public let isRequired: Bool
@@ -26,7 +27,7 @@ public struct ConfigurationKey: Sendable {
     public let expected: PluginMessage?
 
     public init(
-        _ name: String, _ type: ConfigurationType, default defaultValue: ConfigValue? = nil, required: Bool = false,
+        _ name: String, _ type: ConfigurationType, default defaultValue: JSONValue? = nil, required: Bool = false,
         expected: PluginMessage? = nil, description: String
     ) {
         self.name = name
@@ -41,7 +42,7 @@ public struct ConfigurationKey: Sendable {
     public var expectation: ConfigurationExpectation { expected.map { .described($0) } ?? type.expectation }
 
     /// Checks `value`, found at `path`, against the declaration.
-    public func check(_ value: ConfigValue, at path: String) throws(ConfigurationError) {
+    public func check(_ value: JSONValue, at path: String) throws(ConfigurationError) {
         try type.check(value, at: path, expected: expectation)
     }
 
@@ -74,7 +75,7 @@ public struct ConfigurationKey: Sendable {
     /// present, every value as declared. `skipping` are paths whose value is not known
     /// (a `${NAME}` that is not set in a disabled subscriber).
     public static func check(
-        _ members: [(key: String, value: ConfigValue)], against keys: [ConfigurationKey], at parent: String,
+        _ members: [JSONMember], against keys: [ConfigurationKey], at parent: String,
         skipping: Set<String> = []
     ) throws(ConfigurationError) {
         for member in members where !keys.contains(where: { $0.name == member.key }) {
@@ -147,11 +148,12 @@ public indirect enum ConfigurationType: Sendable {
 
     /// `value` as a person wrote it: a number as written in the file, a string quoted
     /// and escaped, other values by their JSON type.
-    public static func echo(_ value: ConfigValue) -> String {
+    public static func echo(_ value: JSONValue) -> String {
         switch value {
-        case let .number(number, literal): literal ?? format(number)
+        case .integer(let integer): String(integer)
+        case .number(let text): text
         case .string(let text): ConfigurationKey.quoted(URLCredentials.redacted(text))
-        default: value.typeDescription
+        default: value.kind.description
         }
     }
 
@@ -162,7 +164,7 @@ public indirect enum ConfigurationType: Sendable {
     }
 
     /// Checks `value` at `path`; the error names the path and `expected`.
-    public func check(_ value: ConfigValue, at path: String, expected: ConfigurationExpectation? = nil) throws(ConfigurationError) {
+    public func check(_ value: JSONValue, at path: String, expected: ConfigurationExpectation? = nil) throws(ConfigurationError) {
         let expected = expected ?? expectation
         func fail(_ reason: ConfigurationError.Reason) -> ConfigurationError { ConfigurationError(path: path, reason: reason) }
         func wrongType() -> ConfigurationError { fail(.wrongType(expected: expected, found: value.kind)) }
@@ -176,13 +178,13 @@ public indirect enum ConfigurationType: Sendable {
         case .boolean:
             guard case .bool = value else { throw wrongType() }
         case let .number(minimum, exclusive, maximum, _):
-            guard case .number(let number, _) = value else { throw wrongType() }
+            guard let number = value.doubleValue else { throw wrongType() }
             if exclusive ? number <= minimum : number < minimum {
                 throw fail(.belowMinimum(value: Self.echo(value), minimum: Self.format(minimum), exclusive: exclusive, expected: expected))
             }
             if number > maximum { throw fail(.aboveMaximum(value: Self.echo(value), maximum: Self.format(maximum), expected: expected)) }
         case .integer(let range):
-            guard case .number(let number, _) = value else { throw wrongType() }
+            guard let number = value.doubleValue else { throw wrongType() }
             guard number.rounded() == number else { throw fail(.notWholeNumber(value: Self.echo(value), expected: expected)) }
             if number < Double(range.lowerBound) {
                 throw fail(.belowMinimum(value: Self.echo(value), minimum: String(range.lowerBound), exclusive: false, expected: expected))
@@ -198,7 +200,7 @@ public indirect enum ConfigurationType: Sendable {
             for (index, element) in items.enumerated() {
                 let elementPath = "\(path)[\(index)]"
                 try item.check(element, at: elementPath)
-                if unique, let first = items[..<index].firstIndex(of: element) {
+                if unique, let first = items[..<index].firstIndex(where: { $0.isSameValue(as: element) }) {
                     throw ConfigurationError(
                         path: elementPath, reason: .duplicate(value: Self.echo(element), firstAt: "\(path)[\(first)]"))
                 }

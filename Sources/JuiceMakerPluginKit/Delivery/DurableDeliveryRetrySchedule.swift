@@ -1,3 +1,5 @@
+import JuiceJSON
+
 /// When a durable subscriber tries a failed event again.
 ///
 /// The first attempt is immediate; after the n-th failed attempt the next waits

@@ -1,3 +1,4 @@
+import JuiceJSON
 import JuiceMakerCore
 
 /// A destination that takes several events at once and answers each on its own (an

@@ -1,49 +1,5 @@
+import JuiceJSON
 import JuiceMakerCore
-
-/// A JSON value read from a config file, keys kept in file order.
-public indirect enum ConfigValue: Sendable, Equatable {
-    case null
-    case bool(Bool)
-    /// A number and, when read from a file, its text as written (so messages can
-    /// echo `99999999999999999999999`, not `1e+23`).
-    case number(Double, literal: String? = nil)
-    case string(String)
-    case array([ConfigValue])
-    case object([(key: String, value: ConfigValue)])
-
-    public static func == (lhs: ConfigValue, rhs: ConfigValue) -> Bool {
-        switch (lhs, rhs) {
-        case (.null, .null): true
-        case let (.bool(a), .bool(b)): a == b
-        case let (.number(a, _), .number(b, _)): a == b
-        case let (.string(a), .string(b)): a == b
-        case let (.array(a), .array(b)): a == b
-        case let (.object(a), .object(b)): a.count == b.count && zip(a, b).allSatisfy { $0.key == $1.key && $0.value == $1.value }
-        default: false
-        }
-    }
-
-    /// The value with `transform` applied to it if it is a string.
-    public func map(_ transform: (String) -> String) -> ConfigValue {
-        if case .string(let text) = self { return .string(transform(text)) }
-        return self
-    }
-
-    /// The JSON type, for error messages.
-    public var kind: ConfigValueKind {
-        switch self {
-        case .null: .null
-        case .bool: .boolean
-        case .number: .number
-        case .string: .string
-        case .array: .array
-        case .object: .object
-        }
-    }
-
-    /// The JSON type name, for error messages ("a string", "an array").
-    public var typeDescription: String { kind.description }
-}
 
 /// One plugin's section of the config, read through the plugin's declarations.
 ///
@@ -54,15 +10,15 @@ public indirect enum ConfigValue: Sendable, Equatable {
 public struct PluginConfiguration: Sendable {
     /// Where the section is (`subscribers[2]`).
     public let path: String
-    /// The section's keys and values.
-    public let values: [(key: String, value: ConfigValue)]
+    /// The section's members, in file order.
+    public let values: [JSONMember]
 
-    public init(path: String, values: [(key: String, value: ConfigValue)]) {
+    public init(path: String, values: [JSONMember]) {
         self.path = path
         self.values = values
     }
 
-    public subscript(key: String) -> ConfigValue? {
+    public subscript(key: String) -> JSONValue? {
         values.first { $0.key == key }?.value
     }
 
@@ -73,7 +29,7 @@ public struct PluginConfiguration: Sendable {
 
     /// The value of `key`, checked against its declaration; the declared default when
     /// absent; an error when absent and required.
-    public func value(_ key: ConfigurationKey) throws(ConfigurationError) -> ConfigValue? {
+    public func value(_ key: ConfigurationKey) throws(ConfigurationError) -> JSONValue? {
         guard let value = self[key.name] else {
             if key.isRequired { throw key.missing(in: path) }
             return key.defaultValue
@@ -82,7 +38,7 @@ public struct PluginConfiguration: Sendable {
         return value
     }
 
-    private func mismatch(_ key: ConfigurationKey, _ value: ConfigValue) -> ConfigurationError {
+    private func mismatch(_ key: ConfigurationKey, _ value: JSONValue) -> ConfigurationError {
         ConfigurationError(
             path: ConfigurationKey.path(path, key.name), reason: .wrongType(expected: key.expectation, found: value.kind))
     }
@@ -103,12 +59,11 @@ public struct PluginConfiguration: Sendable {
         }
     }
 
+    /// A number as the nearest `Double` (`JSONValue.doubleValue`).
     public func number(_ key: ConfigurationKey) throws(ConfigurationError) -> Double? {
-        switch try value(key) {
-        case nil: return nil
-        case .number(let number, _)?: return number
-        case let other?: throw mismatch(key, other)
-        }
+        guard let value = try value(key) else { return nil }
+        guard let number = value.doubleValue else { throw mismatch(key, value) }
+        return number
     }
 
     public func strings(_ key: ConfigurationKey) throws(ConfigurationError) -> [String]? {
@@ -116,11 +71,11 @@ public struct PluginConfiguration: Sendable {
     }
 
     public func numbers(_ key: ConfigurationKey) throws(ConfigurationError) -> [Double]? {
-        try items(key) { if case .number(let number, _) = $0 { number } else { nil } }
+        try items(key) { $0.doubleValue }
     }
 
     /// An array whose every item `extract` accepts.
-    private func items<Item>(_ key: ConfigurationKey, _ extract: (ConfigValue) -> Item?) throws(ConfigurationError) -> [Item]? {
+    private func items<Item>(_ key: ConfigurationKey, _ extract: (JSONValue) -> Item?) throws(ConfigurationError) -> [Item]? {
         switch try value(key) {
         case nil: return nil
         case .array(let values)?:
