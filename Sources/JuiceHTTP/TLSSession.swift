@@ -4,11 +4,6 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
 
 /// The TLS settings an endpoint's connections share (an `SSL_CTX` of the system's
 /// OpenSSL): TLS 1.2 or later, the server's certificate verified against the system's

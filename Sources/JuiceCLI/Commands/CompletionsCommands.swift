@@ -19,6 +19,12 @@ protocol CompletionScriptCommand: ConfigFreeCommand {
 extension CompletionScriptCommand {
     init(_ invocation: Invocation) throws(CLIError) { self.init() }
 
+    /// The declaration of `juice completions <shell>`: named after the shell, one sentence of help.
+    static func declaration(shell: String) -> CommandConfiguration {
+        CommandConfiguration(
+            commandName: shell, abstract: LocalizedText("Print the \(shell) completion script.", ko: "\(shell) 자동 완성 스크립트를 출력합니다."))
+    }
+
     func run(_ output: any TextSink, registry: PluginRegistry) -> ExitCode {
         output.write(Self.script)
         return .success
@@ -26,20 +32,17 @@ extension CompletionScriptCommand {
 }
 
 struct BashCompletion: CompletionScriptCommand {
-    static let configuration = CommandConfiguration(
-        commandName: "bash", abstract: LocalizedText("Print the bash completion script.", ko: "bash 자동 완성 스크립트를 출력합니다."))
+    static let configuration = declaration(shell: "bash")
     static let script = CompletionScripts.bash
 }
 
 struct ZshCompletion: CompletionScriptCommand {
-    static let configuration = CommandConfiguration(
-        commandName: "zsh", abstract: LocalizedText("Print the zsh completion script.", ko: "zsh 자동 완성 스크립트를 출력합니다."))
+    static let configuration = declaration(shell: "zsh")
     static let script = CompletionScripts.zsh
 }
 
 struct FishCompletion: CompletionScriptCommand {
-    static let configuration = CommandConfiguration(
-        commandName: "fish", abstract: LocalizedText("Print the fish completion script.", ko: "fish 자동 완성 스크립트를 출력합니다."))
+    static let configuration = declaration(shell: "fish")
     static let script = CompletionScripts.fish
 }
 

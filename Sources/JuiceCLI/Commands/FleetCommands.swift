@@ -35,9 +35,17 @@ enum FleetGroup: CommandDeclaration {
 }
 
 /// A fleet command whose only option is `--nats` (`fleet stock`, `fleet metrics`): it
-/// reads the config and builds the plugins, never opens the store.
+/// reads the config and builds the plugins, never opens the store, connects
+/// (`FleetCommandSupport.reader`), reads the stream and prints what it read. A NATS
+/// failure while reading is `FleetCommandSupport.failure`; a build without libnats
+/// exits 69.
 protocol FleetReaderCommand: JuiceCommand {
     init(nats: String?)
+    var nats: String? { get }
+    #if canImport(NATSClient)
+    /// Reads the stream through `reader` and prints what the command shows.
+    func show(_ reader: FleetCommandSupport.Reader, context: CommandContext) throws(NATSError)
+    #endif
 }
 
 extension FleetReaderCommand {
@@ -45,6 +53,20 @@ extension FleetReaderCommand {
 
     init(_ invocation: Invocation) throws(CLIError) {
         self.init(nats: invocation[FleetGroup.nats])
+    }
+
+    func run(_ session: Session) async throws(CLIError) -> ExitCode {
+        #if canImport(NATSClient)
+        let reader = try FleetCommandSupport.reader(session.context, nats: nats)
+        do {
+            try show(reader, context: session.context)
+        } catch {
+            throw FleetCommandSupport.failure(error)
+        }
+        return .success
+        #else
+        throw FleetCommandSupport.unavailableBuild
+        #endif
     }
 }
 

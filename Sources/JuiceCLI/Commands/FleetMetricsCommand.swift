@@ -23,30 +23,21 @@ struct FleetMetricsCommand: FleetReaderCommand {
 
     let nats: String?
 
-    func run(_ session: Session) async throws(CLIError) -> ExitCode {
-        #if canImport(NATSClient)
-        let reader = try FleetCommandSupport.reader(session.context, nats: nats)
-        let context = session.context
+    #if canImport(NATSClient)
+    func show(_ reader: FleetCommandSupport.Reader, context: CommandContext) throws(NATSError) {
         let reportSkipped = FleetCommandSupport.reportSkipped(context)
         var machines: [String: FleetMachineFigures] = [:]
         var seen: [String: Set<EventID>] = [:]
-        do {
-            try reader.each("\(reader.prefix).>", from: .all) { message in
-                switch FleetEvent.read(message, prefix: reader.prefix) {
-                case .success(let event):
-                    guard seen[event.machine, default: []].insert(event.envelope.id).inserted else { return }
-                    machines[event.machine, default: FleetMachineFigures(machine: event.machine)].add(event.envelope.event)
-                case .failure(let skipped): reportSkipped(skipped)
-                }
+        try reader.each("\(reader.prefix).>", from: .all) { message in
+            switch FleetEvent.read(message, prefix: reader.prefix) {
+            case .success(let event):
+                guard seen[event.machine, default: []].insert(event.envelope.id).inserted else { return }
+                machines[event.machine, default: FleetMachineFigures(machine: event.machine)].add(event.envelope.event)
+            case .failure(let skipped): reportSkipped(skipped)
             }
-        } catch {
-            throw FleetCommandSupport.failure(error)
         }
         let figures = machines.values.sorted { $0.machine < $1.machine }
         context.console.standardOutput.write(MetricsExposition.render(fleet: figures))
-        return .success
-        #else
-        throw FleetCommandSupport.unavailableBuild
-        #endif
     }
+    #endif
 }

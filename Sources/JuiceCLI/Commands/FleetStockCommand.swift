@@ -25,17 +25,10 @@ struct FleetStockCommand: FleetReaderCommand {
 
     let nats: String?
 
-    func run(_ session: Session) async throws(CLIError) -> ExitCode {
-        #if canImport(NATSClient)
-        let reader = try FleetCommandSupport.reader(session.context, nats: nats)
-        let context = session.context
+    #if canImport(NATSClient)
+    func show(_ reader: FleetCommandSupport.Reader, context: CommandContext) throws(NATSError) {
         let language = context.language
-        let rows: [FleetStockRow]
-        do {
-            rows = try FleetStockRow.read(reader, skipped: FleetCommandSupport.reportSkipped(context))
-        } catch {
-            throw FleetCommandSupport.failure(error)
-        }
+        let rows = try FleetStockRow.read(reader, skipped: FleetCommandSupport.reportSkipped(context))
         let now = Date()
         if context.settings.json {
             context.console.print(
@@ -51,7 +44,7 @@ struct FleetStockCommand: FleetReaderCommand {
                             if row.clockAhead > 0 { members.append(("clockAheadSeconds", .number(row.clockAhead.rounded()))) }
                             return .object(members)
                         })))
-            return .success
+            return
         }
         var table = [
             [Catalog.Fleet.machineHeading(language)] + Fruit.allCases.map { "\($0.emoji) \(Catalog.Results.name($0)(language))" }
@@ -70,11 +63,8 @@ struct FleetStockCommand: FleetReaderCommand {
         if let note = Catalog.Fleet.retention(.init(name: reader.stream, maxAge: reader.summary.maxAge, maxBytes: reader.summary.maxBytes)) {
             context.console.print(note)
         }
-        return .success
-        #else
-        throw FleetCommandSupport.unavailableBuild
-        #endif
     }
+    #endif
 }
 
 #if canImport(NATSClient)

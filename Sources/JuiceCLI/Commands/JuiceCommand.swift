@@ -37,7 +37,8 @@ protocol JuiceCommand: CommandDeclaration {
     /// `.store` unless declared otherwise.
     static var needs: CommandNeeds { get }
     /// Whether the command is a screen that reads the person's answers (`juice shell`,
-    /// `juice stock edit`): only then may plugins ask a question. `false` unless declared.
+    /// `juice stock edit`): only then may plugins ask a question. `true` for a
+    /// `ScreenCommand`, `false` for any other.
     static var isScreen: Bool { get }
     init(_ invocation: Invocation) throws(CLIError)
     /// Commands that wait on plugins (`deliver`) are async; the others satisfy this synchronously.

@@ -31,51 +31,27 @@ struct StockCommand: JuiceCommand {
 }
 
 /// `juice stock add <fruit> <n>`: one atomic change.
-struct StockAddCommand: JuiceCommand {
-    static let configuration = CommandConfiguration(
-        commandName: "add",
-        abstract: LocalizedText("Add fruit to the stock.", ko: "과일을 재고에 더합니다."),
-        arguments: [
-            StockChange.fruitArgument,
-            ArgumentSpec("n", help: LocalizedText("How many to add (1 or more).", ko: "더할 개수 (1 이상).")),
-        ])
+struct StockAddCommand: StockAmountCommand {
+    static let configuration = amountCommand(
+        "add", abstract: LocalizedText("Add fruit to the stock.", ko: "과일을 재고에 더합니다."),
+        amount: LocalizedText("How many to add (1 or more).", ko: "더할 개수 (1 이상)."))
+    static let change = StockChange.add
 
-    private let change: StockChange
-
-    init(_ invocation: Invocation) throws(CLIError) {
-        let (fruit, amount) = try StockChange.fruitAndAmount(invocation)
-        change = .add(fruit, amount)
-    }
-
-    func run(_ session: Session) throws(CLIError) -> ExitCode {
-        try change.run(session)
-    }
+    let change: StockChange
 }
 
 /// `juice stock remove <fruit> <n>`: one atomic change.
-struct StockRemoveCommand: JuiceCommand {
-    static let configuration = CommandConfiguration(
-        commandName: "remove",
-        abstract: LocalizedText("Remove fruit from the stock.", ko: "재고에서 과일을 뺍니다."),
-        arguments: [
-            StockChange.fruitArgument,
-            ArgumentSpec("n", help: LocalizedText("How many to remove (1 up to what is in stock).", ko: "뺄 개수 (1 이상, 재고 이하).")),
-        ])
+struct StockRemoveCommand: StockAmountCommand {
+    static let configuration = amountCommand(
+        "remove", abstract: LocalizedText("Remove fruit from the stock.", ko: "재고에서 과일을 뺍니다."),
+        amount: LocalizedText("How many to remove (1 up to what is in stock).", ko: "뺄 개수 (1 이상, 재고 이하)."))
+    static let change = StockChange.remove
 
-    private let change: StockChange
-
-    init(_ invocation: Invocation) throws(CLIError) {
-        let (fruit, amount) = try StockChange.fruitAndAmount(invocation)
-        change = .remove(fruit, amount)
-    }
-
-    func run(_ session: Session) throws(CLIError) -> ExitCode {
-        try change.run(session)
-    }
+    let change: StockChange
 }
 
 /// `juice stock set <fruit>=<n>…`: one atomic change of several fruits.
-struct StockSetCommand: JuiceCommand {
+struct StockSetCommand: StockChangeCommand {
     static let configuration = CommandConfiguration(
         commandName: "set",
         abstract: LocalizedText("Set several fruits at once, in one change.", ko: "여러 과일의 재고를 한 번에 정합니다."),
@@ -86,7 +62,7 @@ struct StockSetCommand: JuiceCommand {
                     "A fruit and its new quantity, e.g. strawberry=20 kiwi=5.", ko: "과일과 새 수량, 예: strawberry=20 kiwi=5."))
         ])
 
-    private let change: StockChange
+    let change: StockChange
 
     init(_ invocation: Invocation) throws(CLIError) {
         var quantities: [Fruit: Int] = [:]
@@ -97,9 +73,45 @@ struct StockSetCommand: JuiceCommand {
         }
         change = .set(quantities)
     }
+}
 
+/// A command that stores one `StockChange` (`stock add`, `stock remove`, `stock set`).
+protocol StockChangeCommand: JuiceCommand {
+    var change: StockChange { get }
+}
+
+extension StockChangeCommand {
     func run(_ session: Session) throws(CLIError) -> ExitCode {
         try change.run(session)
+    }
+}
+
+/// `stock add` and `stock remove`: `<fruit> <n>`, the amount checked first.
+protocol StockAmountCommand: StockChangeCommand {
+    /// What `<fruit> <n>` asks for: `StockChange.add` or `StockChange.remove`.
+    static var change: (Fruit, Int) -> StockChange { get }
+    init(change: StockChange)
+}
+
+extension StockAmountCommand {
+    /// The declaration of `stock add` or `stock remove`: `<fruit>`, then `<n>` with `amount` as its help.
+    static func amountCommand(_ name: String, abstract: LocalizedText, amount: LocalizedText) -> CommandConfiguration {
+        CommandConfiguration(
+            commandName: name, abstract: abstract,
+            arguments: [
+                ArgumentSpec(
+                    "fruit", completion: .fruits,
+                    help: LocalizedText("The fruit: an id (kiwi), English or Korean name.", ko: "과일: id (kiwi), 영어 또는 한국어 이름.")),
+                ArgumentSpec("n", help: amount),
+            ])
+    }
+
+    init(_ invocation: Invocation) throws(CLIError) {
+        let words = invocation.arguments
+        let amount = try ValueParsing.integer(
+            words[1], for: "<n>", minimum: 1, maximum: FruitAmounts.maximumQuantity, path: invocation.path)
+        let fruit = try ValueParsing.fruit(words[0])
+        self.init(change: Self.change(fruit, amount))
     }
 }
 
@@ -110,19 +122,6 @@ enum StockChange: Sendable {
     case add(Fruit, Int)
     case remove(Fruit, Int)
     case set([Fruit: Int])
-
-    /// `<fruit>`, of `stock add` and `stock remove`.
-    static let fruitArgument = ArgumentSpec(
-        "fruit", completion: .fruits, help: LocalizedText("The fruit: an id (kiwi), English or Korean name.", ko: "과일: id (kiwi), 영어 또는 한국어 이름."))
-
-    /// `<fruit> <n>`, the amount checked first.
-    static func fruitAndAmount(_ invocation: Invocation) throws(CLIError) -> (Fruit, Int) {
-        let words = invocation.arguments
-        let amount = try ValueParsing.integer(
-            words[1], for: "<n>", minimum: 1, maximum: FruitAmounts.maximumQuantity, path: invocation.path)
-        let fruit = try ValueParsing.fruit(words[0])
-        return (fruit, amount)
-    }
 
     func run(_ session: Session) throws(CLIError) -> ExitCode {
         let context = session.context

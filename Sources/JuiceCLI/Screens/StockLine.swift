@@ -1,7 +1,7 @@
 import JuiceMakerCore
 
 /// One line typed at the stock screen's prompt.
-enum StockLine: Sendable, Equatable {
+enum StockLine: PromptLine {
     /// `+ kiwi` or `+ kiwi 3`: add to the draft (1 when no amount is given).
     case add(Fruit, Int)
     /// `- kiwi` or `- kiwi 3`: remove from the draft.
@@ -19,19 +19,17 @@ enum StockLine: Sendable, Equatable {
     /// An empty line: nothing to do.
     case empty
 
-    /// Reads one line. Fruits are ids, English or Korean names (`키위`); a typo gets
-    /// a suggestion. Amounts are checked by the draft, not here, except that they
-    /// must be whole numbers.
-    static func parse(_ text: String) throws(ScreenInputError) -> StockLine {
-        let line = text.trimmingWhitespace()
-        if line.isEmpty { return .empty }
-        switch line.lowercased() {
-        case "apply", "적용": return .apply
-        case "cancel", "취소": return .cancel
-        case "help", "?", "도움말": return .help
-        case "show", "list", "stock", "재고": return .show
-        default: break
-        }
+    static let words: [String: StockLine] = [
+        "apply": .apply, "적용": .apply,
+        "cancel": .cancel, "취소": .cancel,
+        "help": .help, "?": .help, "도움말": .help,
+        "show": .show, "list": .show, "stock": .show, "재고": .show,
+    ]
+
+    /// An edit. Fruits are ids, English or Korean names (`키위`); a typo gets a
+    /// suggestion. Amounts are checked by the draft, not here, except that they must
+    /// be whole numbers.
+    static func parseOther(_ line: String) throws(ScreenInputError) -> StockLine {
         if let sign = line.first, sign == "+" || sign == "-" {
             let words = line.dropFirst().split(whereSeparator: { $0 == " " || $0 == "\t" }).map(String.init)
             guard (1...2).contains(words.count) else { throw ScreenInputError(Catalog.Screens.notAStockCommand(line)) }

@@ -3,11 +3,6 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
 import JuiceMakerCore
 import Locking
 
@@ -161,24 +156,32 @@ extension DurableDelivery {
             guard case .event(let envelope) = entry else {
                 if case .unreadable(let row) = entry {
                     update { $0.statistics.failed += 1 }
-                    reportError(
-                        PluginMessage(
-                            english: "dead letter \(letter.sequence) still cannot be read (\(row.reason)); it stays a dead letter",
-                            korean: "데드 레터 \(letter.sequence)은(는) 여전히 읽을 수 없어(\(row.reason)) 데드 레터로 남습니다"))
+                    reportError(Self.stillUnreadable(letter, reason: row.reason))
                 }
                 continue
             }
             update { $0.statistics.attempts += 1 }
             if let failure = attempt(envelope) {
                 update { $0.statistics.failed += 1 }
-                reportError(
-                    PluginMessage(
-                        english: "dead letter \(letter.sequence) still not delivered: \(failure.message.english)",
-                        korean: "배달 못 한 이벤트 \(letter.sequence)을(를) 여전히 전달하지 못했습니다: \(failure.message.korean)"))
+                reportError(Self.stillNotDelivered(letter, failure: failure))
                 continue
             }
             update { $0.statistics.redelivered += 1 }
             _ = write { () throws(StoreError) in try journal.removeDeadLetters(for: name, sequences: [letter.sequence]) }
         }
+    }
+
+    /// The line for a dead letter whose row still cannot be read.
+    static func stillUnreadable(_ letter: DeadLetter, reason: String) -> PluginMessage {
+        PluginMessage(
+            english: "dead letter \(letter.sequence) still cannot be read (\(reason)); it stays a dead letter",
+            korean: "데드 레터 \(letter.sequence)은(는) 여전히 읽을 수 없어(\(reason)) 데드 레터로 남습니다")
+    }
+
+    /// The line for a dead letter that failed once more.
+    static func stillNotDelivered(_ letter: DeadLetter, failure: DeliveryFailure) -> PluginMessage {
+        PluginMessage(
+            english: "dead letter \(letter.sequence) still not delivered: \(failure.message.english)",
+            korean: "배달 못 한 이벤트 \(letter.sequence)을(를) 여전히 전달하지 못했습니다: \(failure.message.korean)")
     }
 }

@@ -91,10 +91,7 @@ extension DurableDelivery {
                 }
                 if wait > 0, forced { early = retry }
                 if wait > 0, !forced {
-                    persistCursor()
-                    settle(.waitingForRetry(until: retry.nextAttemptAt), served: served)
-                    // One timed wait for the scheduled time; a wake-up ends it early.
-                    waitForWork(after: served, until: .now + .milliseconds(Int64(min(wait, 86_400 * 7) * 1000) + 1))
+                    pause(.waitingForRetry(until: retry.nextAttemptAt), served: served, until: Self.retryDeadline(in: wait))
                     return
                 }
             }

@@ -3,14 +3,8 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
 import JuiceMakerCore
 import Locking
-import Synchronization
 
 /// The runner's bookkeeping in the journal (cursor writes, closed after shutdown,
 /// store failures reported once) and the threads it runs its blocking work on.

@@ -27,12 +27,7 @@ extension DurableDelivery {
             waitForStore(served: served)
             return
         }
-        if let retry, retry.disabled {
-            persistCursor()
-            settle(.disabled(reason: retry.lastError), served: served)
-            waitForWork(after: served, until: nil)
-            return
-        }
+        if pausesDisabled(retry, served: served) { return }
         progress { $0.handledUpTo = max($0.handledUpTo, cursor) }
         let reused = kept.flatMap { $0.base == cursor && $0.size == destination.window ? $0 : nil }
         var pass = WindowPass(
@@ -128,10 +123,8 @@ extension DurableDelivery {
             }
             if pass.disabled || pass.storeFailed { continue }
             if pass.window.held == 0, pass.readAll {
-                persistCursor()
                 pass.unrecorded = 0
-                settle(.caughtUp, served: pass.served)
-                waitForWork(after: pass.served, until: nil)
+                pause(.caughtUp, served: pass.served)
                 return
             }
             guard let due = pass.window.nextDue() else {
@@ -140,10 +133,8 @@ extension DurableDelivery {
                 return
             }
             if due <= now { continue }
-            persistCursor()
             pass.unrecorded = 0
-            settle(.waitingForRetry(until: due), served: pass.served)
-            waitForWork(after: pass.served, until: .now + .milliseconds(Int64(min(due - now, 86_400 * 7) * 1000) + 1))
+            pause(.waitingForRetry(until: due), served: pass.served, until: Self.retryDeadline(in: due - now))
             // A wake-up (new events, `deliverPending`, `retry --dead-letters`) ends the
             // pass: the run loop serves it with a fresh read. Only the retry's due time
             // goes on with this one.

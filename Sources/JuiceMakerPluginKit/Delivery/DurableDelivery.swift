@@ -242,16 +242,9 @@ public final class DurableDelivery: Sendable {
                 waitForStore(served: served)
                 continue
             }
-            if let retry, retry.disabled {
-                persistCursor()
-                settle(.disabled(reason: retry.lastError), served: served)
-                waitForWork(after: served, until: nil)
-                continue
-            }
+            if pausesDisabled(retry, served: served) { continue }
             if batch.isEmpty {
-                persistCursor()
-                settle(.caughtUp, served: served)
-                waitForWork(after: served, until: nil)
+                pause(.caughtUp, served: served)
                 continue
             }
             update { $0.phase = .delivering }
@@ -287,6 +280,28 @@ public final class DurableDelivery: Sendable {
     /// Sleeps on the state until a wake-up after `served`, shutdown, or `deadline`.
     func waitForWork(after served: UInt64, until deadline: ContinuousClock.Instant?) {
         _ = state.wait(until: deadline) { $0.requests != served || $0.stopping }
+    }
+
+    /// Saves the cursor, settles in `phase` and sleeps until a wake-up after `served`,
+    /// shutdown, or `deadline`: the end of a pass that has nothing to send now.
+    func pause(_ phase: DeliveryPhase, served: UInt64, until deadline: ContinuousClock.Instant? = nil) {
+        persistCursor()
+        settle(phase, served: served)
+        waitForWork(after: served, until: deadline)
+    }
+
+    /// Whether `retry` says a permanent refusal stopped the subscriber (until `juice
+    /// subscribers retry`): then the pass pauses, `.disabled`, until a wake-up.
+    func pausesDisabled(_ retry: DeliveryRetryState?, served: UInt64) -> Bool {
+        guard let retry, retry.disabled else { return false }
+        pause(.disabled(reason: retry.lastError), served: served)
+        return true
+    }
+
+    /// When a retry `seconds` from now is due (at most a week ahead): one timed wait for
+    /// the scheduled time, which a wake-up ends early.
+    static func retryDeadline(in seconds: Double) -> ContinuousClock.Instant {
+        .now + .milliseconds(Int64(min(seconds, 86_400 * 7) * 1000) + 1)
     }
 
     /// The store could not answer: waiting, looked at again in a second or at a wake-up.
