@@ -117,13 +117,16 @@ import Testing
     @Test func aFloodOfStderrIsBoundedAndSummarised() async throws {
         let directory = try TemporaryDirectory()
         let rig = Rig.delivery()
-        let script = #"head -c 5000000 /dev/zero | tr '\0' x | fold -w 999 >&2; echo done >&2; cat >> "$OUT""#
+        // A file says the flood is written (the pipe holds the rest): shutting down before
+        // that would stop the program half-way, and lines never written cannot be counted.
+        let script = #"head -c 5000000 /dev/zero | tr '\0' x | fold -w 999 >&2; echo done >&2; : > "$OUT.flooded"; cat >> "$OUT""#
         let plugin = try subscriber(rig, script: script, directory: directory)
         try plugin.attach(to: rig.host)
         try rig.maker.make(.banana)
         let delivery = try #require(plugin.delivery)
         #expect(await delivery.deliverPending() == .caughtUp)
         #expect(await eventually(within: .seconds(60)) { rig.errors.all.count >= 20 })
+        #expect(await eventually { FileManager.default.fileExists(atPath: directory.file("out.flooded")) })
         // The program's stderr ends with it: the count of what was cut comes then at the latest.
         await plugin.shutdown(deadline: generousDeadline())
         #expect(await eventually(within: .seconds(30)) { rig.errors.all.contains { $0.hasSuffix("not shown") } }, "\(rig.errors.all.suffix(3))")
