@@ -154,10 +154,21 @@ public final class ConsumerJournal: EventAcknowledgingJournal {
         }
     }
 
-    /// Stops feeding and lets go of the consumer, which stays on the server (held
-    /// messages go back to it after the ack wait).
+    /// Stops feeding and lets go of the consumer, which stays on the server. Messages
+    /// still held go back to it at once (negatively acknowledged), so another deliverer
+    /// of the consumer, or the next run, has them without waiting out their ack wait:
+    /// call it once the runner has stopped, as a message handed back while its delivery
+    /// runs may be delivered twice.
     public func stop() {
-        state.change { $0.stopped = true }
+        let held = state.change { state -> [NATSMessage] in
+            state.stopped = true
+            defer {
+                state.held.removeAll()
+                state.numberOf.removeAll()
+            }
+            return state.held.values.map(\.message)
+        }
+        for message in held { message.notAcknowledged(delay: 0) }
         consumer.stop()
     }
 
@@ -186,6 +197,7 @@ public final class ConsumerJournal: EventAcknowledgingJournal {
         let messages = try consumer.fetch(batch: room, timeout: timeout)
         var refused: [(message: NATSMessage, sequence: Int64, reason: String)] = []
         var alreadyDone: [NATSMessage] = []
+        var handedBack: [NATSMessage] = []
         state.change { state in
             for message in messages {
                 let sequence = message.metadata.map { Int64($0.streamSequence) } ?? 0
@@ -200,6 +212,8 @@ public final class ConsumerJournal: EventAcknowledgingJournal {
                     alreadyDone.append(message)  // acknowledged here, sent again before the acknowledgement arrived
                 } else if let number = state.numberOf[sequence] {
                     state.held[number]?.message = message  // sent again while held: acknowledge this copy
+                } else if state.stopped {
+                    handedBack.append(message)  // came as `stop()` handed back what was held
                 } else {
                     let number = max(sequence, state.lastNumber + 1)
                     state.lastNumber = number
@@ -214,6 +228,7 @@ public final class ConsumerJournal: EventAcknowledgingJournal {
         }
         for (message, sequence, reason) in refused { refuse(message, sequence: sequence, reason: reason) }
         for message in alreadyDone { try? message.acknowledge() }
+        for message in handedBack { message.notAcknowledged(delay: 0) }
         return messages.count
     }
 

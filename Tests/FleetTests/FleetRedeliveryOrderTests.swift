@@ -12,6 +12,11 @@ import NATSClient
 /// `nats-server -js`, with two journals on one durable consumer.
 @Suite(.tags(.nats, .process), .notInUnitRun, .enabled(if: FleetEnvironment.isAvailable, FleetEnvironment.skipNote), .serialized)
 struct FleetRedeliveryOrderTests {
+    static func journal(on connection: NATSConnection, settings: ConsumerSettings, batch: Int) throws -> ConsumerJournal {
+        let consumer = try DurableConsumer(connection: connection, stream: "JUICEMAKER", name: "hook", settings: settings) { _ in }
+        return ConsumerJournal(consumer: consumer, subscriber: "hook", batch: batch) { _ in }
+    }
+
     @Test(.timeLimit(.minutes(1)))
     func aMessageAnotherDelivererHeldIsDeliveredAfterLaterOnes() async throws {
         let server = try await NATSServerProcess.started()
@@ -23,22 +28,19 @@ struct FleetRedeliveryOrderTests {
         defer { connection.close() }
         // An ack wait longer than the second deliverer takes to read what is there now.
         let settings = ConsumerSettings(prefix: "juicemaker", ackWait: 2, maxAckPending: 1000, start: .all)
-        func journal(batch: Int) throws -> ConsumerJournal {
-            let consumer = try DurableConsumer(connection: connection, stream: "JUICEMAKER", name: "hook", settings: settings) { _ in }
-            return ConsumerJournal(consumer: consumer, subscriber: "hook", batch: batch) { _ in }
-        }
-
-        // The first deliverer takes the first three messages and lets go without an answer.
-        let first = try journal(batch: 3)
+        // The first deliverer takes the first three messages and dies without an answer
+        // (its connection goes, as a killed process's does).
+        let killed = try server.connect()
+        let first = try Self.journal(on: killed, settings: settings, batch: 3)
         try first.fetchAvailable(timeout: 0.2)
         let taken = try first.events(after: 0, limit: 100)
         #expect(taken.map(\.id.description) == Array(published.prefix(3)))
-        first.stop()
+        killed.close()
 
         // The second delivers what comes, as the runner does: each read after its cursor,
         // then the cursor moved past it. The first three come back after their ack wait,
         // behind later ones in the stream's order.
-        let second = try journal(batch: 100)
+        let second = try Self.journal(on: connection, settings: settings, batch: 100)
         defer { second.stop() }
         var delivered: [EventEnvelope] = []
         let deadline = ContinuousClock.now + .seconds(20)
@@ -60,6 +62,39 @@ struct FleetRedeliveryOrderTests {
         #expect(Array(order.suffix(3)) == Array(published.prefix(3)))
         let state = try #require(try connection.consumer("hook", of: "JUICEMAKER"))
         #expect(state.ackPending == 0 && state.pending == 0 && state.ackFloor == UInt64(published.count), "\(state)")
+    }
+
+    /// A deliverer that stops hands back what it still holds: another deliverer of the
+    /// consumer has those messages at once, not after their ack wait (here 30 s).
+    @Test(.timeLimit(.minutes(1)))
+    func aStoppedDelivererHandsBackWhatItHeld() async throws {
+        let server = try await NATSServerProcess.started()
+        defer { server.stop() }
+        let machine = try await JuiceSandbox.publishing("shop-a", to: server, orders: ["kiwi", "banana"])
+        let published = try await machine.eventIDs()
+        let connection = try server.connect()
+        defer { connection.close() }
+        let settings = ConsumerSettings(prefix: "juicemaker", ackWait: 30, maxAckPending: 1000, start: .all)
+        let first = try Self.journal(on: connection, settings: settings, batch: 2)
+        try first.fetchAvailable(timeout: 0.2)
+        #expect(try first.events(after: 0, limit: 100).count == 2)
+        first.stop()
+
+        let second = try Self.journal(on: connection, settings: settings, batch: 100)
+        defer { second.stop() }
+        var delivered: [String] = []
+        let deadline = ContinuousClock.now + .seconds(10)
+        while delivered.count < published.count, ContinuousClock.now < deadline {
+            try second.fetchAvailable(timeout: 0.2)
+            let cursor = try second.cursor(named: "hook")
+            let read = try second.events(after: cursor, limit: 100)
+            guard let last = read.last else { continue }
+            delivered += read.map(\.id.description)
+            try second.setCursor(named: "hook", to: last.sequence)
+        }
+        #expect(delivered.sorted() == published.sorted(), "every event within 10 s, the two handed back among them")
+        let state = try #require(try connection.consumer("hook", of: "JUICEMAKER"))
+        #expect(state.ackPending == 0 && state.pending == 0, "\(state)")
     }
 }
 #endif

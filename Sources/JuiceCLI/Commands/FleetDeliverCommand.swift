@@ -61,7 +61,7 @@ struct FleetDeliverCommand: JuiceCommand {
                 stderr.write(Catalog.Delivery.following(feed.runners.map(\.name))(context.language) + "\n")
             }
             await stop.requested()
-            await feed.stopLoggerRunners(context)
+            await feed.stopRunners(context)
             return .success
         }
         return try await feed.deliverAvailable(session)

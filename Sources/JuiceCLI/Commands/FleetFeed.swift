@@ -94,15 +94,18 @@ struct FleetFeed {
         return FleetFeed(journals: journals, runners: runners, loggerRunners: loggerRunners)
     }
 
-    /// Lets go of every consumer (they stay on the server).
+    /// Lets go of every consumer (they stay on the server), handing back what is still
+    /// held: call it after `stopRunners`, so nothing handed back is still being delivered.
     func stop() {
         journals.forEach { $0.stop() }
     }
 
-    /// Stops the loggers' runners by the flush deadline, before the loggers close their logs.
-    func stopLoggerRunners(_ context: CommandContext) async {
+    /// Stops every runner by the flush deadline (the loggers' before the loggers close
+    /// their logs): what was in flight then is cancelled and stays on the stream.
+    func stopRunners(_ context: CommandContext) async {
         let deadline = ContinuousClock.now + .milliseconds(Int(context.config.flushDeadlineSeconds * 1000))
         for delivery in loggerRunners { await delivery.shutdown(deadline: deadline) }
+        for (_, delivery) in runners { await delivery.shutdown(deadline: deadline) }
     }
 
     /// A batch at a time: fetch, deliver (acknowledging), until the stream has no more
@@ -130,7 +133,7 @@ struct FleetFeed {
             deliver = { delivery in await delivery.deliverPending(waitingAtMost: DeliverCommand.patience) }
             let caughtUp = outcomes.allSatisfy { if case .caughtUp = $0.phase { true } else { false } }
             if fetched == 0 || !caughtUp {
-                await stopLoggerRunners(context)
+                await stopRunners(context)
                 return DeliverCommand.report(outcomes, context: context)
             }
         }

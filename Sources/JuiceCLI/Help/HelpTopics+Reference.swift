@@ -133,8 +133,11 @@ extension HelpTopics {
                     + "stream's whole history, the default) or new; fleet.ackWait and fleet.maxAckPending are set on it, and on an existing one "
                     + "when they differ. Several deliverers of one subscriber share its consumer, each message going to one of "
                     + "them. A consumer deleted under a running deliverer is created again from the ack floor it last saw, said "
-                    + "in one stderr line. A message being delivered or waiting for a retry is kept in progress; a killed "
-                    + "deliverer's unacknowledged messages come again after the ack wait. The CLI notifier is not run there "
+                    + "in one stderr line. A message being delivered or waiting for a retry is kept in progress. A deliverer "
+                    + "that stops (done, SIGTERM, Ctrl-C) hands back what it still holds once its deliveries have stopped (by "
+                    + "flushDeadlineSeconds), for another deliverer or the next run at once; a killed deliverer's "
+                    + "unacknowledged messages come again after the ack wait. A message that comes back after later ones "
+                    + "were delivered is still delivered. The CLI notifier is not run there "
                     + "(that is juice fleet watch)."),
             .paragraph(
                 "That delivery's retry state and dead letters are kept in the local store under NAME@fleet. juice subscribers "
