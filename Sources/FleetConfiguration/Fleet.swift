@@ -89,20 +89,27 @@ public enum Fleet {
     /// A section's `subjectPrefix` (the `nats` subscriber's or the `fleet` section's),
     /// checked: dot-separated tokens of letters, digits, `-` and `_`.
     public static func subjectPrefix(of section: PluginConfiguration) throws(ConfigurationError) -> String {
-        try checked(
-            section.string(subjectPrefixKey) ?? defaultSubjectPrefix, isSubjectPrefix, at: ConfigurationKey.path(section.path, "subjectPrefix"),
-            expected: PluginMessage(
-                english: "expected subject tokens of letters, digits, - and _ separated by dots (juicemaker, acme.juice)",
-                korean: "글자, 숫자, -, _로 된 주제 토큰을 점으로 이어야 합니다(juicemaker, acme.juice)"))
+        try checked(subjectPrefixKey, in: section, default: defaultSubjectPrefix, isSubjectPrefix, expected: subjectPrefixExpected)
     }
 
     /// A section's `stream`, checked: a JetStream stream name.
     public static func stream(of section: PluginConfiguration) throws(ConfigurationError) -> String {
-        try checked(
-            section.string(streamKey) ?? defaultStream, isStreamName, at: ConfigurationKey.path(section.path, "stream"),
-            expected: PluginMessage(
-                english: "expected a stream name without spaces, '.', '*', '>', '/' or '\\' (JUICEMAKER)",
-                korean: "공백, '.', '*', '>', '/', '\\'가 없는 스트림 이름이어야 합니다(JUICEMAKER)"))
+        try checked(streamKey, in: section, default: defaultStream, isStreamName, expected: streamExpected)
+    }
+
+    private static let subjectPrefixExpected = PluginMessage(
+        english: "expected subject tokens of letters, digits, - and _ separated by dots (juicemaker, acme.juice)",
+        korean: "글자, 숫자, -, _로 된 주제 토큰을 점으로 이어야 합니다(juicemaker, acme.juice)")
+    private static let streamExpected = PluginMessage(
+        english: "expected a stream name without spaces, '.', '*', '>', '/' or '\\' (JUICEMAKER)",
+        korean: "공백, '.', '*', '>', '/', '\\'가 없는 스트림 이름이어야 합니다(JUICEMAKER)")
+
+    /// The string `key` of `section` (its default when absent), refused with `expected` unless `isValid`.
+    private static func checked(
+        _ key: ConfigurationKey, in section: PluginConfiguration, default value: String, _ isValid: (String) -> Bool,
+        expected: PluginMessage
+    ) throws(ConfigurationError) -> String {
+        try checked(section.string(key) ?? value, isValid, at: ConfigurationKey.path(section.path, key.name), expected: expected)
     }
 
     public static func checked(
