@@ -17,6 +17,23 @@ struct FleetRedeliveryOrderTests {
         return ConsumerJournal(consumer: consumer, subscriber: "hook", batch: batch) { _ in }
     }
 
+    /// Delivers as the runner does, until `count` events or `limit`: each read after the
+    /// cursor (every number above it, in order), then the cursor moved past it.
+    static func deliver(_ count: Int, from journal: ConsumerJournal, within limit: Duration) throws -> [EventEnvelope] {
+        var delivered: [EventEnvelope] = []
+        let deadline = ContinuousClock.now + limit
+        while delivered.count < count, ContinuousClock.now < deadline {
+            try journal.fetchAvailable(timeout: 0.2)
+            let cursor = try journal.cursor(named: "hook")
+            let read = try journal.events(after: cursor, limit: 100)
+            #expect(read.allSatisfy { $0.sequence > cursor } && read.map(\.sequence) == read.map(\.sequence).sorted())
+            guard let last = read.last else { continue }
+            delivered += read
+            try journal.setCursor(named: "hook", to: last.sequence)
+        }
+        return delivered
+    }
+
     @Test(.timeLimit(.minutes(1)))
     func aMessageAnotherDelivererHeldIsDeliveredAfterLaterOnes() async throws {
         let server = try await NATSServerProcess.started()
@@ -37,22 +54,11 @@ struct FleetRedeliveryOrderTests {
         #expect(taken.map(\.id.description) == Array(published.prefix(3)))
         killed.close()
 
-        // The second delivers what comes, as the runner does: each read after its cursor,
-        // then the cursor moved past it. The first three come back after their ack wait,
+        // The second delivers what comes. The first three come back after their ack wait,
         // behind later ones in the stream's order.
         let second = try Self.journal(on: connection, settings: settings, batch: 100)
         defer { second.stop() }
-        var delivered: [EventEnvelope] = []
-        let deadline = ContinuousClock.now + .seconds(20)
-        while delivered.count < published.count, ContinuousClock.now < deadline {
-            try second.fetchAvailable(timeout: 0.2)
-            let cursor = try second.cursor(named: "hook")
-            let read = try second.events(after: cursor, limit: 100)
-            #expect(read.allSatisfy { $0.sequence > cursor } && read.map(\.sequence) == read.map(\.sequence).sorted())
-            guard let last = read.last else { continue }
-            delivered += read
-            try second.setCursor(named: "hook", to: last.sequence)
-        }
+        let delivered = try Self.deliver(published.count, from: second, within: .seconds(20))
 
         // Every event delivered once, though not in the stream's order; the consumer has
         // nothing left: no message was acknowledged without being delivered.
@@ -82,16 +88,7 @@ struct FleetRedeliveryOrderTests {
 
         let second = try Self.journal(on: connection, settings: settings, batch: 100)
         defer { second.stop() }
-        var delivered: [String] = []
-        let deadline = ContinuousClock.now + .seconds(10)
-        while delivered.count < published.count, ContinuousClock.now < deadline {
-            try second.fetchAvailable(timeout: 0.2)
-            let cursor = try second.cursor(named: "hook")
-            let read = try second.events(after: cursor, limit: 100)
-            guard let last = read.last else { continue }
-            delivered += read.map(\.id.description)
-            try second.setCursor(named: "hook", to: last.sequence)
-        }
+        let delivered = try Self.deliver(published.count, from: second, within: .seconds(10)).map(\.id.description)
         #expect(delivered.sorted() == published.sorted(), "every event within 10 s, the two handed back among them")
         let state = try #require(try connection.consumer("hook", of: "JUICEMAKER"))
         #expect(state.ackPending == 0 && state.pending == 0, "\(state)")
