@@ -59,7 +59,7 @@ public final class ConsumerJournal: EventAcknowledgingJournal {
     fileprivate struct Recent {
         private(set) var order: [Int64] = []
         private(set) var numbers: [Int64: Int64] = [:]
-        static let kept = 4096
+        static let kept = 65_536
 
         mutating func remember(stream: Int64, number: Int64) {
             if numbers.updateValue(number, forKey: stream) == nil { order.append(stream) }
@@ -77,6 +77,9 @@ public final class ConsumerJournal: EventAcknowledgingJournal {
         var numberOf: [Int64: Int64] = [:]
         /// The last number given.
         var lastNumber: Int64 = 0
+        /// Whether a message was numbered above its stream sequence: from then on a stream
+        /// sequence above `lastNumber` may be a later message's number.
+        var offset = false
         /// The cursor's number: every message numbered up to it is acknowledged.
         var acknowledged: Int64 = 0
         /// Stream sequences acknowledged by this process: a copy sent again is acknowledged, not held.
@@ -92,7 +95,10 @@ public final class ConsumerJournal: EventAcknowledgingJournal {
         var feeding = false
         /// Dead letters whose redelivery may ask for them: those `deadLetters(for:)`
         /// listed last, until each is read once.
-        var armed: Set<Int64> = []
+        var armed: [Int64: Int64] = [:]
+        /// The stream sequence of each dead letter `deadLetters(for:)` listed, by the number it
+        /// was listed under.
+        var letters: [Int64: Int64] = [:]
     }
 
     private let consumer: DurableConsumer
@@ -155,10 +161,11 @@ public final class ConsumerJournal: EventAcknowledgingJournal {
     }
 
     /// Stops feeding and lets go of the consumer, which stays on the server. Messages
-    /// still held go back to it at once (negatively acknowledged), so another deliverer
-    /// of the consumer, or the next run, has them without waiting out their ack wait:
-    /// call it once the runner has stopped, as a message handed back while its delivery
-    /// runs may be delivered twice.
+    /// still held go back to it at once, in their order (negatively acknowledged), so
+    /// another deliverer of the consumer, or the next run, has them without waiting out
+    /// their ack wait. Call it after the runner's shutdown: a delivery the shutdown had
+    /// to cancel at its deadline may have reached the endpoint, and is then delivered
+    /// again (at least once).
     public func stop() {
         let held = state.change { state -> [NATSMessage] in
             state.stopped = true
@@ -166,7 +173,7 @@ public final class ConsumerJournal: EventAcknowledgingJournal {
                 state.held.removeAll()
                 state.numberOf.removeAll()
             }
-            return state.held.values.map(\.message)
+            return state.held.sorted { $0.key < $1.key }.map(\.value.message)
         }
         for message in held { message.notAcknowledged(delay: 0) }
         consumer.stop()
@@ -217,6 +224,7 @@ public final class ConsumerJournal: EventAcknowledgingJournal {
                 } else {
                     let number = max(sequence, state.lastNumber + 1)
                     state.lastNumber = number
+                    if number != sequence { state.offset = true }
                     let envelope = EventEnvelope(
                         sequence: number, id: decoded.id, time: decoded.time, source: decoded.source,
                         changeID: decoded.changeID, event: decoded.event)
@@ -269,36 +277,38 @@ public final class ConsumerJournal: EventAcknowledgingJournal {
     /// redelivery asks for next), that message read back from the stream first, or why
     /// it cannot be read.
     public func entries(after sequence: Int64, limit: Int) throws(StoreError) -> [JournalEntry] {
-        let (held, isLetter) = state.change { state in
-            (
-                Array(state.held.filter { $0.key > sequence }.sorted { $0.key < $1.key }.prefix(max(0, limit)).map(\.value.envelope)),
-                state.armed.remove(sequence + 1) != nil && state.held[sequence + 1] == nil
-            )
+        let (held, letter) = state.change { state -> ([EventEnvelope], Int64?) in
+            let held = Array(state.held.filter { $0.key > sequence }.sorted { $0.key < $1.key }.prefix(max(0, limit)).map(\.value.envelope))
+            // A letter held here is read as held; another is read back from the stream.
+            guard let stream = state.armed.removeValue(forKey: sequence + 1), state.numberOf[stream] != sequence + 1 else {
+                return (held, nil)
+            }
+            return (held.filter { $0.sequence != sequence + 1 }, stream)
         }
-        guard isLetter, limit > 0 else { return held.map(JournalEntry.event) }
-        return [letter(at: sequence + 1)] + held.prefix(limit - 1).map(JournalEntry.event)
+        guard let letter, limit > 0 else { return held.map(JournalEntry.event) }
+        return [self.letter(at: letter, numbered: sequence + 1)] + held.prefix(limit - 1).map(JournalEntry.event)
     }
 
-    /// The stream's message at `sequence` as an event, or why it is not one.
-    private func letter(at sequence: Int64) -> JournalEntry {
+    /// The stream's message at `sequence` as an event numbered `number`, or why it is not one.
+    private func letter(at sequence: Int64, numbered number: Int64) -> JournalEntry {
         let message: NATSMessage?
         do {
             message = try consumer.connection.message(at: UInt64(sequence), of: consumer.stream)
         } catch {
-            return .unreadable(UnreadableEvent(sequence: sequence, eventID: nil, reason: error.message))
+            return .unreadable(UnreadableEvent(sequence: number, eventID: nil, reason: error.message))
         }
         guard let message else {
-            return .unreadable(UnreadableEvent(sequence: sequence, eventID: nil, reason: "the stream no longer holds it (deleted or aged out)"))
+            return .unreadable(UnreadableEvent(sequence: number, eventID: nil, reason: "the stream no longer holds it (deleted or aged out)"))
         }
         do {
             let (_, decoded) = try FleetEvent.check(text: message.text, subject: message.subject, prefix: consumer.settings.prefix).get()
             return .event(
                 EventEnvelope(
-                    sequence: sequence, id: decoded.id, time: decoded.time, source: decoded.source, changeID: decoded.changeID,
+                    sequence: number, id: decoded.id, time: decoded.time, source: decoded.source, changeID: decoded.changeID,
                     event: decoded.event))
         } catch {
             return .unreadable(
-                UnreadableEvent(sequence: sequence, eventID: nil, reason: "subject \(Self.excerpt(message.subject)): \(error.description)"))
+                UnreadableEvent(sequence: number, eventID: nil, reason: "subject \(Self.excerpt(message.subject)): \(error.description)"))
         }
     }
 
@@ -382,23 +392,41 @@ public final class ConsumerJournal: EventAcknowledgingJournal {
         } else {
             letters = state.withLock { state in state.deadLetters.filter { subscriber == nil || $0.subscriber == subscriber } }
         }
-        // A letter whose message is held here is told by the number it was given.
+        // This subscriber's letters are told by number: a letter whose message is held here
+        // by the number it was given; another by its stream sequence, which is no other
+        // message's number, unless numbers have run ahead of stream sequences and it lies
+        // ahead of them (a later message could be given it): such a letter is left out of
+        // this list (the next run lists it; its redelivery waits until then).
         return state.change { state in
-            let numbered = letters.map { letter in
-                guard letter.subscriber == self.subscriber, let number = state.numberOf[letter.sequence] else { return letter }
+            state.armed = [:]
+            state.letters = [:]
+            return letters.compactMap { letter in
+                guard letter.subscriber == self.subscriber else { return letter }
+                let number: Int64
+                if let held = state.numberOf[letter.sequence] {
+                    number = held
+                } else if state.offset, letter.sequence > state.lastNumber {
+                    return nil
+                } else if state.held[letter.sequence] != nil {
+                    return nil
+                } else {
+                    number = letter.sequence
+                }
+                state.armed[number] = letter.sequence
+                state.letters[number] = letter.sequence
                 return DeadLetter(
                     subscriber: letter.subscriber, sequence: number, eventID: letter.eventID, attempts: letter.attempts,
                     lastError: letter.lastError, recordedAt: letter.recordedAt)
             }
-            state.armed = Set(numbered.filter { $0.subscriber == self.subscriber }.map(\.sequence))
-            return numbered
         }
     }
 
     public func removeDeadLetters(for subscriber: String, sequences numbers: [Int64]) throws(StoreError) {
         let sequences = state.change { state in
-            state.armed.subtract(numbers)
-            return numbers.map { state.stream(of: $0) }
+            numbers.map { number in
+                state.armed[number] = nil
+                return state.letters.removeValue(forKey: number) ?? state.stream(of: number)
+            }
         }
         if let bookkeeping {
             try bookkeeping.removeDeadLetters(for: Fleet.bookkeepingName(subscriber), sequences: sequences)
@@ -418,7 +446,13 @@ public final class ConsumerJournal: EventAcknowledgingJournal {
             kept = state.withLock { $0.retryStates[subscriber] }
         }
         guard var kept else { return nil }
-        kept.sequence = state.withLock { $0.numberOf[kept.sequence] ?? kept.sequence }
+        // Not held here: its stream sequence unless that could be another message's
+        // number; then 0, which no event has (a `disabled` state still stops delivery).
+        kept.sequence = state.withLock { state in
+            if let number = state.numberOf[kept.sequence] { return number }
+            let couldBeAnother = state.offset && (kept.sequence > state.lastNumber || state.held[kept.sequence] != nil)
+            return couldBeAnother ? 0 : kept.sequence
+        }
         return kept
     }
 

@@ -43,21 +43,23 @@ struct FleetRedeliveryOrderTests {
         #expect(published.count >= 6, "\(published)")
         let connection = try server.connect()
         defer { connection.close() }
-        // An ack wait longer than the second deliverer takes to read what is there now.
-        let settings = ConsumerSettings(prefix: "juicemaker", ackWait: 2, maxAckPending: 1000, start: .all)
-        // The first deliverer takes the first three messages and dies without an answer
-        // (its connection goes, as a killed process's does).
+        let settings = ConsumerSettings(prefix: "juicemaker", ackWait: 3, maxAckPending: 1000, start: .all)
+        // The first deliverer takes the first three messages (and keeps them in progress).
         let killed = try server.connect()
         let first = try Self.journal(on: killed, settings: settings, batch: 3)
+        defer { first.stop() }
         try first.fetchAvailable(timeout: 0.2)
         let taken = try first.events(after: 0, limit: 100)
         #expect(taken.map(\.id.description) == Array(published.prefix(3)))
-        killed.close()
 
-        // The second delivers what comes. The first three come back after their ack wait,
-        // behind later ones in the stream's order.
+        // The second takes every later one; then the first dies without an answer (its
+        // connection goes, as a killed process's does). The first three come back after
+        // their ack wait, behind later ones in the stream's order.
         let second = try Self.journal(on: connection, settings: settings, batch: 100)
         defer { second.stop() }
+        try second.fetchAvailable(timeout: 0.2)
+        #expect(try second.events(after: 0, limit: 100).map(\.id.description) == Array(published.dropFirst(3)))
+        killed.close()
         let delivered = try Self.deliver(published.count, from: second, within: .seconds(20))
 
         // Every event delivered once, though not in the stream's order; the consumer has
@@ -70,28 +72,82 @@ struct FleetRedeliveryOrderTests {
         #expect(state.ackPending == 0 && state.pending == 0 && state.ackFloor == UInt64(published.count), "\(state)")
     }
 
-    /// A deliverer that stops hands back what it still holds: another deliverer of the
-    /// consumer has those messages at once, not after their ack wait (here 30 s).
+    /// A deliverer that stops hands back what it still holds, in order: another deliverer
+    /// of the consumer has those messages at once, not after their ack wait (here 30 s),
+    /// in the stream's order, so in-order subscribers stay in order.
     @Test(.timeLimit(.minutes(1)))
-    func aStoppedDelivererHandsBackWhatItHeld() async throws {
+    func aStoppedDelivererHandsBackWhatItHeldInOrder() async throws {
         let server = try await NATSServerProcess.started()
         defer { server.stop() }
-        let machine = try await JuiceSandbox.publishing("shop-a", to: server, orders: ["kiwi", "banana"])
+        let machine = try await JuiceSandbox.publishing("shop-a", to: server, orders: ["kiwi", "banana", "mango-kiwi"])
         let published = try await machine.eventIDs()
         let connection = try server.connect()
         defer { connection.close() }
         let settings = ConsumerSettings(prefix: "juicemaker", ackWait: 30, maxAckPending: 1000, start: .all)
-        let first = try Self.journal(on: connection, settings: settings, batch: 2)
+        let first = try Self.journal(on: connection, settings: settings, batch: 100)
         try first.fetchAvailable(timeout: 0.2)
-        #expect(try first.events(after: 0, limit: 100).count == 2)
+        #expect(try first.events(after: 0, limit: 100).count == published.count)
         first.stop()
 
         let second = try Self.journal(on: connection, settings: settings, batch: 100)
         defer { second.stop() }
-        let delivered = try Self.deliver(published.count, from: second, within: .seconds(10)).map(\.id.description)
-        #expect(delivered.sorted() == published.sorted(), "every event within 10 s, the two handed back among them")
+        let delivered = try Self.deliver(published.count, from: second, within: .seconds(10))
+        #expect(delivered.map(\.id.description) == published, "every event within 10 s, in the stream's order")
+        #expect(delivered.map(\.sequence) == Array(1...Int64(published.count)), "numbered as the stream numbers them")
         let state = try #require(try connection.consumer("hook", of: "JUICEMAKER"))
         #expect(state.ackPending == 0 && state.pending == 0, "\(state)")
+    }
+
+    /// Once messages are numbered past their stream sequences, a dead letter kept under a
+    /// stream sequence is never taken for the held message given that number: a letter
+    /// whose message is held is told by its number, one read back from the stream by its
+    /// stream sequence, and one whose sequence is another message's number is not listed.
+    @Test(.timeLimit(.minutes(1)))
+    func deadLettersAreNeverTakenForAnotherMessage() async throws {
+        let server = try await NATSServerProcess.started()
+        defer { server.stop() }
+        let machine = try await JuiceSandbox.publishing("shop-a", to: server, orders: ["kiwi", "banana", "mango-kiwi"])
+        let published = try await machine.eventIDs()
+        let count = Int64(published.count)
+        let connection = try server.connect()
+        defer { connection.close() }
+        let settings = ConsumerSettings(prefix: "juicemaker", ackWait: 3, maxAckPending: 1000, start: .all)
+        // 1–3 held by a deliverer that dies after the second took 4…count: they come back
+        // to the second numbered count+1…count+3.
+        let killed = try server.connect()
+        let first = try Self.journal(on: killed, settings: settings, batch: 3)
+        defer { first.stop() }
+        try first.fetchAvailable(timeout: 0.2)
+        let bookkeeping = InMemoryStore()
+        let consumer = try DurableConsumer(connection: connection, stream: "JUICEMAKER", name: "hook", settings: settings) { _ in }
+        let second = ConsumerJournal(consumer: consumer, subscriber: "hook", batch: 100, bookkeeping: bookkeeping) { _ in }
+        defer { second.stop() }
+        try second.fetchAvailable(timeout: 0.2)
+        try second.setCursor(named: "hook", to: count)
+        killed.close()
+        let deadline = ContinuousClock.now + .seconds(20)
+        while try second.lastSequence() < count + 3, ContinuousClock.now < deadline { try second.fetchAvailable(timeout: 0.2) }
+        #expect(try second.events(after: count, limit: 10).map(\.id.description) == Array(published.prefix(3)))
+
+        // Dead letters kept under stream sequences 2 (held, numbered count+2), 4 (delivered
+        // here, read back from the stream) and count+1 (the number stream 1 was given).
+        for sequence in [2, 4, count + 1] {
+            try bookkeeping.recordDeadLetter(
+                DeadLetter(
+                    subscriber: "hook@fleet", sequence: sequence, eventID: EventID(high: 0, low: 0), attempts: 1, lastError: "x", recordedAt: 0))
+        }
+        let letters = try second.deadLetters(for: "hook").filter { $0.subscriber == "hook" }
+        #expect(letters.map(\.sequence).sorted() == [4, count + 2])
+        for (number, id) in [(Int64(4), published[3]), (count + 2, published[1])] {
+            let entry = try #require(try second.entries(after: number - 1, limit: 1).first)
+            guard case .event(let event) = entry else {
+                Issue.record("dead letter \(number) unread: \(entry)")
+                continue
+            }
+            #expect(event.sequence == number && event.id.description == id)
+        }
+        try second.removeDeadLetters(for: "hook", sequences: [4, count + 2])
+        #expect(try bookkeeping.deadLetters(for: "hook@fleet").map(\.sequence) == [count + 1], "the letters listed were removed, no other")
     }
 }
 #endif
