@@ -8,7 +8,12 @@ import Testing
 
 /// The command subscriber with real programs (`/bin/sh` scripts) over an in-memory store.
 @Suite(.tags(.process), .notInUnitRun) struct CommandSubscriberTests {
-    private func subscriber(_ rig: Rig, script: String, directory: TemporaryDirectory, events: [String]? = nil) throws -> CommandSubscriber {
+    /// A command subscriber running `script` in `directory` (`$OUT` is its file `out`),
+    /// attached to a new delivery rig.
+    private func attachedSubscriber(
+        _ script: String, in directory: TemporaryDirectory, events: [String]? = nil
+    ) throws -> (plugin: CommandSubscriber, rig: Rig) {
+        let rig = Rig.delivery()
         var values: [(key: String, value: JSONValue)] = [
             ("command", .array([.string("/bin/sh"), .string("-c"), .string(script)])),
             ("environment", .object([JSONMember(key: "OUT", value: .string(directory.file("out")))])),
@@ -16,7 +21,9 @@ import Testing
             ("retrySchedule", .array(Array(repeating: .number(0.01), count: 10))),
         ]
         if let events { values.append(("events", .array(events.map { .string($0) }))) }
-        return try CommandSubscriber(configuration: section(values), context: rig.context(name: "feed"))
+        let plugin = try CommandSubscriber(configuration: section(values), context: rig.context(name: "feed"))
+        try plugin.attach(to: rig.host)
+        return (plugin, rig)
     }
 
     private func received(_ directory: TemporaryDirectory, file: String = "out") throws -> [EventEnvelope] {
@@ -26,9 +33,7 @@ import Testing
 
     @Test func everyEventArrivesAsOneJSONLineInOrder() async throws {
         let directory = try TemporaryDirectory()
-        let rig = Rig.delivery()
-        let plugin = try subscriber(rig, script: #"while IFS= read -r line; do printf '%s\n' "$line" >> "$OUT"; done"#, directory: directory)
-        try plugin.attach(to: rig.host)
+        let (plugin, rig) = try attachedSubscriber(#"while IFS= read -r line; do printf '%s\n' "$line" >> "$OUT"; done"#, in: directory)
         for juice in [Juice.mangoKiwi, .banana, .strawberryBanana, .kiwi] { try rig.maker.make(juice) }
         try rig.maker.add(5, of: .mango)
         let delivery = try #require(plugin.delivery)
@@ -42,10 +47,8 @@ import Testing
     /// line cut at 80 characters, so a program cannot steer the person's terminal.
     @Test func theProgramsStderrIsEscapedAndCut() async throws {
         let directory = try TemporaryDirectory()
-        let rig = Rig.delivery()
         let script = #"printf 'boom\033]0;PWN\007\n' >&2; printf '%0300d\n' 0 >&2; cat > "$OUT""#
-        let plugin = try subscriber(rig, script: script, directory: directory)
-        try plugin.attach(to: rig.host)
+        let (plugin, rig) = try attachedSubscriber(script, in: directory)
         try rig.maker.make(.banana)
         let delivery = try #require(plugin.delivery)
         #expect(await delivery.deliverPending() == .caughtUp)
@@ -58,11 +61,9 @@ import Testing
 
     @Test func aProgramIgnoringSIGTERMDoesNotOutliveShutdown() async throws {
         let directory = try TemporaryDirectory()
-        let rig = Rig.delivery()
         // Ignores SIGTERM, takes its input, then would stay for a minute.
         let script = #"echo $$ > pid; trap '' TERM; cat >> "$OUT"; exec sleep 60"#
-        let plugin = try subscriber(rig, script: script, directory: directory)
-        try plugin.attach(to: rig.host)
+        let (plugin, rig) = try attachedSubscriber(script, in: directory)
         try rig.maker.make(.banana)
         let delivery = try #require(plugin.delivery)
         #expect(await delivery.deliverPending() == .caughtUp)
@@ -84,12 +85,10 @@ import Testing
     /// inherited it is a zombie: gone as far as running goes.)
     @Test func theProgramsGrandchildrenDoNotOutliveIt() async throws {
         let directory = try TemporaryDirectory()
-        let rig = Rig.delivery()
         // Each run starts a grandchild that would stay 1000 s; the first run exits after one line.
         let script =
             #"sleep 1000 & echo $! >> grandchildren; IFS= read -r line; printf '%s\n' "$line" >> "$OUT"; [ -e once ] || { touch once; exit 3; }; cat >> "$OUT""#
-        let plugin = try subscriber(rig, script: script, directory: directory)
-        try plugin.attach(to: rig.host)
+        let (plugin, rig) = try attachedSubscriber(script, in: directory)
         try rig.maker.make(.banana)
         let delivery = try #require(plugin.delivery)
         #expect(await delivery.deliverPending(waitingAtMost: .seconds(30)) == .caughtUp)
@@ -116,12 +115,10 @@ import Testing
     /// up to every line written.
     @Test func aFloodOfStderrIsBoundedAndSummarised() async throws {
         let directory = try TemporaryDirectory()
-        let rig = Rig.delivery()
         // A file says the flood is written (the pipe holds the rest): shutting down before
         // that would stop the program half-way, and lines never written cannot be counted.
         let script = #"head -c 5000000 /dev/zero | tr '\0' x | fold -w 999 >&2; echo done >&2; : > "$OUT.flooded"; cat >> "$OUT""#
-        let plugin = try subscriber(rig, script: script, directory: directory)
-        try plugin.attach(to: rig.host)
+        let (plugin, rig) = try attachedSubscriber(script, in: directory)
         try rig.maker.make(.banana)
         let delivery = try #require(plugin.delivery)
         #expect(await delivery.deliverPending() == .caughtUp)
@@ -144,14 +141,12 @@ import Testing
 
     @Test func aProgramThatExitsIsRestartedAndMissesNothing() async throws {
         let directory = try TemporaryDirectory()
-        let rig = Rig.delivery()
         // Reads three lines, then exits with status 3; says on stderr that it started.
         let script = #"""
             echo "started" >&2; echo x >> starts; n=0
             while IFS= read -r line; do printf '%s\n' "$line" >> "$OUT"; n=$((n+1)); [ $n -ge 3 ] && exit 3; done
             """#
-        let plugin = try subscriber(rig, script: script, directory: directory, events: ["juiceMade"])
-        try plugin.attach(to: rig.host)
+        let (plugin, rig) = try attachedSubscriber(script, in: directory, events: ["juiceMade"])
         for _ in 0..<7 { try rig.maker.make(.banana) }
         let delivery = try #require(plugin.delivery)
         let made = try rig.journal().filter { $0.event.kind == .juiceMade }
@@ -173,10 +168,8 @@ import Testing
 
     @Test func aProgramThatClosesItsInputFailsTheAttemptWithoutSIGPIPE() async throws {
         let directory = try TemporaryDirectory()
-        let rig = Rig.delivery()
         // Closes its stdin at once and stays: every write finds no reader (EPIPE).
-        let plugin = try subscriber(rig, script: "exec 0<&-; exec sleep 30", directory: directory)
-        try plugin.attach(to: rig.host)
+        let (plugin, rig) = try attachedSubscriber("exec 0<&-; exec sleep 30", in: directory)
         try rig.maker.make(.banana)
         let delivery = try #require(plugin.delivery)
         // Eleven refused attempts each, then dead letters: this process is still here to see it.

@@ -23,6 +23,14 @@ import WebhookPlugin
         return try Webhook(configuration: section(values), context: rig.context())
     }
 
+    /// A new delivery rig and the webhook `make` builds for it, attached.
+    private func attached(_ make: (Rig) throws -> Webhook) throws -> (plugin: Webhook, rig: Rig) {
+        let rig = Rig.delivery()
+        let plugin = try make(rig)
+        try plugin.attach(to: rig.host)
+        return (plugin, rig)
+    }
+
     /// The runner waits for a retry: the failed attempt's retry state is in the journal.
     private let isWaitingForRetry: @Sendable (DeliveryPhase, DeliveryStatistics) -> Bool = { phase, _ in
         if case .waitingForRetry = phase { return true }
@@ -33,11 +41,11 @@ import WebhookPlugin
         let server = LoopbackHTTPServer()
         try server.start()
         defer { server.stop() }
-        let rig = Rig.delivery()
         // The key is base64 key material (Standard Webhooks); openssl gets the same bytes as text.
         let secret = "s3cr3t-for-tests"
-        let plugin = try webhook(rig, url: server.url, secret: "whsec_" + Data(secret.utf8).base64EncodedString(), events: ["juiceMade"])
-        try plugin.attach(to: rig.host)
+        let (plugin, rig) = try attached {
+            try webhook($0, url: server.url, secret: "whsec_" + Data(secret.utf8).base64EncodedString(), events: ["juiceMade"])
+        }
         try rig.maker.make(.mangoKiwi)
         #expect(await server.waitForRequests(1))
         await plugin.shutdown(deadline: generousDeadline())
@@ -70,9 +78,7 @@ import WebhookPlugin
         let server = LoopbackHTTPServer { index, _ in index < 3 ? .status(500) : .status(200) }
         try server.start()
         defer { server.stop() }
-        let rig = Rig.delivery()
-        let plugin = try webhook(rig, url: server.url, events: ["juiceMade"])
-        try plugin.attach(to: rig.host)
+        let (plugin, rig) = try attached { try webhook($0, url: server.url, events: ["juiceMade"]) }
         try rig.maker.make(.banana)
         let delivery = try #require(plugin.delivery)
         #expect(await delivery.wait(until: generousDeadline()) { _, statistics in statistics.delivered == 1 })
@@ -92,9 +98,7 @@ import WebhookPlugin
         let server = LoopbackHTTPServer { _, request in request.text.contains("\"juice\":\"banana\"") ? .status(500) : .status(204) }
         try server.start()
         defer { server.stop() }
-        let rig = Rig.delivery()
-        let plugin = try webhook(rig, url: server.url, events: ["juiceMade"], schedule: [0.01, 0.01])
-        try plugin.attach(to: rig.host)
+        let (plugin, rig) = try attached { try webhook($0, url: server.url, events: ["juiceMade"], schedule: [0.01, 0.01]) }
         try rig.maker.make(.banana)
         try rig.maker.make(.kiwi)
         let delivery = try #require(plugin.delivery)
@@ -120,9 +124,7 @@ import WebhookPlugin
         let server = LoopbackHTTPServer { _, _ in gone.load(ordering: .relaxed) ? .status(410) : .status(200) }
         try server.start()
         defer { server.stop() }
-        let rig = Rig.delivery()
-        let plugin = try webhook(rig, url: server.url, events: ["juiceMade"])
-        try plugin.attach(to: rig.host)
+        let (plugin, rig) = try attached { try webhook($0, url: server.url, events: ["juiceMade"]) }
         try rig.maker.make(.banana)
         let delivery = try #require(plugin.delivery)
         #expect(
@@ -146,32 +148,16 @@ import WebhookPlugin
         #expect(try rig.store.cursor(named: "hook") == rig.store.lastSequence())
     }
 
-    @Test func retryAfterIsHonouredInTheScheduledTime() async throws {
-        let server = LoopbackHTTPServer { _, _ in .status(503, headers: [("Retry-After", "3600")]) }
+    /// One banana's delivery answered with `status` and `Retry-After: retryAfter`, under
+    /// the schedule `[0.05, longestStep]`: the retry state it leaves, the requests the
+    /// server saw, and the clock before the order and after the shutdown.
+    private func answeredWithRetryAfter(
+        status: Int, retryAfter: String, longestStep: Double
+    ) async throws -> (state: DeliveryRetryState, requests: Int, before: Double, after: Double) {
+        let server = LoopbackHTTPServer { _, _ in .status(status, headers: [("Retry-After", retryAfter)]) }
         try server.start()
         defer { server.stop() }
-        let rig = Rig.delivery()
-        // The schedule's longest step (2 h) bounds what Retry-After may ask for.
-        let plugin = try webhook(rig, url: server.url, events: ["juiceMade"], schedule: [0.05, 7_200])
-        try plugin.attach(to: rig.host)
-        let before = Date().timeIntervalSince1970
-        try rig.maker.make(.banana)
-        let delivery = try #require(plugin.delivery)
-        #expect(await delivery.wait(until: generousDeadline(), for: isWaitingForRetry))
-        await plugin.shutdown(deadline: generousDeadline())
-        let state = try #require(try rig.store.retryState(for: "hook"))
-        #expect(state.attempts == 1)
-        #expect(state.nextAttemptAt >= before + 3600)
-        #expect(server.requests.count == 1)
-    }
-
-    @Test func retryAfterBeyondTheLongestScheduledStepIsCappedAtIt() async throws {
-        let server = LoopbackHTTPServer { _, _ in .status(429, headers: [("Retry-After", "99999999999999999999")]) }
-        try server.start()
-        defer { server.stop() }
-        let rig = Rig.delivery()
-        let plugin = try webhook(rig, url: server.url, events: ["juiceMade"], schedule: [0.05, 600])
-        try plugin.attach(to: rig.host)
+        let (plugin, rig) = try attached { try webhook($0, url: server.url, events: ["juiceMade"], schedule: [0.05, longestStep]) }
         let before = Date().timeIntervalSince1970
         try rig.maker.make(.banana)
         let delivery = try #require(plugin.delivery)
@@ -179,18 +165,29 @@ import WebhookPlugin
         await plugin.shutdown(deadline: generousDeadline())
         let after = Date().timeIntervalSince1970
         let state = try #require(try rig.store.retryState(for: "hook"))
+        return (state, server.requests.count, before, after)
+    }
+
+    @Test func retryAfterIsHonouredInTheScheduledTime() async throws {
+        // The schedule's longest step (2 h) bounds what Retry-After may ask for.
+        let answered = try await answeredWithRetryAfter(status: 503, retryAfter: "3600", longestStep: 7_200)
+        #expect(answered.state.attempts == 1)
+        #expect(answered.state.nextAttemptAt >= answered.before + 3600)
+        #expect(answered.requests == 1)
+    }
+
+    @Test func retryAfterBeyondTheLongestScheduledStepIsCappedAtIt() async throws {
+        let answered = try await answeredWithRetryAfter(status: 429, retryAfter: "99999999999999999999", longestStep: 600)
         // Not the schedule's first step (0.05 s ± jitter): the capped Retry-After, 600 s.
-        #expect(state.nextAttemptAt >= before + 600 - 1)
-        #expect(state.nextAttemptAt <= after + 600 + 1)
+        #expect(answered.state.nextAttemptAt >= answered.before + 600 - 1)
+        #expect(answered.state.nextAttemptAt <= answered.after + 600 + 1)
     }
 
     @Test func withMaxInFlightOneEndpointDownThenUpDeliversEverythingInJournalOrder() async throws {
         let server = LoopbackHTTPServer()
         try server.start()
         server.stop()
-        let rig = Rig.delivery()
-        let plugin = try webhook(rig, url: server.url, schedule: [60], maxInFlight: 1)
-        try plugin.attach(to: rig.host)
+        let (plugin, rig) = try attached { try webhook($0, url: server.url, schedule: [60], maxInFlight: 1) }
         for _ in 0..<20 { try rig.maker.make(.strawberryBanana) }
         let delivery = try #require(plugin.delivery)
         #expect(await delivery.wait(until: generousDeadline(), for: isWaitingForRetry))
@@ -206,9 +203,7 @@ import WebhookPlugin
         let server = LoopbackHTTPServer { _, _ in .hang }
         try server.start()
         defer { server.stop() }
-        let rig = Rig.delivery()
-        let plugin = try webhook(rig, url: server.url, events: ["juiceMade"], timeout: 300)
-        try plugin.attach(to: rig.host)
+        let (plugin, rig) = try attached { try webhook($0, url: server.url, events: ["juiceMade"], timeout: 300) }
         try rig.maker.make(.banana)
         #expect(await server.waitForRequests(1))
         let deadline = ContinuousClock.now + .milliseconds(200)

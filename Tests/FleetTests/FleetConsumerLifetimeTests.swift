@@ -17,7 +17,7 @@ struct FleetConsumerLifetimeTests {
         let hook: LoopbackHTTPServer
 
         /// - Parameter answerAfter: seconds the webhook's endpoint takes to answer.
-        init(_ server: NATSServerProcess, extraFleet: String = "", answerAfter: Double = 0) throws {
+        private init(_ server: NATSServerProcess, extraFleet: String, answerAfter: Double) throws {
             self.server = server
             machine = try JuiceSandbox.fleetMachine("shop-a", subscribers: FleetIntegrationTests.natsSubscriber(server.url))
             hook = LoopbackHTTPServer { _, _ in
@@ -28,6 +28,17 @@ struct FleetConsumerLifetimeTests {
             central = try JuiceSandbox.fleetMachine(
                 "central", subscribers: #"[{"type": "webhook", "name": "central-hook", "url": "\#(hook.url)", "retrySchedule": [0.2, 0.5, 1]}]"#,
                 extra: #""fleet": {"url": "\#(server.url)"\#(extraFleet)}"#)
+        }
+
+        /// A fleet on a nats-server of its own, started; `stop()` ends both.
+        static func started(extraFleet: String = "", answerAfter: Double = 0) async throws -> Fleet {
+            try Fleet(try await NATSServerProcess.started(), extraFleet: extraFleet, answerAfter: answerAfter)
+        }
+
+        /// Stops the webhook's endpoint, then the server.
+        func stop() {
+            hook.stop()
+            server.stop()
         }
 
         /// `count` orders on the machine, published; returns the ids of the events they made.
@@ -63,10 +74,8 @@ struct FleetConsumerLifetimeTests {
 
     @Test(.timeLimit(.minutes(2)))
     func cleanExitsLeaveTheConsumerAndNothingIsSentTwice() async throws {
-        let server = try await NATSServerProcess.started()
-        defer { server.stop() }
-        let fleet = try Fleet(server)
-        defer { fleet.hook.stop() }
+        let fleet = try await Fleet.started()
+        defer { fleet.stop() }
         var published = try await fleet.publish(10)
         // Two runs without --follow: the first delivers everything, the second nothing.
         for _ in 0..<2 {
@@ -89,10 +98,8 @@ struct FleetConsumerLifetimeTests {
 
     @Test(.timeLimit(.minutes(2)))
     func aDeliverersTermLeavesTheOtherDelivering() async throws {
-        let server = try await NATSServerProcess.started()
-        defer { server.stop() }
-        let fleet = try Fleet(server)
-        defer { fleet.hook.stop() }
+        let fleet = try await Fleet.started()
+        defer { fleet.stop() }
         let followers = try await fleet.follow(2, until: try await fleet.publish(3))
         let (one, other) = (followers[0], followers[1])
         defer { terminate(other) }
@@ -106,15 +113,13 @@ struct FleetConsumerLifetimeTests {
 
     @Test(.timeLimit(.minutes(2)))
     func aDeletedConsumerIsCreatedAgainWithOneLineAndNothingLost() async throws {
-        let server = try await NATSServerProcess.started()
-        defer { server.stop() }
-        let fleet = try Fleet(server)
-        defer { fleet.hook.stop() }
+        let fleet = try await Fleet.started()
+        defer { fleet.stop() }
         let first = try await fleet.publish(3)
         let follower = try await fleet.follow(1, until: first)[0]
         defer { terminate(follower) }
         // `nats consumer rm` while it runs, then more events.
-        let connection = try server.connect()
+        let connection = try fleet.server.connect()
         defer { connection.close() }
         try connection.deleteConsumer("central-hook", of: "JUICEMAKER")
         let later = try await fleet.publish(3)
@@ -135,11 +140,9 @@ struct FleetConsumerLifetimeTests {
 struct FleetAckWaitTests {
     @Test(.timeLimit(.minutes(2)))
     func aWebhookSlowerThanTheAckWaitIsNotSentTwice() async throws {
-        let server = try await NATSServerProcess.started()
-        defer { server.stop() }
         // Two deliverers share the consumer: a message whose ack wait ran out would go to the other.
-        let fleet = try FleetConsumerLifetimeTests.Fleet(server, extraFleet: #", "ackWait": 1"#, answerAfter: 2.5)
-        defer { fleet.hook.stop() }
+        let fleet = try await FleetConsumerLifetimeTests.Fleet.started(extraFleet: #", "ackWait": 1"#, answerAfter: 2.5)
+        defer { fleet.stop() }
         var published = try await fleet.publish(1)
         let followers = try await fleet.follow(2, until: published)
         defer { followers.forEach { terminate($0) } }

@@ -106,9 +106,7 @@ struct FleetIntegrationTests {
 
     @Test(.timeLimit(.minutes(3)))
     func outageLosesNothingAndDuplicatesNothing() async throws {
-        let directory = try TemporaryDirectory(prefix: "juice-fleet-")
-        let server = try NATSServerProcess(directory: directory)
-        try await server.start()
+        let server = try await NATSServerProcess.started()
         defer { server.stop() }
         let machines = try ["shop-a", "shop-b"].map { try JuiceSandbox.fleetMachine($0, subscribers: Self.natsSubscriber(server.url)) }
         // One publisher per machine, as a shop runs it: juice deliver --follow.

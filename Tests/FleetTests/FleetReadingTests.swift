@@ -15,9 +15,7 @@ struct FleetReadingTests {
 
     @Test(.timeLimit(.minutes(2)))
     func fleetStockEqualsEachMachinesStock() async throws {
-        let directory = try TemporaryDirectory(prefix: "juice-fleet-")
-        let server = try NATSServerProcess(directory: directory)
-        try await server.start()
+        let server = try await NATSServerProcess.started()
         defer { server.stop() }
         let orders = [["mango-kiwi", "kiwi"], ["strawberry-banana", "pineapple", "mango"]]
         let machines = try ["shop-a", "shop-b"].map {
@@ -72,9 +70,7 @@ struct FleetReadingTests {
 
     @Test(.timeLimit(.minutes(3)))
     func fleetDeliverSurvivesKillsAndEveryEventArrives() async throws {
-        let directory = try TemporaryDirectory(prefix: "juice-fleet-")
-        let server = try NATSServerProcess(directory: directory)
-        try await server.start()
+        let server = try await NATSServerProcess.started()
         defer { server.stop() }
         // An endpoint 50 ms away, as real ones are: the kills land mid-delivery, with a
         // window of requests in flight.
@@ -140,9 +136,7 @@ struct FleetReadingTests {
     /// where the next process finds it.
     @Test(.timeLimit(.minutes(2)))
     func fleetDeliverRunsTheLoggerAndKeepsRetryStateInTheStore() async throws {
-        let directory = try TemporaryDirectory(prefix: "juice-fleet-")
-        let server = try NATSServerProcess(directory: directory)
-        try await server.start()
+        let server = try await NATSServerProcess.started()
         defer { server.stop() }
         let hook = LoopbackHTTPServer { _, _ in .status(503) }
         try hook.start()

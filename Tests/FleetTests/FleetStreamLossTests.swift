@@ -68,9 +68,7 @@ struct FleetStreamLossTests {
     /// the stream answers again every event arrives, once.
     @Test(.timeLimit(.minutes(2)))
     func publishesWhosePubAckNeverComesAreSentAgainOnANewConnection() async throws {
-        let directory = try TemporaryDirectory(prefix: "juice-fleet-silent-")
-        let server = try NATSServerProcess(directory: directory)
-        try await server.start()
+        let server = try await NATSServerProcess.started(prefix: "juice-fleet-silent-")
         defer { server.stop() }
         try Self.addSilentStream(server.url, name: "JUICEMAKER", subjects: "juicemaker.>")
         let machine = try JuiceSandbox.fleetMachine("shop-1", subscribers: Self.subscriber(server.url))
@@ -106,9 +104,7 @@ struct FleetStreamLossTests {
     /// Once a stream takes them, the rest arrive, each once.
     @Test(.timeLimit(.minutes(2)))
     func aRefusalInsideAFlightStopsTheCursorAtTheLastStoredEvent() async throws {
-        let directory = try TemporaryDirectory(prefix: "juice-fleet-refused-")
-        let server = try NATSServerProcess(directory: directory)
-        try await server.start()
+        let server = try await NATSServerProcess.started(prefix: "juice-fleet-refused-")
         defer { server.stop() }
         let limit = 100
         let connection = try NATSConnection(NATSOptions(servers: [server.url], timeout: 5, reconnects: false))
@@ -144,9 +140,7 @@ struct FleetStreamLossTests {
     /// no stream to take it, the stream is created again, and every later event arrives.
     @Test(.timeLimit(.minutes(2)))
     func aStreamDeletedWhileDeliveringIsCreatedAgain() async throws {
-        let directory = try TemporaryDirectory(prefix: "juice-fleet-deleted-")
-        let server = try NATSServerProcess(directory: directory)
-        try await server.start()
+        let server = try await NATSServerProcess.started(prefix: "juice-fleet-deleted-")
         defer { server.stop() }
         let machine = try JuiceSandbox.fleetMachine("shop-2", subscribers: Self.subscriber(server.url))
         try Self.commitOrders(machine, 5)

@@ -71,12 +71,12 @@ final class NATSServerProcess: @unchecked Sendable {
     /// The directory `started()` made, kept as long as the server.
     private let owned: TemporaryDirectory?
 
-    /// A server in a temporary directory of its own, started.
-    static func started() async throws -> NATSServerProcess {
+    /// A server in a temporary directory of its own (its name starting with `prefix`), started.
+    static func started(prefix: String = "juice-fleet-") async throws -> NATSServerProcess {
         // A free port is free when asked, not when nats-server binds it: tests running
         // side by side may take it in between. Another port is tried then.
         for attempt in 1...3 {
-            let directory = try TemporaryDirectory(prefix: "juice-fleet-")
+            let directory = try TemporaryDirectory(prefix: prefix)
             let server = try NATSServerProcess(directory: directory, ownsDirectory: true)
             do {
                 try await server.start()

@@ -16,14 +16,25 @@ struct CLINotifierTests {
         return notifier
     }
 
+    /// What a notifier attached to `rig` prints while `actions` run on the rig's maker.
+    private func printed(
+        by rig: Rig = Rig(), language: Language, colorAllowed: Bool = false, _ values: [(key: String, value: JSONValue)] = [],
+        while actions: (JuiceMaker) throws -> Void
+    ) throws -> RecordingSink {
+        _ = try attachedNotifier(rig, language: language, colorAllowed: colorAllowed, values)
+        try actions(rig.maker)
+        return rig.output
+    }
+
     @Test func koreanSeedMessagesForFailureRestockAndSuccess() throws {
         let rig = Rig()
-        _ = try attachedNotifier(rig, language: .korean)
-        #expect(try rig.maker.make(.strawberry) == .insufficient(shortages: FruitAmounts(strawberry: 6)))
-        try rig.maker.add(10, of: .strawberry)
-        try rig.maker.make(.strawberry)
+        let output = try printed(by: rig, language: .korean) { maker in
+            #expect(try maker.make(.strawberry) == .insufficient(shortages: FruitAmounts(strawberry: 6)))
+            try maker.add(10, of: .strawberry)
+            try maker.make(.strawberry)
+        }
         #expect(
-            rig.output.texts == [
+            output.texts == [
                 "재료가 모자라요. 재고를 수정할까요?\n  🍓 딸기 6개 부족\n",
                 "🍓 딸기 10 → 20\n",
                 "딸기쥬스 나왔습니다! 맛있게 드세요!\n",
@@ -33,13 +44,13 @@ struct CLINotifierTests {
     }
 
     @Test func englishSeedMessagesForFailureRestockAndSuccess() throws {
-        let rig = Rig()
-        _ = try attachedNotifier(rig, language: .english)
-        try rig.maker.make(.strawberry)
-        try rig.maker.add(10, of: .strawberry)
-        try rig.maker.make(.strawberry)
+        let output = try printed(language: .english) {
+            try $0.make(.strawberry)
+            try $0.add(10, of: .strawberry)
+            try $0.make(.strawberry)
+        }
         #expect(
-            rig.output.texts == [
+            output.texts == [
                 "Not enough fruit. Edit the stock?\n  🍓 strawberry: 6 short\n",
                 "🍓 strawberry 10 → 20\n",
                 "Here's your strawberry juice! Enjoy!\n",
@@ -48,12 +59,12 @@ struct CLINotifierTests {
     }
 
     @Test func severalJuicesAndSeveralShortages() throws {
-        let rig = Rig(stock: Stock(strawberry: 0, banana: 0, pineapple: 10, kiwi: 10, mango: 10))
-        _ = try attachedNotifier(rig, language: .korean)
-        try rig.maker.make(.mango, count: 3)
-        try rig.maker.make(.strawberryBanana, count: 2)
+        let korean = try printed(by: Rig(stock: Stock(strawberry: 0, banana: 0, pineapple: 10, kiwi: 10, mango: 10)), language: .korean) {
+            try $0.make(.mango, count: 3)
+            try $0.make(.strawberryBanana, count: 2)
+        }
         #expect(
-            rig.output.lines == [
+            korean.lines == [
                 "망고쥬스 3잔 나왔습니다! 맛있게 드세요!",
                 "🥭 망고 10 → 1",
                 "재료가 모자라요. 재고를 수정할까요?",
@@ -61,12 +72,12 @@ struct CLINotifierTests {
                 "  🍌 바나나 2개 부족",
             ])
 
-        let english = Rig()
-        _ = try attachedNotifier(english, language: .english)
-        try english.maker.make(.mango, count: 3)
-        try english.maker.make(.mangoKiwi, count: 2)
+        let english = try printed(language: .english) {
+            try $0.make(.mango, count: 3)
+            try $0.make(.mangoKiwi, count: 2)
+        }
         #expect(
-            english.output.lines == [
+            english.lines == [
                 "Here are your 3 mango juices! Enjoy!",
                 "🥭 mango 10 → 1",
                 "Not enough fruit. Edit the stock?",
@@ -75,12 +86,12 @@ struct CLINotifierTests {
     }
 
     @Test func stockLinesOnePerChangedFruitWithEmojiAndArrow() throws {
-        let rig = Rig()
-        _ = try attachedNotifier(rig, language: .korean)
-        try rig.maker.make(.mangoKiwi)
-        try rig.maker.set([.banana: 4, .pineapple: 12, .kiwi: 9])
+        let output = try printed(language: .korean) {
+            try $0.make(.mangoKiwi)
+            try $0.set([.banana: 4, .pineapple: 12, .kiwi: 9])
+        }
         #expect(
-            rig.output.lines == [
+            output.lines == [
                 "망고키위쥬스 나왔습니다! 맛있게 드세요!",
                 "🥝 키위 10 → 9",
                 "🥭 망고 10 → 8",
@@ -91,21 +102,21 @@ struct CLINotifierTests {
 
     @Test(arguments: [(false, true), (true, false), (false, false)])
     func noEscapeCodesUnlessColourAllowedOnATerminal(colorAllowed: Bool, terminal: Bool) throws {
-        let rig = Rig(terminal: terminal)
-        _ = try attachedNotifier(rig, language: .english, colorAllowed: colorAllowed)
-        try rig.maker.make(.strawberry)
-        try rig.maker.make(.banana)
-        #expect(!rig.output.texts.isEmpty)
-        #expect(rig.output.texts.allSatisfy { !$0.contains("\u{1B}") })
+        let output = try printed(by: Rig(terminal: terminal), language: .english, colorAllowed: colorAllowed) {
+            try $0.make(.strawberry)
+            try $0.make(.banana)
+        }
+        #expect(!output.texts.isEmpty)
+        #expect(output.texts.allSatisfy { !$0.contains("\u{1B}") })
     }
 
     @Test func colourWhenAllowedOnATerminal() throws {
-        let rig = Rig(terminal: true)
-        _ = try attachedNotifier(rig, language: .korean, colorAllowed: true)
-        try rig.maker.make(.strawberry)
-        try rig.maker.make(.banana)
+        let output = try printed(by: Rig(terminal: true), language: .korean, colorAllowed: true) {
+            try $0.make(.strawberry)
+            try $0.make(.banana)
+        }
         #expect(
-            rig.output.lines == [
+            output.lines == [
                 "\u{1B}[1;31m재료가 모자라요. 재고를 수정할까요?\u{1B}[0m",
                 "\u{1B}[33m  🍓 딸기 6개 부족\u{1B}[0m",
                 "\u{1B}[1;32m바나나쥬스 나왔습니다! 맛있게 드세요!\u{1B}[0m",
@@ -114,18 +125,18 @@ struct CLINotifierTests {
     }
 
     @Test func eventsFilterAndHiddenStockLines() throws {
-        let failuresOnly = Rig()
-        _ = try attachedNotifier(failuresOnly, language: .english, [("events", .array([.string("orderFailed")]))])
-        try failuresOnly.maker.make(.banana)
-        try failuresOnly.maker.make(.strawberry)
-        try failuresOnly.maker.add(1, of: .kiwi)
-        #expect(failuresOnly.output.lines == ["Not enough fruit. Edit the stock?", "  🍓 strawberry: 6 short"])
+        let failuresOnly = try printed(language: .english, [("events", .array([.string("orderFailed")]))]) {
+            try $0.make(.banana)
+            try $0.make(.strawberry)
+            try $0.add(1, of: .kiwi)
+        }
+        #expect(failuresOnly.lines == ["Not enough fruit. Edit the stock?", "  🍓 strawberry: 6 short"])
 
-        let noStock = Rig()
-        _ = try attachedNotifier(noStock, language: .english, [("stockChanges", .bool(false))])
-        try noStock.maker.make(.banana)
-        try noStock.maker.add(1, of: .kiwi)
-        #expect(noStock.output.lines == ["Here's your banana juice! Enjoy!"])
+        let noStock = try printed(language: .english, [("stockChanges", .bool(false))]) {
+            try $0.make(.banana)
+            try $0.add(1, of: .kiwi)
+        }
+        #expect(noStock.lines == ["Here's your banana juice! Enjoy!"])
     }
 
     @Test func shutdownStopsOutput() async throws {
@@ -155,10 +166,9 @@ struct CLINotifierTests {
 
     @Test func renderIsPureAndMatchesWhatIsShown() throws {
         let rig = Rig()
-        _ = try attachedNotifier(rig, language: .korean)
-        try rig.maker.make(.kiwi)
+        let output = try printed(by: rig, language: .korean) { try $0.make(.kiwi) }
         let rendered = try rig.journal().flatMap { CLINotifier.render($0, language: .korean, color: false) }
-        #expect(rendered == rig.output.lines)
+        #expect(rendered == output.lines)
         #expect(rendered.first == "키위쥬스 나왔습니다! 맛있게 드세요!")
     }
 

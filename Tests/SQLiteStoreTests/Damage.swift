@@ -21,6 +21,15 @@ enum Damage {
         }
     }
 
+    /// A store at `path` with a history whose first journal leaf was flipped after a
+    /// clean close, the file's size and time kept (damage nothing has seen yet), opened
+    /// without the periodic check.
+    static func unseenDamage(at path: String) throws -> SQLiteStore {
+        try makeHistory(at: path)
+        try flip(path, page: firstJournalLeaf(of: path), keepingTime: true)
+        return try SQLiteStore(path: path, options: .init(checkEvery: 0))
+    }
+
     /// The first leaf page of the journal table (oldest rows; not the last leaf, which
     /// new rows go to), found behind the store's back with `dbstat`; page 12 (the
     /// issue's offset 11 × 4096) when this SQLite has no `dbstat`.

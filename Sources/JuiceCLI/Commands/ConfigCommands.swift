@@ -42,18 +42,14 @@ struct ConfigCheckCommand: JuiceCommand {
         for warning in startWarnings {
             context.console.standardError.write("juice: \(TerminalText.escaped(warning(context.language)))\n")
         }
-        if context.settings.json {
-            context.console.print(
-                JSONWriter.compact(
-                    .object([
-                        ("valid", .bool(true)),
-                        ("file", context.config.source.file.map(JSONValue.string) ?? .null),
-                        ("subscribers", .array(names.map(JSONValue.string))),
-                        ("warnings", .array(warnings.map { .string($0.description) } + startWarnings.map { .string($0(.english)) })),
-                    ])))
-        } else if !context.settings.quiet {
-            context.console.print(Catalog.Results.configValid(source, subscribers: names))
-        }
+        context.printResult(
+            json: .object([
+                ("valid", .bool(true)),
+                ("file", context.config.source.file.map(JSONValue.string) ?? .null),
+                ("subscribers", .array(names.map(JSONValue.string))),
+                ("warnings", .array(warnings.map { .string($0.description) } + startWarnings.map { .string($0(.english)) })),
+            ]),
+            lines: [Catalog.Results.configValid(source, subscribers: names)(context.language)])
         return .success
     }
 }

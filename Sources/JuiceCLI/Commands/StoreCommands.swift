@@ -52,20 +52,16 @@ struct StoreCheckCommand: JuiceCommand {
         case .ok: (problems, more) = ([], false)
         case let .damaged(found, moreFound): (problems, more) = (found, moreFound)
         }
-        if context.settings.json {
-            context.console.print(
-                JSONWriter.compact(
-                    .object([
-                        ("store", .string(store.path)),
-                        ("ok", .bool(problems.isEmpty)),
-                        ("problems", .array(problems.map(JSONValue.string))),
-                        ("more", .bool(more)),
-                    ])))
-        } else if problems.isEmpty {
-            if !context.settings.quiet { context.console.print(Catalog.StoreCommands.checkOK(store.path)) }
-        } else {
-            for problem in problems { context.console.print(problem) }
-        }
+        // The problems are printed even with --quiet: they are what the exit code is about.
+        context.printResult(
+            json: .object([
+                ("store", .string(store.path)),
+                ("ok", .bool(problems.isEmpty)),
+                ("problems", .array(problems.map(JSONValue.string))),
+                ("more", .bool(more)),
+            ]),
+            lines: problems.isEmpty ? [Catalog.StoreCommands.checkOK(store.path)(context.language)] : problems,
+            shownWhenQuiet: !problems.isEmpty)
         guard problems.isEmpty else {
             throw CLIError(.storeIO, Catalog.StoreCommands.checkDamaged(store.path, problems: problems.count, more: more))
         }
@@ -101,16 +97,12 @@ struct StoreBackupCommand: JuiceCommand {
             if case .markedDamaged = error.reason { throw CLIError(.storeIO, Catalog.StoreCommands.backupRefused(error)) }
             throw CLIError(.storeIO, Catalog.Errors.store(error))
         }
-        if context.settings.json {
-            context.console.print(
-                JSONWriter.compact(
-                    .object([
-                        ("store", .string(store.path)), ("backup", .string(result.path)),
-                        ("pages", .integer(result.pages)), ("restarts", .integer(result.restarts)),
-                    ])))
-        } else if !context.settings.quiet {
-            context.console.print(Catalog.StoreCommands.backedUp(store.path, to: result.path, pages: result.pages))
-        }
+        context.printResult(
+            json: .object([
+                ("store", .string(store.path)), ("backup", .string(result.path)),
+                ("pages", .integer(result.pages)), ("restarts", .integer(result.restarts)),
+            ]),
+            lines: [Catalog.StoreCommands.backedUp(store.path, to: result.path, pages: result.pages)(context.language)])
         return .success
     }
 }
@@ -146,11 +138,9 @@ struct StoreRecoverCommand: JuiceCommand {
         } catch {
             throw CLIError(.storeIO, Catalog.StoreErrors.line(error, recovering: error.path == path))
         }
-        if context.settings.json {
-            context.console.print(JSONWriter.compact(StoreCommandSupport.json(report, from: path)))
-        } else if !context.settings.quiet {
-            for line in Catalog.StoreCommands.recovered(report, from: path) { context.console.print(line) }
-        }
+        context.printResult(
+            json: StoreCommandSupport.json(report, from: path),
+            lines: Catalog.StoreCommands.recovered(report, from: path).map { $0(context.language) })
         return .success
     }
 }

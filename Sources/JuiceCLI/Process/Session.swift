@@ -1,4 +1,5 @@
 import FleetConfiguration
+import JuiceJSON
 import JuiceMakerCore
 import JuiceMakerPluginKit
 
@@ -13,6 +14,17 @@ struct CommandContext: Sendable {
     let location: StoreLocation
 
     var language: Language { console.language }
+
+    /// Prints a command's result on standard output: with `--json`, `json` as one
+    /// compact line; otherwise `lines`, one a line, which `--quiet` drops unless they are
+    /// `shownWhenQuiet` (what went wrong). Only the form printed is made.
+    func printResult(json: @autoclosure () -> JSONValue, lines: @autoclosure () -> [String], shownWhenQuiet: Bool = false) {
+        if settings.json {
+            console.print(JSONWriter.compact(json()))
+        } else if shownWhenQuiet || !settings.quiet {
+            for line in lines() { console.print(line) }
+        }
+    }
 }
 
 /// The live parts of one run: the plugins built from the config, then (on first use)
