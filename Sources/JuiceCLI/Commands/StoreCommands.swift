@@ -60,12 +60,19 @@ struct StoreCheckCommand: JuiceCommand {
                 ("problems", .array(problems.map(JSONValue.string))),
                 ("more", .bool(more)),
             ]),
-            lines: problems.isEmpty ? [Catalog.StoreCommands.checkOK(store.path)(context.language)] : problems,
+            lines: problems.isEmpty ? [Catalog.StoreCommands.checkOK(store.path)(context.language)] : Self.shown(problems),
             shownWhenQuiet: !problems.isEmpty)
         guard problems.isEmpty else {
             throw CLIError(.storeIO, Catalog.StoreCommands.checkDamaged(store.path, problems: problems.count, more: more))
         }
         return .success
+    }
+
+    /// SQLite's problem reports as lines to show: a report may run over several lines,
+    /// and names in it (a table's, an index's) come from the file, so each line has its
+    /// control characters escaped.
+    static func shown(_ problems: [String]) -> [String] {
+        problems.flatMap { $0.split(separator: "\n", omittingEmptySubsequences: true).map { TerminalText.escaped(String($0)) } }
     }
 }
 
