@@ -11,8 +11,9 @@ import SQLiteStore
 ///
 /// For `maxInFlight` 1, 16 and 64: a fresh stream holding `maxInFlight × 40` machine
 /// events (the `nats` subscriber's subjects, bodies and message ids), a config with one
-/// signed webhook (`maxInFlight` N) and a `fleet` section (`maxAckPending` 2 × N), and
-/// the process timed from spawn to exit, start-up included. Each run is checked: exit
+/// signed webhook (`maxInFlight` N) and a `fleet` section (`maxAckPending` 2 × N, so
+/// the command fetches 2 × N messages at a time and the stream is a whole number of
+/// fetches), and the process timed from spawn to exit, start-up included. Each run is checked: exit
 /// status 0, one request per event, their `webhook-id`s the stream's event ids. An
 /// empty run (a stream with no message) is timed the same way, for what a run costs
 /// before and after its deliveries. Medians of `FleetBench.rounds` rounds.
@@ -70,7 +71,7 @@ enum FleetDeliverBench {
         if !json {
             print(
                 "  \("empty run (a stream with nothing)".padding(toLength: 38, withPad: " ", startingAt: 0))"
-                    + "\(Measure.format(emptySeconds * 1000, decimals: 0).leftPadded(to: 9)) ms   start-up, connecting, one fetch that waits 0.5 s, exit"
+                    + "\(Measure.format(emptySeconds * 1000, decimals: 0).leftPadded(to: 9)) ms   start-up, connecting, the fetch that finds nothing, exit"
             )
         }
         return figures + [("fleet_deliver_empty_run_ms", emptySeconds * 1000)]
