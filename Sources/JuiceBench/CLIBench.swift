@@ -320,17 +320,19 @@ enum CLIBench {
         return (outcome.status, outcome.seconds)
     }
 
-    /// `launch`, with the child's peak resident set size from `wait4` (kilobytes). The
+    /// `launch`, with the child's peak resident set size (kilobytes) and CPU seconds (user
+    /// + system) from `wait4`; its stderr to the file `standardError` when given. The
     /// status is as a shell says it: the exit code, or 128 + the signal that killed it.
     static func launchMeasured(
-        _ executable: String, _ arguments: [String], _ environment: [String: String]
-    ) throws -> (status: Int32, seconds: Double, peakKilobytes: Double) {
-        let launch = ProgramLaunch(executable: executable, arguments: arguments, environment: environment)
+        _ executable: String, _ arguments: [String], _ environment: [String: String], standardError: String? = nil
+    ) throws -> (status: Int32, seconds: Double, peakKilobytes: Double, cpuSeconds: Double) {
+        var launch = ProgramLaunch(executable: executable, arguments: arguments, environment: environment)
+        if let standardError { launch.standardError = .file(standardError) }
         let start = ContinuousClock.now
         do throws(SpawnError) {
             let (termination, usage) = try waitForTermination(of: launch.spawn())
             let elapsed = ContinuousClock.now - start
-            return (termination.shellStatus, Measure.seconds(elapsed), Double(usage.ru_maxrss))
+            return (termination.shellStatus, Measure.seconds(elapsed), Double(usage.ru_maxrss), Measure.cpuSeconds(of: usage))
         } catch {
             throw BenchError.unavailable("\(executable) (\(error.description))")
         }

@@ -28,9 +28,11 @@ import Spawning
 ///   --json` run as processes; this process commits orders to the same store and
 ///   times from the commit returning until the watcher printed the order's last
 ///   event. Commits are spaced by a random pause. Target: p50 ≤ 20 ms.
+/// - Delivery: `juice fleet deliver` feeding a webhook at `maxInFlight` 1, 16 and 64
+///   from the stream, against an endpoint answering after 50 ms (`FleetDeliverBench`).
 ///
 /// Figures: `fleet_publish_per_s`, `fleet_c_loop_per_s`, `fleet_publish_ratio`,
-/// `fleet_latency_p50_ms`, `fleet_latency_p99_ms`.
+/// `fleet_latency_p50_ms`, `fleet_latency_p99_ms`, then `FleetDeliverBench`'s.
 enum FleetBench {
     /// `JUICE_BENCH_FLEET_EVENTS` and `JUICE_BENCH_FLEET_ROUNDS` make a smaller run,
     /// and `JUICE_BENCH_FLEET_LATENCY=0` leaves the latency out (under `valgrind
@@ -50,7 +52,7 @@ enum FleetBench {
         defer { server.stop() }
 
         let storePath = directory + "/journal.db"
-        let written = try generate(at: storePath)
+        let written = try generate(at: storePath, count: events)
         let store = try SQLiteStore(path: storePath, durability: .normal)
         let envelopes = try store.events(after: 0, limit: written)
         let prefixOf: (String) -> String = { "bench.\($0)" }
@@ -113,17 +115,18 @@ enum FleetBench {
                     + " ms          target ≤ 20 ms")
             print(label("commit → fleet watch, p99") + Measure.format(p99, decimals: 2).leftPadded(to: 10) + " ms")
         }
+        let delivery = try FleetDeliverBench.run(server: server, directory: directory, json: json)
         return [
             ("fleet_publish_per_s", rate), ("fleet_c_loop_per_s", loop), ("fleet_publish_ratio", ratio),
             ("fleet_latency_p50_ms", p50), ("fleet_latency_p99_ms", p99),
-        ]
+        ] + delivery
     }
 
     static let machine = "bench"
 
     /// A journal of `events` events (orders and restocks, as the maker writes them) from
     /// machine `bench`, committed 5,000 at a time.
-    private static func generate(at path: String) throws -> Int {
+    static func generate(at path: String, count events: Int) throws -> Int {
         let store = try SQLiteStore(path: path, durability: .normal, initialStock: Stock(repeating: 50))
         var ids = EventIDGenerator()
         var written = 0
@@ -220,12 +223,7 @@ enum FleetBench {
     /// `content-type` and `Nats-Msg-Id`, 256 PubAcks outstanding, until all are acked.
     private static func loopRate(_ envelopes: [EventEnvelope], server: BenchNATSServer, stream: String, prefix: String) throws -> Timed {
         let url = server.url
-        let messages = envelopes.map { envelope in
-            (
-                subject: Fleet.subject(prefix: prefix, machine: machine, event: envelope.event),
-                body: Array(CloudEventFormat.encode(envelope).utf8), id: envelope.id.description
-            )
-        }
+        let messages = Self.messages(envelopes, prefix: prefix)
         var connection: NATSConnection?
         defer { connection?.close() }
         return try timed(server) {
@@ -234,6 +232,17 @@ enum FleetBench {
             try made.ensureStream(stream, subjects: "\(prefix).>", replicas: 1)
             try RawPublisher.publish(messages, url: url)
             return messages.count
+        }
+    }
+
+    /// The messages the `nats` subscriber publishes for `envelopes` under `prefix`: each
+    /// event's subject, its CloudEvent body and its id (the `Nats-Msg-Id`).
+    static func messages(_ envelopes: [EventEnvelope], prefix: String) -> [(subject: String, body: [UInt8], id: String)] {
+        envelopes.map { envelope in
+            (
+                subject: Fleet.subject(prefix: prefix, machine: machine, event: envelope.event),
+                body: Array(CloudEventFormat.encode(envelope).utf8), id: envelope.id.description
+            )
         }
     }
 

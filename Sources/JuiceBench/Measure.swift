@@ -30,7 +30,12 @@ enum Measure {
     static func cpuSeconds(_ who: Int32 = processUsage) -> Double {
         var usage = rusage()
         getrusage(who, &usage)
-        return TimeSpan(usage.ru_utime).totalSeconds + TimeSpan(usage.ru_stime).totalSeconds
+        return cpuSeconds(of: usage)
+    }
+
+    /// The CPU seconds (user + system) `usage` counts.
+    static func cpuSeconds(of usage: rusage) -> Double {
+        TimeSpan(usage.ru_utime).totalSeconds + TimeSpan(usage.ru_stime).totalSeconds
     }
 
     static func median(_ values: [Double]) -> Double {

@@ -168,11 +168,12 @@ enum WebhookBench {
 /// `recordsArrivals`, each request's body is read as a CloudEvent and its arrival kept
 /// (`juice-bench cli`: commit → request).
 final class BenchEndpoint: Sendable {
-    /// One request that arrived: the event's journal position and how long after the
-    /// event's `time` (its commit, to the millisecond) it came.
+    /// One request that arrived: the event's journal position, how long after the
+    /// event's `time` (its commit, to the millisecond) it came, and its `webhook-id`.
     struct Arrival: Sendable {
         let sequence: Int64?
         let latencyMilliseconds: Double?
+        let webhookID: String?
     }
 
     private let listener: Int32
@@ -278,7 +279,7 @@ final class BenchEndpoint: Sendable {
                 buffer += chunk[..<count]
             }
             let arrived = ContinuousClock.now
-            if recordsArrivals { record(Array(buffer[(end + 4)..<(end + 4 + length)])) }
+            if recordsArrivals { record(Array(buffer[(end + 4)..<(end + 4 + length)]), head: String(decoding: buffer[..<end], as: UTF8.self)) }
             buffer.removeFirst(end + 4 + length)
             if latency > .zero {
                 // An endpoint across the internet: the answer leaves `latency` after the request came.
@@ -289,13 +290,18 @@ final class BenchEndpoint: Sendable {
         }
     }
 
-    private func record(_ body: [UInt8]) {
+    private func record(_ body: [UInt8], head: String) {
         let now = Date()
+        let webhookID = head.split(separator: "\r\n").lazy.compactMap { line -> String? in
+            let parts = line.split(separator: ":", maxSplits: 1)
+            guard parts.count == 2, parts[0].lowercased() == "webhook-id" else { return nil }
+            return parts[1].trimmingCharacters(in: .whitespaces)
+        }.first
         let object = (try? JSONSerialization.jsonObject(with: Data(body))) as? [String: Any]
         let sequence = (object?["sequence"] as? String).flatMap { Int64($0) }
         let time = (object?["time"] as? String).flatMap { RFC3339.parse($0) }
         let latency = time.map { now.timeIntervalSince($0) * 1000 }
-        recorded.withLock { $0.append(Arrival(sequence: sequence, latencyMilliseconds: latency)) }
+        recorded.withLock { $0.append(Arrival(sequence: sequence, latencyMilliseconds: latency, webhookID: webhookID)) }
     }
 
     private func headerEnd(_ bytes: [UInt8]) -> Int? {

@@ -27,8 +27,11 @@ let usage = """
                against libnats' own async-publish loop of the same messages; commit → juice fleet
                watch p50/p99 with juice deliver --follow running (needs libnats-dev at build time and
                nats-server; not in `all`: it starts a server and writes a large store), and the CPU
-               per event of each side and of the server; JUICE_BENCH_FLEET_ROUNDS=N rounds (3),
-               JUICE_BENCH_FLEET_EVENTS=N events, JUICE_BENCH_FLEET_LATENCY=0 no latency part
+               per event of each side and of the server; juice fleet deliver (a whole process, start-up
+               included) feeding a webhook answering after 50 ms from a stream of maxInFlight × 40 events,
+               at maxInFlight 1, 16 and 64: events/s beside the limit maxInFlight / 0.05 s, and the time
+               of an empty run; JUICE_BENCH_FLEET_ROUNDS=N rounds (3), JUICE_BENCH_FLEET_EVENTS=N events
+               published, JUICE_BENCH_FLEET_LATENCY=0 no latency part
       all      everything above (the default)
       start-order
                not a measurement: prints the functions a release juice runs at start, which the
