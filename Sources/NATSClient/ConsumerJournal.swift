@@ -93,6 +93,8 @@ public final class ConsumerJournal: EventAcknowledgingJournal {
         var leased: Set<String> = []
         var stopped = false
         var feeding = false
+        /// The last message fetched said the consumer had none pending after it.
+        var drained = false
         /// Dead letters whose redelivery may ask for them: those `deadLetters(for:)`
         /// listed last, until each is read once.
         var armed: [Int64: Int64] = [:]
@@ -127,8 +129,9 @@ public final class ConsumerJournal: EventAcknowledgingJournal {
 
     // MARK: Feeding
 
-    /// Fetches what the consumer has now, until a fetch comes back empty or a batch is
-    /// held (`juice fleet deliver`); returns how many came.
+    /// Fetches what the consumer has now, until a fetch comes back empty, the last
+    /// message fetched says none is pending after it (`drained`), or a batch is held
+    /// (`juice fleet deliver`); returns how many came.
     @discardableResult
     public func fetchAvailable(timeout: Double) throws(NATSError) -> Int {
         var total = 0
@@ -136,9 +139,16 @@ public final class ConsumerJournal: EventAcknowledgingJournal {
             let count = try fetchOnce(timeout: timeout)
             guard count > 0 else { break }
             total += count
+            if drained { break }
         }
         return total
     }
+
+    /// Whether the last message fetched said the consumer had no message pending after
+    /// it: what was there when it was sent has come (messages another deliverer holds
+    /// come back only after their ack wait). A run that delivers what is there stops
+    /// here instead of waiting out one more fetch.
+    public var drained: Bool { state.withLock { $0.drained } }
 
     /// Keeps fetching on a thread of its own until `stop()` (`juice fleet deliver --follow`);
     /// a failed fetch (the server away) is retried after a second.
@@ -206,6 +216,7 @@ public final class ConsumerJournal: EventAcknowledgingJournal {
         var alreadyDone: [NATSMessage] = []
         var handedBack: [NATSMessage] = []
         state.change { state in
+            if let last = messages.last?.metadata { state.drained = last.pending == 0 }
             for message in messages {
                 let sequence = message.metadata.map { Int64($0.streamSequence) } ?? 0
                 let decoded: EventEnvelope

@@ -149,5 +149,26 @@ struct FleetRedeliveryOrderTests {
         try second.removeDeadLetters(for: "hook", sequences: [4, count + 2])
         #expect(try bookkeeping.deadLetters(for: "hook@fleet").map(\.sequence) == [count + 1], "the letters listed were removed, no other")
     }
+
+    /// `drained` says when the last message fetched left nothing pending, so a run that
+    /// delivers what is there stops without one more fetch waited out for nothing.
+    @Test(.timeLimit(.minutes(1)))
+    func drainedSaysWhenTheConsumerHadNothingMore() async throws {
+        let server = try await NATSServerProcess.started()
+        defer { server.stop() }
+        let machine = try await JuiceSandbox.publishing("shop-a", to: server, orders: ["kiwi", "banana"])
+        let published = try await machine.eventIDs()
+        let connection = try server.connect()
+        defer { connection.close() }
+        let settings = ConsumerSettings(prefix: "juicemaker", ackWait: 30, maxAckPending: 1000, start: .all)
+        let journal = try Self.journal(on: connection, settings: settings, batch: published.count - 1)
+        defer { journal.stop() }
+        try journal.fetchAvailable(timeout: 0.2)
+        #expect(try journal.events(after: 0, limit: 100).count == published.count - 1)
+        #expect(!journal.drained, "one message is still pending")
+        try journal.setCursor(named: "hook", to: Int64(published.count - 1))
+        #expect(try journal.fetchAvailable(timeout: 0.2) == 1)
+        #expect(journal.drained)
+    }
 }
 #endif

@@ -132,7 +132,9 @@ struct FleetFeed {
                 runners, stop: session.stopSignals(), flushDeadline: context.config.flushDeadlineSeconds, deliver)
             deliver = { delivery in await delivery.deliverPending(waitingAtMost: DeliverCommand.patience) }
             let caughtUp = outcomes.allSatisfy { if case .caughtUp = $0.phase { true } else { false } }
-            if fetched == 0 || !caughtUp {
+            // Done when nothing came, a subscriber cannot go on now, or the consumer had
+            // nothing more after what came (not one more fetch waited out for nothing).
+            if fetched == 0 || !caughtUp || journals.allSatisfy(\.drained) {
                 await stopRunners(context)
                 return DeliverCommand.report(outcomes, context: context)
             }
