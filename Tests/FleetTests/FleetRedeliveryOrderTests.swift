@@ -12,9 +12,48 @@ import NATSClient
 /// `nats-server -js`, with two journals on one durable consumer.
 @Suite(.tags(.nats, .process), .notInUnitRun, .enabled(if: FleetEnvironment.isAvailable, FleetEnvironment.skipNote), .serialized)
 struct FleetRedeliveryOrderTests {
-    static func journal(on connection: NATSConnection, settings: ConsumerSettings, batch: Int) throws -> ConsumerJournal {
-        let consumer = try DurableConsumer(connection: connection, stream: "JUICEMAKER", name: "hook", settings: settings) { _ in }
-        return ConsumerJournal(consumer: consumer, subscriber: "hook", batch: batch) { _ in }
+    /// A nats-server whose stream holds one machine's events, and a connection to it.
+    final class Stream {
+        let server: NATSServerProcess
+        let connection: NATSConnection
+        /// The events' ids, in the stream's order.
+        let published: [String]
+
+        private init(server: NATSServerProcess, connection: NATSConnection, published: [String]) {
+            self.server = server
+            self.connection = connection
+            self.published = published
+        }
+
+        static func started(orders: [String] = ["kiwi", "banana", "mango-kiwi"]) async throws -> Stream {
+            let server = try await NATSServerProcess.started()
+            let machine = try await JuiceSandbox.publishing("shop-a", to: server, orders: orders)
+            return Stream(server: server, connection: try server.connect(), published: try await machine.eventIDs())
+        }
+
+        func stop() {
+            connection.close()
+            server.stop()
+        }
+
+        /// A journal on the consumer `hook`, over `connection` (this test's own by default).
+        func journal(
+            _ settings: ConsumerSettings, batch: Int, on connection: NATSConnection? = nil, bookkeeping: (any EventJournal)? = nil
+        ) throws -> ConsumerJournal {
+            let consumer = try DurableConsumer(
+                connection: connection ?? self.connection, stream: "JUICEMAKER", name: "hook", settings: settings
+            ) { _ in }
+            return ConsumerJournal(consumer: consumer, subscriber: "hook", batch: batch, bookkeeping: bookkeeping) { _ in }
+        }
+
+        /// A deliverer on a connection of its own that takes the first three messages and
+        /// keeps them in progress, until its connection is closed (as a killed process's goes).
+        func holdingTheFirstThree(_ settings: ConsumerSettings) throws -> (journal: ConsumerJournal, connection: NATSConnection) {
+            let own = try server.connect()
+            let journal = try journal(settings, batch: 3, on: own)
+            try journal.fetchAvailable(timeout: 0.2)
+            return (journal, own)
+        }
     }
 
     /// Delivers as the runner does, until `count` events or `limit`: each read after the
@@ -36,26 +75,20 @@ struct FleetRedeliveryOrderTests {
 
     @Test(.timeLimit(.minutes(1)))
     func aMessageAnotherDelivererHeldIsDeliveredAfterLaterOnes() async throws {
-        let server = try await NATSServerProcess.started()
-        defer { server.stop() }
-        let machine = try await JuiceSandbox.publishing("shop-a", to: server, orders: ["kiwi", "banana", "mango-kiwi"])
-        let published = try await machine.eventIDs()
+        let stream = try await Stream.started()
+        defer { stream.stop() }
+        let (published, connection) = (stream.published, stream.connection)
         #expect(published.count >= 6, "\(published)")
-        let connection = try server.connect()
-        defer { connection.close() }
         let settings = ConsumerSettings(prefix: "juicemaker", ackWait: 3, maxAckPending: 1000, start: .all)
-        // The first deliverer takes the first three messages (and keeps them in progress).
-        let killed = try server.connect()
-        let first = try Self.journal(on: killed, settings: settings, batch: 3)
+        let (first, killed) = try stream.holdingTheFirstThree(settings)
         defer { first.stop() }
-        try first.fetchAvailable(timeout: 0.2)
         let taken = try first.events(after: 0, limit: 100)
         #expect(taken.map(\.id.description) == Array(published.prefix(3)))
 
         // The second takes every later one; then the first dies without an answer (its
         // connection goes, as a killed process's does). The first three come back after
         // their ack wait, behind later ones in the stream's order.
-        let second = try Self.journal(on: connection, settings: settings, batch: 100)
+        let second = try stream.journal(settings, batch: 100)
         defer { second.stop() }
         try second.fetchAvailable(timeout: 0.2)
         #expect(try second.events(after: 0, limit: 100).map(\.id.description) == Array(published.dropFirst(3)))
@@ -77,19 +110,16 @@ struct FleetRedeliveryOrderTests {
     /// in the stream's order, so in-order subscribers stay in order.
     @Test(.timeLimit(.minutes(1)))
     func aStoppedDelivererHandsBackWhatItHeldInOrder() async throws {
-        let server = try await NATSServerProcess.started()
-        defer { server.stop() }
-        let machine = try await JuiceSandbox.publishing("shop-a", to: server, orders: ["kiwi", "banana", "mango-kiwi"])
-        let published = try await machine.eventIDs()
-        let connection = try server.connect()
-        defer { connection.close() }
+        let stream = try await Stream.started()
+        defer { stream.stop() }
+        let (published, connection) = (stream.published, stream.connection)
         let settings = ConsumerSettings(prefix: "juicemaker", ackWait: 30, maxAckPending: 1000, start: .all)
-        let first = try Self.journal(on: connection, settings: settings, batch: 100)
+        let first = try stream.journal(settings, batch: 100)
         try first.fetchAvailable(timeout: 0.2)
         #expect(try first.events(after: 0, limit: 100).count == published.count)
         first.stop()
 
-        let second = try Self.journal(on: connection, settings: settings, batch: 100)
+        let second = try stream.journal(settings, batch: 100)
         defer { second.stop() }
         let delivered = try Self.deliver(published.count, from: second, within: .seconds(10))
         #expect(delivered.map(\.id.description) == published, "every event within 10 s, in the stream's order")
@@ -104,23 +134,17 @@ struct FleetRedeliveryOrderTests {
     /// stream sequence, and one whose sequence is another message's number is not listed.
     @Test(.timeLimit(.minutes(1)))
     func deadLettersAreNeverTakenForAnotherMessage() async throws {
-        let server = try await NATSServerProcess.started()
-        defer { server.stop() }
-        let machine = try await JuiceSandbox.publishing("shop-a", to: server, orders: ["kiwi", "banana", "mango-kiwi"])
-        let published = try await machine.eventIDs()
+        let stream = try await Stream.started()
+        defer { stream.stop() }
+        let published = stream.published
         let count = Int64(published.count)
-        let connection = try server.connect()
-        defer { connection.close() }
         let settings = ConsumerSettings(prefix: "juicemaker", ackWait: 3, maxAckPending: 1000, start: .all)
         // 1–3 held by a deliverer that dies after the second took 4…count: they come back
         // to the second numbered count+1…count+3.
-        let killed = try server.connect()
-        let first = try Self.journal(on: killed, settings: settings, batch: 3)
+        let (first, killed) = try stream.holdingTheFirstThree(settings)
         defer { first.stop() }
-        try first.fetchAvailable(timeout: 0.2)
         let bookkeeping = InMemoryStore()
-        let consumer = try DurableConsumer(connection: connection, stream: "JUICEMAKER", name: "hook", settings: settings) { _ in }
-        let second = ConsumerJournal(consumer: consumer, subscriber: "hook", batch: 100, bookkeeping: bookkeeping) { _ in }
+        let second = try stream.journal(settings, batch: 100, bookkeeping: bookkeeping)
         defer { second.stop() }
         try second.fetchAvailable(timeout: 0.2)
         try second.setCursor(named: "hook", to: count)
@@ -154,14 +178,11 @@ struct FleetRedeliveryOrderTests {
     /// delivers what is there stops without one more fetch waited out for nothing.
     @Test(.timeLimit(.minutes(1)))
     func drainedSaysWhenTheConsumerHadNothingMore() async throws {
-        let server = try await NATSServerProcess.started()
-        defer { server.stop() }
-        let machine = try await JuiceSandbox.publishing("shop-a", to: server, orders: ["kiwi", "banana"])
-        let published = try await machine.eventIDs()
-        let connection = try server.connect()
-        defer { connection.close() }
+        let stream = try await Stream.started(orders: ["kiwi", "banana"])
+        defer { stream.stop() }
+        let published = stream.published
         let settings = ConsumerSettings(prefix: "juicemaker", ackWait: 30, maxAckPending: 1000, start: .all)
-        let journal = try Self.journal(on: connection, settings: settings, batch: published.count - 1)
+        let journal = try stream.journal(settings, batch: published.count - 1)
         defer { journal.stop() }
         try journal.fetchAvailable(timeout: 0.2)
         #expect(try journal.events(after: 0, limit: 100).count == published.count - 1)
