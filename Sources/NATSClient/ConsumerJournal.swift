@@ -132,8 +132,16 @@ public final class ConsumerJournal: EventAcknowledgingJournal {
     /// Fetches what the consumer has now, until a fetch comes back empty, the last
     /// message fetched says none is pending after it (`drained`), or a batch is held
     /// (`juice fleet deliver`); returns how many came.
+    /// Holding nothing, it first asks the server: a consumer with no message pending and
+    /// none delivered unacknowledged has nothing to fetch, and no fetch is waited out.
     @discardableResult
     public func fetchAvailable(timeout: Double) throws(NATSError) -> Int {
+        if state.withLock({ $0.held.isEmpty }), let consumer = try consumer.connection.consumer(consumer.name, of: consumer.stream),
+            consumer.pending == 0, consumer.ackPending == 0
+        {
+            state.change { $0.drained = true }
+            return 0
+        }
         var total = 0
         while state.withLock({ $0.held.count < batch }) {
             let count = try fetchOnce(timeout: timeout)
