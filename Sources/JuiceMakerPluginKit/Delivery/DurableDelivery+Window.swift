@@ -111,7 +111,7 @@ extension DurableDelivery {
                 return
             }
             if !pass.disabled, !pass.storeFailed, pass.window.wantsMore, !pass.readAll || requests != pass.served {
-                read(into: &pass)
+                read(into: &pass, served: requests)
             }
             if !pass.disabled, !pass.storeFailed {
                 send(pass.window.takeSendable(now: now, force: force), to: destination)
@@ -151,10 +151,13 @@ extension DurableDelivery {
 
     /// Reads the next events into the window: those the filter passes over are done at
     /// once, an unreadable row becomes a dead letter at once.
-    private func read(into pass: inout WindowPass) {
+    /// `served`: the requests counted when this turn took `forceAttempt`. A request
+    /// counted since (`deliverPending` setting the flag) is not served by this read: the
+    /// pass must not settle as having answered it without the attempt it asks for.
+    private func read(into pass: inout WindowPass, served: UInt64) {
         // Wake-ups after this point start another read: `wake()` counts again.
         wakeQueued.store(false, ordering: .sequentiallyConsistent)
-        pass.served = state.withLock { $0.requests }
+        pass.served = served
         let entries: [JournalEntry]
         do {
             entries = try journal.entries(after: pass.window.readThrough, limit: readSize)
