@@ -11,18 +11,20 @@ extension ConsumerJournal {
         var message: NATSMessage
     }
 
-    /// The stream sequences of the last messages this process acknowledged or gave
-    /// numbers to, and their numbers: how a copy sent again is recognised and how a
-    /// number is told as a stream sequence, without keeping every message of a long run.
+    /// A map that keeps only its last `kept` keys (at most twice that between trims):
+    /// what the journal remembers of the messages it let go, without keeping every
+    /// message of a long run.
     struct Recent {
-        private(set) var order: [Int64] = []
-        private(set) var numbers: [Int64: Int64] = [:]
+        private var order: [Int64] = []
+        private(set) var values: [Int64: Int64] = [:]
         static let kept = 65_536
 
-        mutating func remember(stream: Int64, number: Int64) {
-            if numbers.updateValue(number, forKey: stream) == nil { order.append(stream) }
+        subscript(key: Int64) -> Int64? { values[key] }
+
+        mutating func remember(_ key: Int64, _ value: Int64) {
+            if values.updateValue(value, forKey: key) == nil { order.append(key) }
             if order.count > Self.kept * 2 {
-                for stale in order.prefix(order.count - Self.kept) { numbers[stale] = nil }
+                for stale in order.prefix(order.count - Self.kept) { values[stale] = nil }
                 order.removeFirst(order.count - Self.kept)
             }
         }
@@ -40,11 +42,11 @@ extension ConsumerJournal {
         var offset = false
         /// The cursor's number: every message numbered up to it is acknowledged.
         var acknowledged: Int64 = 0
-        /// Stream sequences acknowledged by this process: a copy sent again is acknowledged, not held.
+        /// The numbers of the stream sequences this process acknowledged lately: a copy
+        /// sent again is acknowledged, not held.
         var done = Recent()
-        /// Stream sequences by number, for messages given a number lately (held or done).
-        var streamOf: [Int64: Int64] = [:]
-        var streamOfOrder: [Int64] = []
+        /// The stream sequences of the numbers given lately (held or done).
+        var streamOf = Recent()
         var cursors: [String: Int64] = [:]
         var deadLetters: [DeadLetter] = []
         var retryStates: [String: DeliveryRetryState] = [:]
@@ -68,19 +70,8 @@ extension ConsumerJournal.State {
     mutating func release(_ number: Int64) -> NATSMessage? {
         guard let held = held.removeValue(forKey: number) else { return nil }
         numberOf[held.streamSequence] = nil
-        done.remember(stream: held.streamSequence, number: number)
+        done.remember(held.streamSequence, number)
         return held.message
-    }
-
-    /// Remembers which stream sequence `number` was given to, for the last messages numbered.
-    mutating func rememberStream(_ sequence: Int64, of number: Int64) {
-        streamOf[number] = sequence
-        streamOfOrder.append(number)
-        if streamOfOrder.count > ConsumerJournal.Recent.kept * 2 {
-            let stale = streamOfOrder.count - ConsumerJournal.Recent.kept
-            for old in streamOfOrder.prefix(stale) { streamOf[old] = nil }
-            streamOfOrder.removeFirst(stale)
-        }
     }
 
     /// The stream sequence of the message numbered `number`; `number` itself when it is

@@ -177,7 +177,7 @@ public final class ConsumerJournal: EventAcknowledgingJournal {
                     refused.append((message, sequence, reason.description))
                     continue
                 }
-                if state.done.numbers[sequence] != nil {
+                if state.done[sequence] != nil {
                     alreadyDone.append(message)  // acknowledged here, sent again before the acknowledgement arrived
                 } else if let number = state.numberOf[sequence] {
                     state.held[number]?.message = message  // sent again while held: acknowledge this copy
@@ -192,7 +192,7 @@ public final class ConsumerJournal: EventAcknowledgingJournal {
                         changeID: decoded.changeID, event: decoded.event)
                     state.held[number] = Held(envelope: envelope, streamSequence: sequence, message: message)
                     state.numberOf[sequence] = number
-                    state.rememberStream(sequence, of: number)
+                    state.streamOf.remember(number, sequence)
                 }
             }
         }
