@@ -52,7 +52,7 @@ extension ConsumerJournal {
         // ahead of them (a later message could be given it): such a letter is left out of
         // this list (the next run lists it; its redelivery waits until then).
         return state.change { state in
-            state.armed = [:]
+            state.armed = []
             state.letters = [:]
             return letters.compactMap { letter in
                 guard letter.subscriber == self.subscriber else { return letter }
@@ -66,7 +66,7 @@ extension ConsumerJournal {
                 } else {
                     number = letter.sequence
                 }
-                state.armed[number] = letter.sequence
+                state.armed.insert(number)
                 state.letters[number] = letter.sequence
                 return DeadLetter(
                     subscriber: letter.subscriber, sequence: number, eventID: letter.eventID, attempts: letter.attempts,
@@ -78,7 +78,7 @@ extension ConsumerJournal {
     public func removeDeadLetters(for subscriber: String, sequences numbers: [Int64]) throws(StoreError) {
         let sequences = state.change { state in
             numbers.map { number in
-                state.armed[number] = nil
+                state.armed.remove(number)
                 return state.letters.removeValue(forKey: number) ?? state.stream(of: number)
             }
         }

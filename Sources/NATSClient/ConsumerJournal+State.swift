@@ -57,7 +57,7 @@ extension ConsumerJournal {
         var drained = false
         /// Dead letters whose redelivery may ask for them: those `deadLetters(for:)`
         /// listed last, until each is read once.
-        var armed: [Int64: Int64] = [:]
+        var armed: Set<Int64> = []
         /// The stream sequence of each dead letter `deadLetters(for:)` listed, by the number it
         /// was listed under.
         var letters: [Int64: Int64] = [:]
@@ -72,6 +72,11 @@ extension ConsumerJournal.State {
         numberOf[held.streamSequence] = nil
         done.remember(held.streamSequence, number)
         return held.message
+    }
+
+    /// The held events numbered after `sequence`, in number order, at most `limit`.
+    func heldEvents(after sequence: Int64, limit: Int) -> [EventEnvelope] {
+        Array(held.filter { $0.key > sequence }.sorted { $0.key < $1.key }.prefix(max(0, limit)).map(\.value.envelope))
     }
 
     /// The stream sequence of the message numbered `number`; `number` itself when it is

@@ -230,7 +230,7 @@ public final class ConsumerJournal: EventAcknowledgingJournal {
 
     public func events(after sequence: Int64, limit: Int) throws(StoreError) -> [EventEnvelope] {
         state.withLock { state in
-            Array(state.held.filter { $0.key > sequence }.sorted { $0.key < $1.key }.prefix(max(0, limit)).map(\.value.envelope))
+            state.heldEvents(after: sequence, limit: limit)
         }
     }
 
@@ -240,9 +240,9 @@ public final class ConsumerJournal: EventAcknowledgingJournal {
     /// it cannot be read.
     public func entries(after sequence: Int64, limit: Int) throws(StoreError) -> [JournalEntry] {
         let (held, letter) = state.change { state -> ([EventEnvelope], Int64?) in
-            let held = Array(state.held.filter { $0.key > sequence }.sorted { $0.key < $1.key }.prefix(max(0, limit)).map(\.value.envelope))
+            let held = state.heldEvents(after: sequence, limit: limit)
             // A letter held here is read as held; another is read back from the stream.
-            guard let stream = state.armed.removeValue(forKey: sequence + 1), state.numberOf[stream] != sequence + 1 else {
+            guard state.armed.remove(sequence + 1) != nil, let stream = state.letters[sequence + 1], state.numberOf[stream] != sequence + 1 else {
                 return (held, nil)
             }
             return (held.filter { $0.sequence != sequence + 1 }, stream)

@@ -10,11 +10,9 @@ import NATSClient
 /// the consumers' journals.
 struct FleetFeed {
     let journals: [ConsumerJournal]
-    /// Every runner: the plugins' own and the loggers'.
+    /// Every runner: the plugins' own and the loggers' (made by this feed for the plugins
+    /// fed through a destination).
     let runners: [(name: String, delivery: DurableDelivery)]
-    /// The runners this feed made for the plugins fed through a destination (the
-    /// loggers); the other plugins shut their own down.
-    private let loggerRunners: [DurableDelivery]
 
     /// The subscribers `juice fleet deliver` feeds: those with a fleet role (durable
     /// ones but the NATS publisher, and loggers).
@@ -34,7 +32,6 @@ struct FleetFeed {
         let language = context.language
         var journals: [ConsumerJournal] = []
         var runners: [(name: String, delivery: DurableDelivery)] = []
-        var loggerRunners: [DurableDelivery] = []
         let maxAckPending = reader.consumerSettings.maxAckPending
         // The stream lets a consumer have maxAckPending messages out: a wider window never fills.
         for built in plugins {
@@ -83,7 +80,6 @@ struct FleetFeed {
                 let delivery = DurableDelivery(
                     name: name, journal: journal, kinds: kinds, destination: destination, reportError: report,
                     describeStoreError: Catalog.Errors.storeForPlugin)
-                loggerRunners.append(delivery)
                 runners.append((name, delivery))
             case .subscriber:
                 if let delivery = built.plugin.durable?.delivery { runners.append((name, delivery)) }
@@ -91,7 +87,7 @@ struct FleetFeed {
                 break
             }
         }
-        return FleetFeed(journals: journals, runners: runners, loggerRunners: loggerRunners)
+        return FleetFeed(journals: journals, runners: runners)
     }
 
     /// Lets go of every consumer (they stay on the server), handing back what is still
@@ -104,7 +100,6 @@ struct FleetFeed {
     /// their logs): what was in flight then is cancelled and stays on the stream.
     func stopRunners(_ context: CommandContext) async {
         let deadline = ContinuousClock.now + .milliseconds(Int(context.config.flushDeadlineSeconds * 1000))
-        for delivery in loggerRunners { await delivery.shutdown(deadline: deadline) }
         for (_, delivery) in runners { await delivery.shutdown(deadline: deadline) }
     }
 
