@@ -45,6 +45,9 @@ final class SupervisedProgram: DurableDestination {
     private let state = LockedCondition(State())
     /// Where writes and waits for the program happen, one at a time.
     private let io: DispatchQueue
+    /// The stderr relays still reading: `stop` waits for them, so every line a program
+    /// wrote (or the count of those cut) is reported before it returns.
+    private let relays = RunningCount()
 
     private struct State {
         var process: ChildProcess?
@@ -235,13 +238,18 @@ final class SupervisedProgram: DurableDestination {
     /// Reports what the program writes to stderr, on a thread of its own (`StandardErrorRelay`).
     private func forwardLines(of descriptor: Int32) {
         let relay = StandardErrorRelay(program: displayName, report: report)
-        startDetachedThread(named: "juice.command.stderr") { relay.run(descriptor) }
+        relays.begin()
+        startDetachedThread(named: "juice.command.stderr") { [relays] in
+            relay.run(descriptor)
+            relays.end()
+        }
     }
 
     /// Closes the program's input (it reads end-of-file) and lets it exit; shortly
     /// before `deadline` sends SIGTERM, and at `deadline` SIGKILL, so the program never
-    /// outlives `juice`. Nothing starts after this. Waits on the program's exit, not
-    /// in a loop.
+    /// outlives `juice`. Nothing starts after this. Then, by `deadline`, waits for
+    /// what the programs wrote to stderr to be reported to its end (with the count of
+    /// lines cut). Waits on the program's exit and the relays' ends, not in a loop.
     func stop(deadline: ContinuousClock.Instant) async {
         let (process, channel, exit) = state.change { state in
             state.closed = true
@@ -251,11 +259,34 @@ final class SupervisedProgram: DurableDestination {
             channel.interrupt()
             io.async { channel.closeInput() }
         }
-        guard let process, let exit else { return }
-        if await exit.wait(until: deadline - Self.terminationGrace) { return }
-        process.terminate()
-        if await exit.wait(until: deadline) { return }
-        process.send(SIGKILL)
+        if let process, let exit {
+            if await !exit.wait(until: deadline - Self.terminationGrace) {
+                process.terminate()
+                if await !exit.wait(until: deadline) { process.send(SIGKILL) }
+            }
+        }
+        // The program's group is gone with it, so its stderr reaches its end.
+        _ = await relays.waitUntilNone(until: deadline)
+    }
+}
+
+/// How many of something are running, to wait until none is: `begin` and `end` around
+/// each; `waitUntilNone` returns `true` once the count is zero, `false` at its deadline.
+final class RunningCount: Sendable {
+    private let count = Locked(0)
+    private let waiters = AsyncWaiters<Int>()
+
+    func begin() { count.withLock { $0 += 1 } }
+
+    func end() {
+        count.withLock { count in
+            count -= 1
+            waiters.resumeSatisfied(by: count)
+        }
+    }
+
+    func waitUntilNone(until deadline: ContinuousClock.Instant) async -> Bool {
+        await waiters.wait(until: deadline, current: { count.withLock { $0 == 0 } }, for: { $0 == 0 })
     }
 }
 
