@@ -89,22 +89,6 @@ public struct FleetEvent: Sendable {
         return .success((machine, envelope))
     }
 
-    /// Why `event` cannot have happened on a machine, or `nil`.
-    public static func impossibility(_ event: JuiceMakerEvent) -> String? {
-        let quantities = 0...Stock.maximumQuantity
-        switch event {
-        case let .stockChanged(fruit, from, to, reason):
-            guard quantities.contains(from), quantities.contains(to) else {
-                return "\(fruit.id) from \(from) to \(to): a quantity is 0 to \(Stock.maximumQuantity)"
-            }
-            if reason == .order, to >= from { return "\(fruit.id) from \(from) to \(to) by an order, which only takes fruit" }
-            if reason == .restock, to <= from { return "\(fruit.id) from \(from) to \(to) by a restock, which only adds fruit" }
-        case let .juiceMade(juice, count, amounts), let .orderFailed(juice, count, amounts):
-            guard (1...juice.largestOrder).contains(count) else { return "\(count) \(juice.id): a count is 1 to \(juice.largestOrder)" }
-            guard Fruit.allCases.allSatisfy({ quantities.contains(amounts[$0]) }) else {
-                return "an amount of fruit is outside 0 to \(Stock.maximumQuantity)"
-            }
-        }
-        return nil
-    }
+    /// Why `event` cannot have happened on a machine, or `nil` (`JuiceMakerEvent.impossibility`).
+    public static func impossibility(_ event: JuiceMakerEvent) -> String? { event.impossibility }
 }

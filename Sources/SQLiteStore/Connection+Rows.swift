@@ -33,13 +33,23 @@ extension Connection {
 
     /// Where the journal ends: the next sequence and the last event's id (one
     /// lookup of the largest rowid).
-    func journalPosition() throws(StoreError) -> JournalPosition {
+    ///
+    /// A recovered store continues after every sequence its damaged original was seen
+    /// to reach (`numberedAfter`, from its `recoveries`), so no sequence is given twice.
+    func journalPosition(numberedAfter floor: Int64) throws(StoreError) -> JournalPosition {
         var last: (sequence: Int64, id: String)?
         try forEachRow("SELECT sequence, id FROM journal ORDER BY sequence DESC LIMIT 1") { statement in
             last = (statement.int64(0), statement.text(1))
         }
-        guard let last else { return JournalPosition(nextSequence: 1, lastEventID: nil) }
-        return JournalPosition(nextSequence: last.sequence + 1, lastEventID: EventID(last.id))
+        let reached = max(last?.sequence ?? 0, floor)
+        guard reached < EventEnvelope.greatestSequence else { throw StoreError(.sequencesExhausted(last: reached), path: path) }
+        return JournalPosition(nextSequence: max(reached, 0) + 1, lastEventID: last.flatMap { EventID($0.id) })
+    }
+
+    /// The sequence a recovered store's numbering continues after: the largest its
+    /// original was seen to reach (0 for a store never recovered).
+    func recoveredFloor() throws(StoreError) -> Int64 {
+        try integer("SELECT coalesce(max(last_sequence), 0) FROM recoveries") ?? 0
     }
 
     /// Writes `change` inside the open transaction: the fruits whose quantity differs
@@ -50,6 +60,9 @@ extension Connection {
         }
         if let problem = position.problem(appending: change.events) {
             throw StoreError(problem, path: path)
+        }
+        if let last = change.events.last, last.sequence > EventEnvelope.greatestSequence {
+            throw StoreError(.sequencesExhausted(last: position.nextSequence - 1), path: path)
         }
         for fruit in Fruit.allCases where change.stock[fruit] != current[fruit] {
             try run("UPDATE stock SET quantity = ?1 WHERE fruit = ?2") { statement in

@@ -16,14 +16,29 @@ final class PageFile {
     let pageSize: Int
     /// The bytes of a page SQLite uses (the page size less the reserved bytes).
     let usableSize: Int
-    /// Whole pages in the file, whatever its header says.
+    /// Pages in the file (the last one perhaps cut short), whatever its header says.
     let pageCount: Int
+    /// The file's size in bytes.
+    let size: Int
+    /// The page size and reserved bytes the header names, when the pages say
+    /// otherwise (then `pageSize` and `usableSize` are what the pages agree on).
+    let wrongHeader: (pageSize: Int, reserved: Int)?
+
+    /// The header's geometry and the one taken, when they differ.
+    var headerCorrection: RecoveryReport.HeaderCorrection? {
+        wrongHeader.map { .init(headerPageSize: $0.pageSize, headerReserved: $0.reserved, pageSize: pageSize, reserved: pageSize - usableSize) }
+    }
     private let descriptor: Int32
+    /// Pages read so far: what bounds a recovery's time (each scan reads a page once,
+    /// and an overflow page at most once).
+    private(set) var pagesRead = 0
 
     /// Opens the file at `path`; nil when it cannot be read or is shorter than a
-    /// header. A header too damaged to name a valid page size is taken to say
-    /// 4096 bytes (what every store is created with) and no reserved bytes.
-    init?(path: String) {
+    /// header. The page size and reserved bytes are the header's when its pages parse
+    /// with them; otherwise each legal page size (512 to 65,536), with the header's
+    /// reserved bytes and with none, is tried on a sample of the file's pages, and
+    /// the one under which they hold the most records is taken.
+    convenience init?(path: String) {
         let descriptor = open(path, O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else { return nil }
         var header = [UInt8](repeating: 0, count: 100)
@@ -35,14 +50,80 @@ final class PageFile {
         }
         let raw = Int(header[16]) << 8 | Int(header[17])
         let named = raw == 1 ? 65_536 : raw
-        let pageSize = named >= 512 && named & (named - 1) == 0 ? named : 4096
-        let reserved = Int(header[20]) < pageSize - 480 ? Int(header[20]) : 0
+        let size = Int(info.st_size)
+        let said = (pageSize: named, reserved: Int(header[20]))
+        var best = (geometry: said, records: -1)
+        if Self.isLegal(said) {
+            best.records = Self.estimatedRecords(descriptor, size: size, said)
+        }
+        // The header's own geometry stands unless another makes clearly more of the file.
+        for pageSize in (9...16).map({ 1 << $0 }) {
+            for reserved in Set([said.reserved, 0]) where (pageSize, reserved) != said && Self.isLegal((pageSize, reserved)) {
+                let records = Self.estimatedRecords(descriptor, size: size, (pageSize, reserved))
+                if records > max(best.records, 0) * 5 / 4 + 1 || (best.records < 0 && records >= 0) {
+                    best = ((pageSize, reserved), records)
+                }
+            }
+        }
+        if best.records < 0 { best.geometry = (4096, 0) }
+        let wrong = best.geometry != said ? said : nil
+        self.init(descriptor: descriptor, size: size, geometry: best.geometry, wrongHeader: wrong)
+    }
+
+    private init(descriptor: Int32, size: Int, geometry: (pageSize: Int, reserved: Int), wrongHeader: (pageSize: Int, reserved: Int)?) {
         self.descriptor = descriptor
-        self.pageSize = pageSize
-        usableSize = pageSize - reserved
+        pageSize = geometry.pageSize
+        usableSize = geometry.pageSize - geometry.reserved
         // A last page cut short counts: as SQLite reads past the end of a file, its
         // missing bytes read as zeros, and the cells wholly present still read.
-        pageCount = (Int(info.st_size) + pageSize - 1) / pageSize
+        pageCount = (size + geometry.pageSize - 1) / geometry.pageSize
+        self.size = size
+        self.wrongHeader = wrongHeader
+    }
+
+    /// A page size SQLite writes (a power of two from 512 to 65,536) and reserved bytes
+    /// that leave it at least 480 usable bytes.
+    private static func isLegal(_ geometry: (pageSize: Int, reserved: Int)) -> Bool {
+        let (size, reserved) = geometry
+        return size >= 512 && size <= 65_536 && size & (size - 1) == 0 && reserved >= 0 && size - reserved >= 480
+    }
+
+    /// The stretches of the file each geometry tried is judged on: the whole file up
+    /// to 2 MiB, else 8 stretches of 256 KiB spread over it, each starting at a
+    /// multiple of 64 KiB so that every page size tried reads whole pages there.
+    private static func samples(size: Int) -> [Range<Int>] {
+        let stretch = 1 << 18
+        guard size > 8 * stretch else { return [0..<size] }
+        return (0..<8).map { index in
+            let start = (size - stretch) / 7 * index / 65_536 * 65_536
+            return start..<min(size, start + stretch)
+        }
+    }
+
+    /// How many records the file holds if its pages are `geometry`'s: the records
+    /// read from the leaf pages of the sampled stretches, scaled to the file's size.
+    /// Reads borrow `descriptor`; nothing is closed.
+    private static func estimatedRecords(_ descriptor: Int32, size: Int, _ geometry: (pageSize: Int, reserved: Int)) -> Int {
+        let file = PageFile(descriptor: duplicate(descriptor), size: size, geometry: geometry, wrongHeader: nil)
+        var claims = OverflowClaims()
+        var records = 0
+        var read = 0
+        for stretch in samples(size: size) {
+            read += stretch.count
+            for number in (stretch.lowerBound / geometry.pageSize + 1)...max(1, (stretch.upperBound - 1) / geometry.pageSize + 1) {
+                guard let page = file.bTreePage(number), page.isLeaf else { continue }
+                for start in page.cells {
+                    if let (_, payload) = page.cell(at: start, in: file, claims: &claims), let payload, PageRecord.values(payload) != nil {
+                        records += 1
+                    }
+                }
+            }
+        }
+        return read == 0 ? 0 : Int(Double(records) * Double(size) / Double(read))
+    }
+
+    private static func duplicate(_ descriptor: Int32) -> Int32 {
+        fcntl(descriptor, F_DUPFD_CLOEXEC, 0)
     }
 
     deinit { close(descriptor) }
@@ -51,6 +132,7 @@ final class PageFile {
     /// the file ends inside comes with zeros for its missing bytes.
     func page(_ number: Int) -> [UInt8]? {
         guard number >= 1, number <= pageCount else { return nil }
+        pagesRead += 1
         var bytes = [UInt8](repeating: 0, count: pageSize)
         let offset = off_t(number - 1) * off_t(pageSize)
         let count = bytes.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress, pageSize, offset) }
@@ -64,24 +146,29 @@ final class PageFile {
 
     /// The payload of a cell whose first `local` bytes are at `start` of `page`, then
     /// in the overflow chain that begins at the 4-byte page number after them; nil
-    /// when the chain is cut or loops.
-    func payload(_ page: BTreePage, at start: Int, size: Int) -> [UInt8]? {
+    /// when the chain is cut, loops, or runs into a page `claims` holds (in a sound
+    /// file each overflow page belongs to one cell: one scan reads each at most once,
+    /// so damage cannot make it quadratic).
+    func payload(_ page: BTreePage, at start: Int, size: Int, claims: inout OverflowClaims) -> [UInt8]? {
         let local = page.localSize(of: size)
         guard start + local <= page.bytes.count else { return nil }
         var payload = Array(page.bytes[start..<start + local])
         guard local < size else { return payload }
         guard start + local + 4 <= page.bytes.count else { return nil }
         var next = Int(BTreePage.bigEndian32(page.bytes, at: start + local))
-        var visited = 0
         while payload.count < size {
-            visited += 1
-            guard visited <= pageCount, let overflow = self.page(next) else { return nil }
+            guard claims.pages.insert(next).inserted, let overflow = self.page(next) else { return nil }
             let take = min(size - payload.count, usableSize - 4)
             payload += overflow[4..<4 + take]
             next = Int(BTreePage.bigEndian32(overflow, at: 0))
         }
         return payload
     }
+}
+
+/// The overflow pages one scan of a file has followed.
+struct OverflowClaims {
+    var pages: Set<Int> = []
 }
 
 /// One b-tree page: its kind, cells and right child, bounds-checked.
@@ -108,10 +195,12 @@ struct BTreePage {
         guard pointers + 2 * count <= usableSize else { return nil }
         var cells: [Int] = []
         cells.reserveCapacity(count)
+        var seen: Set<Int> = []
         for index in 0..<count {
             let cell = Int(bytes[pointers + 2 * index]) << 8 | Int(bytes[pointers + 2 * index + 1])
-            // A cell pointer into the header or past the usable bytes is damage: skipped.
-            if cell >= pointers + 2 * count, cell < usableSize { cells.append(cell) }
+            // A cell pointer into the header or past the usable bytes is damage, and a
+            // second pointer to one cell a copy: skipped.
+            if cell >= pointers + 2 * count, cell < usableSize, seen.insert(cell).inserted { cells.append(cell) }
         }
         self.number = number
         self.kind = kind
@@ -140,7 +229,7 @@ struct BTreePage {
     }
 
     /// A cell's rowid (table pages) and payload (all but table-interior pages).
-    func cell(at start: Int, in file: PageFile) -> (rowid: Int64?, payload: [UInt8]?)? {
+    func cell(at start: Int, in file: PageFile, claims: inout OverflowClaims) -> (rowid: Int64?, payload: [UInt8]?)? {
         var offset = start + (isLeaf ? 0 : 4)
         if kind == .tableInterior {
             return Varint.read(bytes, at: &offset).map { ($0, nil) }
@@ -153,7 +242,7 @@ struct BTreePage {
             guard let read = Varint.read(bytes, at: &offset) else { return nil }
             rowid = read
         }
-        guard let payload = file.payload(self, at: offset, size: Int(size)) else { return nil }
+        guard let payload = file.payload(self, at: offset, size: Int(size), claims: &claims) else { return nil }
         return (rowid, payload)
     }
 
@@ -186,10 +275,11 @@ extension PageFile {
     /// leaf in the file, in page order, whichever tree (if any) still reaches it.
     func forEachTableLeafRecord(_ body: (Int64, [PageValue]) throws(StoreError) -> Void) throws(StoreError) {
         guard pageCount >= 1 else { return }
+        var claims = OverflowClaims()
         for number in 1...pageCount {
             guard let page = bTreePage(number), page.kind == .tableLeaf else { continue }
             for start in page.cells {
-                guard let (rowid, payload) = page.cell(at: start, in: self), let rowid, let payload,
+                guard let (rowid, payload) = page.cell(at: start, in: self, claims: &claims), let rowid, let payload,
                     let values = PageRecord.values(payload)
                 else { continue }
                 try body(rowid, values)
@@ -204,6 +294,7 @@ extension PageFile {
         var records: [(rowid: Int64?, values: [PageValue])] = []
         var whole = true
         var visited: Set<Int> = []
+        var claims = OverflowClaims()
         var pending = [root]
         while let number = pending.popLast() {
             guard visited.insert(number).inserted, let page = bTreePage(number) else {
@@ -214,7 +305,7 @@ extension PageFile {
                 if let child = page.leftChild(at: start) { pending.append(child) }
                 // Table-interior cells hold only keys; every other cell holds a record.
                 guard page.kind != .tableInterior else { continue }
-                guard let (rowid, payload) = page.cell(at: start, in: self), let payload,
+                guard let (rowid, payload) = page.cell(at: start, in: self, claims: &claims), let payload,
                     let values = PageRecord.values(payload)
                 else {
                     whole = false

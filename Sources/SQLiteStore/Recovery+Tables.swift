@@ -7,36 +7,24 @@ import JuiceMakerCore
 extension Recovery {
     mutating func restoreStock() throws(StoreError) {
         var quantities: [Fruit: Int] = [:]
-        var damaged = source == nil
-        if let source {
-            do throws(StoreError) {
-                try source.forEachRow("SELECT fruit, quantity FROM stock") { row in
-                    if let fruit = Fruit(rawValue: row.text(0)) { quantities[fruit] = Int(row.int64(1)) }
-                }
-            } catch  where isSourceDamage(error) {
-                damaged = true
-                for fruit in Fruit.allCases where quantities[fruit] == nil {
-                    let quantity = try? source.integer("SELECT quantity FROM stock WHERE fruit = ?1") { $0.bind(1, fruit.id) }
-                    if let quantity { quantities[fruit] = Int(quantity) }
-                }
+        let (rows, whole) = try readRows(of: "stock")
+        for (values, _) in rows {
+            guard RowCheck.admits(values, to: "stock"), let fruit = values[0].text.flatMap(Fruit.init(rawValue:)),
+                case let .integer(quantity) = values[1]
+            else {
+                unsound["stock", default: []].insert("\(values)")
+                continue
             }
+            if quantities[fruit] == nil { quantities[fruit] = Int(quantity) }
         }
-        if damaged, let records = pageRecords(of: "stock")?.records {
-            for record in records where record.values.count == 2 {
-                guard let fruit = record.values[0].text.flatMap(Fruit.init(rawValue:)), quantities[fruit] == nil,
-                    let quantity = record.values[1].integer
-                else { continue }
-                quantities[fruit] = Int(clamping: quantity)
-            }
-        }
-        if Fruit.allCases.contains(where: { quantities[$0] == nil }), damaged { incomplete.append("stock") }
+        if Fruit.allCases.contains(where: { quantities[$0] == nil }), !whole { incomplete.append("stock") }
         for fruit in Fruit.allCases {
             let entry: RecoveryReport.StockEntry
             if let quantity = quantities[fruit] {
-                entry = .init(fruit: fruit, quantity: min(max(quantity, 0), Stock.maximumQuantity), source: .stockTable)
+                entry = .init(fruit: fruit, quantity: quantity, source: .stockTable)
             } else if let change = lastChange[fruit] {
-                entry = .init(
-                    fruit: fruit, quantity: min(max(change.quantity, 0), Stock.maximumQuantity), source: .journal(sequence: change.sequence))
+                // A sound event's quantity is within 0...Stock.maximumQuantity.
+                entry = .init(fruit: fruit, quantity: change.quantity, source: .journal(sequence: change.sequence))
             } else {
                 entry = .init(fruit: fruit, quantity: 0, source: .missing)
             }
@@ -48,43 +36,111 @@ extension Recovery {
         }
     }
 
-    /// Copies `table`'s readable rows, value for value, when the old store has it.
-    mutating func copy(_ table: String, columns: String) throws(StoreError) {
-        let schemaQuery = "SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND name = ?1"
-        let listed = source.flatMap { try? $0.integer(schemaQuery) { $0.bind(1, table) } }
-        guard listed.map({ $0 > 0 }) ?? (roots[table] != nil) else { return }
+    /// Copies `table`'s sound rows, value for value, when the old store has it: rows
+    /// SQLite read replace one another (the last wins, as in the table), rows read
+    /// from pages only fill in.
+    mutating func copy(_ table: String) throws(StoreError) {
+        guard let columns = RowCheck.tables[table]?.columns else { return }
         let count = columns.split(separator: ",").count
         let placeholders = (1...count).map { "?\($0)" }.joined(separator: ", ")
-        let target = target
+        let (rows, whole) = try readRows(of: table)
         var copied = 0
+        for (values, fromSQLite) in rows {
+            guard try isSound(values, of: table) else {
+                unsound[table, default: []].insert("\(values)")
+                continue
+            }
+            let insert = "INSERT OR \(fromSQLite ? "REPLACE" : "IGNORE") INTO \(table) (\(columns)) VALUES (\(placeholders))"
+            try target.run(insert) { statement in
+                for (index, value) in values.enumerated() { value.bind(to: statement, at: Int32(index + 1)) }
+            }
+            copied += Int(sqlite3_changes(target.handle))
+            if let column = RowCheck.tables[table]?.reaches, case let .integer(sequence) = values[column] { reached(sequence) }
+            try commitEvery()
+        }
+        if !whole { incomplete.append(table) }
+        self.copied[table] = copied
+    }
+
+    /// Whether a row of `table` that passed its columns' rules also agrees with the
+    /// journal saved: a dead letter's event, where the journal has its sequence, is
+    /// the one it names; a dead letter or retry state without one names a sequence the
+    /// old journal was seen to reach (a retry state: the next one after it).
+    private func isSound(_ values: [PageValue], of table: String) throws(StoreError) -> Bool {
+        guard RowCheck.admits(values, to: table) else { return false }
+        if table == "lost_events", case let .integer(first) = values[1], case let .integer(last) = values[2] { return first <= last }
+        guard table == "dead_letters" || table == "retry_states", case let .integer(sequence) = values[1] else { return true }
+        var saved: String?
+        try target.forEachRow("SELECT id FROM journal WHERE sequence = ?1") { statement in
+            statement.bind(1, sequence)
+        } row: { row in
+            saved = row.text(0)
+        }
+        if let saved { return table == "retry_states" || values[2].text == saved }
+        return sequence <= lastSequence + (table == "retry_states" ? 1 : 0)
+    }
+
+    /// `table`'s rows as values, each with whether SQLite read it (else the page
+    /// reader did), and whether the table was read whole. Rows with a text that is not
+    /// UTF-8 are counted as unsound here.
+    private mutating func readRows(of table: String) throws(StoreError) -> (rows: [([PageValue], Bool)], whole: Bool) {
+        guard let columns = RowCheck.tables[table]?.columns else { return ([], true) }
+        let schemaQuery = "SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND name = ?1"
+        let listed = source.flatMap { try? $0.integer(schemaQuery) { $0.bind(1, table) } }
+        guard listed.map({ $0 > 0 }) ?? (roots[table] != nil) else { return ([], true) }
+        let count = columns.split(separator: ",").count
+        var rows: [([PageValue], Bool)] = []
         var damaged = source == nil
+        var notText = 0
         if let source {
-            let insert = "INSERT OR REPLACE INTO \(table) (\(columns)) VALUES (\(placeholders))"
             do throws(StoreError) {
-                try source.forEachRow("SELECT \(columns) FROM \(table)") { row throws(StoreError) in
-                    try target.run(insert) { statement in
-                        for column in 0..<Int32(count) {
-                            sqlite3_bind_value(statement.handle, column + 1, sqlite3_column_value(row.handle, column))
-                        }
-                    }
-                    copied += 1
+                try source.forEachRow("SELECT \(columns) FROM \(table)") { row in
+                    if let values = row.values(count) { rows.append((values, true)) } else { notText += 1 }
                 }
             } catch  where isSourceDamage(error) {
                 damaged = true
             }
         }
-        if damaged {
-            let read = pageRecords(of: table)
-            let insert = "INSERT OR IGNORE INTO \(table) (\(columns)) VALUES (\(placeholders))"
-            for record in read?.records ?? [] where record.values.count == count {
-                try target.run(insert) { statement in
-                    for (index, value) in record.values.enumerated() { value.bind(to: statement, at: Int32(index + 1)) }
-                }
-                copied += Int(sqlite3_changes(target.handle))
-            }
-            if read?.whole != true { incomplete.append(table) }
+        if notText > 0 { unsound[table, default: []].insert("\(notText) rows with text that is not UTF-8") }
+        guard damaged else { return (rows, true) }
+        let read = pageRecords(of: table)
+        for record in read?.records ?? [] where record.values.count == count {
+            rows.append((record.values, false))
         }
-        self.copied[table] = copied
+        return (rows, read?.whole == true)
+    }
+
+    /// Records, for each durable subscriber the old store knew (by its cursor, retry
+    /// state or dead letters), the sequences after its cursor the new journal lacks,
+    /// and where the new store's numbering continues: after `lastSequence`, so no
+    /// sequence a subscriber may have seen is given again.
+    mutating func recordLosses() throws(StoreError) {
+        var cursors: [String: Int64] = [:]
+        for query in [
+            "SELECT subscriber, sequence FROM cursors", "SELECT subscriber, 0 FROM retry_states",
+            "SELECT subscriber, 0 FROM dead_letters",
+        ] {
+            try target.forEachRow(query) { row in
+                let subscriber = row.text(0)
+                cursors[subscriber] = max(cursors[subscriber] ?? 0, row.int64(1))
+            }
+        }
+        for (subscriber, cursor) in cursors.sorted(by: { $0.key < $1.key }) {
+            for range in skippedSequences where range.upperBound > cursor {
+                let gone = max(range.lowerBound, cursor + 1)...range.upperBound
+                lost.append(LostEvents(subscriber: subscriber, sequences: gone, recoveredAt: recoveredAt))
+                try target.run("INSERT OR REPLACE INTO lost_events (subscriber, first, last, recovered_at) VALUES (?1, ?2, ?3, ?4)") { statement in
+                    statement.bind(1, subscriber)
+                    statement.bind(2, gone.lowerBound)
+                    statement.bind(3, gone.upperBound)
+                    statement.bind(4, recoveredAt)
+                }
+            }
+        }
+        try target.run("INSERT INTO recoveries (recovered_at, last_sequence) VALUES (?1, ?2)") { statement in
+            statement.bind(1, recoveredAt)
+            statement.bind(2, lastSequence)
+        }
     }
 
     /// The records of `table`'s tree read from its pages, or nil when they may be

@@ -13,7 +13,8 @@ import JuiceMakerCore
 
 /// One recovery: reads `source` (through SQLite, as far as it reads) and `pages`
 /// (the file's own bytes, where SQLite stops), writes `target` (a new store's file),
-/// counts.
+/// counts. Every row goes through `RowCheck` before it is written, whichever reader
+/// found it; one that fails is counted, never written, and never stops the run.
 struct Recovery {
     /// SQLite's view of the damaged file, or nil when SQLite cannot even read its schema.
     let source: Connection?
@@ -29,8 +30,11 @@ struct Recovery {
     let roots: [String: Int]
 
     private(set) var events = 0
+    /// The largest sequence anything sound in the old file names: a journal row, a
+    /// cursor, a dead letter, a retry state, SQLite's own view of the journal's end.
     private(set) var lastSequence: Int64 = 0
     private(set) var skippedEvents = 0
+    /// Every range of sequences from 1 to `lastSequence` the new journal lacks.
     private(set) var skippedSequences: [ClosedRange<Int64>] = []
     /// Each fruit's last `stockChanged` saved: sequence and quantity after it.
     private(set) var lastChange: [Fruit: (sequence: Int64, quantity: Int)] = [:]
@@ -38,10 +42,18 @@ struct Recovery {
     var stock: [RecoveryReport.StockEntry] = []
     var copied: [String: Int] = [:]
     var incomplete: [String] = []
+    /// Rows read but not sound, by table (each distinct row once).
+    var unsound: [String: Set<String>] = [:]
+    /// What each durable subscriber had not been sent and is gone (Recovery+Tables.swift).
+    var lost: [LostEvents] = []
     /// Whether SQLite met damage in the journal.
     private var damageMet = false
+    /// The sequences of journal rows read but not sound (some may be saved from a
+    /// sound copy of the row elsewhere).
+    private var unsoundSequences: Set<Int64> = []
     /// Rows written since the target's transaction began.
     private var pending = 0
+    let recoveredAt = Date().timeIntervalSince1970
 
     init(source: Connection?, pages: PageFile?, cutShort: (size: Int64, expected: Int64)?, target: Connection, sourcePath: String) {
         self.source = source
@@ -53,7 +65,7 @@ struct Recovery {
         roots = pages?.rootPages() ?? [:]
     }
 
-    static let columns = "sequence, id, time, type, change_id, event"
+    static let columns = RowCheck.tables["journal"]?.columns ?? ""
     static let scan = "SELECT \(columns) FROM journal ORDER BY sequence"
     static let insert = "INSERT OR IGNORE INTO journal (\(columns)) VALUES (?1, ?2, ?3, ?4, ?5, ?6)"
     static let batch = 5_000
@@ -65,13 +77,13 @@ struct Recovery {
         do throws(StoreError) {
             try journal()
             try restoreStock()
-            for (table, columns) in [
-                ("cursors", "subscriber, sequence"),
-                ("dead_letters", "subscriber, sequence, event_id, attempts, last_error, recorded_at"),
-                ("retry_states", "subscriber, sequence, attempts, next_attempt_at, last_error, disabled"),
-            ] {
-                try copy(table, columns: columns)
+            // Cursors first: a dead letter or retry state without its event names a
+            // sequence the journal was seen to reach, which the cursors help say.
+            for table in ["cursors", "dead_letters", "retry_states", "recoveries", "lost_events"] {
+                try copy(table)
             }
+            try countSkipped()
+            try recordLosses()
             // Durable once closed: the closing checkpoint syncs the log, then the file.
             try target.run("COMMIT")
         } catch {
@@ -81,11 +93,14 @@ struct Recovery {
     }
 
     func report(path: String) -> RecoveryReport {
-        RecoveryReport(
+        var report = RecoveryReport(
             path: path, events: events, lastSequence: lastSequence, skippedEvents: skippedEvents,
-            skippedSequences: skippedSequences, stock: stock, cursors: copied["cursors"] ?? 0,
+            skippedSequences: Array(skippedSequences.prefix(Self.listedRanges)), stock: stock, cursors: copied["cursors"] ?? 0,
             deadLetters: copied["dead_letters"] ?? 0, retryStates: copied["retry_states"] ?? 0,
-            incompleteTables: incomplete, cutShort: cutShort)
+            incompleteTables: incomplete, cutShort: cutShort, unreadableRows: unsound.mapValues(\.count).filter { $0.value > 0 },
+            lostEvents: lost, headerCorrection: pages?.headerCorrection)
+        report.pagesRead = pages?.pagesRead ?? 0
+        return report
     }
 
     // MARK: The journal
@@ -104,92 +119,62 @@ struct Recovery {
         if let source {
             do throws(StoreError) {
                 try source.forEachRow(Self.scan) { statement throws(StoreError) in
-                    try save(Row(statement))
+                    try save(statement.values(6), sequence: statement.int64(0))
                 }
             } catch  where isSourceDamage(error) {
                 damageMet = true
             }
         }
         let bound = upperBound()
-        let complete = !damageMet && cutShort == nil && source != nil && Int64(events) == max(bound, lastSequence)
+        let complete = !damageMet && cutShort == nil && source != nil && unsoundSequences.isEmpty && Int64(events) == max(bound, lastSequence)
         if !complete, let pages {
             try pages.forEachTableLeafRecord { rowid, values throws(StoreError) in
-                if let row = Row(sequence: rowid, values) { try save(row) }
+                // `sequence INTEGER PRIMARY KEY` is the rowid: its column is stored as NULL.
+                guard values.count == 6, values[0] == .null else { return }
+                try save([.integer(rowid)] + values.dropFirst(), sequence: rowid)
             }
         }
         lastSequence = max(bound, lastSequence)
-        try countSkipped()
+        // A row read damaged whose sequence no sound row filled.
+        for sequence in unsoundSequences.sorted() {
+            let saved = try target.integer("SELECT count(*) FROM journal WHERE sequence = ?1") { $0.bind(1, sequence) } ?? 0
+            if saved == 0 { unsound["journal", default: []].insert("\(sequence)") }
+        }
     }
 
-    /// The largest sequence anything readable says the journal reached.
+    /// The largest sequence SQLite's view of the journal names (the end of its
+    /// b-tree, of each kind's index, the report's fold), within the sequences a
+    /// journal gives.
     private func upperBound() -> Int64 {
         guard let source else { return 0 }
         var bound: Int64 = 0
         var queries = ["SELECT max(sequence) FROM journal"]
         queries += EventKind.allCases.map { "SELECT max(sequence) FROM journal WHERE type = '\($0.cloudEventType)'" }
-        queries += [
-            "SELECT max(sequence) FROM cursors", "SELECT max(sequence) FROM dead_letters",
-            "SELECT max(sequence) FROM retry_states", "SELECT max(folded) FROM report_state",
-        ]
+        queries += ["SELECT max(folded) FROM report_state"]
         for query in queries {
-            if let value = try? source.integer(query) { bound = max(bound, value) }
+            var value: PageValue?
+            try? source.forEachRow(query) { value = $0.value(0) }
+            if case let .integer(found)? = value, (1...EventEnvelope.greatestSequence).contains(found) { bound = max(bound, found) }
         }
         return bound
     }
 
-    /// One journal row as read.
-    struct Row {
-        let sequence: Int64
-        let id: String
-        let time: Int64
-        let type: String
-        let changeID: String
-        let event: String
-
-        init(_ statement: Statement) {
-            sequence = statement.int64(0)
-            id = statement.text(1)
-            time = statement.int64(2)
-            type = statement.text(3)
-            changeID = statement.text(4)
-            event = statement.text(5)
+    /// Writes the journal row at `sequence` into the new journal when it is sound and
+    /// not saved yet; `values` is nil for a row with a text that is not UTF-8.
+    private mutating func save(_ values: [PageValue]?, sequence: Int64) throws(StoreError) {
+        guard let values, case let .success(envelope) = RowCheck.journalEvent(values) else {
+            unsoundSequences.insert(sequence)
+            return
         }
-
-        /// A journal row from a page: `sequence INTEGER PRIMARY KEY` is the rowid, so
-        /// its column is stored as NULL; nil for a record of any other shape.
-        init?(sequence: Int64, _ values: [PageValue]) {
-            guard values.count == 6, values[0] == .null, let id = values[1].text, let time = values[2].integer,
-                let type = values[3].text, let changeID = values[4].text, let event = values[5].text
-            else { return nil }
-            self.sequence = sequence
-            self.id = id
-            self.time = time
-            self.type = type
-            self.changeID = changeID
-            self.event = event
-        }
-    }
-
-    /// Writes `row` into the new journal when it is sound and not saved yet.
-    private mutating func save(_ row: Row) throws(StoreError) {
-        let judged = judge(row)
-        if case .unsound = judged { return }
         try target.run(Self.insert) { statement in
-            statement.bind(1, row.sequence)
-            statement.bind(2, row.id)
-            statement.bind(3, row.time)
-            statement.bind(4, row.type)
-            statement.bind(5, row.changeID)
-            statement.bind(6, row.event)
+            for (index, value) in values.enumerated() { value.bind(to: statement, at: Int32(index + 1)) }
         }
         guard sqlite3_changes(target.handle) == 1 else { return }
-        if case let .event(envelope) = judged, case let .stockChanged(fruit, _, to, _) = envelope.event,
-            row.sequence > lastChange[fruit]?.sequence ?? 0
-        {
-            lastChange[fruit] = (row.sequence, to)
+        if case let .stockChanged(fruit, _, to, _) = envelope.event, envelope.sequence > lastChange[fruit]?.sequence ?? 0 {
+            lastChange[fruit] = (envelope.sequence, to)
         }
         events += 1
-        lastSequence = max(lastSequence, row.sequence)
+        lastSequence = max(lastSequence, envelope.sequence)
         try commitEvery()
     }
 
@@ -204,42 +189,24 @@ struct Recovery {
         if expected <= lastSequence { skip(expected...lastSequence) }
     }
 
-    /// What a journal row read is worth.
-    private enum Judgement {
-        /// It decodes as the event its columns say (sequence, id, type).
-        case event(EventEnvelope)
-        /// Of a type this version does not know (a newer juice's), and still a JSON
-        /// object with the id its column says: kept as it is.
-        case unknownType
-        /// Damaged content (or a row that contradicts itself): not kept.
-        case unsound
-    }
-
-    private func judge(_ row: Row) -> Judgement {
-        if let envelope = try? CloudEventFormat.decode(row.event) {
-            let agrees =
-                envelope.sequence == row.sequence && envelope.id.description == row.id
-                && envelope.event.kind.cloudEventType == row.type
-            return agrees ? .event(envelope) : .unsound
-        }
-        guard !EventKind.allCases.contains(where: { $0.cloudEventType == row.type }),
-            CloudEventFormat.objectID(row.event) == row.id
-        else { return .unsound }
-        return .unknownType
-    }
-
     private mutating func skip(_ range: ClosedRange<Int64>) {
-        skippedEvents += range.count
-        if skippedSequences.count < Self.listedRanges { skippedSequences.append(range) }
+        // Sequences are at most `EventEnvelope.greatestSequence`: no count traps.
+        skippedEvents += Int(range.upperBound - range.lowerBound + 1)
+        skippedSequences.append(range)
     }
 
     /// Commits the new store's transaction every `batch` rows, so a large journal
     /// is not held in one.
-    private mutating func commitEvery() throws(StoreError) {
+    mutating func commitEvery() throws(StoreError) {
         pending += 1
         guard pending >= Self.batch else { return }
         try target.run("COMMIT")
         try target.run("BEGIN IMMEDIATE")
         pending = 0
+    }
+
+    /// Raises `lastSequence` to a sequence a sound row of another table names.
+    mutating func reached(_ sequence: Int64) {
+        lastSequence = max(lastSequence, sequence)
     }
 }

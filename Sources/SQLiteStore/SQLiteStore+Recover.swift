@@ -29,6 +29,12 @@ public struct RecoveryReport: Sendable, Equatable {
         public let source: StockSource
     }
 
+    /// The file header's page size and reserved bytes, and those its pages agree on.
+    public struct HeaderCorrection: Sendable, Equatable {
+        public let headerPageSize: Int, headerReserved: Int
+        public let pageSize: Int, reserved: Int
+    }
+
     /// The new store.
     public let path: String
     /// Journal events saved.
@@ -50,6 +56,18 @@ public struct RecoveryReport: Sendable, Equatable {
     /// The file's size and the size its header says, when it is shorter: what the
     /// missing pages held is lost, and may include events after `lastSequence`.
     public let cutShort: (size: Int64, expected: Int64)?
+    /// Rows read but not saved because they are not sound (a column of the wrong type
+    /// or out of range, text that is not UTF-8, an event that disagrees with its
+    /// columns), by table; the journal's are among `skippedEvents` too.
+    public let unreadableRows: [String: Int]
+    /// For each durable subscriber, the events after its cursor that are gone: it will
+    /// never be sent them. Kept in the new store until acknowledged.
+    public let lostEvents: [LostEvents]
+    /// When the header's page size (or reserved bytes) did not make the pages parse.
+    public let headerCorrection: HeaderCorrection?
+    /// Pages the page reader read (not counting the sample that checks the header):
+    /// a small multiple of the file's pages, however it is damaged.
+    package var pagesRead = 0
 
     /// Whether nothing at all was read: no event, no fruit's quantity, no delivery record.
     var isEmpty: Bool {
@@ -62,6 +80,8 @@ public struct RecoveryReport: Sendable, Equatable {
             && left.stock == right.stock && left.cursors == right.cursors && left.deadLetters == right.deadLetters
             && left.retryStates == right.retryStates && left.incompleteTables == right.incompleteTables
             && left.cutShort?.size == right.cutShort?.size && left.cutShort?.expected == right.cutShort?.expected
+            && left.unreadableRows == right.unreadableRows && left.lostEvents == right.lostEvents
+            && left.headerCorrection == right.headerCorrection
     }
 }
 
@@ -123,7 +143,18 @@ extension SQLiteStore {
             // The schema and an empty stock, exactly as any new store gets them.
             _ = try SQLiteStore(path: partial, initialStock: Stock(repeating: 0), options: Options(createsDirectories: false, checkEvery: 0))
             let writer = try Connection(path: partial)
-            var recovery = Recovery(source: reader, pages: PageFile(path: source), cutShort: cutShort, target: writer, sourcePath: source)
+            let pages = PageFile(path: source)
+            // SQLite reads the file with its header's page size: where that is wrong,
+            // whatever it returns is read from the wrong places, and only the pages tell.
+            // So does the size the header's page count implies: a whole last page is all
+            // the file says of its own length then.
+            if let pages, pages.wrongHeader != nil {
+                reader = nil
+                let size = Int64(pages.size)
+                let whole = Int64(pages.pageCount * pages.pageSize)
+                cutShort = size < whole ? (size, whole) : nil
+            }
+            var recovery = Recovery(source: reader, pages: pages, cutShort: cutShort, target: writer, sourcePath: source)
             try recovery.run()
             writer.close()
             let report = recovery.report(path: target)

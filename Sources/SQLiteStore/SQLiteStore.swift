@@ -83,6 +83,9 @@ public final class SQLiteStore: StockStore, EventJournal {
     let mark: DamageMark
     let periodicCheck: PeriodicCheck
     private let record: CloseRecord?
+    /// Where a recovered store's numbering continues (`recoveredFloor`); fixed for the
+    /// life of a file, since only a recovery, into a new file, writes it.
+    private let numberedAfter: Int64
 
     /// Opens the store at `path`, creating it (and its directories, user-only) with
     /// `initialStock` if there is no file yet, and migrating an older one.
@@ -120,6 +123,7 @@ public final class SQLiteStore: StockStore, EventJournal {
             self.reader = Locked(reader.connection)
             writer = nil
             record = nil
+            numberedAfter = 0
             return
         }
         if inspection == .create { try StoreFile.createEmpty(path) }
@@ -155,6 +159,8 @@ public final class SQLiteStore: StockStore, EventJournal {
                 try Schema.prepare(writer, initialStock: initialStock)
                 try writer.execute(durability.pragma)
             }
+            // A marked store takes no changes, and may lack the table.
+            numberedAfter = mark.isMarked() ? 0 : try writer.recoveredFloor()
             let reader = try Connection(path: path)
             reader.onDamage = { error in mark.record(error) }
             try reader.execute("PRAGMA query_only = ON")
@@ -256,7 +262,7 @@ public final class SQLiteStore: StockStore, EventJournal {
             try connection.beginImmediate()
             do {
                 let current = try connection.readStock()
-                let position = try connection.journalPosition()
+                let position = try connection.journalPosition(numberedAfter: numberedAfter)
                 let change = try decide(current, position)
                 try connection.write(change, replacing: current, at: position)
                 try connection.commitTransaction()

@@ -60,6 +60,9 @@ enum Schema {
         // 4 → 5: when each durable subscriber last delivered (SQLiteStore+Deliveries.swift),
         // and the all-time totals the metrics read (SQLiteStore+Totals.swift).
         SQLiteStore.deliveriesTable + TotalsProjection.tables,
+        // 5 → 6: what a recovery found lost, and where its numbering continues
+        // (SQLiteStore+Losses.swift).
+        SQLiteStore.lossesTables,
     ]
 
     static var latestVersion: Int32 { Int32(migrations.count + 1) }

@@ -122,6 +122,7 @@ import Testing
             .storeReadOnly(.requested), .migrationNeedsWriting(found: 3, supported: 4),
             .directoryMissing(directory: "/d/nope", isFile: false), .directoryMissing(directory: "/d/file", isFile: true),
             .targetExists("/d/copy.db"), .targetUnwritable("/d/nope/copy.db", .current(ENOENT)),
+            .sequencesExhausted(last: 1 << 53),
         ]
         for reason in reasons {
             switch reason {
@@ -130,7 +131,8 @@ import Testing
                 .fileReadOnly, .directoryNotWritable, .cannotCreateDirectory, .cannotOpen, .permissionDenied,
                 .leaseUnavailable, .busy, .diskFull, .engineFailure, .connectionUnavailable, .writeAheadLogRefused,
                 .negativeInitialStock, .negativeQuantity, .sequenceRefused, .idRefused, .unexpected, .markedDamaged,
-                .migrationFailed, .storeReadOnly, .migrationNeedsWriting, .directoryMissing, .targetExists, .targetUnwritable:
+                .migrationFailed, .storeReadOnly, .migrationNeedsWriting, .directoryMissing, .targetExists, .targetUnwritable,
+                .sequencesExhausted:
                 break
             }
         }

@@ -14,27 +14,6 @@ import Testing
         return (try store.events(after: 0, limit: .max), try store.stock())
     }
 
-    /// What every recovery keeps to: the new store is sound, every event it holds is
-    /// the original event of that sequence, byte for byte, and the report's counts
-    /// and ranges say exactly which sequences it lacks. The saved sequences.
-    private func expectSound(_ report: RecoveryReport, original: [EventEnvelope]) throws -> [Int64] {
-        let recovered = try SQLiteStore(path: report.path)
-        #expect(try recovered.check() == .ok)
-        #expect(Damage.mode(of: report.path) == 0o600)
-        let saved = try recovered.events(after: 0, limit: .max)
-        #expect(saved.count == report.events)
-        let bySequence = Dictionary(uniqueKeysWithValues: original.map { ($0.sequence, $0) })
-        for event in saved { #expect(bySequence[event.sequence] == event, "event \(event.sequence) is not the original's") }
-        #expect(report.events + report.skippedEvents == Int(report.lastSequence))
-        let skipped = Set(report.skippedSequences.flatMap { Array($0) })
-        let sequences = saved.map(\.sequence)
-        #expect(Set(sequences).isDisjoint(with: skipped))
-        if report.skippedSequences.count < 20, report.lastSequence > 0 {
-            #expect(Set(sequences).union(skipped) == Set(1...report.lastSequence))
-        }
-        return sequences
-    }
-
     /// The sequences plain SQLite reads from `path` once the header's page count is
     /// zeroed (so it takes the file's size), one lookup per sequence.
     private func plainSQLiteReads(_ path: String, upTo last: Int64, scratch: String) throws -> Set<Int64> {
@@ -64,7 +43,7 @@ import Testing
         try Damage.cut(path, to: length > 0 ? length : Int(size) + length, as: copy)
 
         let report = try SQLiteStore.recover(from: copy, to: directory.file("recovered.db"))
-        let saved = try expectSound(report, original: original)
+        let saved = try Damage.expectSound(report, original: original)
         #expect(report.cutShort?.size == Int64(length > 0 ? length : Int(size) + length))
         #expect(report.cutShort?.expected == size)
         // Every fruit's row is in the first pages, whole.
@@ -93,7 +72,7 @@ import Testing
         try Damage.flip(path, page: Damage.rootPage(of: "journal", in: path))
 
         let report = try SQLiteStore.recover(from: path, to: directory.file("recovered.db"))
-        #expect(try expectSound(report, original: original) == original.map(\.sequence))
+        #expect(try Damage.expectSound(report, original: original) == original.map(\.sequence))
         #expect(report.skippedEvents == 0)
         #expect(try SQLiteStore(path: report.path).stock() == stock)
     }
@@ -108,7 +87,7 @@ import Testing
         try Damage.flip(path, page: Damage.rootPage(of: "journal", in: path))
 
         let report = try SQLiteStore.recover(from: path, to: directory.file("recovered.db"))
-        let saved = try expectSound(report, original: original)
+        let saved = try Damage.expectSound(report, original: original)
         #expect(report.skippedSequences.count == 1 && report.skippedSequences.first?.lowerBound == 1, "\(report.skippedSequences)")
         #expect(report.skippedEvents > 0 && report.skippedEvents < 20, "\(report.skippedSequences)")
         #expect(saved == Array(Int64(report.skippedEvents + 1)...Int64(original.count)))
@@ -128,31 +107,53 @@ import Testing
         try Damage.flip(path, page: 1, at: offset)
 
         let report = try SQLiteStore.recover(from: path, to: directory.file("recovered.db"))
-        #expect(try expectSound(report, original: original) == original.map(\.sequence))
+        #expect(try Damage.expectSound(report, original: original) == original.map(\.sequence))
         for entry in report.stock where entry.source != .missing {
             #expect(entry.quantity == stock[entry.fruit], "\(entry)")
         }
     }
 
-    /// A row larger than a page (an event of a type a newer juice writes) spills into
-    /// overflow pages: read from the pages, it is saved whole.
+    /// A row larger than a page (an event from a machine whose source is 15,000
+    /// characters long) spills into overflow pages: read from the pages, it is saved
+    /// whole.
     @Test func aRowSpillingIntoOverflowPagesIsSavedWhole() throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let path = directory.file("juice.db")
         let (original, _) = try history(at: path)
+        let source = "/juice-maker/" + String(repeating: "0123456789", count: 1_500)
+        let long = try JuiceMaker(store: SQLiteStore(path: path), source: source)
+        try long.make(.banana)
         let sequence = original.count + 1
-        let id = "future-\(sequence)"
-        let event = #"{"id":"\#(id)","type":"com.example.future","data":""# + String(repeating: "0123456789", count: 1_500) + #""}"#
-        try RawDatabase(path).execute(
-            "INSERT INTO journal (sequence, id, time, type, change_id, event) VALUES (\(sequence), '\(id)', 0, 'com.example.future', 'c', '\(event)')"
-        )
+        let event = try RawDatabase(path, readOnly: true).value("SELECT event FROM journal WHERE sequence = \(sequence)")
+        #expect(event.count > 3 * Damage.pageSize)
         try Damage.flip(path, page: Damage.rootPage(of: "journal", in: path))
 
         let report = try SQLiteStore.recover(from: path, to: directory.file("recovered.db"))
-        #expect(report.events == sequence && report.skippedEvents == 0, "\(report.skippedSequences)")
+        #expect(report.lastSequence >= Int64(sequence) && report.skippedEvents == 0, "\(report.skippedSequences)")
         let saved = try RawDatabase(report.path, readOnly: true).rows("SELECT event FROM journal WHERE sequence = ?1", ["\(sequence)"])
         #expect(saved == [[event]])
+    }
+
+    /// A row of a type this version does not know (a newer juice's, or a flipped byte
+    /// in `type`) is not an event this version can read back: it is counted and not
+    /// saved, so `juice events` reads the recovered store whole.
+    @Test func aRowOfAnUnknownTypeIsCountedNotSaved() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let path = directory.file("juice.db")
+        let (original, _) = try history(at: path)
+        let sequence = original.count + 1
+        let id = "0193a5b0-0000-7000-8000-000000000001"
+        let event = #"{"id":"\#(id)","type":"com.example.future","data":{}}"#
+        try RawDatabase(path).execute(
+            "INSERT INTO journal (sequence, id, time, type, change_id, event) VALUES (\(sequence), '\(id)', 0, 'com.example.future', '\(id)', '\(event)')"
+        )
+        let report = try SQLiteStore.recover(from: path, to: directory.file("recovered.db"))
+        #expect(report.events == original.count && report.skippedSequences == [Int64(sequence)...Int64(sequence)])
+        #expect(report.unreadableRows["journal"] == 1)
+        let recovered = try SQLiteStore(path: report.path)
+        #expect(try recovered.events(after: 0, limit: .max).map(\.sequence) == original.map(\.sequence))
     }
 
     /// Dead letters over several pages, the first leaf damaged: SQLite's scan stops
@@ -182,5 +183,28 @@ import Testing
         let saved = try RawDatabase(report.path, readOnly: true).rows("SELECT sequence, event_id, last_error FROM dead_letters")
         #expect(saved.count == report.deadLetters)
         #expect(saved.allSatisfy { $0[1] == original[Int($0[0])! - 1].id.description && $0[2] == note })
+    }
+}
+
+extension Damage {
+    /// What every recovery keeps to: the new store is sound, every event it holds is
+    /// the original event of that sequence, byte for byte, and the report's counts
+    /// and ranges say exactly which sequences it lacks. The saved sequences.
+    static func expectSound(_ report: RecoveryReport, original: [EventEnvelope]) throws -> [Int64] {
+        let recovered = try SQLiteStore(path: report.path)
+        #expect(try recovered.check() == .ok)
+        #expect(Damage.mode(of: report.path) == 0o600)
+        let saved = try recovered.events(after: 0, limit: .max)
+        #expect(saved.count == report.events)
+        let bySequence = Dictionary(uniqueKeysWithValues: original.map { ($0.sequence, $0) })
+        for event in saved { #expect(bySequence[event.sequence] == event, "event \(event.sequence) is not the original's") }
+        #expect(report.events + report.skippedEvents == Int(report.lastSequence))
+        let skipped = Set(report.skippedSequences.flatMap { Array($0) })
+        let sequences = saved.map(\.sequence)
+        #expect(Set(sequences).isDisjoint(with: skipped))
+        if report.skippedSequences.count < 20, report.lastSequence > 0 {
+            #expect(Set(sequences).union(skipped) == Set(1...report.lastSequence))
+        }
+        return sequences
     }
 }

@@ -208,6 +208,26 @@ enum StoreCommandSupport {
                 "cutShort",
                 report.cutShort.map { .object([("size", .number(Double($0.size))), ("expected", .number(Double($0.expected)))]) } ?? .null
             ),
+            ("unreadableRows", .object(report.unreadableRows.sorted { $0.key < $1.key }.map { ($0.key, .integer($0.value)) })),
+            (
+                "lostEvents",
+                .array(
+                    report.lostEvents.map { lost in
+                        .object([
+                            ("subscriber", .string(lost.subscriber)),
+                            ("sequences", .array([.number(Double(lost.sequences.lowerBound)), .number(Double(lost.sequences.upperBound))])),
+                        ])
+                    })
+            ),
+            (
+                "headerCorrection",
+                report.headerCorrection.map { correction in
+                    .object([
+                        ("headerPageSize", .integer(correction.headerPageSize)), ("headerReserved", .integer(correction.headerReserved)),
+                        ("pageSize", .integer(correction.pageSize)), ("reserved", .integer(correction.reserved)),
+                    ])
+                } ?? .null
+            ),
         ])
     }
 }
@@ -275,6 +295,31 @@ extension Catalog {
                             ko:
                                 "\(path)을(를) \(target)(으)로 복구했습니다: 이벤트 \(report.lastSequence)개 중 \(report.events)개를 살렸고 \(report.skippedEvents)개는 읽지 못했습니다(순번 \(ranges))"
                         ))
+            if let correction = report.headerCorrection {
+                lines.append(
+                    T(
+                        "the file's header was wrong: it says pages of \(correction.headerPageSize) bytes (\(correction.headerReserved) reserved), its pages are \(correction.pageSize) bytes (\(correction.reserved) reserved); they were read as such",
+                        ko:
+                            "파일 헤더가 틀렸습니다: 페이지가 \(correction.headerPageSize)바이트(예약 \(correction.headerReserved))라고 하지만 실제 페이지는 \(correction.pageSize)바이트(예약 \(correction.reserved))입니다. 실제대로 읽었습니다"
+                    ))
+            }
+            if !report.unreadableRows.isEmpty {
+                let counts = report.unreadableRows.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")
+                lines.append(
+                    T(
+                        "rows read but damaged, not saved: \(counts)",
+                        ko: "읽었지만 손상되어 살리지 않은 행: \(counts)"))
+            }
+            for lost in report.lostEvents {
+                let name = Catalog.echo(lost.subscriber)
+                let range = lost.sequences.count == 1 ? "\(lost.sequences.lowerBound)" : "\(lost.sequences.lowerBound)–\(lost.sequences.upperBound)"
+                lines.append(
+                    T(
+                        "subscriber \(name) had not been sent events \(range), and they are gone: it will never get them (juice subscribers shows this until 'juice subscribers acknowledge' is run for it)",
+                        ko:
+                            "구독자 \(name)은(는) 이벤트 \(range)을(를) 아직 받지 못했는데 사라졌습니다. 앞으로도 받지 못합니다('juice subscribers acknowledge'를 실행할 때까지 juice subscribers에 나옵니다)"
+                    ))
+            }
             if let (size, expected) = report.cutShort {
                 lines.append(
                     T(

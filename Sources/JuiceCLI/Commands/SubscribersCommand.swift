@@ -23,7 +23,7 @@ struct SubscribersCommand: JuiceCommand {
         commandName: "subscribers",
         abstract: LocalizedText(
             "List the configured subscribers, their state and cursor lag.", ko: "설정된 구독자와 상태, 커서 지연을 보여 줍니다."),
-        subcommands: [SubscribersRetryCommand.self])
+        subcommands: [SubscribersRetryCommand.self, SubscribersAcknowledgeCommand.self])
 
     init(_ invocation: Invocation) throws(CLIError) {}
 
@@ -37,6 +37,12 @@ struct SubscribersCommand: JuiceCommand {
             for entry in subscribers where context.registry.plugin(named: entry.type) is any DurableDeliveryPlugin.Type {
                 statuses[entry.name] = try DurableSubscriberStatus.read(entry.name, from: journal)
             }
+        } catch {
+            throw CLIError(.storeIO, Catalog.Errors.store(error))
+        }
+        let lost: [LostEvents]
+        do {
+            lost = try journal.lostEvents(for: nil)
         } catch {
             throw CLIError(.storeIO, Catalog.Errors.store(error))
         }
@@ -61,6 +67,8 @@ struct SubscribersCommand: JuiceCommand {
                     ("deadLetters", status.map { .integer($0.deadLetters) } ?? .integer(0)),
                 ]
                 if let retry = status?.retry { members += Self.retryMembers(retry) }
+                let losses = lost.filter { $0.subscriber == entry.name }
+                if !losses.isEmpty { members.append(("lostEvents", Self.lostMembers(losses))) }
                 return .object(members)
             }
             let fleetItems = fleet.map { status -> JSONValue in
@@ -82,6 +90,7 @@ struct SubscribersCommand: JuiceCommand {
         }
         guard !subscribers.isEmpty else {
             context.console.print(Catalog.Results.noSubscribers)
+            for losses in lost { context.console.print(Catalog.Delivery.lost(losses)) }
             return .success
         }
         let results = Catalog.Results.self
@@ -116,7 +125,19 @@ struct SubscribersCommand: JuiceCommand {
             ]
         }
         context.console.standardOutput.write(TableLayout.render(rows))
+        for losses in lost { context.console.print(Catalog.Delivery.lost(losses)) }
         return .success
+    }
+
+    /// A subscriber's lost events in `--json`: `[[first, last], …]`, with when.
+    private static func lostMembers(_ losses: [LostEvents]) -> JSONValue {
+        .array(
+            losses.map { lost in
+                .object([
+                    ("sequences", .array([.number(Double(lost.sequences.lowerBound)), .number(Double(lost.sequences.upperBound))])),
+                    ("recoveredAt", .number(lost.recoveredAt)),
+                ])
+            })
     }
 
     /// How many deliveries `entry` keeps in flight at most, and whether for order:

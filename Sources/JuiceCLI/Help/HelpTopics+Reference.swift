@@ -36,8 +36,14 @@ extension HelpTopics {
                     "juice store recover --to FILE",
                     "Saves what is readable of a damaged store into a new store: the journal in sequence order, each fruit's "
                         + "stock, cursors, dead letters and retry states. Where SQLite stops (a damaged page, a file cut short) "
-                        + "every page of the file is read directly, so a damaged page costs only its own rows. Move FILE into "
-                        + "place with no juice running; the mark applies to the old file only."),
+                        + "every page of the file is read directly, so a damaged page costs only its own rows; a header whose "
+                        + "page size does not fit the pages is said and read past. Every row, whichever way it was read, is "
+                        + "checked before it is written (its columns' types and ranges, UTF-8, an event that agrees with its "
+                        + "columns): one that fails is counted as damaged and left out, and never stops the run. New events are "
+                        + "numbered after the last sequence the old file was seen to reach, so no number is given twice; for "
+                        + "each durable subscriber, the events it had not been sent that are gone are listed, and juice "
+                        + "subscribers shows them until juice subscribers acknowledge NAME. Move FILE into place with no juice "
+                        + "running; the mark applies to the old file only. A recovery that fails removes every file it made."),
             ]),
             .paragraph("A store file that is not whole, command by command:"),
             .items([
@@ -278,7 +284,10 @@ extension HelpTopics {
                     "juicemaker_subscriber_last_success_timestamp_seconds{subscriber}", "Gauge: when it last delivered (Unix time)."),
             ]),
             .paragraph(
-                "Counters are sums over the whole journal: a restart never resets them. The subscriber gauges cover each "
+                "Counters are sums over the whole journal: a restart never resets them. A store recovered from damage "
+                    + "(juice store recover) sums its recovered journal again: where events were lost, its counters are lower "
+                    + "than the damaged store's were, which a scraper reads as a counter reset (rate() and increase() handle "
+                    + "it); they never count an event twice. The subscriber gauges cover each "
                     + "durable subscriber with a cursor or dead letters; in the textfile, lag and last success are as of the last "
                     + "change, and juice metrics reads them now."),
             .paragraph(

@@ -93,6 +93,39 @@ extension Catalog {
                 ko: "'\(name)'\(called(name, otherwise: "라는")) 켜진 구독자가 없습니다. `juice subscribers`로 목록을 보세요")
         }
 
+        static func lossesAcknowledged(_ name: String, ranges: Int) -> T {
+            let name = echo(name)
+            return ranges == 0
+                ? T("\(name): no lost events to acknowledge", ko: "\(name): 확인할 사라진 이벤트가 없습니다")
+                : T(
+                    "\(name): \(ranges) \(ranges == 1 ? "range" : "ranges") of lost events acknowledged; juice subscribers no longer shows them",
+                    ko: "\(name): 사라진 이벤트 구간 \(ranges)개를 확인했습니다. juice subscribers에 더는 나오지 않습니다")
+        }
+
+        /// `text` as one word for a POSIX shell: as it is when only safe characters,
+        /// else in single quotes (each ' as '\''), control characters escaped for the
+        /// terminal.
+        static func shellWord(_ text: String) -> String {
+            let safe =
+                !text.isEmpty
+                && text.unicodeScalars.allSatisfy {
+                    $0.isASCII && ($0.properties.isAlphabetic || $0.properties.numericType != nil || "-_.@:/+=,".unicodeScalars.contains($0))
+                }
+            return safe ? text : "'" + echo(text).replacingText("'", with: "'\\''") + "'"
+        }
+
+        /// A subscriber's events a store recovery found lost, until acknowledged.
+        static func lost(_ lost: LostEvents) -> T {
+            let name = echo(lost.subscriber)
+            let range = lost.sequences.count == 1 ? "\(lost.sequences.lowerBound)" : "\(lost.sequences.lowerBound)–\(lost.sequences.upperBound)"
+            let quoted = shellWord(lost.subscriber)
+            return T(
+                "\(name) lost events \(range) in the store recovery of \(clock(lost.recoveredAt)): they will never be sent; once noted, juice subscribers acknowledge \(quoted)",
+                ko:
+                    "\(name)은(는) \(clock(lost.recoveredAt))의 저장소 복구에서 이벤트 \(range)을(를) 잃었습니다. 앞으로도 보내지 않습니다. 확인했으면 juice subscribers acknowledge \(quoted)"
+            )
+        }
+
         static func notDurable(_ name: String) -> T {
             let name = echo(name)
             return T(

@@ -104,6 +104,8 @@ extension Catalog {
                 return "이벤트 순번 \(found)을(를) 거부했습니다. 기대한 순번은 \(expected)입니다(호출한 쪽의 버그)"
             case let .idRefused(id, previous):
                 return "이벤트 id \(id)을(를) 거부했습니다. \(previous)보다 뒤가 아닙니다(호출한 쪽의 버그)"
+            case let .sequencesExhausted(last):
+                return "저널이 순번 \(last)에 이르렀고, 어떤 이벤트도 \(EventEnvelope.greatestSequence)을(를) 넘는 순번을 받을 수 없습니다. 아무것도 쓰지 않았습니다"
             case let .unexpected(text):
                 return "예상하지 못한 오류: \(text)"
             }
@@ -152,7 +154,7 @@ extension Catalog {
             let another = "choose another path with --store"
             let anotherKorean = "--store로 다른 경로를 고르세요"
             switch reason {
-            case .damaged:
+            case .damaged, .sequencesExhausted:
                 return T(
                     "save what is readable with 'juice store recover --to NEW.db' and move NEW.db into place, or \(another)",
                     ko: "'juice store recover --to NEW.db'로 읽을 수 있는 것을 살려 NEW.db를 제자리로 옮기거나 \(anotherKorean)")

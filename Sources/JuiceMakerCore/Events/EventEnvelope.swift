@@ -33,6 +33,12 @@ public struct EventEnvelope: Sendable, Hashable {
         self.event = event
     }
 
+    /// The greatest sequence a journal gives: 2^53, the largest integer every JSON
+    /// reader holds exactly (a receiver in JavaScript reads numbers as doubles). A store
+    /// refuses an event past it (`StoreError.Reason.sequencesExhausted`), and recovery
+    /// takes a sequence past it read from a damaged file for damage.
+    public static let greatestSequence: Int64 = 1 << 53
+
     /// The default CloudEvents `source`.
     public static let defaultSource = "/juice-maker"
 }

@@ -162,6 +162,15 @@ public protocol EventJournal: AnyObject, Sendable {
     /// until `release()`, the lease's end of life, or the end of the process (so a
     /// crash frees it).
     func takeDeliveryLease(for subscriber: String) throws(StoreError) -> DeliveryLease?
+
+    /// The events a recovery of the store found lost for `subscriber` (every
+    /// subscriber's with nil), not yet acknowledged, by subscriber and sequence.
+    func lostEvents(for subscriber: String?) throws(StoreError) -> [LostEvents]
+
+    /// Forgets the lost events of `subscriber` a person has taken note of; returns how
+    /// many ranges there were.
+    @discardableResult
+    func acknowledgeLostEvents(of subscriber: String) throws(StoreError) -> Int
 }
 
 /// The right to deliver one durable subscriber's events (see
@@ -191,6 +200,13 @@ extension EventJournal {
 
     /// None kept: for journals that keep no delivery times.
     public func lastDelivery(for subscriber: String) throws(StoreError) -> Double? { nil }
+
+    /// None: for journals that are never recovered from damage.
+    public func lostEvents(for subscriber: String?) throws(StoreError) -> [LostEvents] { [] }
+
+    /// None to forget: for journals that are never recovered from damage.
+    @discardableResult
+    public func acknowledgeLostEvents(of subscriber: String) throws(StoreError) -> Int { 0 }
 
     /// The events as entries: for journals that hold only events.
     public func entries(after sequence: Int64, limit: Int) throws(StoreError) -> [JournalEntry] {

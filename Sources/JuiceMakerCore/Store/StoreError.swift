@@ -139,6 +139,9 @@ public struct StoreError: Error, Sendable, Equatable, CustomStringConvertible {
         case sequenceRefused(found: Int64, expected: Int64)
         /// An event whose id is not after the previous one.
         case idRefused(EventID, previous: EventID)
+        /// The journal has given its last sequence (`EventEnvelope.greatestSequence`): a
+        /// store that reached it by damage or by hand takes no more events.
+        case sequencesExhausted(last: Int64)
         /// A failure that is not a store's (its own text).
         case unexpected(String)
     }
@@ -215,7 +218,7 @@ extension StoreError.Reason: CustomStringConvertible {
             .inaccessible
         case .busy: .busy
         case .leaseUnavailable, .diskFull, .engineFailure, .writeAheadLogRefused, .negativeInitialStock,
-            .negativeQuantity, .sequenceRefused, .idRefused, .unexpected:
+            .negativeQuantity, .sequenceRefused, .idRefused, .sequencesExhausted, .unexpected:
             .io
         }
     }
@@ -300,6 +303,9 @@ extension StoreError.Reason: CustomStringConvertible {
             return "refused event sequence \(found), expected \(expected) (a bug in the caller)"
         case let .idRefused(id, previous):
             return "refused event id \(id), not after \(previous) (a bug in the caller)"
+        case let .sequencesExhausted(last):
+            return
+                "the journal has reached sequence \(last), and no event may take a sequence past \(EventEnvelope.greatestSequence); nothing was written"
         case let .unexpected(text):
             return text
         }

@@ -1,0 +1,53 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+import JuiceMakerCore
+
+extension SQLiteStore {
+    /// `recoveries`: each recovery that wrote this file, and the largest sequence its
+    /// damaged original was seen to reach; new events are numbered after it
+    /// (`Connection.journalPosition`). `lost_events`: what each subscriber lost.
+    static let lossesTables = """
+        CREATE TABLE IF NOT EXISTS recoveries (
+            recovered_at REAL NOT NULL,
+            last_sequence INTEGER NOT NULL
+        );
+        CREATE TABLE IF NOT EXISTS lost_events (
+            subscriber TEXT NOT NULL,
+            first INTEGER NOT NULL,
+            last INTEGER NOT NULL,
+            recovered_at REAL NOT NULL,
+            PRIMARY KEY (subscriber, first)
+        ) WITHOUT ROWID;
+        """
+
+    public func lostEvents(for subscriber: String?) throws(StoreError) -> [LostEvents] {
+        try reader.withLock { connection throws(StoreError) in
+            var lost: [LostEvents] = []
+            let sql =
+                "SELECT subscriber, first, last, recovered_at FROM lost_events"
+                + (subscriber == nil ? "" : " WHERE subscriber = ?1") + " ORDER BY subscriber, first"
+            try connection.forEachRow(sql) { statement in
+                if let subscriber { statement.bind(1, subscriber) }
+            } row: { row in
+                let (first, last) = (row.int64(1), row.int64(2))
+                guard first <= last else { return }
+                lost.append(LostEvents(subscriber: row.text(0), sequences: first...last, recoveredAt: row.double(3)))
+            }
+            return lost
+        }
+    }
+
+    @discardableResult
+    public func acknowledgeLostEvents(of subscriber: String) throws(StoreError) -> Int {
+        try writable().withLock { connection throws(StoreError) in
+            try connection.writeTransaction { () throws(StoreError) -> Int in
+                let count = try connection.integer("SELECT count(*) FROM lost_events WHERE subscriber = ?1") { $0.bind(1, subscriber) } ?? 0
+                try connection.run("DELETE FROM lost_events WHERE subscriber = ?1") { $0.bind(1, subscriber) }
+                return Int(count)
+            }
+        }
+    }
+}
