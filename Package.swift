@@ -315,7 +315,8 @@ let package = Package(
         .testTarget(
             name: "JuiceMakerCoreTests",
             dependencies: ["JuiceMakerCore", "JuiceMakerPluginKit", "JuiceMakerTesting", "EventBus", "Locking", "JuiceTestSupport"]),
-        .testTarget(name: "SQLiteStoreTests", dependencies: ["SQLiteStore", "Locking", "CSQLite", "JuiceStoreProbe", "JuiceTestSupport"]),
+        /// The damage fuzzer runs a few of its copies through the real `juice store recover`.
+        .testTarget(name: "SQLiteStoreTests", dependencies: ["SQLiteStore", "Locking", "CSQLite", "JuiceStoreProbe", "juice", "JuiceTestSupport"]),
         .testTarget(
             name: "PluginTests",
             dependencies: ["LoggerPlugin", "CLINotifierPlugin", "MetricsPlugin", "JuiceJSON", "JuiceMakerPluginKit", "Locking", "JuiceTestSupport"]),

@@ -1,0 +1,93 @@
+import Foundation
+import JuiceTestSupport
+import Testing
+
+/// Issue 34, item 5: the adversary lives in the project. Copies of a real store are
+/// damaged (FuzzStore, DamageKind) and recovered in process; each outcome is held to
+/// the truth read before the damage (DamageOracle).
+///
+/// A fixed set of cases runs with every `swift test`. With `JUICE_DAMAGE_FUZZ_SECONDS=N`
+/// set, `randomCases` runs new random cases for N seconds and prints each failing one
+/// as a `DamageCase(…)` to add to `kept` (CI runs it after the parser fuzzers). A
+/// recovery that traps ends the process: the case is the last "damage fuzz: trying"
+/// line printed.
+@Suite(.tags(.slow), .notInUnitRun) struct DamageFuzzTests {
+    /// The stores the fixed set damages (each built once, with its own seeded history).
+    static let fixedStores: [UInt64] = [1, 2]
+    /// Seeds per kind and store in the fixed set.
+    static let fixedSeeds: ClosedRange<UInt64> = 1...20
+
+    /// Cases the random mode found failing, kept as tests (what each showed on 909d245).
+    static let kept: [DamageCase] = [
+        // An index leaf copied over the cursors' leaf: 83 cursors named by event ids.
+        DamageCase(store: 1, kind: .pageDuplicate, seed: 7_794_874_298_742_628_343),
+        // A dead letter whose event id is damaged: the new store's dead letters do not read.
+        DamageCase(store: 1, kind: .byteFlips, seed: 8_924_261_895_498_254_213),
+        // A dead letter whose subscriber is invalid UTF-8.
+        DamageCase(store: 2, kind: .byteFlips, seed: 1_710_906_664_387_225_489),
+        // A journal leaf's cell count: the tail is lost, the next order reuses 477.
+        DamageCase(store: 1, kind: .btree, seed: 2_139_750_388_410_001_995),
+        // The schema format field: SQLite refuses, recovery saves nothing.
+        DamageCase(store: 1, kind: .headerField, seed: 11_685_198_760_750_931_058),
+    ]
+
+    /// The fixed set for one kind: every store × `fixedSeeds` (every listed page size
+    /// for `pageSize`), and the kept cases of that kind.
+    static func fixedCases(_ kind: DamageKind) -> [DamageCase] {
+        let seeds = kind == .pageSize ? 0...UInt64(FuzzStore.pageSizeValues.count - 1) : fixedSeeds
+        return fixedStores.flatMap { store in seeds.map { DamageCase(store: store, kind: kind, seed: $0) } }
+            + kept.filter { $0.kind == kind }
+    }
+
+    /// The seconds `JUICE_DAMAGE_FUZZ_SECONDS` asks the random mode for, if set.
+    static let randomSeconds: Int? = ProcessInfo.processInfo.environment["JUICE_DAMAGE_FUZZ_SECONDS"].flatMap { Int($0) }
+
+    @Test(arguments: DamageKind.allCases)
+    func fixedCasesRecoverSoundly(kind: DamageKind) throws {
+        let directory = try TemporaryDirectory(prefix: "juice-damagefuzz-")
+        defer { directory.remove() }
+        var slowest: DamageOutcome?
+        var failing = 0
+        let cases = Self.fixedCases(kind)
+        for damage in cases {
+            let outcome = try DamageOracle.run(damage, in: directory)
+            if outcome.seconds > slowest?.seconds ?? -1 { slowest = outcome }
+            if !outcome.violations.isEmpty { failing += 1 }
+            for violation in outcome.violations {
+                Issue.record("\(outcome.line): \(violation)")
+            }
+            for note in outcome.notes { print("damage fuzz: note: \(outcome.damage): \(note)") }
+        }
+        print("damage fuzz: \(kind): \(cases.count) cases, \(failing) failing; slowest \(slowest?.line ?? "none")")
+    }
+
+    @Test(.enabled(if: randomSeconds != nil, "JUICE_DAMAGE_FUZZ_SECONDS is not set"))
+    func randomCases() throws {
+        let seconds = try #require(Self.randomSeconds)
+        let directory = try TemporaryDirectory(prefix: "juice-damagefuzz-")
+        defer { directory.remove() }
+        var random = SystemRandomNumberGenerator()
+        let deadline = ContinuousClock.now + .seconds(seconds)
+        var tried = 0
+        var failing: [DamageCase] = []
+        var slowest: DamageOutcome?
+        while ContinuousClock.now < deadline {
+            let damage = DamageCase(
+                store: Self.fixedStores.randomElement(using: &random) ?? 1, kind: DamageKind.allCases.randomElement(using: &random) ?? .byteFlips,
+                seed: random.next())
+            print("damage fuzz: trying \(damage)")
+            fflush(nil)
+            let outcome = try DamageOracle.run(damage, in: directory)
+            tried += 1
+            if outcome.seconds > slowest?.seconds ?? -1 { slowest = outcome }
+            guard !outcome.violations.isEmpty else { continue }
+            failing.append(damage)
+            print("damage fuzz: FAILING \(outcome.line)")
+            for violation in outcome.violations { Issue.record("\(outcome.line): \(violation)") }
+        }
+        print("damage fuzz: \(tried) random cases in \(seconds) s, \(failing.count) failing; slowest \(slowest?.line ?? "none")")
+        if !failing.isEmpty {
+            print("damage fuzz: keep these in DamageFuzzTests.kept:\n" + failing.map { "    \($0)," }.joined(separator: "\n"))
+        }
+    }
+}
