@@ -134,8 +134,9 @@ extension SQLiteStore {
         do throws(StoreError) {
             // SQLite reads nothing of a file whose header it does not recognise.
             if unrecognised == nil { reader = try openForRecovery(source, mark: mark) }
-        } catch  where error.kind == .corrupt {
-            // Not even the schema reads through SQLite: the pages are all there is.
+        } catch  where error.kind == .corrupt || error.kind == .io {
+            // Not even the schema reads through SQLite (a damaged schema page, a header
+            // field it refuses such as the schema format): the pages are all there is.
             reader = nil
         }
         let partial = try StoreFile.createPartial(for: target, store: source)
