@@ -315,7 +315,11 @@ let package = Package(
         .testTarget(
             name: "JuiceMakerCoreTests",
             dependencies: ["JuiceMakerCore", "JuiceMakerPluginKit", "JuiceMakerTesting", "EventBus", "Locking", "JuiceTestSupport"]),
-        .testTarget(name: "SQLiteStoreTests", dependencies: ["SQLiteStore", "Locking", "CSQLite", "JuiceStoreProbe", "JuiceTestSupport"]),
+        /// A SQLite VFS over the default one that fails the Nth write, sync or truncate,
+        /// for the store's I/O fault tests.
+        .target(name: "CFaultVFS", dependencies: ["CSQLite"], path: "Tests/CFaultVFS"),
+        .testTarget(
+            name: "SQLiteStoreTests", dependencies: ["SQLiteStore", "Locking", "CSQLite", "CFaultVFS", "JuiceStoreProbe", "JuiceTestSupport"]),
         .testTarget(
             name: "PluginTests",
             dependencies: ["LoggerPlugin", "CLINotifierPlugin", "MetricsPlugin", "JuiceJSON", "JuiceMakerPluginKit", "Locking", "JuiceTestSupport"]),
