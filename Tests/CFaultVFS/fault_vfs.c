@@ -19,6 +19,8 @@ struct juice_fault_vfs {
     _Atomic int armedKind;
     _Atomic long long armedCall;
     _Atomic int persistent;
+    /// Whether the armed write writes the first half of its bytes before failing.
+    _Atomic int torn;
     /// Set once the armed call has failed.
     _Atomic int fired;
 };
@@ -32,15 +34,18 @@ typedef struct {
 
 static const int faultCodes[KINDS] = {SQLITE_IOERR_WRITE, SQLITE_IOERR_FSYNC, SQLITE_IOERR_TRUNCATE};
 
-/// Counts a call of `kind`: SQLITE_OK to let it through, else the error to answer.
-static int fault_take(juice_fault_vfs *owner, juice_fault_kind kind) {
+/// Counts a call of `kind`: SQLITE_OK to let it through, else the error to answer;
+/// `armed` says whether it is the armed call itself (not one after it).
+static int fault_take(juice_fault_vfs *owner, juice_fault_kind kind, int *armed) {
     long long call = atomic_fetch_add(&owner->calls[kind], 1) + 1;
     int failing = 0;
+    *armed = 0;
     if (atomic_load(&owner->fired) && atomic_load(&owner->persistent)) {
         failing = 1;
     } else if (atomic_load(&owner->armedKind) == (int)kind && atomic_load(&owner->armedCall) == call) {
         atomic_store(&owner->fired, 1);
         failing = 1;
+        *armed = 1;
     }
     if (!failing) return SQLITE_OK;
     atomic_fetch_add(&owner->failures, 1);
@@ -60,21 +65,29 @@ static int fault_read(sqlite3_file *file, void *buffer, int amount, sqlite3_int6
 }
 
 static int fault_write(sqlite3_file *file, const void *buffer, int amount, sqlite3_int64 offset) {
-    int fault = fault_take(((fault_file *)file)->owner, JUICE_FAULT_WRITE);
-    if (fault != SQLITE_OK) return fault;
+    juice_fault_vfs *owner = ((fault_file *)file)->owner;
+    int armed;
+    int fault = fault_take(owner, JUICE_FAULT_WRITE, &armed);
     sqlite3_file *base = base_of(file);
+    if (fault != SQLITE_OK) {
+        // A torn write: what reached the disk before the error is half of it.
+        if (armed && atomic_load(&owner->torn) && amount > 1) (void)base->pMethods->xWrite(base, buffer, amount / 2, offset);
+        return fault;
+    }
     return base->pMethods->xWrite(base, buffer, amount, offset);
 }
 
 static int fault_truncate(sqlite3_file *file, sqlite3_int64 size) {
-    int fault = fault_take(((fault_file *)file)->owner, JUICE_FAULT_TRUNCATE);
+    int armed;
+    int fault = fault_take(((fault_file *)file)->owner, JUICE_FAULT_TRUNCATE, &armed);
     if (fault != SQLITE_OK) return fault;
     sqlite3_file *base = base_of(file);
     return base->pMethods->xTruncate(base, size);
 }
 
 static int fault_sync(sqlite3_file *file, int flags) {
-    int fault = fault_take(((fault_file *)file)->owner, JUICE_FAULT_SYNC);
+    int armed;
+    int fault = fault_take(((fault_file *)file)->owner, JUICE_FAULT_SYNC, &armed);
     if (fault != SQLITE_OK) return fault;
     sqlite3_file *base = base_of(file);
     return base->pMethods->xSync(base, flags);
@@ -263,7 +276,7 @@ void juice_fault_vfs_unregister(juice_fault_vfs *vfs) {
     free(vfs);
 }
 
-void juice_fault_vfs_arm(juice_fault_vfs *vfs, juice_fault_kind kind, long long n, int persistent) {
+void juice_fault_vfs_arm(juice_fault_vfs *vfs, juice_fault_kind kind, long long n, int persistent, int torn) {
     // Disarmed first, so a call made meanwhile (another thread) cannot fail on a half-set arm.
     atomic_store(&vfs->armedCall, 0);
     atomic_store(&vfs->fired, 0);
@@ -271,6 +284,7 @@ void juice_fault_vfs_arm(juice_fault_vfs *vfs, juice_fault_kind kind, long long 
     atomic_store(&vfs->failures, 0);
     atomic_store(&vfs->armedKind, (int)kind);
     atomic_store(&vfs->persistent, persistent != 0);
+    atomic_store(&vfs->torn, torn != 0);
     atomic_store(&vfs->armedCall, n);
 }
 

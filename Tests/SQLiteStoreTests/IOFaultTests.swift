@@ -16,15 +16,15 @@ import Testing
 /// started after the crash would.
 @Suite(.tags(.unit)) struct IOFaultTests {
     /// An order (`JuiceMaker.make`), as `juice order` makes it: open, order, close.
-    @Test(arguments: FaultVFS.Kind.allCases, [false, true])
-    func anOrder(_ kind: FaultVFS.Kind, persistent: Bool) throws {
-        try sweepChange(kind, persistent: persistent) { maker in try maker.make(.banana) }
+    @Test(arguments: Fault.all)
+    func anOrder(_ fault: Fault) throws {
+        try sweepChange(fault) { maker in try maker.make(.banana) }
     }
 
     /// A stock draft applied, as the stock screen does: two fruits in one change.
-    @Test(arguments: FaultVFS.Kind.allCases, [false, true])
-    func aStockDraftApplied(_ kind: FaultVFS.Kind, persistent: Bool) throws {
-        try sweepChange(kind, persistent: persistent) { maker in
+    @Test(arguments: Fault.all)
+    func aStockDraftApplied(_ fault: Fault) throws {
+        try sweepChange(fault) { maker in
             var draft = try maker.beginEdit()
             try draft.set(.kiwi, to: draft.base.kiwi + 5)
             try draft.set(.mango, to: draft.base.mango - 1)
@@ -35,14 +35,14 @@ import Testing
     /// A process that goes on after a failed write (a screen, `juice deliver`): once
     /// the disk answers again, the same store takes the next order, and the journal
     /// goes on from where the failed change left it, without a gap.
-    @Test(arguments: FaultVFS.Kind.allCases)
-    func theNextOrderAfterAFault(_ kind: FaultVFS.Kind) throws {
+    @Test(arguments: Fault.once)
+    func theNextOrderAfterAFault(_ fault: Fault) throws {
         let fixture = try Fixture.history()
         let before = try Fixture.reopen(fixture.store)
         let reference = try Fixture.history()
         try JuiceMaker(store: SQLiteStore(path: reference.store, options: .init(checkEvery: 0))).make(.banana)
         let perOrder = try Fixture.reopen(reference.store).events.count - before.events.count
-        let calls = try sweep(kind, persistent: false, fixture: fixture) { run in
+        let calls = try sweep(fault, fixture: fixture) { run in
             let maker = JuiceMaker(store: try SQLiteStore(path: run.store, options: run.options))
             do {
                 try maker.make(.banana)
@@ -58,16 +58,16 @@ import Testing
             let expected = error == nil ? [perOrder] : [perOrder, 2 * perOrder]
             #expect(expected.contains(added), "\(added) events added \(comment)")
         }
-        #expect(calls > 0 || kind == .truncate, "an order made no \(kind)")
+        #expect(calls > 0 || fault.kind == .truncate, "an order made no \(fault.kind)")
     }
 
     /// `store backup`: the store is only read; the copy is whole under its name, or
     /// nothing at all is left of it.
-    @Test(arguments: FaultVFS.Kind.allCases, [false, true])
-    func aBackup(_ kind: FaultVFS.Kind, persistent: Bool) throws {
+    @Test(arguments: Fault.all)
+    func aBackup(_ fault: Fault) throws {
         let fixture = try Fixture.history()
         let before = try Fixture.reopen(fixture.store)
-        let calls = try sweep(kind, persistent: persistent, fixture: fixture) { run in
+        let calls = try sweep(fault, fixture: fixture) { run in
             let store = try SQLiteStore(path: run.store, options: run.options)
             _ = try store.backup(to: run.file("backup.db"))
         } judge: { run, error, comment in
@@ -82,13 +82,13 @@ import Testing
             let store = try Fixture.reopen(run.store)
             #expect(store == before, "the store changed \(comment)")
         }
-        #expect(calls > 0 || kind == .truncate, "a backup made no \(kind)")
+        #expect(calls > 0 || fault.kind == .truncate, "a backup made no \(fault.kind)")
     }
 
     /// `store recover` of a damaged store: the damaged file is only read; the new
     /// store is whole under its name, or nothing at all is left of it.
-    @Test(arguments: FaultVFS.Kind.allCases, [false, true])
-    func aRecovery(_ kind: FaultVFS.Kind, persistent: Bool) throws {
+    @Test(arguments: Fault.all)
+    func aRecovery(_ fault: Fault) throws {
         let fixture = try Fixture.history()
         try Damage.flip(fixture.store, page: Damage.firstJournalLeaf(of: fixture.store))
         let damaged = try #require(contents(of: fixture.store))
@@ -97,7 +97,7 @@ import Testing
         #expect(report.skippedEvents > 0, "the damage cost no event: nothing to recover")
         let recovered = try Fixture.reopen(reference, holdsInvariants: false)
         for suffix in ["", "-wal", "-shm", ".clean"] { unlink(reference + suffix) }
-        let calls = try sweep(kind, persistent: persistent, fixture: fixture) { run in
+        let calls = try sweep(fault, fixture: fixture) { run in
             _ = try SQLiteStore.recover(from: run.store, to: run.file("recovered.db"), vfs: run.vfs)
         } judge: { run, error, comment in
             let left = run.files(startingWith: "recovered.db")
@@ -111,7 +111,7 @@ import Testing
             }
             #expect(contents(of: run.store) == damaged, "the damaged store was written \(comment)")
         }
-        #expect(calls > 0 || kind == .truncate, "a recovery made no \(kind)")
+        #expect(calls > 0 || fault.kind == .truncate, "a recovery made no \(fault.kind)")
     }
 
     // MARK: The sweep
@@ -119,7 +119,7 @@ import Testing
     /// `change` through a `JuiceMaker` on a store opened with the fault VFS, as one
     /// command: every run ends with the change whole or not made at all, and a
     /// persistent fault's crash image the same.
-    private func sweepChange(_ kind: FaultVFS.Kind, persistent: Bool, _ change: (JuiceMaker) throws -> Void) throws {
+    private func sweepChange(_ fault: Fault, _ change: (JuiceMaker) throws -> Void) throws {
         let fixture = try Fixture.history()
         let before = try Fixture.reopen(fixture.store)
         // What the change leaves, made without the fault VFS (its ids and times are its own).
@@ -136,12 +136,12 @@ import Testing
             #expect(asAfter || (failed && asBefore), "the store is neither as before nor as after \(comment)")
         }
 
-        let calls = try sweep(kind, persistent: persistent, fixture: fixture) { run in
+        let calls = try sweep(fault, fixture: fixture) { run in
             let store = try SQLiteStore(path: run.store, options: run.options)
             do {
                 try change(JuiceMaker(store: store))
             } catch {
-                if persistent { run.dieHere() }
+                if fault.persistent { run.dieHere() }
                 throw error
             }
             withExtendedLifetime(store) {}
@@ -152,14 +152,14 @@ import Testing
                 expectWholeOrNothing(try Fixture.reopen(crash), failed: true, "\(comment) (after a crash)")
             }
         }
-        #expect(calls > 0 || kind == .truncate, "the change made no \(kind)")
+        #expect(calls > 0 || fault.kind == .truncate, "the change made no \(fault.kind)")
     }
 
-    /// Runs `operation` on a fresh copy of `fixture` once to count its calls of
-    /// `kind`, then once for each of them with that call failing; `judge` looks at
+    /// Runs `operation` on a fresh copy of `fixture` once to count its calls of the
+    /// fault's kind, then once for each of them with that call failing; `judge` looks at
     /// each faulted run (its error, nil when it succeeded). The number of calls.
     private func sweep(
-        _ kind: FaultVFS.Kind, persistent: Bool, fixture: Fixture,
+        _ fault: Fault, fixture: Fixture,
         operation: (Run) throws -> Void,
         judge: (Run, (any Error)?, Comment) throws -> Void
     ) throws -> Int {
@@ -168,13 +168,13 @@ import Testing
         let counting = try Run(fixture, number: 0, vfs: vfs.name)
         vfs.disarm()
         try operation(counting)
-        let calls = vfs.count(kind)
+        let calls = vfs.count(fault.kind)
         counting.remove()
         for call in stride(from: 1, through: calls, by: 1) {
             let run = try Run(fixture, number: call, vfs: vfs.name)
             defer { run.remove() }
-            let comment: Comment = "(\(kind) \(call) of \(calls) failing\(persistent ? ", and every one after it" : ""))"
-            vfs.arm(kind, at: call, persistent: persistent)
+            let comment: Comment = "(\(fault.testDescription): call \(call) of \(calls))"
+            vfs.arm(fault.kind, at: call, persistent: fault.persistent, torn: fault.torn)
             var failure: (any Error)?
             do { try operation(run) } catch { failure = error }
             #expect(vfs.failures >= 1, "the call armed was never made \(comment)")

@@ -7,7 +7,8 @@
 /// database, its -wal and -journal), the calls of `xWrite`, `xSync` and `xTruncate`.
 /// Armed at call N of a kind, that call does nothing and answers SQLITE_IOERR_WRITE,
 /// SQLITE_IOERR_FSYNC or SQLITE_IOERR_TRUNCATE; with `persistent`, so does every
-/// later write, sync and truncate of any kind (a disk that went away). Each
+/// later write, sync and truncate of any kind (a disk that went away); with `torn`,
+/// the failing write first writes the first half of its bytes. Each
 /// registered VFS counts on its own, so tests running at once in one process each
 /// use their own (never the default VFS).
 
@@ -27,8 +28,9 @@ juice_fault_vfs *juice_fault_vfs_register(const char *name);
 void juice_fault_vfs_unregister(juice_fault_vfs *vfs);
 
 /// Counts from 0 again, and fails call `n` (1-based) of `kind` from now on; `n` 0
-/// fails nothing (counting only). A fault already given is forgotten.
-void juice_fault_vfs_arm(juice_fault_vfs *vfs, juice_fault_kind kind, long long n, int persistent);
+/// fails nothing (counting only). A fault already given is forgotten. `torn`: the
+/// failing write (if `kind` is a write) first writes the first half of its bytes.
+void juice_fault_vfs_arm(juice_fault_vfs *vfs, juice_fault_kind kind, long long n, int persistent, int torn);
 
 /// Calls of `kind` since the last `arm`, failed ones included.
 long long juice_fault_vfs_count(const juice_fault_vfs *vfs, juice_fault_kind kind);
