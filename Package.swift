@@ -315,8 +315,13 @@ let package = Package(
         .testTarget(
             name: "JuiceMakerCoreTests",
             dependencies: ["JuiceMakerCore", "JuiceMakerPluginKit", "JuiceMakerTesting", "EventBus", "Locking", "JuiceTestSupport"]),
-        /// The damage fuzzer runs a few of its copies through the real `juice store recover`.
-        .testTarget(name: "SQLiteStoreTests", dependencies: ["SQLiteStore", "Locking", "CSQLite", "JuiceStoreProbe", "juice", "JuiceTestSupport"]),
+        /// A SQLite VFS over the default one that fails the Nth write, sync or truncate,
+        /// for the store's I/O fault tests.
+        .target(name: "CFaultVFS", dependencies: ["CSQLite"], path: "Tests/CFaultVFS"),
+        .testTarget(
+            name: "SQLiteStoreTests",
+            // The damage fuzzer runs a few of its copies through the real `juice store recover`.
+            dependencies: ["SQLiteStore", "Locking", "CSQLite", "CFaultVFS", "JuiceStoreProbe", "juice", "JuiceTestSupport"]),
         .testTarget(
             name: "PluginTests",
             dependencies: ["LoggerPlugin", "CLINotifierPlugin", "MetricsPlugin", "JuiceJSON", "JuiceMakerPluginKit", "Locking", "JuiceTestSupport"]),

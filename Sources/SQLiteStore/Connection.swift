@@ -42,19 +42,22 @@ final class Connection {
     var onDamage: (@Sendable (StoreError) -> Void)?
     private var isClosed = false
 
-    /// Opens the file at `path`: read-write (creating it if absent) or read-only.
-    init(path: String, mode: Mode = .readWrite) throws(StoreError) {
+    /// Opens the file at `path`: read-write (creating it if absent) or read-only;
+    /// through the VFS registered as `vfs`, or SQLite's default when nil.
+    init(path: String, mode: Mode = .readWrite, vfs: String? = nil) throws(StoreError) {
         var handle: OpaquePointer?
         let code: Int32
-        switch mode {
-        case .readWrite:
-            let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_EXRESCODE
-            code = sqlite3_open_v2(path, &handle, flags, nil)
-        case .readOnly:
-            code = sqlite3_open_v2(path, &handle, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_EXRESCODE, nil)
-        case .immutable:
-            let flags = SQLITE_OPEN_READONLY | SQLITE_OPEN_URI | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_EXRESCODE
-            code = sqlite3_open_v2(Self.uri(path) + "?immutable=1", &handle, flags, nil)
+        let (name, flags) =
+            switch mode {
+            case .readWrite: (path, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_EXRESCODE)
+            case .readOnly: (path, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_EXRESCODE)
+            case .immutable:
+                (Self.uri(path) + "?immutable=1", SQLITE_OPEN_READONLY | SQLITE_OPEN_URI | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_EXRESCODE)
+            }
+        if let vfs {
+            code = sqlite3_open_v2(name, &handle, flags, vfs)
+        } else {
+            code = sqlite3_open_v2(name, &handle, flags, nil)
         }
         guard let handle else {
             throw StoreError(.connectionUnavailable(code: code), path: path)

@@ -43,9 +43,9 @@ extension SQLiteStore {
         if mark.isMarked() { throw mark.refusal() }
         let partial = try StoreFile.createPartial(for: target, store: path)
         do throws(StoreError) {
-            let source = try Connection(path: path, mode: connectionMode)
+            let source = try Connection(path: path, mode: connectionMode, vfs: vfs)
             source.onDamage = { [mark] error in mark.record(error) }
-            let destination = try Connection(path: partial)
+            let destination = try Connection(path: partial, vfs: vfs)
             let copied = try Self.copy(from: source, to: destination, target: target, store: path)
             if let problem = try Integrity.problems(destination, thorough: false, limit: 1).first {
                 mark.record(problem)

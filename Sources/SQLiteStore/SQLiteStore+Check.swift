@@ -66,13 +66,15 @@ final class PeriodicCheck: Sendable {
     let interval: Int64
     private let path: String
     private let mark: DamageMark
+    private let vfs: String?
     /// Whether a check is running (at most one per store object).
     private let running = LockedCondition(false)
 
-    init(interval: Int64, path: String, mark: DamageMark) {
+    init(interval: Int64, path: String, mark: DamageMark, vfs: String?) {
         self.interval = interval
         self.path = path
         self.mark = mark
+        self.vfs = vfs
     }
 
     /// The interval for a journal that has reached `sequence`.
@@ -95,9 +97,10 @@ final class PeriodicCheck: Sendable {
         guard start else { return }
         let path = path
         let mark = mark
+        let vfs = vfs
         startDetachedThread(named: "juice.check") { [running] in
             defer { running.change { $0 = false } }
-            Self.look(at: path, mark: mark)
+            Self.look(at: path, mark: mark, vfs: vfs)
         }
     }
 
@@ -106,8 +109,8 @@ final class PeriodicCheck: Sendable {
         _ = running.wait(until: nil) { !$0 }
     }
 
-    private static func look(at path: String, mark: DamageMark) {
-        guard !mark.isMarked(), let connection = try? Connection(path: path, mode: .readOnly) else { return }
+    private static func look(at path: String, mark: DamageMark, vfs: String?) {
+        guard !mark.isMarked(), let connection = try? Connection(path: path, mode: .readOnly, vfs: vfs) else { return }
         connection.onDamage = { error in mark.record(error) }
         guard let problems = try? Integrity.problems(connection, thorough: false, limit: 10), let first = problems.first else {
             return
@@ -122,7 +125,7 @@ extension SQLiteStore {
     /// problems. Damage found is marked beside the file, as any damage seen is:
     /// changes are refused from then on.
     public func check(limit: Int = 20) throws(StoreError) -> StoreCheckResult {
-        let connection = try Connection(path: path, mode: connectionMode)
+        let connection = try Connection(path: path, mode: connectionMode, vfs: vfs)
         connection.onDamage = { [mark] error in mark.record(error) }
         let problems = try Integrity.problems(connection, thorough: true, limit: max(1, limit) + 1)
         guard let first = problems.first else { return .ok }

@@ -89,7 +89,7 @@ extension SQLiteStore {
     /// Saves every readable row of this store into a new store at `target` (see
     /// `recover(from:to:)`). The store itself is only read.
     public func recover(to target: String) throws(StoreError) -> RecoveryReport {
-        try Self.recover(from: path, to: target, mark: mark)
+        try Self.recover(from: path, to: target, mark: mark, vfs: vfs)
     }
 
     /// Saves every readable row of the store at `source`, however damaged or cut
@@ -107,12 +107,18 @@ extension SQLiteStore {
     /// be read with `nothingReadable`. Damage met is marked beside `source`. On
     /// failure the partial new file is removed.
     public static func recover(from source: String, to target: String) throws(StoreError) -> RecoveryReport {
-        let mark = DamageMark(store: source)
-        mark.opened(FileIdentity(of: source))
-        return try recover(from: source, to: target, mark: mark)
+        try recover(from: source, to: target, vfs: nil)
     }
 
-    private static func recover(from source: String, to target: String, mark: DamageMark) throws(StoreError) -> RecoveryReport {
+    /// `recover(from:to:)` with every connection through the VFS registered as `vfs`
+    /// (`Options.vfs`).
+    package static func recover(from source: String, to target: String, vfs: String?) throws(StoreError) -> RecoveryReport {
+        let mark = DamageMark(store: source)
+        mark.opened(FileIdentity(of: source))
+        return try recover(from: source, to: target, mark: mark, vfs: vfs)
+    }
+
+    private static func recover(from source: String, to target: String, mark: DamageMark, vfs: String?) throws(StoreError) -> RecoveryReport {
         var cutShort: (size: Int64, expected: Int64)?
         // A header SQLite does not recognise (its first page damaged) may still sit
         // before intact pages; refused as it was only when they hold nothing either.
@@ -133,17 +139,19 @@ extension SQLiteStore {
         var reader: Connection?
         do throws(StoreError) {
             // SQLite reads nothing of a file whose header it does not recognise.
-            if unrecognised == nil { reader = try openForRecovery(source, mark: mark) }
+            if unrecognised == nil { reader = try openForRecovery(source, mark: mark, vfs: vfs) }
         } catch  where error.kind == .corrupt || error.kind == .io {
             // Not even the schema reads through SQLite (a damaged schema page, a header
             // field it refuses such as the schema format): the pages are all there is.
             reader = nil
         }
         let partial = try StoreFile.createPartial(for: target, store: source)
+        var options = Options(createsDirectories: false, checkEvery: 0)
+        options.vfs = vfs
         do throws(StoreError) {
             // The schema and an empty stock, exactly as any new store gets them.
-            _ = try SQLiteStore(path: partial, initialStock: Stock(repeating: 0), options: Options(createsDirectories: false, checkEvery: 0))
-            let writer = try Connection(path: partial)
+            _ = try SQLiteStore(path: partial, initialStock: Stock(repeating: 0), options: options)
+            let writer = try Connection(path: partial, vfs: vfs)
             let pages = PageFile(path: source)
             // SQLite reads the file with its header's page size: where that is wrong,
             // whatever it returns is read from the wrong places, and only the pages tell.
@@ -162,7 +170,7 @@ extension SQLiteStore {
             guard !report.isEmpty else { throw unrecognised ?? StoreError(.nothingReadable, path: source) }
             // Opening it once checks the new file (its close record does not match
             // what was just written) and leaves a clean close record.
-            _ = try SQLiteStore(path: partial, options: Options(createsDirectories: false, checkEvery: 0)).lastSequence()
+            _ = try SQLiteStore(path: partial, options: options).lastSequence()
             try StoreFile.publish(partial, as: target, store: source)
             return report
         } catch {
@@ -175,10 +183,10 @@ extension SQLiteStore {
     /// `writable_schema` makes SQLite read a file cut short as far as it goes (it
     /// otherwise refuses a file shorter than its header says); `query_only` keeps
     /// the connection from writing anything.
-    private static func openForRecovery(_ path: String, mark: DamageMark) throws(StoreError) -> Connection {
+    private static func openForRecovery(_ path: String, mark: DamageMark, vfs: String?) throws(StoreError) -> Connection {
         var mode = Connection.Mode.readOnly
         while true {
-            let connection = try Connection(path: path, mode: mode)
+            let connection = try Connection(path: path, mode: mode, vfs: vfs)
             connection.onDamage = { error in mark.record(error) }
             do throws(StoreError) {
                 try connection.execute("PRAGMA query_only = ON; PRAGMA writable_schema = ON")

@@ -53,11 +53,16 @@ public final class SQLiteStore: StockStore, EventJournal {
         /// Journal events between two background integrity checks while the journal
         /// is small (it grows with the journal beyond; see `PeriodicCheck`); 0: never.
         public var checkEvery: Int64
+        /// The SQLite VFS every connection of the store opens its files through, by
+        /// its registered name; nil: SQLite's default. For the tests, which put a VFS
+        /// that fails writes, syncs and truncates under the store (I/O faults).
+        package var vfs: String?
 
         public init(access: Access = .readWrite, createsDirectories: Bool = true, checkEvery: Int64 = 10_000) {
             self.access = access
             self.createsDirectories = createsDirectories
             self.checkEvery = checkEvery
+            self.vfs = nil
         }
     }
 
@@ -80,6 +85,8 @@ public final class SQLiteStore: StockStore, EventJournal {
     public let readOnlyCause: StoreError.ReadOnlyCause?
     /// How connections of its own (checks, backups, recovery) open the file.
     let connectionMode: Connection.Mode
+    /// The VFS of every connection the store opens (`Options.vfs`).
+    let vfs: String?
     let mark: DamageMark
     let periodicCheck: PeriodicCheck
     private let record: CloseRecord?
@@ -102,9 +109,10 @@ public final class SQLiteStore: StockStore, EventJournal {
     ) throws(StoreError) {
         self.path = path
         self.durability = durability
+        vfs = options.vfs
         let mark = DamageMark(store: path)
         self.mark = mark
-        periodicCheck = PeriodicCheck(interval: options.checkEvery, path: path, mark: mark)
+        periodicCheck = PeriodicCheck(interval: options.checkEvery, path: path, mark: mark, vfs: options.vfs)
         if let fruit = Fruit.allCases.first(where: { initialStock[$0] < 0 }) {
             throw StoreError(.negativeInitialStock(fruit), path: path)
         }
@@ -117,7 +125,7 @@ public final class SQLiteStore: StockStore, EventJournal {
             }
         if let readOnlyCause {
             guard inspection != .create else { throw StoreFile.noStore(at: path) }
-            let reader = try Self.openReadOnly(path, mark: mark)
+            let reader = try Self.openReadOnly(path, mark: mark, vfs: options.vfs)
             self.readOnlyCause = readOnlyCause
             connectionMode = reader.mode
             self.reader = Locked(reader.connection)
@@ -137,7 +145,7 @@ public final class SQLiteStore: StockStore, EventJournal {
                 // damaged one (and its write-ahead log): no changes until they are gone.
                 mark.assumeMarked()
             }
-            let writer = try Connection(path: path)
+            let writer = try Connection(path: path, vfs: options.vfs)
             mark.opened(identity)
             writer.onDamage = { error in mark.record(error) }
             // A store being created has nothing to look at; one that may have been
@@ -161,7 +169,7 @@ public final class SQLiteStore: StockStore, EventJournal {
             }
             // A marked store takes no changes, and may lack the table.
             numberedAfter = mark.isMarked() ? 0 : try writer.recoveredFloor()
-            let reader = try Connection(path: path)
+            let reader = try Connection(path: path, vfs: options.vfs)
             reader.onDamage = { error in mark.record(error) }
             try reader.execute("PRAGMA query_only = ON")
             if mark.isMarked() { reader.keepWriteAheadLogOnClose() }
@@ -181,11 +189,13 @@ public final class SQLiteStore: StockStore, EventJournal {
     /// A read-only connection that has read the schema: `SQLITE_OPEN_READONLY`, or
     /// `immutable=1` in a read-only directory without a write-ahead log (where
     /// SQLite cannot create the -shm file it would otherwise need).
-    private static func openReadOnly(_ path: String, mark: DamageMark) throws(StoreError) -> (connection: Connection, mode: Connection.Mode) {
+    private static func openReadOnly(
+        _ path: String, mark: DamageMark, vfs: String?
+    ) throws(StoreError) -> (connection: Connection, mode: Connection.Mode) {
         mark.opened(FileIdentity(of: path))
         var mode = Connection.Mode.readOnly
         while true {
-            let connection = try Connection(path: path, mode: mode)
+            let connection = try Connection(path: path, mode: mode, vfs: vfs)
             connection.onDamage = { error in mark.record(error) }
             do throws(StoreError) {
                 try Schema.requireLatest(connection)
