@@ -318,6 +318,20 @@ extension PageFile {
         return (records, whole)
     }
 
+    /// Whether the schema table names a store's tables (journal, stock and cursors, the
+    /// journal with its columns) and no table outside `known`: a store under a damaged
+    /// header, not another application's database nor a newer juice's.
+    func holdsStoreTables(known: Set<String>) -> Bool {
+        var tables: [String: String] = [:]
+        for record in records(ofTreeAt: 1).records where record.values.count == 5 && record.values[0].text == "table" {
+            if let name = record.values[1].text, !name.hasPrefix("sqlite_") { tables[name] = record.values[4].text ?? "" }
+        }
+        guard let journal = tables["journal"], tables["stock"] != nil, tables["cursors"] != nil,
+            Set(tables.keys).isSubset(of: known)
+        else { return false }
+        return ["sequence", "id", "time", "type", "change_id", "event"].allSatisfy { journal.contains($0) }
+    }
+
     /// Each table's root page, by name, as far as the schema table (page 1's tree)
     /// can be read.
     func rootPages() -> [String: Int] {

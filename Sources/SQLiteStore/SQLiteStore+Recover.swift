@@ -29,6 +29,21 @@ public struct RecoveryReport: Sendable, Equatable {
         public let source: StockSource
     }
 
+    /// The application id and schema version a file's header says, when they do not
+    /// name a JuiceMaker store of this version and its pages hold a store's tables.
+    public struct HeaderIdentity: Sendable, Equatable {
+        public let applicationID: UInt32
+        public let schemaVersion: Int32
+
+        init(_ header: [UInt8]) {
+            func word(_ offset: Int) -> UInt32 {
+                header.count >= offset + 4 ? header[offset..<offset + 4].reduce(0) { $0 << 8 | UInt32($1) } : 0
+            }
+            applicationID = word(68)
+            schemaVersion = Int32(bitPattern: word(60))
+        }
+    }
+
     /// The file header's page size and reserved bytes, and those its pages agree on.
     public struct HeaderCorrection: Sendable, Equatable {
         public let headerPageSize: Int, headerReserved: Int
@@ -65,6 +80,9 @@ public struct RecoveryReport: Sendable, Equatable {
     public let lostEvents: [LostEvents]
     /// When the header's page size (or reserved bytes) did not make the pages parse.
     public let headerCorrection: HeaderCorrection?
+    /// When the header's application id or schema version was wrong (and the file was
+    /// read as a store because its pages hold a store's tables).
+    public internal(set) var headerIdentity: HeaderIdentity?
     /// Pages the page reader read (not counting the sample that checks the header):
     /// a small multiple of the file's pages, however it is damaged.
     package var pagesRead = 0
@@ -81,7 +99,7 @@ public struct RecoveryReport: Sendable, Equatable {
             && left.retryStates == right.retryStates && left.incompleteTables == right.incompleteTables
             && left.cutShort?.size == right.cutShort?.size && left.cutShort?.expected == right.cutShort?.expected
             && left.unreadableRows == right.unreadableRows && left.lostEvents == right.lostEvents
-            && left.headerCorrection == right.headerCorrection
+            && left.headerCorrection == right.headerCorrection && left.headerIdentity == right.headerIdentity
     }
 }
 
@@ -123,6 +141,8 @@ extension SQLiteStore {
         // A header SQLite does not recognise (its first page damaged) may still sit
         // before intact pages; refused as it was only when they hold nothing either.
         var unrecognised: StoreError?
+        // The header's identity, when it is wrong but the pages hold a store's tables.
+        var identity: RecoveryReport.HeaderIdentity?
         do throws(StoreError) {
             switch try StoreFile.inspect(source, latestVersion: Schema.latestVersion, allowReadOnly: true) {
             case .create: throw StoreFile.noStore(at: source)
@@ -133,6 +153,18 @@ extension SQLiteStore {
             switch error.reason {
             case let .cutShort(size, expected): cutShort = (size, expected)
             case .notADatabase: unrecognised = error
+            case .foreignDatabase, .newerSchema:
+                // Another application's database, or a newer juice's, is refused; a
+                // damaged application id or version over a store's own tables is not.
+                guard let pages = PageFile(path: source), pages.holdsStoreTables(known: Schema.tableNames) else { throw error }
+                let header = try StoreFile.readHeader(source, length: 100) ?? []
+                identity = RecoveryReport.HeaderIdentity(header)
+                do throws(StoreError) {
+                    try StoreFile.check(header, size: Int64(pages.size), path: source, latestVersion: Schema.latestVersion, identity: false)
+                } catch {
+                    guard case let .cutShort(size, expected) = error.reason else { throw error }
+                    cutShort = (size, expected)
+                }
             default: throw error
             }
         }
@@ -166,7 +198,8 @@ extension SQLiteStore {
             var recovery = Recovery(source: reader, pages: pages, cutShort: cutShort, target: writer, sourcePath: source)
             try recovery.run()
             writer.close()
-            let report = recovery.report(path: target)
+            var report = recovery.report(path: target)
+            report.headerIdentity = identity
             guard !report.isEmpty else { throw unrecognised ?? StoreError(.nothingReadable, path: source) }
             // Opening it once checks the new file (its close record does not match
             // what was just written) and leaves a clean close record.

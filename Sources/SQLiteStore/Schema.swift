@@ -159,6 +159,11 @@ enum Schema {
         return try? shape(handle)
     }()
 
+    /// The names of the tables this version creates.
+    static var tableNames: Set<String> {
+        Set((expectedShape ?? [:]).keys.compactMap { $0.hasPrefix("table ") ? String($0.dropFirst(6)) : nil })
+    }
+
     /// What differs between the file's tables and indexes and `expectedShape`, or nil.
     private static func difference(_ connection: Connection) throws(StoreError) -> String? {
         guard let expected = expectedShape else { return nil }

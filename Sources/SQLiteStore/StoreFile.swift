@@ -187,18 +187,21 @@ enum StoreFile {
     }
 
     /// Judges SQLite's 100-byte file header (https://sqlite.org/fileformat.html#the_database_header).
-    private static func check(_ header: [UInt8], size: Int64, path: String, latestVersion: Int32) throws(StoreError) {
+    ///
+    /// Without `identity`, the application id and schema version are not judged: for
+    /// recovery of a file whose pages hold a store's tables under a damaged header.
+    static func check(_ header: [UInt8], size: Int64, path: String, latestVersion: Int32, identity: Bool = true) throws(StoreError) {
         guard header.count == 100, header.starts(with: Array("SQLite format 3\0".utf8)) else {
             throw StoreError(.notADatabase(size: size), path: path)
         }
         let applicationID = Int32(bitPattern: bigEndian(header, at: 68))
-        guard applicationID == Self.applicationID else {
+        guard applicationID == Self.applicationID || !identity else {
             throw StoreError(.foreignDatabase(applicationID: UInt32(bitPattern: applicationID)), path: path)
         }
         // The header's user_version may lag the write-ahead log, never lead it, so a
         // newer one here is final; an older one is checked again once SQLite has opened.
         let version = Int32(bitPattern: bigEndian(header, at: 60))
-        guard version <= latestVersion else { throw newer(version, latest: latestVersion, path: path) }
+        guard version <= latestVersion || !identity else { throw newer(version, latest: latestVersion, path: path) }
         let rawPageSize = Int64(header[16]) << 8 | Int64(header[17])
         let pageSize = rawPageSize == 1 ? 65_536 : rawPageSize
         let pages = Int64(bigEndian(header, at: 28))

@@ -29,6 +29,15 @@ import Testing
         DamageCase(store: 1, kind: .btree, seed: 2_139_750_388_410_001_995),
         // The schema format field: SQLite refuses, recovery saves nothing.
         DamageCase(store: 1, kind: .headerField, seed: 11_685_198_760_750_931_058),
+        // The application id (68–71) zeroed, and set to 0xFFFFFFFF: refused as another
+        // application's database though the pages hold a store's tables (on 444edb4).
+        DamageCase(store: 2, kind: .headerField, seed: 3_654_673_845_375_397_779),
+        DamageCase(store: 1, kind: .headerField, seed: 17_108_343_092_594_545_776),
+        // The schema version (60–63) set to 125146401 and to 7: refused as a newer juice's.
+        DamageCase(store: 2, kind: .headerField, seed: 13_539_850_981_172_295_401),
+        DamageCase(store: 1, kind: .headerField, seed: 13_061_936_762_912_175_819),
+        // Sixteen flips on page 1, one in the application id.
+        DamageCase(store: 2, kind: .byteFlips, seed: 6_332_839_916_017_895_763),
     ]
 
     /// The fixed set for one kind: every store × `fixedSeeds` (every listed page size

@@ -220,6 +220,12 @@ enum StoreCommandSupport {
                     })
             ),
             (
+                "headerIdentity",
+                report.headerIdentity.map { identity in
+                    .object([("applicationID", .integer(Int(identity.applicationID))), ("schemaVersion", .integer(Int(identity.schemaVersion)))])
+                } ?? .null
+            ),
+            (
                 "headerCorrection",
                 report.headerCorrection.map { correction in
                     .object([
@@ -295,6 +301,15 @@ extension Catalog {
                             ko:
                                 "\(path)을(를) \(target)(으)로 복구했습니다: 이벤트 \(report.lastSequence)개 중 \(report.events)개를 살렸고 \(report.skippedEvents)개는 읽지 못했습니다(순번 \(ranges))"
                         ))
+            if let identity = report.headerIdentity {
+                let id = "0x" + String(identity.applicationID, radix: 16)
+                lines.append(
+                    T(
+                        "the file's header names application id \(id) and schema version \(identity.schemaVersion), not a JuiceMaker store's, but its pages hold a store's tables: it was read as one",
+                        ko:
+                            "파일 헤더에는 application id \(id), 스키마 버전 \(identity.schemaVersion)(으)로 JuiceMaker 저장소가 아니라고 되어 있지만, 페이지에 저장소의 테이블이 있어 저장소로 읽었습니다"
+                    ))
+            }
             if let correction = report.headerCorrection {
                 lines.append(
                     T(
