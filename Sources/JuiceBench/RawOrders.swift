@@ -34,7 +34,8 @@ final class RawOrders {
         readStock = try prepare("SELECT fruit, quantity FROM stock")
         readSequence = try prepare("SELECT sequence, id FROM journal ORDER BY sequence DESC LIMIT 1")
         updateStock = try prepare("UPDATE stock SET quantity = ?1 WHERE fruit = ?2")
-        insertEvent = try prepare("INSERT INTO journal (sequence, id, time, type, change_id, event) VALUES (?1, ?2, ?3, ?4, ?5, ?6)")
+        insertEvent = try prepare(
+            "INSERT INTO journal (sequence, id, time, type, change_id, event, digest) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)")
         commit = try prepare("COMMIT")
         statements = [begin, readStock, readSequence, updateStock, insertEvent, commit]
     }
@@ -90,7 +91,9 @@ final class RawOrders {
             sqlite3_bind_int64(insertEvent, 3, Int64(milliseconds))
             bind(insertEvent, 4, event.kind.cloudEventType)
             bind(insertEvent, 5, changeID.description)
-            bind(insertEvent, 6, CloudEventFormat.encode(envelope))
+            let text = CloudEventFormat.encode(envelope)
+            bind(insertEvent, 6, text)
+            sqlite3_bind_int64(insertEvent, 7, EventDigest.of(text))
             try step(insertEvent)
         }
         try step(commit)

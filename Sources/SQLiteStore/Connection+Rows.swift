@@ -71,13 +71,16 @@ extension Connection {
             }
         }
         for envelope in change.events {
-            try run("INSERT INTO journal (sequence, id, time, type, change_id, event) VALUES (?1, ?2, ?3, ?4, ?5, ?6)") { statement in
+            let event = CloudEventFormat.encode(envelope)
+            try run("INSERT INTO journal (sequence, id, time, type, change_id, event, digest) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)") {
+                statement in
                 statement.bind(1, envelope.sequence)
                 statement.bind(2, envelope.id.description)
                 statement.bind(3, Int64((envelope.time.timeIntervalSince1970 * 1000).rounded()))
                 statement.bind(4, envelope.event.kind.cloudEventType)
                 statement.bind(5, envelope.changeID.description)
-                statement.bind(6, CloudEventFormat.encode(envelope))
+                statement.bind(6, event)
+                statement.bind(7, EventDigest.of(event))
             }
         }
     }

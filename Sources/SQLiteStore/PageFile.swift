@@ -318,18 +318,32 @@ extension PageFile {
         return (records, whole)
     }
 
-    /// Whether the schema table names a store's tables (journal, stock and cursors, the
-    /// journal with its columns) and no table outside `known`: a store under a damaged
-    /// header, not another application's database nor a newer juice's.
-    func holdsStoreTables(known: Set<String>) -> Bool {
+    /// Whether the file is a store under a damaged header: its schema table names a
+    /// journal with a store's columns, or, where the schema page is damaged too, one of
+    /// its table leaves holds a sound journal row (`RowCheck`) — never the case in
+    /// another application's database. With `onlyKnown`, a schema that names a table
+    /// outside `known` is a newer juice's store, not damage.
+    func holdsStoreTables(known: Set<String>, onlyKnown: Bool) -> Bool {
         var tables: [String: String] = [:]
         for record in records(ofTreeAt: 1).records where record.values.count == 5 && record.values[0].text == "table" {
             if let name = record.values[1].text, !name.hasPrefix("sqlite_") { tables[name] = record.values[4].text ?? "" }
         }
-        guard let journal = tables["journal"], tables["stock"] != nil, tables["cursors"] != nil,
-            Set(tables.keys).isSubset(of: known)
-        else { return false }
-        return ["sequence", "id", "time", "type", "change_id", "event"].allSatisfy { journal.contains($0) }
+        if onlyKnown, !Set(tables.keys).isSubset(of: known) { return false }
+        if let journal = tables["journal"], ["sequence", "id", "time", "type", "change_id", "event"].allSatisfy({ journal.contains($0) }) {
+            return true
+        }
+        var found = false
+        var claims = OverflowClaims()
+        for number in 1...max(1, pageCount) where !found {
+            guard let page = bTreePage(number), page.kind == .tableLeaf else { continue }
+            for start in page.cells where !found {
+                guard let (rowid, payload) = page.cell(at: start, in: self, claims: &claims), let rowid, let payload,
+                    let values = PageRecord.values(payload), let row = RowCheck.journalRow(rowid: rowid, values)
+                else { continue }
+                if case .success = RowCheck.journalEvent(row) { found = true }
+            }
+        }
+        return found
     }
 
     /// Each table's root page, by name, as far as the schema table (page 1's tree)

@@ -67,7 +67,7 @@ struct Recovery {
 
     static let columns = RowCheck.tables["journal"]?.columns ?? ""
     static let scan = "SELECT \(columns) FROM journal ORDER BY sequence"
-    static let insert = "INSERT OR IGNORE INTO journal (\(columns)) VALUES (?1, ?2, ?3, ?4, ?5, ?6)"
+    static let insert = "INSERT OR IGNORE INTO journal (\(columns)) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)"
     static let batch = 5_000
     static let listedRanges = 20
 
@@ -119,7 +119,7 @@ struct Recovery {
         if let source {
             do throws(StoreError) {
                 try source.forEachRow(Self.scan) { statement throws(StoreError) in
-                    try save(statement.values(6), sequence: statement.int64(0))
+                    try save(statement.values(7), sequence: statement.int64(0))
                 }
             } catch  where isSourceDamage(error) {
                 damageMet = true
@@ -129,9 +129,8 @@ struct Recovery {
         let complete = !damageMet && cutShort == nil && source != nil && unsoundSequences.isEmpty && Int64(events) == max(bound, lastSequence)
         if !complete, let pages {
             try pages.forEachTableLeafRecord { rowid, values throws(StoreError) in
-                // `sequence INTEGER PRIMARY KEY` is the rowid: its column is stored as NULL.
-                guard values.count == 6, values[0] == .null else { return }
-                try save([.integer(rowid)] + values.dropFirst(), sequence: rowid)
+                guard let row = RowCheck.journalRow(rowid: rowid, values) else { return }
+                try save(row, sequence: rowid)
             }
         }
         lastSequence = max(bound, lastSequence)

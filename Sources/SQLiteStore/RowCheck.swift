@@ -23,6 +23,8 @@ enum RowCheck {
         case text(nonEmpty: Bool)
         /// An event id (a UUID in text form).
         case eventID
+        /// An integer, or NULL (a column added later: older rows have none).
+        case optionalInteger
 
         func admits(_ value: PageValue) -> Bool {
             switch (self, value) {
@@ -31,6 +33,7 @@ enum RowCheck {
             case (.real, .integer): true
             case let (.text(nonEmpty), .text(text)): !nonEmpty || !text.isEmpty
             case let (.eventID, .text(text)): EventID(text) != nil
+            case (.optionalInteger, .integer), (.optionalInteger, .null): true
             default: false
             }
         }
@@ -50,8 +53,11 @@ enum RowCheck {
 
     static let tables: [String: Table] = [
         "journal": Table(
-            columns: "sequence, id, time, type, change_id, event",
-            rules: [sequences, .eventID, .integer(Int64.min...Int64.max), .text(nonEmpty: true), .eventID, .text(nonEmpty: true)],
+            columns: "sequence, id, time, type, change_id, event, digest",
+            rules: [
+                sequences, .eventID, .integer(Int64.min...Int64.max), .text(nonEmpty: true), .eventID, .text(nonEmpty: true),
+                .optionalInteger,
+            ],
             reaches: 0),
         "stock": Table(columns: "fruit, quantity", rules: [.text(nonEmpty: true), .integer(0...Int64(Stock.maximumQuantity))]),
         "cursors": Table(
@@ -77,13 +83,14 @@ enum RowCheck {
     /// The event a journal row holds, when the row is sound: its columns pass their
     /// rules, its `event` decodes as an event of this version (strictly: a text that
     /// is not UTF-8 never got here), possible on a machine, written exactly as the
-    /// store writes it, and agreeing with every other column (sequence, id, time,
-    /// type, change id). Otherwise why not.
+    /// store writes it, agreeing with every other column (sequence, id, time, type,
+    /// change id), and with its digest where it has one. Otherwise why not.
     static func journalEvent(_ values: [PageValue]) -> Result<EventEnvelope, RowProblem> {
         guard admits(values, to: "journal"), case let .integer(sequence) = values[0], case let .text(id) = values[1],
             case let .integer(time) = values[2], case let .text(type) = values[3], case let .text(changeID) = values[4],
             case let .text(event) = values[5]
         else { return .failure(.columns) }
+        if case let .integer(digest) = values[6], digest != EventDigest.of(event) { return .failure(.digest) }
         let envelope: EventEnvelope
         do throws(WireFormatError) {
             envelope = try CloudEventFormat.decode(event)
@@ -98,6 +105,15 @@ enum RowCheck {
         return .success(envelope)
     }
 
+    /// A journal record read from a page as the journal's columns, or nil for a record
+    /// of another shape: `sequence INTEGER PRIMARY KEY` is the rowid, so its column is
+    /// stored as NULL, and a row written before `digest` was added has six values
+    /// (SQLite reads the missing last one as NULL).
+    static func journalRow(rowid: Int64, _ values: [PageValue]) -> [PageValue]? {
+        guard values.count == 6 || values.count == 7, values[0] == .null else { return nil }
+        return [.integer(rowid)] + values.dropFirst() + (values.count == 6 ? [.null] : [])
+    }
+
     /// Why a row was not saved.
     enum RowProblem: Error, Equatable {
         /// A column of the wrong type, out of its range, or not UTF-8.
@@ -106,6 +122,8 @@ enum RowCheck {
         case event(String)
         /// The row's columns and its event say different things.
         case disagreement
+        /// The event is not the text its digest was taken of.
+        case digest
     }
 }
 

@@ -8,7 +8,8 @@ import JuiceMakerCore
 extension SQLiteStore {
     /// `recoveries`: each recovery that wrote this file, and the largest sequence its
     /// damaged original was seen to reach; new events are numbered after it
-    /// (`Connection.journalPosition`). `lost_events`: what each subscriber lost.
+    /// (`Connection.journalPosition`). `lost_events`: what each subscriber lost. (The
+    /// same step adds the journal's `digest`: `Schema.addedColumns`.)
     static let lossesTables = """
         CREATE TABLE IF NOT EXISTS recoveries (
             recovered_at REAL NOT NULL,

@@ -156,7 +156,10 @@ extension SQLiteStore {
             case .foreignDatabase, .newerSchema:
                 // Another application's database, or a newer juice's, is refused; a
                 // damaged application id or version over a store's own tables is not.
-                guard let pages = PageFile(path: source), pages.holdsStoreTables(known: Schema.tableNames) else { throw error }
+                let newer = if case .newerSchema = error.reason { true } else { false }
+                guard let pages = PageFile(path: source), pages.holdsStoreTables(known: Schema.tableNames, onlyKnown: newer) else {
+                    throw error
+                }
                 let header = try StoreFile.readHeader(source, length: 100) ?? []
                 identity = RecoveryReport.HeaderIdentity(header)
                 do throws(StoreError) {

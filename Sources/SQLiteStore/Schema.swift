@@ -67,6 +67,33 @@ enum Schema {
 
     static var latestVersion: Int32 { Int32(migrations.count + 1) }
 
+    /// Columns added to existing tables, by the version whose step adds them: added by
+    /// that step only when missing (`ALTER TABLE` has no `IF NOT EXISTS`), so a file
+    /// whose version lags its tables still moves forward.
+    static let addedColumns: [(version: Int32, table: String, column: String, declaration: String)] = [
+        // 5 → 6: each journal row's digest (EventDigest.swift).
+        (6, "journal", "digest", "INTEGER")
+    ]
+
+    /// `ALTER TABLE … ADD COLUMN` of each column `addedColumns` gives `version`.
+    static func columnAdditions(for version: Int32) -> [String] {
+        addedColumns.filter { $0.version == version }.map { "ALTER TABLE \($0.table) ADD COLUMN \($0.column) \($0.declaration);" }
+    }
+
+    /// Runs step `step` (from version `step` to `step + 1`): its statements, then the
+    /// columns it adds that the file lacks.
+    private static func migrate(_ connection: Connection, step: Int) throws(StoreError) {
+        try connection.execute(migrations[step - 1])
+        for added in addedColumns where added.version == Int32(step + 1) {
+            let present =
+                try connection.integer("SELECT count(*) FROM pragma_table_info(?1) WHERE name = ?2") { statement in
+                    statement.bind(1, added.table)
+                    statement.bind(2, added.column)
+                } ?? 0
+            if present == 0 { try connection.execute("ALTER TABLE \(added.table) ADD COLUMN \(added.column) \(added.declaration)") }
+        }
+    }
+
     /// Creates the schema in a new file or migrates an older one, in one write
     /// transaction, then switches the file to write-ahead logging.
     ///
@@ -100,7 +127,7 @@ enum Schema {
             guard version < latestVersion else { return }
             do throws(StoreError) {
                 for step in Int(version)..<Int(latestVersion) {
-                    try connection.execute(migrations[step - 1])
+                    try migrate(connection, step: step)
                 }
                 if let difference = try difference(connection) {
                     throw StoreError(.migrationFailed(from: version, to: latestVersion, problem: difference), path: path)
@@ -155,7 +182,8 @@ enum Schema {
         var handle: OpaquePointer?
         guard sqlite3_open_v2(":memory:", &handle, SQLITE_OPEN_READWRITE, nil) == SQLITE_OK, let handle else { return nil }
         defer { sqlite3_close_v2(handle) }
-        guard sqlite3_exec(handle, ([version1] + migrations).joined(separator: "\n"), nil, nil, nil) == SQLITE_OK else { return nil }
+        let steps = migrations.enumerated().map { $0.element + columnAdditions(for: Int32($0.offset + 2)).joined() }
+        guard sqlite3_exec(handle, ([version1] + steps).joined(separator: "\n"), nil, nil, nil) == SQLITE_OK else { return nil }
         return try? shape(handle)
     }()
 
@@ -222,7 +250,7 @@ enum Schema {
 
     private static func create(_ connection: Connection, initialStock: Stock) throws(StoreError) {
         try connection.execute(version1)
-        for migration in migrations { try connection.execute(migration) }
+        for step in 1...migrations.count { try migrate(connection, step: step) }
         for fruit in Fruit.allCases {
             try connection.run("INSERT INTO stock (fruit, quantity) VALUES (?1, ?2)") { statement in
                 statement.bind(1, fruit.id)
