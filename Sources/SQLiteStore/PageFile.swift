@@ -329,7 +329,7 @@ extension PageFile {
             if let name = record.values[1].text, !name.hasPrefix("sqlite_") { tables[name] = record.values[4].text ?? "" }
         }
         if onlyKnown, !Set(tables.keys).isSubset(of: known) { return false }
-        if let journal = tables["journal"], ["sequence", "id", "time", "type", "change_id", "event"].allSatisfy({ journal.contains($0) }) {
+        if let journal = tables["journal"], ["sequence", "id", "time", "type", "change_id", "event"].allSatisfy({ journal.containsText($0) }) {
             return true
         }
         var found = false

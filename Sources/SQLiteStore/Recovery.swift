@@ -117,8 +117,11 @@ struct Recovery {
     /// leaves below it). Rows seen twice are saved once.
     private mutating func journal() throws(StoreError) {
         if let source {
+            // A store of schema 5 or older has no digest column.
+            let hasDigest = (try? source.integer("SELECT count(*) FROM pragma_table_info('journal') WHERE name = 'digest'")) == 1
+            let scan = hasDigest ? Self.scan : Self.scan.replacingText(", digest FROM", with: ", NULL FROM")
             do throws(StoreError) {
-                try source.forEachRow(Self.scan) { statement throws(StoreError) in
+                try source.forEachRow(scan) { statement throws(StoreError) in
                     try save(statement.values(7), sequence: statement.int64(0))
                 }
             } catch  where isSourceDamage(error) {

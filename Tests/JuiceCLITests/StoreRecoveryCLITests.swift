@@ -102,3 +102,66 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: sandbox.root + "/work/copy.db"))
     }
 }
+
+/// What a recovery lost, through the CLI: said by `store recover`, shown by `juice
+/// subscribers` until `juice subscribers acknowledge`, and new events numbered after
+/// every cursor; an order on a store whose journal is at the last sequence exits 74.
+@Suite(.tags(.process), .notInUnitRun) struct StoreLossesCLITests {
+    private static let config = """
+        { "initialStock": 1000, "backgroundDelivery": false,
+          "subscribers": [ { "type": "command", "name": "feed it", "enabled": false, "command": ["/bin/cat"] } ] }
+        """
+
+    @Test func lostEventsAreShownUntilAcknowledged() throws {
+        let sandbox = try JuiceSandbox(config: Self.config)
+        let path = sandbox.root + "/work/juice.db"
+        do {
+            // Closed before the copy is cut: the file holds every commit.
+            let maker = try JuiceMaker(store: SQLiteStore(path: path, durability: .normal))
+            for _ in 0..<150 { try maker.make(.banana) }
+        }
+        let last = try SQLiteStore(path: path).lastSequence()
+        try SQLiteStore(path: path).setCursor(named: "feed it", to: last - 30)
+        let bytes = try #require(FileManager.default.contents(atPath: path))
+        try bytes.prefix(bytes.count - 3 * 4096).write(to: URL(fileURLWithPath: sandbox.root + "/work/cut.db"))
+
+        let recover = try sandbox.run(["--store", "cut.db", "store", "recover", "--to", "new.db"])
+        #expect(recover.status == 0, "\(recover.stderr)")
+        #expect(recover.stdout.contains("subscriber feed it had not been sent events"), "\(recover.stdout)")
+        let listed = try sandbox.run(["--store", "new.db", "subscribers"])
+        let line = try #require(listed.stdout.split(separator: "\n").first { $0.contains("lost events") }, "\(listed.stdout)")
+        #expect(line.hasSuffix("juice subscribers acknowledge 'feed it'"), "\(line)")
+        let json = try sandbox.run(["--store", "new.db", "subscribers", "--json"])
+        #expect(json.stdout.contains("\"lostEvents\""), "\(json.stdout)")
+
+        let order = try sandbox.run(["--store", "new.db", "stock", "add", "banana", "5"])
+        #expect(order.status == 0, "\(order.stderr)")
+        #expect(try SQLiteStore(path: sandbox.root + "/work/new.db").lastSequence() > last)
+
+        let unknown = try sandbox.run(["--store", "new.db", "subscribers", "acknowledge", "nobody"])
+        #expect(unknown.status == 65 && unknown.stderr.split(separator: "\n").count == 1, "\(unknown.stderr)")
+        let acknowledged = try sandbox.run(["--store", "new.db", "subscribers", "acknowledge", "feed it"])
+        #expect(acknowledged.status == 0 && acknowledged.stdout.contains("acknowledged"), "\(acknowledged.stderr)")
+        let after = try sandbox.run(["--store", "new.db", "subscribers"])
+        #expect(!after.stdout.contains("lost events"), "\(after.stdout)")
+    }
+
+    @Test func anOrderPastTheLastSequenceExits74WithOneLine() throws {
+        let sandbox = try JuiceSandbox(config: Self.config)
+        let path = sandbox.root + "/work/juice.db"
+        try JuiceMaker(store: SQLiteStore(path: path, durability: .normal)).make(.banana)
+        let store = try SQLiteStore(path: path)
+        let copy = try #require(try store.events(after: 0, limit: .max).last)
+        let crafted = EventEnvelope(
+            sequence: .max, id: EventID(high: .max, low: 1), time: copy.time, source: copy.source, changeID: copy.changeID, event: copy.event)
+        let stock = try store.stock()
+        try tamper(
+            path,
+            "INSERT INTO journal (sequence, id, time, type, change_id, event) SELECT \(Int64.max), '\(crafted.id)', time, type, change_id, '\(CloudEventFormat.encode(crafted))' FROM journal WHERE sequence = \(copy.sequence)"
+        )
+        let order = try sandbox.run(["--store", "juice.db", "order", "banana"])
+        #expect(order.status == 74, "\(order.stderr)")
+        #expect(order.stderr.split(separator: "\n").count == 1 && order.stderr.contains("no event may take a sequence past"), "\(order.stderr)")
+        #expect(try SQLiteStore(path: path).stock() == stock)
+    }
+}

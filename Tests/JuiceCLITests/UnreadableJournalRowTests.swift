@@ -5,7 +5,7 @@ import Testing
 
 /// Changes a store file behind `juice`'s back with plain SQL (the journal's `event`
 /// column is JSON text; `PRAGMA integrity_check` still says ok afterwards).
-private func tamper(_ path: String, _ sql: String) throws {
+func tamper(_ path: String, _ sql: String) throws {
     var handle: OpaquePointer?
     guard sqlite3_open_v2(path, &handle, SQLITE_OPEN_READWRITE, nil) == SQLITE_OK, let handle else {
         sqlite3_close_v2(handle)

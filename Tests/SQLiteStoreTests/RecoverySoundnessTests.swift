@@ -7,7 +7,7 @@ import Testing
 /// A recovered store is sound by construction: every row passes the same checks
 /// whichever reader found it, the header's page size is not trusted over the pages,
 /// no sequence is given twice, and what a subscriber lost is said.
-struct RecoverySoundnessTests {
+@Suite(.tags(.unit)) struct RecoverySoundnessTests {
     private func history(at path: String, changes: Int = 150) throws -> [EventEnvelope] {
         try Damage.makeHistory(at: path, changes: changes)
         return try SQLiteStore(path: path).events(after: 0, limit: .max)
@@ -119,6 +119,30 @@ struct RecoverySoundnessTests {
         #expect(try recovered.cursors() == ["sound": 10])
         #expect(try recovered.deadLetters(for: nil).map(\.subscriber) == ["sound"])
         #expect(try recovered.retryState(for: "odd") == nil)
+    }
+
+    /// A store of schema 5 (no digest column, no recoveries table) whose last commits
+    /// are still in its write-ahead log, as a killed juice of that version leaves it:
+    /// SQLite reads the log, so every event is saved, none counted as damaged.
+    @Test func aStoreOfTheLastSchemaIsReadThroughItsLog() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let path = directory.file("juice.db")
+        let original = try history(at: path, changes: 40)
+        try RawDatabase(path).execute(
+            """
+            ALTER TABLE journal DROP COLUMN digest; DROP TABLE recoveries; DROP TABLE lost_events;
+            PRAGMA user_version = 5;
+            """)
+        let open = try RawDatabase(path)
+        try open.execute("PRAGMA wal_autocheckpoint = 0; PRAGMA journal_mode = WAL; DELETE FROM journal WHERE sequence > 50")
+        let kept = original.filter { $0.sequence <= 50 }
+        #expect(Damage.size(of: path + "-wal") ?? 0 > 0)
+
+        let report = try SQLiteStore.recover(from: path, to: directory.file("recovered.db"))
+        #expect(report.unreadableRows.isEmpty, "\(report.unreadableRows)")
+        #expect(try SQLiteStore(path: report.path).events(after: 0, limit: .max) == kept)
+        withExtendedLifetime(open) {}
     }
 
     /// A journal row at the largest sequence an integer holds: an order on that store
