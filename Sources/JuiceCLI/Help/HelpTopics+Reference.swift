@@ -206,7 +206,10 @@ extension HelpTopics {
                 HelpItem(
                     "config/juice-deliver.service",
                     "A systemd unit that runs juice deliver --follow; its comments say how to install it (juice help metrics)."),
-            ])
+            ]),
+            .paragraph(
+                "A config and a store are read only from regular files: a directory, a FIFO (a pipe such as /dev/stdin too) "
+                    + "or a device is refused at once, named in the error (exit 78 for a config, 74 for a store)."),
         ])
 
     static let signals = HelpTopic(

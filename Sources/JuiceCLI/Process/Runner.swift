@@ -110,7 +110,7 @@ struct Runner: Sendable {
     /// Runs a command `start` left.
     func finish(_ prepared: Prepared) async -> ExitCode {
         let invocation = prepared.invocation
-        // The config is read once (a FIFO or `<(…)` can be read only once): by the
+        // The config is read once (the file may change between two reads): by the
         // command, and reused for the language of an error; read here only when the
         // command failed before it got that far.
         var loaded = LoadedConfig.notRead
