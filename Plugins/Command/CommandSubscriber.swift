@@ -35,11 +35,14 @@ public final class CommandSubscriber: DurableDeliveryPlugin {
         "command", .list(.string([.noNUL]), minimumCount: 1), required: true,
         expected: PluginMessage(
             english: "the program and its arguments, e.g. [\"/usr/bin/python3\", \"hook.py\"]",
-            korean: "프로그램과 그 인자(예: [\"/usr/bin/python3\", \"hook.py\"])"),
-        description: "The program and its arguments; it reads one CloudEvents JSON line per event on stdin.")
+            korean: "프로그램과 그 인자(예: [\"/usr/bin/python3\", \"hook.py\"])"), secrecy: .credentials,
+        description: "The program and its arguments; it reads one CloudEvents JSON line per event on stdin. "
+            + "juice config show masks credentials in them: a URL's user:password@ and query values, user:password, --password=VALUE.")
     static let environmentKey = ConfigurationKey(
         "environment", .dictionary(names: [.nonEmpty("variable name"), .noEquals, .noNUL], values: .string([.noNUL])),
-        description: "Variables added to (or replacing) those juice runs with.")
+        secrecy: .secretValues(harmless: ConfigurationSecrecy.harmlessEnvironment),
+        description: "Variables added to (or replacing) those juice runs with. juice config show prints every value as *** "
+            + "but those of \(ConfigurationSecrecy.harmlessEnvironment.joined(separator: ", ")).")
     static let workingDirectoryKey = ConfigurationKey(
         "workingDirectory", .string([.nonEmpty("path"), .noNUL]),
         expected: PluginMessage(

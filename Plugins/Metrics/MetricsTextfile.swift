@@ -20,7 +20,9 @@ import Locking
 ///
 /// Guarantees:
 /// - **Never half a file.** Each write goes to a temporary file in the same directory
-///   (named `.<file>.<pid>.tmp`, which the collector passes over), renamed into place.
+///   (named `.<file>.<pid>.tmp`, which the collector passes over), renamed into place
+///   (`AtomicFile`, as `juice report --svg`: a symbolic link is followed and stays a link,
+///   and the file replaced keeps its mode and owner).
 /// - **Never older than what was written.** Writes are made one at a time, each from a
 ///   fresh read of the store, and one whose journal is shorter than the last written
 ///   is dropped.

@@ -59,11 +59,8 @@ public final class NATSPublisher: DurableDeliveryPlugin {
     /// The connection options a `nats` section (or `fleet` section) describes: checks
     /// `url`, `credentials` (the file must exist) and `token`.
     public static func options(_ configuration: PluginConfiguration, context: PluginContext, name: String) throws(ConfigurationError) -> NATSOptions {
-        guard let url = try configuration.string(Fleet.urlKey) else { throw Fleet.urlKey.missing(in: configuration.path) }
-        let servers: [String]
-        switch Fleet.servers(url) {
-        case .success(let list): servers = list
-        case .failure(let bad): throw Fleet.badURL(bad, at: "\(configuration.path).url")
+        guard let servers = try Fleet.servers(of: configuration, key: Fleet.urlKey) else {
+            throw Fleet.urlKey.missing(in: configuration.path)
         }
         var credentials = try configuration.string(Fleet.credentialsKey)
         if let file = credentials {

@@ -38,7 +38,7 @@ public final class Webhook: DurableDeliveryPlugin {
         "url", .string([.httpURL]), required: true,
         description: "The endpoint each event is POSTed to (CloudEvents structured JSON). Plain http:// to another machine is warned about.")
     static let secretKey = ConfigurationKey(
-        "secret", .string([.nonEmpty("secret")]),
+        "secret", .string([.nonEmpty("secret")]), secrecy: .secret,
         description:
             "Signs requests (Standard Webhooks): base64 key material, with or without whsec_, padding optional; usually \"${JUICE_WEBHOOK_SECRET}\". Never printed."
     )

@@ -239,6 +239,18 @@ public enum Fleet {
         return servers.isEmpty ? .failure(BadURL(item: text)) : .success(servers)
     }
 
+    /// The servers of `section`'s `url` (`key`: `urlKey` for a `nats` subscriber,
+    /// `readerURLKey` for `fleet`), checked by `servers(_:)`; nil when it is absent.
+    /// The one check of a NATS URL in a config: `config check` runs it for the `fleet`
+    /// section, the `nats` subscriber when it is built.
+    public static func servers(of section: PluginConfiguration, key: ConfigurationKey) throws(ConfigurationError) -> [String]? {
+        guard let url = try section.string(key) else { return nil }
+        switch servers(url) {
+        case .success(let list): return list
+        case .failure(let bad): throw badURL(bad, at: ConfigurationKey.path(section.path, key.name))
+        }
+    }
+
     /// A `url` item that is not `nats://host:port`.
     public struct BadURL: Error, Sendable {
         public let item: String

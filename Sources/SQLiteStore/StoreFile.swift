@@ -66,8 +66,8 @@ enum StoreFile {
             }
             return .create
         }
-        guard info.st_mode & S_IFMT == S_IFREG else {
-            throw StoreError(.notARegularFile, path: path)
+        if let kind = FileKind(mode: info.st_mode) {
+            throw StoreError(.notARegularFile(kind), path: path)
         }
         var readOnly: StoreError.ReadOnlyCause?
         if access(path, R_OK | W_OK) != 0 {

@@ -46,6 +46,30 @@ import Musl
         #expect(file.st_mode & 0o777 == 0o666 & ~mask)
     }
 
+    /// A link to a private file (the metrics textfile, an SVG): the link stays a link,
+    /// and the file it points to keeps its mode and owner when replaced (it became
+    /// 0666 less the umask: a 0600 file turned readable by everyone).
+    @Test func aLinkedFileKeepsItsModeAndOwnerAndTheLinkStays() throws {
+        let directory = try TemporaryDirectory()
+        let target = directory.file("private.prom")
+        let link = directory.file("juice-maker.prom")
+        try AtomicFile.write(Array("old".utf8), to: target)
+        #expect(chmod(target, 0o600) == 0)
+        #expect(chown(target, 0, 4321) == 0 || getuid() != 0)
+        var before = stat()
+        #expect(stat(target, &before) == 0)
+        #expect(symlink("private.prom", link) == 0)
+        try AtomicFile.write(Array("new".utf8), to: link)
+        var linked = stat()
+        #expect(lstat(link, &linked) == 0 && linked.st_mode & S_IFMT == S_IFLNK, "the link stays a link")
+        #expect(FileManager.default.contents(atPath: target).map(Array.init) == Array("new".utf8))
+        var after = stat()
+        #expect(stat(target, &after) == 0)
+        #expect(after.st_mode & 0o7777 == 0o600)
+        #expect(after.st_uid == before.st_uid && after.st_gid == before.st_gid)
+        #expect(try names(in: directory) == ["juice-maker.prom", "private.prom"])
+    }
+
     @Test func aFailureNamesTheErrorAndChangesNothing() throws {
         let directory = try TemporaryDirectory()
         let missing = directory.file("missing/dir/report.svg")

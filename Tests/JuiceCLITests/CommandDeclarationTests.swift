@@ -67,12 +67,17 @@ import Testing
         #expect(subcommands.map(\.label) == configuration.subcommands.map { $0.configuration.commandName }, "\(words)")
         #expect(subcommands.map(\.text) == configuration.subcommands.map { $0.configuration.abstract(language) }, "\(words)")
 
-        // The usage line offers exactly the declared options, in order.
+        // The usage line offers exactly the declared options, in order; a required one without brackets.
         let usagePrefix = "\(Catalog.Help.usageHeading(language)): "
         let usage = try #require(help.split(separator: "\n").first { $0.hasPrefix(usagePrefix) })
         #expect(usage.hasPrefix(usagePrefix + (["juice"] + words).joined(separator: " ")))
-        let offered = usage.split(separator: " ").filter { $0.hasPrefix("[--") }.map { String($0.dropFirst().prefix { $0 != "]" && $0 != " " }) }
+        let offered = usage.split(separator: " ").filter { $0.hasPrefix("[--") || $0.hasPrefix("--") }.map {
+            String($0.drop { $0 == "[" }.prefix { $0 != "]" && $0 != " " })
+        }
         #expect(offered == configuration.options.map { "--\($0.name)" }, "\(words): \(usage)")
+        for option in configuration.options {
+            #expect(usage.contains("[--\(option.name)") != option.isRequired, "\(words): \(usage)")
+        }
     }
 
     @Test(arguments: CommandDeclarationTests.declared.map(\.words))

@@ -27,6 +27,15 @@ import Testing
         try expectConfigError(#"{"initialStok": 3}"#, mentions: ["initialStok", "initialStock"])
     }
 
+    /// One check for a NATS URL: `fleet.url` is refused as the `nats` subscriber's `url`
+    /// is (before, config check took for the fleet what it refused for the subscriber).
+    @Test(arguments: ["http://example.com:4222/x", "nats://host:99999", "nats://host/path"])
+    func aFleetURLIsCheckedAsTheNATSSubscribersIs(url: String) throws {
+        let expected = ["expected nats://host:port"]
+        try expectConfigError(#"{"fleet": {"url": "\#(url)"}}"#, mentions: ["fleet.url"] + expected)
+        try expectConfigError(#"{"subscribers": [{"type": "nats", "url": "\#(url)"}]}"#, mentions: ["subscribers[0].url"] + expected)
+    }
+
     @Test func unknownSubscriberKey() throws {
         try expectConfigError(
             #"{"subscribers": [{"type": "cli-notifier"}, {"type": "logger", "colour": true}]}"#,

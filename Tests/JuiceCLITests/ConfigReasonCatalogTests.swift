@@ -64,7 +64,7 @@ import Testing
             .containsEquals(.name, value: #""A=B""#), .missingKey(expected: expected),
             .nameInUse(#""hook""#, usedBy: "subscribers[0]"), .missingVariable("TOKEN"), .unterminatedVariable,
             .notAVariableName(#""${1x}""#), .malformedJSON(line: 2, column: 1, .expectedValue(.endOfFile)),
-            .cannotRead(SystemFailure(code: ENOENT, message: "No such file or directory")), .notUTF8, .emptyConfigPath,
+            .cannotRead(SystemFailure(code: ENOENT, message: "No such file or directory")), .notARegularFile(.fifo), .notUTF8, .emptyConfigPath,
             .plugin(PluginMessage(english: "no executable program", korean: "실행할 수 있는 프로그램이 없습니다")),
         ]
         all += expectations.map { .wrongType(expected: $0, found: .number) }
@@ -73,7 +73,7 @@ import Testing
             switch reason {
             case .unknownKey, .wrongType, .notAllowed, .belowMinimum, .aboveMaximum, .notWholeNumber, .tooFewItems,
                 .duplicate, .empty, .tooLong, .containsNUL, .containsEquals, .missingKey, .nameInUse, .missingVariable,
-                .unterminatedVariable, .notAVariableName, .malformedJSON, .cannotRead, .notUTF8, .emptyConfigPath, .plugin:
+                .unterminatedVariable, .notAVariableName, .malformedJSON, .cannotRead, .notARegularFile, .notUTF8, .emptyConfigPath, .plugin:
                 break
             }
         }

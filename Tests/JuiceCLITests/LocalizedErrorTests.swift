@@ -50,7 +50,7 @@ import Testing
         let sandbox = try JuiceSandbox()
         try expectStoreError(sandbox, store: "/dev/null")
         let korean = try sandbox.run(["--lang", "ko", "--store", "/dev/null", "stock"])
-        #expect(korean.stderr == "오류: 저장소 /dev/null: 일반 파일이 아닙니다(디렉터리인가요?). --store로 파일 경로를 고르세요.\n")
+        #expect(korean.stderr == "오류: 저장소 /dev/null: 일반 파일이 아닙니다(문자 장치). --store로 파일 경로를 고르세요.\n")
     }
 
     @Test func anotherApplicationsDatabaseInKorean() throws {
@@ -106,7 +106,7 @@ import Testing
             .foreignDatabase(applicationID: nil), .newerSchema(found: 9, supported: 4), .noSchemaVersion,
             .stockRowsMissing(found: 3, expected: 7), .journalRowNotAnEvent(sequence: 5, problem: "bad JSON"),
             .deadLetterWithoutEventID(subscriber: "hook"), .damaged(.opening, engineMessage: "file is not a database"),
-            .notARegularFile, .fileNotReadableWritable, .fileReadOnly,
+            .notARegularFile(.fifo), .fileNotReadableWritable, .fileReadOnly,
             .directoryNotWritable(directory: "/d", fileExists: true), .directoryNotWritable(directory: "/d", fileExists: false),
             .cannotCreateDirectory(directory: "/d", failure), .cannotOpen(failure),
             .permissionDenied(.running(sql: "COMMIT"), engineMessage: "attempt to write a readonly database"),

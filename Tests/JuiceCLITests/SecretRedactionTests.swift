@@ -90,4 +90,23 @@ import Testing
         #expect(show.stdout.isEmpty)
         #expect(show.stderr.contains("subscribers[0].secret"))
     }
+
+    @Test("config show masks a command's environment values and the credentials in its arguments")
+    func showMasksCommandSecrets() throws {
+        let config = #"""
+            {"subscribers": [{"type": "command", "command": [
+                "/bin/cat", "https://user:up-4711@example.com/x?token=tq-4711", "admin:ap-4711", "--password=op-4711"],
+              "environment": {"DB_PASSWORD": "dp-4711", "AWS_SECRET_ACCESS_KEY": "ak-4711", "DB_HOST": "dh-4711",
+                "LANG": "C.UTF-8", "LC_ALL": "C.UTF-8", "TZ": "Europe/Berlin"}}]}
+            """#
+        let result = try run(config, ["config", "show"])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(!result.stdout.contains("4711"), "\(result.stdout)")
+        for shown in [
+            "https://***@example.com/x?token=***", "admin:***", "--password=***", #""LANG": "C.UTF-8""#,
+            #""LC_ALL": "C.UTF-8""#, #""TZ": "Europe/Berlin""#, #""DB_HOST": "***""#, "/bin/cat",
+        ] {
+            #expect(result.stdout.contains(shown), "\(shown) in \(result.stdout)")
+        }
+    }
 }

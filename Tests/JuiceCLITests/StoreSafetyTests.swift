@@ -87,7 +87,12 @@ import Testing
         #expect(empty.status != 0)
         let device = try sandbox.run(["--store", "/dev/null", "stock"])
         #expect(device.status == 74)
-        #expect(device.stderr.contains("not a regular file"), "\(device.stderr)")
+        #expect(device.stderr.contains("not a regular file (a character device)"), "\(device.stderr)")
+        let fifo = sandbox.root + "/store.fifo"
+        #expect(mkfifo(fifo, 0o600) == 0)
+        let named = try sandbox.run(["--store", fifo, "stock"])
+        #expect(named.status == 74)
+        #expect(named.stderr.contains("not a regular file (a FIFO)"), "\(named.stderr)")
     }
 
     /// Makes `path` unwritable for this user, root included: the immutable flag for

@@ -2,8 +2,9 @@ import Foundation
 import JuiceTestSupport
 import Testing
 
-/// Command-line mistakes exit 64 (or 65 for a well-formed but refused value) with the
-/// error and the usage line on stderr; `--help` works at every level.
+/// Command-line mistakes exit 64 with the error and the usage line on stderr; a
+/// well-formed but refused value exits 65 with the error line alone (`juice help
+/// exit-codes` ties the usage line to 64); `--help` works at every level.
 @Suite(.tags(.process), .notInUnitRun) struct UsageTests {
     @Test(arguments: [["order", "kiwi\u{1B}[2J"], ["order", "banana", "--count", "1\n2"], ["stock", "set", "\u{9B}31m=1"]])
     func echoedWordsHaveTheirControlCharactersEscaped(arguments: [String]) throws {
@@ -21,6 +22,8 @@ import Testing
         (["order", "banana", "--count", "abc"], 64, "juice order <juice>"),
         (["order", "banana", "--count", "0"], 65, "juice order <juice>"),
         (["order", "banana", "--count", "-1"], 65, "juice order <juice>"),
+        (["events", "--since", "-1"], 65, "juice events"),
+        (["events", "--limit", "0"], 65, "juice events"),
         (["order", "banana", "--colour"], 64, "juice order <juice>"),
         (["stock", "add", "kiwi"], 64, "juice stock add <fruit> <n>"),
         (["stock", "set"], 64, "juice stock set <fruit=n> ..."),
@@ -35,7 +38,7 @@ import Testing
         (["order", "banana", "--count", "--json"], 64, "juice order <juice>"),
         (["stock", "--config="], 64, "juice stock"),
     ])
-    func mistakesShowTheUsageLine(arguments: [String], status: Int32, usage: String) throws {
+    func mistakesShowTheUsageLineOnlyForExit64(arguments: [String], status: Int32, usage: String) throws {
         let sandbox = try JuiceSandbox()
         let before = sandbox.storeBytes()
         let result = try sandbox.run(arguments)
@@ -43,8 +46,24 @@ import Testing
         #expect(result.stdout.isEmpty)
         let lines = result.stderr.split(separator: "\n")
         #expect(lines.first?.hasPrefix("Error: ") == true, "\(result.stderr)")
-        #expect(lines.dropFirst().first?.hasPrefix("Usage: \(usage)") == true, "\(result.stderr)")
+        if status == 64 {
+            #expect(lines.dropFirst().first?.hasPrefix("Usage: \(usage)") == true, "\(result.stderr)")
+        } else {
+            #expect(lines.count == 1, "\(arguments): \(result.stderr)")
+        }
         #expect(sandbox.storeBytes() == before)
+    }
+
+    /// A required option is shown without brackets, in the usage line and in --help.
+    @Test func aRequiredOptionIsShownAsRequired() throws {
+        let sandbox = try JuiceSandbox()
+        let help = try sandbox.run(["store", "recover", "--help"])
+        #expect(help.status == 0)
+        #expect(help.stdout.contains("USAGE: juice store recover --to <file>"), "\(help.stdout)")
+        #expect(!help.stdout.contains("[--to <file>]"), "\(help.stdout)")
+        let missing = try sandbox.run(["store", "recover"])
+        #expect(missing.status == 64)
+        #expect(!missing.stderr.contains("[--to <file>]"), "\(missing.stderr)")
     }
 
     @Test func usageErrorsSpeakKorean() throws {

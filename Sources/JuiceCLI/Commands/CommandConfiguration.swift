@@ -32,16 +32,20 @@ struct OptionSpec: Sendable {
     let valueName: String?
     /// Whether the option may be given more than once (each value is kept).
     let isRepeatable: Bool
+    /// Whether the command refuses to run without it (`store recover --to <file>`):
+    /// usage lines show it without brackets.
+    let isRequired: Bool
     let help: LocalizedText
     /// What a completion script offers for the value: files for a `path` or `file`
     /// value, the choices of a value such as `ko|en` when declared, else nothing.
     let completion: CompletionKind
 
     init(
-        _ name: String, short: Character? = nil, value: String? = nil, repeatable: Bool = false, completion: CompletionKind? = nil,
-        help: LocalizedText
+        _ name: String, short: Character? = nil, value: String? = nil, repeatable: Bool = false, required: Bool = false,
+        completion: CompletionKind? = nil, help: LocalizedText
     ) {
         self.name = name
+        self.isRequired = required
         self.short = short
         self.valueName = value
         self.isRepeatable = repeatable
@@ -50,6 +54,9 @@ struct OptionSpec: Sendable {
     }
 
     var takesValue: Bool { valueName != nil }
+
+    /// `synopsis` as a usage line shows it: in brackets unless required.
+    var usageSynopsis: String { isRequired ? synopsis : "[\(synopsis)]" }
 
     /// `--count <n>` or `--json`.
     var synopsis: String {
@@ -69,8 +76,11 @@ struct OptionSpec: Sendable {
 struct Option: Sendable {
     let spec: OptionSpec
 
-    init(_ name: String, short: Character? = nil, value: String, completion: CompletionKind? = nil, help: LocalizedText) {
-        spec = OptionSpec(name, short: short, value: value, completion: completion, help: help)
+    init(
+        _ name: String, short: Character? = nil, value: String, required: Bool = false, completion: CompletionKind? = nil,
+        help: LocalizedText
+    ) {
+        spec = OptionSpec(name, short: short, value: value, required: required, completion: completion, help: help)
     }
 }
 

@@ -47,14 +47,16 @@ struct FishCompletion: CompletionScriptCommand {
 }
 
 /// `juice completions complete -- WORDS…`: the candidates for the last word, as the
-/// scripts read them (`CompletionScripts`). Reads the config (for the durable
-/// subscribers' names) but opens no store.
+/// scripts read them (`CompletionScripts`): records each ended by NUL, so a name with a
+/// newline is still one offer (a name with NUL cannot be an argument and is not offered).
+/// Reads the config (for the durable subscribers' names) but opens no store; `--config`,
+/// `--store`, `--in-memory` and `--lang` among the words are honoured (`CompletionSettings`).
 struct CompleteCommand: JuiceCommand {
     static let configuration = CommandConfiguration(
         commandName: "complete",
         abstract: LocalizedText(
-            "Print what may follow the words given (the completion scripts call this).",
-            ko: "주어진 단어 다음에 올 수 있는 것을 출력합니다 (자동 완성 스크립트가 부릅니다)."),
+            "Print what may follow the words given, each ended by NUL (the completion scripts call this).",
+            ko: "주어진 단어 다음에 올 수 있는 것을 각각 NUL로 끝내 출력합니다 (자동 완성 스크립트가 부릅니다)."),
         arguments: [
             ArgumentSpec(
                 "word", repeating: true,
@@ -70,17 +72,21 @@ struct CompleteCommand: JuiceCommand {
         words = invocation.arguments
     }
 
+    static func impliedGlobalArguments(_ invocation: Invocation) -> [String] {
+        CompletionSettings.arguments(in: invocation.arguments)
+    }
+
     func run(_ session: Session) throws(CLIError) -> ExitCode {
         let completer = Completer(root: CommandTable.root, globalOptions: CommandTable.globalOptions)
         // Only durable subscribers have something to retry.
         let reply = completer.reply(words) { session.builtPlugins.filter { $0.plugin.durable != nil }.map(\.entry.name) }
-        let output = session.context.console
+        let records: [String]
         switch reply {
-        case .files: output.print("files")
+        case .files: records = ["files"]
         case .words(let words, let spaceAfter):
-            output.print(spaceAfter ? "words" : "words-nospace")
-            for word in words { output.print(word) }
+            records = [spaceAfter ? "words" : "words-nospace"] + words.filter { !$0.unicodeScalars.contains("\0") }
         }
+        session.context.console.standardOutput.write(records.map { $0 + "\0" }.joined())
         return .success
     }
 }

@@ -40,7 +40,7 @@ struct EventsCommand: JuiceCommand {
         sinceGiven = since != nil
         if let text = invocation[Self.limit] {
             let limit = try ValueParsing.integer(text, for: "--limit", minimum: 1, maximum: Int(Int64.max), path: path)
-            guard limit >= 1 else { throw CLIError(.badValue, Catalog.Errors.limitTooSmall(limit), usage: path) }
+            guard limit >= 1 else { throw CLIError(.badValue, Catalog.Errors.limitTooSmall(limit)) }
             self.limit = limit
         } else {
             limit = nil

@@ -159,14 +159,16 @@ enum FleetCommandSupport {
         let settings: ConsumerSettings
         let credentials = try credentials(context)
         do throws(ConfigurationError) {
-            let configured = try section.string(Fleet.readerURLKey)
-            guard let url = nats ?? configured else {
-                throw ConfigurationError(path: "", plugin: PluginMessage(english: Catalog.Fleet.noURL.english, korean: Catalog.Fleet.noURL.korean))
-            }
             let servers: [String]
-            switch Fleet.servers(url) {
-            case .success(let list): servers = list
-            case .failure(let bad): throw Fleet.badURL(bad, at: nats == nil ? "fleet.url" : "--nats")
+            if let nats {
+                switch Fleet.servers(nats) {
+                case .success(let list): servers = list
+                case .failure(let bad): throw Fleet.badURL(bad, at: "--nats")
+                }
+            } else if let configured = try Fleet.servers(of: section, key: Fleet.readerURLKey) {
+                servers = configured
+            } else {
+                throw ConfigurationError(path: "", plugin: PluginMessage(english: Catalog.Fleet.noURL.english, korean: Catalog.Fleet.noURL.korean))
             }
             prefix = try Fleet.subjectPrefix(of: section)
             stream = try Fleet.stream(of: section)

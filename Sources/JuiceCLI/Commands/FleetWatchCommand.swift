@@ -43,7 +43,7 @@ struct FleetWatchCommand: JuiceCommand {
         nats = invocation[FleetGroup.nats]
         machine = invocation[Self.machine]
         if let machine, !Fleet.isMachineName(machine) {
-            throw CLIError(.badValue, Catalog.Fleet.badMachine(machine), usage: invocation.path)
+            throw CLIError(.badValue, Catalog.Fleet.badMachine(machine))
         }
         kinds = try ValueParsing.eventKinds(invocation)
         if let text = invocation[Self.since] {
@@ -52,7 +52,7 @@ struct FleetWatchCommand: JuiceCommand {
             } else if let seconds = FleetCommandSupport.seconds(text) {
                 since = Date(timeIntervalSinceNow: -seconds)
             } else {
-                throw CLIError(.badValue, Catalog.Fleet.badDuration(text), usage: invocation.path)
+                throw CLIError(.badValue, Catalog.Fleet.badDuration(text))
             }
         } else {
             since = nil

@@ -46,6 +46,10 @@ protocol JuiceCommand: CommandDeclaration {
     /// `Self` if it is a `ConfigFreeCommand`; the runner asks this rather than casting,
     /// for the reason `runnable` gives.
     static var configFreeType: (any ConfigFreeCommand.Type)? { get }
+    /// Global options the command's own arguments carry, which it runs with as if they
+    /// had been given before it (`juice completions complete -- --config a.json …`
+    /// reads `a.json`); none for most commands.
+    static func impliedGlobalArguments(_ invocation: Invocation) -> [String]
 }
 
 extension JuiceCommand {
@@ -53,6 +57,7 @@ extension JuiceCommand {
     static var isScreen: Bool { false }
     static var runnable: (any JuiceCommand.Type)? { Self.self }
     static var configFreeType: (any ConfigFreeCommand.Type)? { nil }
+    static func impliedGlobalArguments(_ invocation: Invocation) -> [String] { [] }
 }
 
 /// A command that reads no config and opens nothing (`config schema`): the runner

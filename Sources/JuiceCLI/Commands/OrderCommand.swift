@@ -37,10 +37,10 @@ struct OrderCommand: JuiceCommand {
             // The most one order can make: what a full stock of each fruit makes.
             let maximum = juice.largestOrder
             switch reading {
-            case .belowInt: throw CLIError(.badValue, Catalog.Errors.countTooSmall(text), usage: path)
+            case .belowInt: throw CLIError(.badValue, Catalog.Errors.countTooSmall(text))
             case .aboveInt: throw CLIError(.badValue, Catalog.Errors.countAboveMaximum(juice, text, maximum: maximum))
             case .value(let value):
-                guard value >= 1 else { throw CLIError(.badValue, Catalog.Errors.countTooSmall(text), usage: path) }
+                guard value >= 1 else { throw CLIError(.badValue, Catalog.Errors.countTooSmall(text)) }
                 guard value <= maximum else { throw CLIError(.badValue, Catalog.Errors.countAboveMaximum(juice, text, maximum: maximum)) }
                 count = value
             }

@@ -126,7 +126,7 @@ struct StoreRecoverCommand: JuiceCommand {
             ko: "손상된 저장소에서 읽을 수 있는 모든 행을 새 저장소 파일에 살립니다."),
         options: [to.spec])
     static let to = Option(
-        "to", value: "file", help: LocalizedText("the new store file (it must not exist yet)", ko: "새 저장소 파일(아직 없는 파일이어야 합니다)"))
+        "to", value: "file", required: true, help: LocalizedText("the new store file (it must not exist yet)", ko: "새 저장소 파일(아직 없는 파일이어야 합니다)"))
     static let needs = CommandNeeds.plugins
     let target: String
 

@@ -76,13 +76,23 @@ struct ConfigLocator: Sendable {
         return ConfigurationError(file: path, path: "", reason: .cannotRead(SystemFailure(code: code, message: String(cString: strerror(code)))))
     }
 
-    /// The whole file as UTF-8 text; the error says why it cannot be read.
+    /// The whole file as UTF-8 text; the error says why it cannot be read. Only a
+    /// regular file is read: its kind is checked before it is opened (a device is never
+    /// opened), and again on the descriptor, opened without waiting (`O_NONBLOCK`: a
+    /// FIFO that replaced the file meanwhile cannot block the open).
     static func readText(_ path: String) throws(ConfigurationError) -> String {
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        var info = stat()
+        if stat(path, &info) == 0, let kind = FileKind(mode: info.st_mode) {
+            throw ConfigurationError(file: path, path: "", reason: .notARegularFile(kind))
+        }
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
         guard descriptor >= 0 else {
             throw Self.cannotRead(path)
         }
         defer { close(descriptor) }
+        if let kind = FileKind(descriptor: descriptor) {
+            throw ConfigurationError(file: path, path: "", reason: .notARegularFile(kind))
+        }
         var bytes: [UInt8] = []
         var buffer = [UInt8](repeating: 0, count: 65_536)
         while true {

@@ -86,7 +86,12 @@ struct ConfigValidator: Sendable {
                     korean: "글자, 숫자, -, _만 쓸 수 있습니다(NATS 주제 토큰 하나, 64자 이하). 예: shop-1"))
         }
         var fleet: PluginConfiguration?
-        if case .object(let fields)? = member(ConfigKeys.fleet) { fleet = PluginConfiguration(path: "fleet", values: fields) }
+        if case .object(let fields)? = member(ConfigKeys.fleet) {
+            let section = PluginConfiguration(path: "fleet", values: fields)
+            // The same check as the `nats` subscriber's `url`.
+            _ = try Fleet.servers(of: section, key: Fleet.readerURLKey)
+            fleet = section
+        }
         // No `subscribers` key: the built-in ones (logger and notifier); `[]` means none.
         let listed = members.first { $0.key == "subscribers" }?.value
         let entries = try validateSubscribers(listed ?? BuiltInConfig.subscribers, unresolved: substitution.unresolvedPaths)

@@ -5,9 +5,10 @@ import JuiceMakerPluginKit
 /// with the value in effect, and where that value came from. The keys come from the
 /// declarations, so a key added there shows here without a change.
 ///
-/// Secrets never appear: values taken from `${NAME}`, values of secret-like keys
-/// (`ConfigKeys.secretWords`) and a URL's `user:password@` or query values print as
-/// `***`.
+/// Secrets never appear: values taken from `${NAME}` print as `***`, and every other
+/// value as its key's declaration says (`ConfigurationKey.secrecy`): a secret key's
+/// value, a command's environment values and the credentials in its arguments, and a
+/// URL's `user:password@` or query values anywhere print as `***`.
 struct EffectiveConfig {
     /// Where a value came from.
     enum Origin: String, Sendable, CaseIterable {
@@ -29,7 +30,7 @@ struct EffectiveConfig {
     /// `fleet`) every key of that object (`store.path`), in declaration order.
     let origins: [(path: String, origin: Origin)]
 
-    static let mask = JSONValue.string("***")
+    static let mask = JSONValue.string(ConfigurationSecrecy.mask)
 
     /// The keys shown: every top-level key but `$schema`, which is for editors.
     static func shownKeys(_ registry: PluginRegistry) -> [ConfigurationKey] {
@@ -51,7 +52,7 @@ struct EffectiveConfig {
                     let path = "\(key.name).\(inner.name)"
                     let value = present.first { $0.key == inner.name }?.value
                     var origin = Self.origin(path, written: value != nil, config)
-                    var shown = Self.shown(inner.name, path: path, value ?? inner.defaultValue ?? .null, config)
+                    var shown = Self.shown(inner, path: path, value ?? inner.defaultValue ?? .null, config)
                     if path == "store.path" {
                         origin = Self.storeOrigin(context) ?? origin
                         shown = .string(context.location.displayPath)
@@ -73,13 +74,15 @@ struct EffectiveConfig {
     private static func value(of key: ConfigurationKey, written: JSONValue?, _ context: CommandContext) -> JSONValue {
         let config = context.config
         switch key.name {
-        case ConfigKeys.machine.name: return shown(key.name, path: key.name, .string(config.machine), config)
-        case "subscribers": return .array(config.subscribers.map { subscriber($0, config) })
-        default: return shown(key.name, path: key.name, written ?? key.defaultValue ?? .null, config)
+        case ConfigKeys.machine.name: return shown(key, path: key.name, .string(config.machine), config)
+        case "subscribers": return .array(config.subscribers.map { subscriber($0, context) })
+        default: return shown(key, path: key.name, written ?? key.defaultValue ?? .null, config)
         }
     }
 
-    private static func subscriber(_ entry: SubscriberEntry, _ config: JuiceConfig) -> JSONValue {
+    private static func subscriber(_ entry: SubscriberEntry, _ context: CommandContext) -> JSONValue {
+        let config = context.config
+        let declared = context.registry.plugin(named: entry.type)?.configuration ?? []
         let name: JSONValue = isSubstituted("\(entry.path).name", config) ? mask : .string(entry.name)
         let common = [
             JSONMember(key: "type", value: .string(entry.type)), JSONMember(key: "name", value: name),
@@ -88,17 +91,23 @@ struct EffectiveConfig {
         return .object(
             common
                 + entry.configuration.values.map { member in
-                    JSONMember(key: member.key, value: shown(member.key, path: "\(entry.path).\(member.key)", member.value, config))
+                    // A key the plugin does not declare was refused by the check: hidden whole.
+                    let secrecy = declared.first { $0.name == member.key }?.secrecy ?? .secret
+                    let path = "\(entry.path).\(member.key)"
+                    return JSONMember(key: member.key, value: shown(secrecy, path: path, member.value, config))
                 })
     }
 
-    /// `value` as it may be printed: masked when it is a secret or came from the
-    /// environment, a URL's credentials hidden otherwise.
-    private static func shown(_ key: String, path: String, _ value: JSONValue, _ config: JuiceConfig) -> JSONValue {
+    /// `value` of `key` as it may be printed: masked when it came from the environment,
+    /// else as the key's declaration says.
+    private static func shown(_ key: ConfigurationKey, path: String, _ value: JSONValue, _ config: JuiceConfig) -> JSONValue {
+        shown(key.secrecy, path: path, value, config)
+    }
+
+    private static func shown(_ secrecy: ConfigurationSecrecy, path: String, _ value: JSONValue, _ config: JuiceConfig) -> JSONValue {
         if value == .null { return value }
-        if isSecret(key) || isSubstituted(path, config) { return mask }
-        if case .string(let text) = value { return .string(URLCredentials.redacted(text)) }
-        return value
+        if isSubstituted(path, config) { return mask }
+        return secrecy.shown(value)
     }
 
     private static func origin(_ path: String, written: Bool, _ config: JuiceConfig) -> Origin {
@@ -117,10 +126,5 @@ struct EffectiveConfig {
 
     private static func isSubstituted(_ path: String, _ config: JuiceConfig) -> Bool {
         config.substitutedPaths.contains { $0 == path || $0.hasPrefix(path + "[") || $0.hasPrefix(path + ".") }
-    }
-
-    static func isSecret(_ key: String) -> Bool {
-        let lowered = key.lowercased()
-        return ConfigKeys.secretWords.contains { lowered.containsText($0) }
     }
 }

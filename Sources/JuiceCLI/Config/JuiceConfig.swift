@@ -116,9 +116,6 @@ enum ConfigKeys {
     static func topLevel(_ registry: PluginRegistry) -> [ConfigurationKey] {
         [schema, language, initialStock, store, flushDeadlineSeconds, backgroundDelivery, machine, fleet, subscribers(registry)]
     }
-
-    /// Keys whose values are secrets wherever they appear: never printed.
-    static let secretWords = ["secret", "token", "password", "authorization", "apikey", "api-key", "api_key"]
 }
 
 /// What `${NAME}` put into a config, so nothing prints it: `config show` masks the

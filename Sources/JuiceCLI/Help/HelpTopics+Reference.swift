@@ -212,7 +212,10 @@ extension HelpTopics {
                 HelpItem(
                     "config/juice-deliver.service",
                     "A systemd unit that runs juice deliver --follow; its comments say how to install it (juice help metrics)."),
-            ])
+            ]),
+            .paragraph(
+                "A config and a store are read only from regular files: a directory, a FIFO (a pipe such as /dev/stdin too) "
+                    + "or a device is refused at once, named in the error (exit 78 for a config, 74 for a store)."),
         ])
 
     static let signals = HelpTopic(
@@ -252,7 +255,9 @@ extension HelpTopics {
                     + "nothing stored."),
             .paragraph("--svg FILE writes the same charts as one standalone SVG (no scripts, no external resources). FILE may be:"),
             .items([
-                HelpItem("missing, or a regular file", "Replaced atomically: a temporary file beside it, renamed over it."),
+                HelpItem(
+                    "missing, or a regular file",
+                    "Replaced atomically: a temporary file beside it, renamed over it; a file replaced keeps its mode and owner."),
                 HelpItem(
                     "a symbolic link", "Followed, and these rules apply to its target; the link stays a link (--svg /dev/stdout)."),
                 HelpItem("a FIFO or a device", "Written through: its reader gets the SVG, /dev/null stays a device."),
@@ -269,8 +274,9 @@ extension HelpTopics {
                 "A metrics subscriber ({\"type\": \"metrics\", \"path\": \"juice-maker.prom\"}; a relative path is in the store's "
                     + "directory) writes the store's figures in Prometheus' text format, for node_exporter's textfile collector, "
                     + "after each change committed by any process while it runs. Each write goes to a temporary file in the same "
-                    + "directory, renamed into place, so a reader never sees half a file. juice metrics prints the same text, "
-                    + "read now."),
+                    + "directory, renamed into place, so a reader never sees half a file. The path follows the rules of "
+                    + "juice report --svg (juice help report): a symbolic link is followed and stays a link, and the file replaced "
+                    + "keeps its mode and owner (a 0600 file stays private). juice metrics prints the same text, read now."),
             .items([
                 HelpItem("juicemaker_juices_made_total{juice}", "Counter: cups made, over the whole journal."),
                 HelpItem("juicemaker_orders_failed_total{juice}", "Counter: orders refused for lack of fruit."),

@@ -48,7 +48,7 @@ struct ManualPage: Sendable {
         let command = path[path.count - 1]
         var words = [path.map { "\\fB\(Self.escaped($0.name))\\fR" }.joined(separator: " ")]
         words += command.arguments.map { "\\fI\(Self.escaped($0.synopsis))\\fR" }
-        words += command.options.map { "[\(Self.option($0))]" }
+        words += command.options.map { $0.isRequired ? Self.option($0) : "[\(Self.option($0))]" }
         var text = ".TP\n\(words.joined(separator: " "))\n\(Self.escaped(command.abstract(.english)))\n"
         let rows =
             command.arguments.map { ("\\fI\(Self.escaped($0.synopsis))\\fR", $0.help(.english)) }

@@ -62,6 +62,8 @@ extension Catalog {
                 return "JSON 형식이 잘못되었습니다(\(line)행 \(column)열): \(korean(problem))"
             case let .cannotRead(failure):
                 return "파일을 읽을 수 없습니다(\(StoreErrors.system(failure)))"
+            case let .notARegularFile(kind):
+                return "일반 파일이 아닙니다(\(kind.korean)). JSON 파일의 경로를 주세요"
             case .notUTF8:
                 return "UTF-8 텍스트 파일이 아닙니다"
             case .emptyConfigPath:

@@ -9,6 +9,7 @@ import Glibc
 import Musl
 #endif
 import JuiceMakerCore
+import JuiceMakerPluginKit
 
 /// The words of `juice deliver`, `juice subscribers retry` and the durable columns of
 /// `juice subscribers`.
@@ -46,11 +47,11 @@ extension Catalog {
         /// A subscriber whose oldest waiting event failed, said by the command that left
         /// its events to a background run (which has no terminal to say it on).
         static func failing(_ name: String, waiting: Int64, retry: DeliveryRetryState) -> T {
-            let (name, reason) = (echo(name), escape(retry.lastError))
+            let (command, name, reason) = (echo(ShellWord.quoted(name)), echo(name), escape(retry.lastError))
             if retry.disabled {
                 return T(
-                    "\(name): delivery is stopped (\(reason)); \(waiting) event(s) wait in the journal. Fix it, then run `juice subscribers retry \(name)`.",
-                    ko: "\(name): 전달이 멈췄습니다(\(reason)). 이벤트 \(waiting)개가 저널에서 기다립니다. 고친 뒤 `juice subscribers retry \(name)`를 실행하세요.")
+                    "\(name): delivery is stopped (\(reason)); \(waiting) event(s) wait in the journal. Fix it, then run `juice subscribers retry \(command)`.",
+                    ko: "\(name): 전달이 멈췄습니다(\(reason)). 이벤트 \(waiting)개가 저널에서 기다립니다. 고친 뒤 `juice subscribers retry \(command)`를 실행하세요.")
             }
             let (time, next) = (clock(retry.nextAttemptAt), retry.attempts + 1)
             return T(
@@ -75,10 +76,10 @@ extension Catalog {
         }
 
         static func disabled(_ name: String, reason: String) -> T {
-            let (name, reason) = (echo(name), escape(reason))
+            let (command, name, reason) = (echo(ShellWord.quoted(name)), echo(name), escape(reason))
             return T(
-                "\(name): stopped: \(reason). Fix it, then run `juice subscribers retry \(name)`.",
-                ko: "\(name): 멈춤: \(reason). 고친 뒤 `juice subscribers retry \(name)`를 실행하세요.")
+                "\(name): stopped: \(reason). Fix it, then run `juice subscribers retry \(command)`.",
+                ko: "\(name): 멈춤: \(reason). 고친 뒤 `juice subscribers retry \(command)`를 실행하세요.")
         }
 
         static func redelivered(_ name: String, count: Int) -> T {

@@ -55,8 +55,8 @@ extension Catalog {
                 return "\(foundAt)에 저장소가 손상된 것을 발견해 \(marker)에 기록해 두었습니다(\(detail)). 변경은 거부됩니다"
             case let .migrationFailed(from, to, problem):
                 return "저장소 스키마를 버전 \(from)에서 \(to)(으)로 옮길 수 없습니다(\(problem)). 파일은 이전 상태 그대로입니다"
-            case .notARegularFile:
-                return "일반 파일이 아닙니다(디렉터리인가요?)"
+            case .notARegularFile(let kind):
+                return "일반 파일이 아닙니다(\(kind.korean))"
             case .fileNotReadableWritable:
                 return "파일을 읽고 쓸 권한이 없습니다"
             case .fileReadOnly:

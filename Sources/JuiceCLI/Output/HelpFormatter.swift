@@ -15,7 +15,7 @@ struct HelpFormatter: Sendable {
             parts.append(command.runnable == nil ? "<subcommand>" : "[<subcommand>]")
         }
         parts += command.arguments.map(\.synopsis)
-        parts += command.options.map { "[\($0.synopsis)]" }
+        parts += command.options.map(\.usageSynopsis)
         parts.append("[<\(Catalog.Help.globalOptionsPlaceholder(language))>]")
         return parts.joined(separator: " ")
     }

@@ -59,7 +59,7 @@ enum ValueParsing {
     static func since(_ invocation: Invocation, _ option: Option) throws(CLIError) -> Int64? {
         guard let text = invocation[option] else { return nil }
         let since = try integer(text, for: "--since", minimum: 0, maximum: Int(Int64.max), path: invocation.path)
-        guard since >= 0 else { throw CLIError(.badValue, Catalog.Errors.sinceNegative(since), usage: invocation.path) }
+        guard since >= 0 else { throw CLIError(.badValue, Catalog.Errors.sinceNegative(since)) }
         return Int64(since)
     }
 
@@ -117,7 +117,7 @@ enum ValueParsing {
             CLIError(.badValue, Catalog.Errors.amountAboveMaximum(fruit, amount: amount, maximum: maximum))
         case let .notEnoughToRemove(fruit, available, requested):
             CLIError(.badValue, Catalog.Errors.notEnoughToRemove(fruit, available: available, requested: requested))
-        case let .invalidCount(count): CLIError(.badValue, Catalog.Errors.invalidCount(count), usage: path)
+        case let .invalidCount(count): CLIError(.badValue, Catalog.Errors.invalidCount(count))
         case let .draftConflict(fruits): CLIError(.storeIO, Catalog.Errors.draftConflict(fruits))
         case let .store(failure): CLIError(.storeIO, Catalog.Errors.store(failure))
         }

@@ -1,21 +1,24 @@
 /// Why a run of `juice` stopped without doing its work. Nothing was changed.
 ///
-/// `message` is one line saying what was wrong and how to fix it. When `usage` is
-/// set, the usage line of that command follows it (command-line mistakes).
+/// `message` is one line saying what was wrong and how to fix it. A usage error (64)
+/// alone is followed by the usage line of its command (`juice help exit-codes`); a
+/// refused value (65) and every other error are the one line.
 struct CLIError: Error, Sendable {
     let code: ExitCode
     let message: LocalizedText
-    /// The command path whose usage line is printed after the message.
-    var usage: [CommandSpec]?
+    /// The command path whose usage line is printed after the message: set by
+    /// `usage(_:_:)` only.
+    private(set) var usage: [CommandSpec]?
 
-    init(_ code: ExitCode, _ message: LocalizedText, usage: [CommandSpec]? = nil) {
+    init(_ code: ExitCode, _ message: LocalizedText) {
         self.code = code
         self.message = message
-        self.usage = usage
     }
 
     /// A mistake on the command line of `command` (exit 64, with its usage line).
     static func usage(_ message: LocalizedText, _ command: [CommandSpec]) -> CLIError {
-        CLIError(.usage, message, usage: command)
+        var error = CLIError(.usage, message)
+        error.usage = command
+        return error
     }
 }

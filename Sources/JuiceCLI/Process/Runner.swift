@@ -83,8 +83,9 @@ struct Runner: Sendable {
                 version: CommandTable.version)
             standardOutput.write(page.render())
             return .finished(.success)
-        case .run(let invocation):
+        case .run(let parsed):
             do {
+                let invocation = try withImpliedGlobals(parsed, parser)
                 let settings = try GlobalSettings(invocation, environment: environment)
                 guard let type = invocation.command.runnable else { return .finished(.usage) }
                 if let configFree = type.configFreeType {
@@ -92,15 +93,24 @@ struct Runner: Sendable {
                 }
                 return .needsWork(Prepared(invocation: invocation, settings: settings, command: type))
             } catch {
-                return .finished(report(error, language: fallbackLanguage(configOption: invocation[GlobalOptions.config])))
+                return .finished(report(error, language: fallbackLanguage(configOption: parsed[GlobalOptions.config])))
             }
         }
+    }
+
+    /// `invocation`, parsed again with the global options its command's arguments
+    /// carry (`JuiceCommand.impliedGlobalArguments`) in front, when there are any.
+    private func withImpliedGlobals(_ invocation: Invocation, _ parser: CommandLineParser) throws(CLIError) -> Invocation {
+        guard let implied = invocation.command.runnable?.impliedGlobalArguments(invocation), !implied.isEmpty,
+            case .run(let reparsed) = try parser.parse(implied + arguments)
+        else { return invocation }
+        return reparsed
     }
 
     /// Runs a command `start` left.
     func finish(_ prepared: Prepared) async -> ExitCode {
         let invocation = prepared.invocation
-        // The config is read once (a FIFO or `<(…)` can be read only once): by the
+        // The config is read once (the file may change between two reads): by the
         // command, and reused for the language of an error; read here only when the
         // command failed before it got that far.
         var loaded = LoadedConfig.notRead

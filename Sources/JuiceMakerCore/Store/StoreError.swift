@@ -87,8 +87,8 @@ public struct StoreError: Error, Sendable, Equatable, CustomStringConvertible {
         case migrationFailed(from: Int32, to: Int32, problem: String)
 
         // The file or its directory cannot be used.
-        /// The path names a directory or other non-regular file.
-        case notARegularFile
+        /// The path names a directory, a FIFO or another file that is not regular.
+        case notARegularFile(FileKind)
         /// The file is not readable and writable by this user.
         case fileNotReadableWritable
         /// SQLite opened the file read-only.
@@ -254,8 +254,8 @@ extension StoreError.Reason: CustomStringConvertible {
             return "the store was found damaged at \(foundAt) (\(detail)), as \(marker) records; changes are refused"
         case let .migrationFailed(from, to, problem):
             return "the store's schema cannot be moved from version \(from) to \(to) (\(problem)); it was left as it was"
-        case .notARegularFile:
-            return "this is not a regular file (a directory?)"
+        case .notARegularFile(let kind):
+            return "this is not a regular file (\(kind.english))"
         case .fileNotReadableWritable:
             return "the file is not readable and writable by you"
         case .fileReadOnly:

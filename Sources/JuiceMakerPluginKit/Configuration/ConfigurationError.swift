@@ -77,6 +77,9 @@ public struct ConfigurationError: Error, Sendable, Equatable, CustomStringConver
         case malformedJSON(line: Int, column: Int, JSONProblem)
         /// The file could not be read.
         case cannotRead(SystemFailure)
+        /// The path names a directory, a FIFO or another file that is not regular: only
+        /// a regular file is read as config, so none can keep `juice` waiting.
+        case notARegularFile(FileKind)
         case notUTF8
         /// `--config ""`.
         case emptyConfigPath
@@ -109,6 +112,7 @@ public struct ConfigurationError: Error, Sendable, Equatable, CustomStringConver
             case let .notAVariableName(text): "\(text) is not a variable name; use letters, digits and _"
             case let .malformedJSON(line, column, problem): "malformed JSON at line \(line), column \(column): \(problem)"
             case let .cannotRead(failure): "cannot read the file: \(failure.message)"
+            case let .notARegularFile(kind): "not a regular file (\(kind.english)); give the path of a JSON file"
             case .notUTF8: "the file is not UTF-8 text"
             case .emptyConfigPath: "--config: empty path; give the config file's path, or leave --config out"
             case let .plugin(message): message.english
@@ -134,7 +138,7 @@ public struct ConfigurationError: Error, Sendable, Equatable, CustomStringConver
             case let .plugin(message):
                 .plugin(PluginMessage(english: TerminalText.escaped(message.english), korean: TerminalText.escaped(message.korean)))
             case .wrongType, .tooFewItems, .empty, .tooLong, .missingKey, .missingVariable, .unterminatedVariable, .malformedJSON,
-                .cannotRead, .notUTF8, .emptyConfigPath:
+                .cannotRead, .notARegularFile, .notUTF8, .emptyConfigPath:
                 self
             }
         }

@@ -25,11 +25,16 @@ public struct ConfigurationKey: Sendable {
     /// (`the program and its arguments, e.g. ["/usr/bin/python3", "hook.py"]`), in
     /// both languages.
     public let expected: PluginMessage?
+    /// What of the value `juice config show` hides. Default: the whole value when the
+    /// name reads like a secret's (`ConfigurationSecrecy.isSecretName`), else only URL
+    /// credentials.
+    public let secrecy: ConfigurationSecrecy
 
     public init(
         _ name: String, _ type: ConfigurationType, default defaultValue: JSONValue? = nil, required: Bool = false,
-        expected: PluginMessage? = nil, description: String
+        expected: PluginMessage? = nil, secrecy: ConfigurationSecrecy? = nil, description: String
     ) {
+        self.secrecy = secrecy ?? (ConfigurationSecrecy.isSecretName(name) ? .secret : .none)
         self.name = name
         self.type = type
         self.defaultValue = defaultValue

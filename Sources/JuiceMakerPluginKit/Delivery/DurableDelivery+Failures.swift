@@ -75,8 +75,8 @@ extension DurableDelivery {
     func stopped(by failure: DeliveryFailure) -> PluginMessage {
         PluginMessage(
             english:
-                "\(failure.message.english); delivery is stopped and events wait in the journal; `juice subscribers retry \(name)` resumes it",
-            korean: "\(failure.message.korean). 전달을 멈췄고 이벤트는 저널에서 기다립니다. `juice subscribers retry \(name)`로 다시 시작하세요")
+                "\(failure.message.english); delivery is stopped and events wait in the journal; `juice subscribers retry \(ShellWord.quoted(name))` resumes it",
+            korean: "\(failure.message.korean). 전달을 멈췄고 이벤트는 저널에서 기다립니다. `juice subscribers retry \(ShellWord.quoted(name))`로 다시 시작하세요")
     }
 
     /// The line for an event's first failed attempt on the schedule.
@@ -94,9 +94,9 @@ extension DurableDelivery {
     func gaveUp(on envelope: EventEnvelope, attempts: Int, failure: DeliveryFailure) -> PluginMessage {
         PluginMessage(
             english:
-                "gave up on event \(envelope.sequence) (id \(envelope.id)) after \(attempts) attempt(s): \(failure.message.english); `juice subscribers retry \(name) --dead-letters` sends it again",
+                "gave up on event \(envelope.sequence) (id \(envelope.id)) after \(attempts) attempt(s): \(failure.message.english); `juice subscribers retry \(ShellWord.quoted(name)) --dead-letters` sends it again",
             korean:
-                "이벤트 \(envelope.sequence)(id \(envelope.id))을(를) \(attempts)번 시도한 뒤 포기했습니다: \(failure.message.korean). `juice subscribers retry \(name) --dead-letters`로 다시 보내세요"
+                "이벤트 \(envelope.sequence)(id \(envelope.id))을(를) \(attempts)번 시도한 뒤 포기했습니다: \(failure.message.korean). `juice subscribers retry \(ShellWord.quoted(name)) --dead-letters`로 다시 보내세요"
         )
     }
 

@@ -12,7 +12,8 @@ import JuiceMakerCore
 /// something that is not a file is never replaced.
 ///
 /// - A missing path or a regular file: the bytes go to a temporary file beside it,
-///   which is then renamed over it.
+///   which is then renamed over it. A file replaced keeps its mode and owner (its
+///   group, when only that may be set: a process not run by root cannot give a file away).
 /// - A symbolic link is followed: these rules apply to its target, and the link stays
 ///   (`/dev/stdout` writes to whatever standard output is).
 /// - A FIFO or a device: written through (opened for writing, the bytes written), so a
@@ -94,7 +95,8 @@ public enum AtomicFile {
             descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o666)
         }
         guard descriptor >= 0 else { throw Failure(code: errno) }
-        var failure = writeAll(bytes, to: descriptor)
+        var failure = keepOwnerAndMode(of: path, on: descriptor)
+        if failure == 0 { failure = writeAll(bytes, to: descriptor) }
         if failure == 0, fsync(descriptor) != 0 { failure = errno }
         if close(descriptor) != 0, failure == 0 { failure = errno }
         if failure == 0, rename(temporary, path) != 0 { failure = errno }
@@ -102,5 +104,18 @@ public enum AtomicFile {
             unlink(temporary)
             throw Failure(code: failure)
         }
+    }
+
+    /// Gives the new file at `descriptor` the owner and mode of the file at `path`, if
+    /// there is one, so replacing a private file never makes it readable by others;
+    /// the `errno` of a failure, 0 otherwise. The owner is kept as far as the system
+    /// lets this process set it: a file of another user keeps its group when it can.
+    private static func keepOwnerAndMode(of path: String, on descriptor: Int32) -> Int32 {
+        var existing = stat()
+        guard stat(path, &existing) == 0 else { return 0 }
+        if fchown(descriptor, existing.st_uid, existing.st_gid) != 0 {
+            _ = fchown(descriptor, uid_t.max, existing.st_gid)  // uid -1: unchanged
+        }
+        return fchmod(descriptor, existing.st_mode & 0o777) == 0 ? 0 : errno
     }
 }

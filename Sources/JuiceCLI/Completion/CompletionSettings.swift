@@ -1,0 +1,35 @@
+/// The global options typed on the line being completed that decide what is offered:
+/// `--config`, `--store`, `--in-memory` and `--lang`. `juice completions complete`
+/// runs with them in front of its own (`JuiceCommand.impliedGlobalArguments`), so it
+/// reads the config the command being typed would read.
+enum CompletionSettings {
+    /// The long names of the options that are carried over.
+    static let names: Set<String> = [
+        GlobalOptions.config.spec.name, GlobalOptions.store.spec.name, GlobalOptions.inMemory.spec.name,
+        GlobalOptions.lang.spec.name,
+    ]
+
+    /// Those options among `words` (what follows `juice` on the line) before the word
+    /// under the cursor, as typed: `["--config", "a.json", "--lang=ko"]`. Nothing after `--`.
+    static func arguments(in words: [String]) -> [String] {
+        let typed = Array(words.dropLast())
+        var found: [String] = []
+        var index = 0
+        while index < typed.count, typed[index] != "--" {
+            let word = typed[index]
+            index += 1
+            guard word.hasPrefix("--") else { continue }
+            let name = String(word.dropFirst(2).prefix { $0 != "=" })
+            guard names.contains(name), let option = CommandTable.globalOptions.first(where: { $0.name == name }) else { continue }
+            guard option.takesValue, !word.contains("=") else {
+                found.append(word)
+                continue
+            }
+            // The value is typed, not still under the cursor.
+            guard index < typed.count else { break }
+            found += [word, typed[index]]
+            index += 1
+        }
+        return found
+    }
+}
