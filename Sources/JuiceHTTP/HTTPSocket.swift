@@ -163,7 +163,10 @@ enum HTTPSocket {
     /// close, a reset or stray bytes all mean no), checked without waiting.
     static func isIdleAndOpen(_ descriptor: Int32) -> Bool {
         var descriptors = [pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)]
-        return poll(&descriptors, 1, 0) == 0
+        // A signal (a child's exit) interrupting the look says nothing about the connection.
+        var ready = poll(&descriptors, 1, 0)
+        while ready < 0, errno == EINTR { ready = poll(&descriptors, 1, 0) }
+        return ready == 0
     }
 
     #if os(Linux)

@@ -37,15 +37,28 @@ private struct Channel {
     #endif
 
     /// Appends what arrives to `buffer`; `false` at the end of the stream or an error.
+    /// A signal that interrupts the read (a child process of another test exiting) is
+    /// not the end of the connection: it reads again.
     func read(into buffer: inout [UInt8]) -> Bool {
         var chunk = [UInt8](repeating: 0, count: 16_384)
-        let count = chunk.withUnsafeMutableBytes { bytes -> Int in
-            if let ssl { return Int(SSL_read(ssl, bytes.baseAddress, Int32(bytes.count))) }
-            return recv(fd, bytes.baseAddress, bytes.count, 0)
+        while true {
+            let count = chunk.withUnsafeMutableBytes { bytes -> Int in
+                if let ssl { return Int(SSL_read(ssl, bytes.baseAddress, Int32(bytes.count))) }
+                return recv(fd, bytes.baseAddress, bytes.count, 0)
+            }
+            if count > 0 {
+                buffer += chunk[..<count]
+                return true
+            }
+            guard interrupted(count) else { return false }
         }
-        guard count > 0 else { return false }
-        buffer += chunk[..<count]
-        return true
+    }
+
+    /// Whether a read or write that returned `result` was only interrupted by a signal.
+    private func interrupted(_ result: Int) -> Bool {
+        guard result < 0 else { return false }
+        if let ssl { return SSL_get_error(ssl, Int32(result)) == SSL_ERROR_SYSCALL && errno == EINTR }
+        return errno == EINTR
     }
 
     /// Sends all of `bytes`; `false` when the connection failed first.
@@ -57,7 +70,10 @@ private struct Channel {
                 if let ssl { return Int(SSL_write(ssl, start + offset, Int32(bytes.count - offset))) }
                 return send(fd, start + offset, bytes.count - offset, Self.sendFlags)
             }
-            guard sent > 0 else { return false }
+            if sent <= 0 {
+                guard interrupted(sent) else { return false }
+                continue
+            }
             offset += sent
         }
         return true

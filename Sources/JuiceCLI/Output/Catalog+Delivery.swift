@@ -103,23 +103,11 @@ extension Catalog {
                     ko: "\(name): 사라진 이벤트 구간 \(ranges)개를 확인했습니다. juice subscribers에 더는 나오지 않습니다")
         }
 
-        /// `text` as one word for a POSIX shell: as it is when only safe characters,
-        /// else in single quotes (each ' as '\''), control characters escaped for the
-        /// terminal.
-        static func shellWord(_ text: String) -> String {
-            let safe =
-                !text.isEmpty
-                && text.unicodeScalars.allSatisfy {
-                    $0.isASCII && ($0.properties.isAlphabetic || $0.properties.numericType != nil || "-_.@:/+=,".unicodeScalars.contains($0))
-                }
-            return safe ? text : "'" + echo(text).replacingText("'", with: "'\\''") + "'"
-        }
-
         /// A subscriber's events a store recovery found lost, until acknowledged.
         static func lost(_ lost: LostEvents) -> T {
             let name = echo(lost.subscriber)
             let range = lost.sequences.count == 1 ? "\(lost.sequences.lowerBound)" : "\(lost.sequences.lowerBound)–\(lost.sequences.upperBound)"
-            let quoted = shellWord(lost.subscriber)
+            let quoted = echo(ShellWord.quoted(lost.subscriber))
             return T(
                 "\(name) lost events \(range) in the store recovery of \(clock(lost.recoveredAt)): they will never be sent; once noted, juice subscribers acknowledge \(quoted)",
                 ko:
