@@ -34,6 +34,10 @@ import Locking
 ///   consumer's ack wait, on a thread of its own, so its ack wait does not run out
 ///   while a delivery runs or a retry waits. A process that dies holds nothing: the
 ///   server sends its unacknowledged messages again after the ack wait (at least once).
+/// - A message whose event this process acknowledged lately (by event id: the consumer
+///   sent it again, or a stream created anew stores it again) is acknowledged, not
+///   delivered again. A message of a stream deleted since is never acknowledged
+///   (`DurableConsumer.isCurrent`): the acknowledgement would name the new stream's sequence.
 /// - A message that is not a machine's event (`FleetEvent`: not a JuiceMaker
 ///   CloudEvent, a subject that does not match it, impossible values) is refused for
 ///   good (terminated on the stream), said in one line (stream sequence, subject,
@@ -136,7 +140,7 @@ public final class ConsumerJournal: EventAcknowledgingJournal {
             }
             return state.held.sorted { $0.key < $1.key }.map(\.value.message)
         }
-        for message in held { message.notAcknowledged(delay: 0) }
+        for message in held where consumer.isCurrent(message) { message.notAcknowledged(delay: 0) }
         consumer.stop()
     }
 
@@ -148,7 +152,7 @@ public final class ConsumerJournal: EventAcknowledgingJournal {
                 let stopped = state.wait(until: .now + interval) { $0.stopped }
                 if stopped { return }
                 let held = state.withLock { $0.held.values.map(\.message) }
-                for message in held { message.inProgress() }
+                for message in held where consumer.isCurrent(message) { message.inProgress() }
             }
         }
     }
@@ -177,10 +181,14 @@ public final class ConsumerJournal: EventAcknowledgingJournal {
                     refused.append((message, sequence, reason.description))
                     continue
                 }
-                if state.done[sequence] != nil {
-                    alreadyDone.append(message)  // acknowledged here, sent again before the acknowledgement arrived
-                } else if let number = state.numberOf[sequence] {
+                if state.done[decoded.id] != nil {
+                    // Acknowledged here: sent again before the acknowledgement arrived, or
+                    // stored again in a stream created anew.
+                    alreadyDone.append(message)
+                } else if let number = state.numberOf[sequence], state.held[number]?.envelope.id == decoded.id {
                     state.held[number]?.message = message  // sent again while held: acknowledge this copy
+                } else if state.held.values.contains(where: { $0.envelope.id == decoded.id }) {
+                    alreadyDone.append(message)  // held from an older stream: delivered once, as that one
                 } else if state.stopped {
                     handedBack.append(message)  // came as `stop()` handed back what was held
                 } else {
@@ -197,8 +205,8 @@ public final class ConsumerJournal: EventAcknowledgingJournal {
             }
         }
         for (message, sequence, reason) in refused { refuse(message, sequence: sequence, reason: reason) }
-        for message in alreadyDone { try? message.acknowledge() }
-        for message in handedBack { message.notAcknowledged(delay: 0) }
+        for message in alreadyDone where consumer.isCurrent(message) { try? message.acknowledge() }
+        for message in handedBack where consumer.isCurrent(message) { message.notAcknowledged(delay: 0) }
         return messages.count
     }
 
@@ -293,7 +301,9 @@ public final class ConsumerJournal: EventAcknowledgingJournal {
             }
             return keys.compactMap { state.held[$0]?.message }
         }
-        for message in done {
+        // A message of a stream deleted since is not acknowledged: its acknowledgement would
+        // name a sequence of the stream created in its place.
+        for message in done where consumer.isCurrent(message) {
             do throws(NATSError) {
                 try message.acknowledge()
             } catch {
@@ -310,8 +320,9 @@ public final class ConsumerJournal: EventAcknowledgingJournal {
             guard sequence > state.acknowledged else { return nil }
             return state.release(sequence)
         }
+        guard let message, consumer.isCurrent(message) else { return }
         do throws(NATSError) {
-            try message?.acknowledge()
+            try message.acknowledge()
         } catch {
             // Not confirmed: the server sends it again after the ack wait (at least once).
             report("\(error.message); the event may be delivered again")

@@ -51,6 +51,15 @@ public final class NATSMessage: @unchecked Sendable {
         )
     }
 
+    /// When the stream stored it, in nanoseconds since 1970 (UTC): a message stored
+    /// before a stream's `StreamIdentity.created` is an older stream's of the same name.
+    public var storedNanoseconds: Int64? {
+        var meta: UnsafeMutablePointer<jsMsgMetaData>?
+        guard nats.pointee.natsMsg_GetMetaData(&meta, message) == NATS_OK, let meta else { return nil }
+        defer { nats.pointee.jsMsgMetaData_Destroy(meta) }
+        return meta.pointee.Timestamp
+    }
+
     /// Acknowledges it and waits for the server to confirm (a durable consumer's
     /// explicit ack): after this returns it is not delivered again.
     public func acknowledge() throws(NATSError) {

@@ -137,9 +137,13 @@ extension HelpTopics {
                     + "exit deletes the consumer, so each run goes on where the last one stopped; it lives until an operator "
                     + "deletes it (nats consumer rm JUICEMAKER NAME). A new consumer starts at fleet.deliverPolicy: all (the "
                     + "stream's whole history, the default) or new; fleet.ackWait and fleet.maxAckPending are set on it, and on an existing one "
-                    + "when they differ. Several deliverers of one subscriber share its consumer, each message going to one of "
+                    + "when they differ. An existing consumer keeps what NATS does not let change (its deliver policy and start): "
+                    + "one stderr line says so, and delivery goes on. Several deliverers of one subscriber share its consumer, each message going to one of "
                     + "them. A consumer deleted under a running deliverer is created again from the ack floor it last saw, said "
-                    + "in one stderr line. A message being delivered or waiting for a retry is kept in progress. A deliverer "
+                    + "in one stderr line. A deliverer knows which stream it reads (when the server created it): a stream deleted "
+                    + "and created again, even within a second, is a new history, read from its first message and said in one "
+                    + "line; events this deliverer already delivered (by event id) are not sent again. A stream that is gone is "
+                    + "said at once and every minute while it stays gone; delivery goes on by itself when it returns. A message being delivered or waiting for a retry is kept in progress. A deliverer "
                     + "that stops (done, SIGTERM, Ctrl-C) hands back what it still holds once its deliveries have stopped (by "
                     + "flushDeadlineSeconds), for another deliverer or the next run at once; a killed deliverer's "
                     + "unacknowledged messages come again after the ack wait. A message that comes back after later ones "
@@ -166,7 +170,7 @@ extension HelpTopics {
             .paragraph(
                 "The fleet commands take --nats URL or the config's fleet.url; with neither, or with a bad value, they exit 78; "
                     + "with no server answering, or a build without the NATS client, 69; with no stream yet (no machine has "
-                    + "published), 69, also juice fleet deliver --follow (start it again once a machine has published); with a "
+                    + "published), 69 (juice fleet deliver --follow only when it starts); with a "
                     + "stream that takes other subjects, 78. juice fleet watch exits as it was stopped (130, 143); skipped "
                     + "messages change no exit status."),
         ])
