@@ -117,6 +117,33 @@ enum FleetCommandSupport {
         }
     }
 
+    /// The subscribers `juice fleet deliver` feeds: those with a fleet role (durable
+    /// ones but the NATS publisher, and loggers).
+    static func fedPlugins(_ session: Session) -> [BuiltPlugin] {
+        session.builtPlugins.filter { built in
+            if case .none = built.plugin.fleetRole { false } else { true }
+        }
+    }
+
+    /// Refuses a fed subscriber whose window (`maxInFlight`) is wider than what its
+    /// consumer may have out (`fleet.maxAckPending`): the stream would never let it fill.
+    /// `juice fleet deliver` and `juice config check` (where there is a `fleet` section) alike.
+    static func checkWindows(_ plugins: [BuiltPlugin], context: CommandContext) throws(CLIError) {
+        let section = context.config.fleet ?? PluginConfiguration(path: "fleet", values: [])
+        let maxAckPending: Int
+        do throws(ConfigurationError) {
+            maxAckPending = Int(try section.number(Fleet.maxAckPendingKey) ?? Double(Fleet.defaultMaxAckPending))
+        } catch {
+            throw configError(error, context: context)
+        }
+        for built in plugins {
+            let window = built.plugin.durable?.window ?? 1
+            if window > maxAckPending {
+                throw CLIError(.config, Catalog.Fleet.windowAboveMaxAckPending(built.entry.name, window: window, maxAckPending: maxAckPending))
+            }
+        }
+    }
+
     /// A config error located in the config file.
     private static func configError(_ error: ConfigurationError, context: CommandContext) -> CLIError {
         var located = context.config.substituted.apply(to: error)
