@@ -42,6 +42,7 @@ public final class NATSConnection: @unchecked Sendable {
         }
         try check(nats.pointee.natsOptions_SetServers(natsOptions, strings.array(options.servers), Int32(options.servers.count)), doing)
         try check(nats.pointee.natsOptions_SetTimeout(natsOptions, timeoutMilliseconds), doing)
+        if options.requiresTLS { try check(nats.pointee.natsOptions_SetSecure(natsOptions, true), "requiring TLS for \(displayServers)") }
         try check(nats.pointee.natsOptions_SetName(natsOptions, strings.make(options.name)), doing)
         try check(nats.pointee.natsOptions_SetAllowReconnect(natsOptions, options.reconnects), doing)
         if options.reconnects {

@@ -30,6 +30,12 @@ public struct NATSOptions: Sendable {
         self.name = name
     }
 
+    /// Whether the connection must be TLS: some server is a `tls://` URL. Then a server
+    /// that offers no TLS is refused (`NATSError.Kind.tlsRequired`), never used in plain text.
+    public var requiresTLS: Bool {
+        servers.contains { $0.lowercased().hasPrefix("tls://") }
+    }
+
     /// The servers as they may be shown (no user or password); a server that is not a
     /// URL (`nats://u:p@h:x`) with `URLCredentials.redacted`, so that no password in it
     /// is shown either.

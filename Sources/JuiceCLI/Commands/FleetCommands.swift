@@ -225,10 +225,11 @@ enum FleetCommandSupport {
         return { skipped in stderr.write("juice: \(Catalog.Fleet.skipped(skipped.line)(language))\n") }
     }
 
-    /// A NATS failure as the command's error: refused credentials or an unusable stream
-    /// are config (78); no stream yet, and the rest, unavailable (69).
+    /// A NATS failure as the command's error: refused credentials, an unusable stream or
+    /// a `tls://` server without TLS are config (78); no stream yet, and the rest,
+    /// unavailable (69).
     static func failure(_ error: NATSError) -> CLIError {
-        let code: ExitCode = error.kind == .authorization || error.kind == .streamMismatch ? .config : .unavailable
+        let code: ExitCode = [.authorization, .streamMismatch, .tlsRequired].contains(error.kind) ? .config : .unavailable
         return CLIError(code, LocalizedText(error.message, ko: error.message))
     }
     #endif

@@ -171,7 +171,8 @@ extension HelpTopics {
                 "The fleet commands take --nats URL or the config's fleet.url; with neither, or with a bad value, they exit 78; "
                     + "with no server answering, or a build without the NATS client, 69; with no stream yet (no machine has "
                     + "published), 69 (juice fleet deliver --follow only when it starts); with a "
-                    + "stream that takes other subjects, 78. juice fleet watch exits as it was stopped (130, 143); skipped "
+                    + "stream that takes other subjects, 78. A tls:// URL requires TLS: a server that offers none is refused (78; the nats "
+                    + "subscriber stops, as for refused credentials), never used in plain text. juice fleet watch exits as it was stopped (130, 143); skipped "
                     + "messages change no exit status."),
         ])
 
