@@ -77,9 +77,16 @@ public enum Fleet {
     public static let deliverPolicyKey = ConfigurationKey(
         "deliverPolicy", .oneOf(["all", "new"]), default: .string("all"),
         description: "Where a new consumer of juice fleet deliver starts: all (the stream's whole history) or new (messages from then on).")
+    /// The largest message a fleet reader takes unless `maxMessageBytes` says otherwise:
+    /// a machine's event is well under 1 KiB.
+    public static let defaultMaxMessageBytes = 65_536
+    public static let maxMessageBytesKey = ConfigurationKey(
+        "maxMessageBytes", .integer(1_024...67_108_864), default: .number(Double(defaultMaxMessageBytes)),
+        description: "The largest stream message juice fleet takes, in bytes; a larger one is skipped (a dead letter for fleet deliver).")
     /// The keys of the top-level `fleet` section.
     public static let readerKeys = [
         readerURLKey, subjectPrefixKey, streamKey, credentialsKey, tokenKey, timeoutKey, ackWaitKey, maxAckPendingKey, deliverPolicyKey,
+        maxMessageBytesKey,
     ]
 
     // MARK: Names and subjects

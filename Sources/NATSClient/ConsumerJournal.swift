@@ -175,7 +175,9 @@ public final class ConsumerJournal: EventAcknowledgingJournal {
             for message in messages {
                 let sequence = message.metadata.map { Int64($0.streamSequence) } ?? 0
                 let decoded: EventEnvelope
-                switch FleetEvent.check(text: message.text, subject: message.subject, prefix: consumer.settings.prefix) {
+                switch FleetEvent.check(
+                    text: message.text, subject: message.subject, prefix: consumer.settings.prefix, maxBytes: consumer.settings.maxMessageBytes)
+                {
                 case .success(let (_, envelope)): decoded = envelope
                 case .failure(let reason):
                     refused.append((message, sequence, reason.description))
@@ -271,7 +273,9 @@ public final class ConsumerJournal: EventAcknowledgingJournal {
             return .unreadable(UnreadableEvent(sequence: number, eventID: nil, reason: "the stream no longer holds it (deleted or aged out)"))
         }
         do {
-            let (_, decoded) = try FleetEvent.check(text: message.text, subject: message.subject, prefix: consumer.settings.prefix).get()
+            let (_, decoded) = try FleetEvent.check(
+                text: message.text, subject: message.subject, prefix: consumer.settings.prefix, maxBytes: consumer.settings.maxMessageBytes
+            ).get()
             return .event(
                 EventEnvelope(
                     sequence: number, id: decoded.id, time: decoded.time, source: decoded.source, changeID: decoded.changeID,

@@ -1,4 +1,5 @@
 import CNATSLoader
+import FleetConfiguration
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
@@ -25,8 +26,11 @@ public struct ConsumerSettings: Sendable, Equatable {
     public var maxAckPending: Int
     /// Where it starts when it is created; an existing consumer keeps its place.
     public var start: Start
+    /// The largest message taken; a larger one is refused unread (`fleet.maxMessageBytes`).
+    public var maxMessageBytes: Int
 
-    public init(prefix: String, ackWait: Double, maxAckPending: Int, start: Start) {
+    public init(prefix: String, ackWait: Double, maxAckPending: Int, start: Start, maxMessageBytes: Int = Fleet.defaultMaxMessageBytes) {
+        self.maxMessageBytes = maxMessageBytes
         self.prefix = prefix
         self.ackWait = ackWait
         self.maxAckPending = maxAckPending

@@ -22,6 +22,8 @@ public final class NATSConnection: @unchecked Sendable {
     let timeoutMilliseconds: Int64
     /// Where libnats' threads leave the refused asynchronous publishes.
     private let failures: PublishFailures
+    /// What says a lost connection and its return, if anything.
+    private let watch: ConnectionWatch?
     public let displayServers: String
 
     /// Connects (failing within `options.timeout` when no server answers) and opens JetStream.
@@ -48,6 +50,14 @@ public final class NATSConnection: @unchecked Sendable {
         if options.reconnects {
             try check(nats.pointee.natsOptions_SetMaxReconnect(natsOptions, -1), doing)
             try check(nats.pointee.natsOptions_SetReconnectWait(natsOptions, 250), doing)
+        }
+        // Retained for good, never released, as `failures` below: libnats may call the
+        // handlers on its own thread until the connection is destroyed.
+        let watch = options.reconnects ? options.connectionReport.map { ConnectionWatch(servers: options.displayServers, report: $0) } : nil
+        if let watch {
+            let closure = Unmanaged.passRetained(watch).toOpaque()
+            try check(nats.pointee.natsOptions_SetDisconnectedCB(natsOptions, disconnectedHandler, closure), doing)
+            try check(nats.pointee.natsOptions_SetReconnectedCB(natsOptions, reconnectedHandler, closure), doing)
         }
         if let token = options.token { try check(nats.pointee.natsOptions_SetToken(natsOptions, strings.make(token)), doing) }
         if let file = options.credentialsFile {
@@ -83,9 +93,11 @@ public final class NATSConnection: @unchecked Sendable {
         self.jetStream = context
         self.options = natsOptions
         self.failures = failures
+        self.watch = watch
     }
 
     deinit {
+        watch?.closing()
         nats.pointee.jsCtx_Destroy(jetStream)
         nats.pointee.natsConnection_Destroy(connection)
         nats.pointee.natsOptions_Destroy(options)
@@ -93,6 +105,7 @@ public final class NATSConnection: @unchecked Sendable {
 
     /// Closes the connection; later calls fail.
     public func close() {
+        watch?.closing()
         nats.pointee.natsConnection_Close(connection)
     }
 

@@ -17,6 +17,9 @@ public struct NATSOptions: Sendable {
     public var name: String
     /// How many asynchronous publishes may wait for their PubAck at once.
     public var maxOutstandingAcks: Int = 256
+    /// Hears one line when a connection that `reconnects` is lost, and one when it is
+    /// back (with how long it was away); `nil`: nothing is said.
+    public var connectionReport: (@Sendable (String) -> Void)?
 
     public init(
         servers: [String], token: String? = nil, credentialsFile: String? = nil, timeout: Double = 5,

@@ -161,6 +161,8 @@ enum FleetCommandSupport {
         let summary: StreamSummary
         /// How `juice fleet deliver`'s consumers are set up (`fleet.ackWait`, …).
         let consumerSettings: ConsumerSettings
+        /// The largest message read (`fleet.maxMessageBytes`).
+        var maxMessageBytes: Int { consumerSettings.maxMessageBytes }
 
         /// Hands `body` every message of `filter` from `start` (the stream's order), until
         /// the stream has no more; nothing when the stream held nothing when checked.
@@ -180,7 +182,7 @@ enum FleetCommandSupport {
     /// with other subjects 78.
     static func reader(_ context: CommandContext, nats: String?) throws(CLIError) -> Reader {
         let section = context.config.fleet ?? PluginConfiguration(path: "fleet", values: [])
-        let options: NATSOptions
+        var options: NATSOptions
         let prefix: String
         let stream: String
         let settings: ConsumerSettings
@@ -200,12 +202,16 @@ enum FleetCommandSupport {
             settings = ConsumerSettings(
                 prefix: prefix, ackWait: try section.number(Fleet.ackWaitKey) ?? Fleet.defaultAckWaitSeconds,
                 maxAckPending: Int(try section.number(Fleet.maxAckPendingKey) ?? Double(Fleet.defaultMaxAckPending)),
-                start: try section.string(Fleet.deliverPolicyKey).flatMap(ConsumerSettings.Start.init(rawValue:)) ?? .all)
+                start: try section.string(Fleet.deliverPolicyKey).flatMap(ConsumerSettings.Start.init(rawValue:)) ?? .all,
+                maxMessageBytes: Int(try section.number(Fleet.maxMessageBytesKey) ?? Double(Fleet.defaultMaxMessageBytes)))
             options = NATSOptions(
                 servers: servers, token: try section.string(Fleet.tokenKey),
                 credentialsFile: credentials,
                 timeout: try section.number(Fleet.timeoutKey) ?? Fleet.defaultTimeoutSeconds, reconnects: true,
                 name: "juice fleet \(context.invocation.command.name)")
+            let stderr = context.console.standardError
+            let language = context.language
+            options.connectionReport = { line in stderr.write("juice: \(Catalog.Fleet.connection(line)(language))\n") }
         } catch {
             throw configError(error, context: context)
         }

@@ -143,7 +143,8 @@ extension HelpTopics {
                     + "in one stderr line. A deliverer knows which stream it reads (when the server created it): a stream deleted "
                     + "and created again, even within a second, is a new history, read from its first message and said in one "
                     + "line; events this deliverer already delivered (by event id) are not sent again. A stream that is gone is "
-                    + "said at once and every minute while it stays gone; delivery goes on by itself when it returns. A message being delivered or waiting for a retry is kept in progress. A deliverer "
+                    + "said at once and every minute while it stays gone; delivery goes on by itself when it returns. A lost connection "
+                    + "to the server is one stderr line, and its return another with how long it was away (every fleet command). A message being delivered or waiting for a retry is kept in progress. A deliverer "
                     + "that stops (done, SIGTERM, Ctrl-C) hands back what it still holds once its deliveries have stopped (by "
                     + "flushDeadlineSeconds), for another deliverer or the next run at once; a killed deliverer's "
                     + "unacknowledged messages come again after the ack wait. A message that comes back after later ones "
@@ -160,7 +161,8 @@ extension HelpTopics {
                 "What the stream holds came from other machines and is untrusted. Every reader takes a message only when it is "
                     + "a JuiceMaker CloudEvent on exactly the subject its event goes to (the machine its source names, its kind, "
                     + "its fruit or juice) with possible values; any other is skipped with one escaped stderr line, and juice "
-                    + "fleet deliver also terminates it on the stream and keeps it as a dead letter. This checks consistency, not "
+                    + "fleet deliver also terminates it on the stream and keeps it as a dead letter; so is a message larger than "
+                    + "fleet.maxMessageBytes (65536 by default), unread. This checks consistency, not "
                     + "who published: give each machine NATS publish permission on its own <prefix>.<machine>.> only. juice "
                     + "fleet watch --json prints a message as it came only when it is one line with no control characters."),
             .paragraph(
