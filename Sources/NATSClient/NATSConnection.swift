@@ -1,4 +1,5 @@
 import CNATSLoader
+import FleetConfiguration
 import JuiceMakerCore
 #if canImport(FoundationEssentials)
 import FoundationEssentials
@@ -45,6 +46,14 @@ public final class NATSConnection: @unchecked Sendable {
         try check(nats.pointee.natsOptions_SetServers(natsOptions, strings.array(options.servers), Int32(options.servers.count)), doing)
         try check(nats.pointee.natsOptions_SetTimeout(natsOptions, timeoutMilliseconds), doing)
         if options.requiresTLS { try check(nats.pointee.natsOptions_SetSecure(natsOptions, true), "requiring TLS for \(displayServers)") }
+        if let file = options.tls?.certificateAuthorities {
+            try check(nats.pointee.natsOptions_LoadCATrustedCertificates(natsOptions, strings.make(file)), "reading the TLS CA file \(file)")
+        }
+        if let certificate = options.tls?.certificate, let key = options.tls?.key {
+            try check(
+                nats.pointee.natsOptions_LoadCertificatesChain(natsOptions, strings.make(certificate), strings.make(key)),
+                "reading the TLS certificate \(certificate) and its key \(key)")
+        }
         try check(nats.pointee.natsOptions_SetName(natsOptions, strings.make(options.name)), doing)
         try check(nats.pointee.natsOptions_SetAllowReconnect(natsOptions, options.reconnects), doing)
         if options.reconnects {

@@ -55,7 +55,7 @@ import Testing
                 "fleet.subjectPrefix": "default", "fleet.stream": "file", "fleet.credentials": "default",
                 "fleet.token": "environment", "fleet.timeoutSeconds": "default", "fleet.ackWait": "default",
                 "fleet.maxAckPending": "default", "fleet.deliverPolicy": "default", "fleet.maxMessageBytes": "default",
-                "subscribers": "file",
+                "fleet.tlsCA": "default", "fleet.tlsCertificate": "default", "fleet.tlsKey": "default", "subscribers": "file",
             ])
 
         // The text: the same document, then one line per path saying where it came from.

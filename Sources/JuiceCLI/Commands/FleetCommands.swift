@@ -106,6 +106,18 @@ enum FleetCommandSupport {
         }
     }
 
+    /// `fleet.tlsCA`, `fleet.tlsCertificate` and `fleet.tlsKey` made absolute (relative to
+    /// the store's directory), checked readable, the certificate with its key; `nil` when
+    /// none is set. A bad value is a config error (78). `juice config check` checks them too.
+    static func tlsFiles(_ context: CommandContext) throws(CLIError) -> TLSFiles? {
+        let section = context.config.fleet ?? PluginConfiguration(path: "fleet", values: [])
+        do throws(ConfigurationError) {
+            return try Fleet.tlsFiles(of: section, relativeTo: context.location.stateDirectory)
+        } catch {
+            throw configError(error, context: context)
+        }
+    }
+
     /// The `fleet` section's subject prefix and stream, checked as the `nats` subscriber
     /// checks its own (`juice config check` says what `juice fleet` would refuse).
     static func subjectPrefixAndStream(_ context: CommandContext) throws(CLIError) -> (prefix: String, stream: String) {
@@ -187,6 +199,7 @@ enum FleetCommandSupport {
         let stream: String
         let settings: ConsumerSettings
         let credentials = try credentials(context)
+        let tls = try tlsFiles(context)
         do throws(ConfigurationError) {
             let configured = try section.string(Fleet.readerURLKey)
             guard let url = nats ?? configured else {
@@ -206,7 +219,7 @@ enum FleetCommandSupport {
                 maxMessageBytes: Int(try section.number(Fleet.maxMessageBytesKey) ?? Double(Fleet.defaultMaxMessageBytes)))
             options = NATSOptions(
                 servers: servers, token: try section.string(Fleet.tokenKey),
-                credentialsFile: credentials,
+                credentialsFile: credentials, tls: tls,
                 timeout: try section.number(Fleet.timeoutKey) ?? Fleet.defaultTimeoutSeconds, reconnects: true,
                 name: "juice fleet \(context.invocation.command.name)")
             let stderr = context.console.standardError

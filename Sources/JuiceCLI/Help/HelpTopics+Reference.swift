@@ -174,7 +174,9 @@ extension HelpTopics {
                     + "with no server answering, or a build without the NATS client, 69; with no stream yet (no machine has "
                     + "published), 69 (juice fleet deliver --follow only when it starts); with a "
                     + "stream that takes other subjects, 78. A tls:// URL requires TLS: a server that offers none is refused (78; the nats "
-                    + "subscriber stops, as for refused credentials), never used in plain text. juice fleet watch exits as it was stopped (130, 143); skipped "
+                    + "subscriber stops, as for refused credentials), never used in plain text. tlsCA (the CAs the server's certificate "
+                    + "is checked against) and tlsCertificate with tlsKey (a client certificate), PEM files in the fleet section "
+                    + "and in a nats subscriber, mean TLS too; config check reads them, config show shows their paths only. juice fleet watch exits as it was stopped (130, 143); skipped "
                     + "messages change no exit status."),
         ])
 
