@@ -59,9 +59,9 @@ extension ConsumerJournal {
         /// Dead letters whose redelivery may ask for them: those `deadLetters(for:)`
         /// listed last, until each is read once.
         var armed: Set<Int64> = []
-        /// The stream sequence of each dead letter `deadLetters(for:)` listed, by the number it
-        /// was listed under.
-        var letters: [Int64: Int64] = [:]
+        /// The stream sequence and event id of each dead letter `deadLetters(for:)` listed, by
+        /// the number it was listed under.
+        var letters: [Int64: (stream: Int64, id: EventID)] = [:]
     }
 }
 

@@ -249,20 +249,24 @@ public final class ConsumerJournal: EventAcknowledgingJournal {
     /// redelivery asks for next), that message read back from the stream first, or why
     /// it cannot be read.
     public func entries(after sequence: Int64, limit: Int) throws(StoreError) -> [JournalEntry] {
-        let (held, letter) = state.change { state -> ([EventEnvelope], Int64?) in
+        let (held, letter) = state.change { state -> ([EventEnvelope], (stream: Int64, id: EventID)?) in
             let held = state.heldEvents(after: sequence, limit: limit)
             // A letter held here is read as held; another is read back from the stream.
-            guard state.armed.remove(sequence + 1) != nil, let stream = state.letters[sequence + 1], state.numberOf[stream] != sequence + 1 else {
+            guard state.armed.remove(sequence + 1) != nil, let letter = state.letters[sequence + 1],
+                state.numberOf[letter.stream] != sequence + 1
+            else {
                 return (held, nil)
             }
-            return (held.filter { $0.sequence != sequence + 1 }, stream)
+            return (held.filter { $0.sequence != sequence + 1 }, letter)
         }
         guard let letter, limit > 0 else { return held.map(JournalEntry.event) }
-        return [self.letter(at: letter, numbered: sequence + 1)] + held.prefix(limit - 1).map(JournalEntry.event)
+        return [self.letter(at: letter.stream, numbered: sequence + 1, id: letter.id)] + held.prefix(limit - 1).map(JournalEntry.event)
     }
 
-    /// The stream's message at `sequence` as an event numbered `number`, or why it is not one.
-    private func letter(at sequence: Int64, numbered number: Int64) -> JournalEntry {
+    /// The stream's message at `sequence` as an event numbered `number`, or why it is not
+    /// one. A message of another event than `id` (a stream created anew numbers its
+    /// messages from 1 again) is not the letter's: its own is no longer held.
+    private func letter(at sequence: Int64, numbered number: Int64, id: EventID) -> JournalEntry {
         let message: NATSMessage?
         do {
             message = try consumer.connection.message(at: UInt64(sequence), of: consumer.stream)
@@ -276,6 +280,14 @@ public final class ConsumerJournal: EventAcknowledgingJournal {
             let (_, decoded) = try FleetEvent.check(
                 text: message.text, subject: message.subject, prefix: consumer.settings.prefix, maxBytes: consumer.settings.maxMessageBytes
             ).get()
+            // A letter of a refused message may have no id (its message had no Nats-Msg-Id).
+            guard id == EventID(high: 0, low: 0) || decoded.id == id else {
+                return .unreadable(
+                    UnreadableEvent(
+                        sequence: number, eventID: id,
+                        reason: "the stream no longer holds it: stream sequence \(sequence) is now another event (\(decoded.id)); "
+                            + "the stream was deleted and created again"))
+            }
             return .event(
                 EventEnvelope(
                     sequence: number, id: decoded.id, time: decoded.time, source: decoded.source, changeID: decoded.changeID,

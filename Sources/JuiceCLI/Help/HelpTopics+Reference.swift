@@ -155,7 +155,9 @@ extension HelpTopics {
                     + "lists it as NAME@fleet (cursor: the consumer's ack floor; lag: its messages not yet acknowledged) and says "
                     + "what stopped a subscriber (410 Gone, NATS refused the credentials). juice subscribers retry NAME "
                     + "[--dead-letters] acts on the local journal's delivery, or on the fleet's when only that has something to "
-                    + "retry (or given NAME@fleet), reading each dead letter back from the stream. A subscriber stopped by 410 "
+                    + "retry (or given NAME@fleet), reading each dead letter back from the stream by its stream sequence and event "
+                    + "id: a letter whose message the stream no longer holds (aged out, or the stream was created anew and the "
+                    + "sequence is another event's) is said and kept, never taken for another event. A subscriber stopped by 410 "
                     + "Gone is enabled again when juice fleet deliver starts."),
             .paragraph(
                 "What the stream holds came from other machines and is untrusted. Every reader takes a message only when it is "
