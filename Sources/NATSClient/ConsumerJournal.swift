@@ -36,8 +36,9 @@ import Locking
 ///   server sends its unacknowledged messages again after the ack wait (at least once).
 /// - A message whose event this process acknowledged lately (by event id: the consumer
 ///   sent it again, or a stream created anew stores it again) is acknowledged, not
-///   delivered again. A message of a stream deleted since is never acknowledged
-///   (`DurableConsumer.isCurrent`): the acknowledgement would name the new stream's sequence.
+///   delivered again. A message fetched before a new stream was found is never
+///   acknowledged (`DurableConsumer.isCurrent`): the acknowledgement of an old stream's
+///   message would name the new stream's sequence.
 /// - A message that is not a machine's event (`FleetEvent`: not a JuiceMaker
 ///   CloudEvent, a subject that does not match it, impossible values) is refused for
 ///   good (terminated on the stream), said in one line (stream sequence, subject,

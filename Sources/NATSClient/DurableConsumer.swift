@@ -14,8 +14,9 @@ import Locking
 ///   while it stays gone; fetching goes on (empty).
 /// - A new stream of the same name (deleted and created again, also within a second) is
 ///   a new history: the consumer is created on it from its first message, said in one
-///   line. Messages of the old stream are never acknowledged on the new one
-///   (`isCurrent`): their acknowledgement would name the new stream's sequences.
+///   line. Messages fetched before are never acknowledged (`isCurrent`): one of the old
+///   stream would name a sequence of the new one (a new stream's message fetched before
+///   the look is sent again after its ack wait, and then acknowledged).
 public final class DurableConsumer: Sendable {
     /// Between looks at whether the stream and the consumer still exist, while fetches
     /// come back empty or fail.
@@ -38,6 +39,8 @@ public final class DurableConsumer: Sendable {
         var stopped = false
         /// The stream read now.
         var identity: StreamIdentity
+        /// Counts the new streams read (the subscription's `generation`).
+        var generation = 0
         /// Since when the stream is gone, and when that was last said; `nil` while it exists.
         var goneSince: ContinuousClock.Instant?
         var goneSaid: ContinuousClock.Instant?
@@ -69,12 +72,11 @@ public final class DurableConsumer: Sendable {
     /// The stream read now.
     public var identity: StreamIdentity { state.withLock { $0.identity } }
 
-    /// Whether `message` is the stream's read now, not one an older stream of the same
-    /// name stored (it was stored before this one was created): only such a message may
-    /// be acknowledged, its acknowledgement names a sequence of this stream.
+    /// Whether `message` was fetched since the stream read now was found: only such a
+    /// message may be acknowledged (or handed back), as its acknowledgement names a
+    /// sequence of this stream.
     public func isCurrent(_ message: NATSMessage) -> Bool {
-        guard let stored = message.storedNanoseconds else { return true }
-        return stored >= state.withLock { $0.identity.created }
+        message.generation == state.withLock { $0.generation }
     }
 
     /// Up to `batch` messages; empty when none came within `timeout` seconds (or after
@@ -160,11 +162,13 @@ public final class DurableConsumer: Sendable {
 
     /// Binds to the consumer anew, on the stream `identity`.
     private func rebind(_ consumer: ConsumerState, identity: StreamIdentity) throws(NATSError) {
-        let fresh = try connection.bind(name, of: stream, filter: settings.filter)
+        let generation = state.withLock { $0.identity == identity ? $0.generation : $0.generation + 1 }
+        let fresh = try connection.bind(name, of: stream, filter: settings.filter, generation: generation)
         let old = state.withLock { state -> NATSSubscription? in
             defer {
                 state.subscription = state.stopped ? nil : fresh
                 state.ackWait = consumer.ackWait
+                state.generation = generation
                 if state.identity != identity { state.ackFloor = 0 }
                 state.ackFloor = max(state.ackFloor, consumer.ackFloor)
                 state.identity = identity

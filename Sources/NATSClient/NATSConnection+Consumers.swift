@@ -208,7 +208,8 @@ extension NATSConnection {
 
     /// A pull subscription bound to the existing durable consumer `name` of `stream`.
     /// Letting it go (`stop()`, or its end of life) leaves the consumer on the server.
-    func bind(_ name: String, of stream: String, filter: String) throws(NATSError) -> NATSSubscription {
+    /// Its messages carry `generation`.
+    func bind(_ name: String, of stream: String, filter: String, generation: Int = 0) throws(NATSError) -> NATSSubscription {
         let strings = CStrings()
         var options = jsSubOptions()
         _ = nats.pointee.jsSubOptions_Init(&options)
@@ -221,7 +222,7 @@ extension NATSConnection {
         guard status == NATS_OK, let subscription else {
             throw .from(status, doing: "opening consumer \(name) of stream \(stream)", jsError: jsError)
         }
-        return NATSSubscription(subscription, owner: self)
+        return NATSSubscription(subscription, owner: self, generation: generation)
     }
 
     /// The message at `sequence` of `stream`, or `nil` when the stream holds none there

@@ -13,10 +13,14 @@ import Foundation
 public final class NATSMessage: @unchecked Sendable {
     private let message: OpaquePointer
     private let owner: NATSConnection
+    /// The generation of the subscription it came on (`DurableConsumer`: which stream of
+    /// the name it belongs to); 0 elsewhere.
+    let generation: Int
 
-    init(_ message: OpaquePointer, owner: NATSConnection) {
+    init(_ message: OpaquePointer, owner: NATSConnection, generation: Int = 0) {
         self.message = message
         self.owner = owner
+        self.generation = generation
     }
 
     deinit { nats.pointee.natsMsg_Destroy(message) }
@@ -49,15 +53,6 @@ public final class NATSMessage: @unchecked Sendable {
             meta.pointee.Sequence.Stream, meta.pointee.NumPending,
             Date(timeIntervalSince1970: Double(meta.pointee.Timestamp) / 1e9), meta.pointee.NumDelivered
         )
-    }
-
-    /// When the stream stored it, in nanoseconds since 1970 (UTC): a message stored
-    /// before a stream's `StreamIdentity.created` is an older stream's of the same name.
-    public var storedNanoseconds: Int64? {
-        var meta: UnsafeMutablePointer<jsMsgMetaData>?
-        guard nats.pointee.natsMsg_GetMetaData(&meta, message) == NATS_OK, let meta else { return nil }
-        defer { nats.pointee.jsMsgMetaData_Destroy(meta) }
-        return meta.pointee.Timestamp
     }
 
     /// Acknowledges it and waits for the server to confirm (a durable consumer's
