@@ -43,7 +43,7 @@ struct FleetTLSTests {
             process.currentDirectoryURL = URL(fileURLWithPath: directory.file(""))
             process.standardOutput = FileHandle.nullDevice
             process.standardError = FileHandle.nullDevice
-            try process.run()
+            try process.runAlone()
             process.waitUntilExit()
             guard process.terminationStatus == 0 else { throw FleetTestError("openssl \(arguments.joined(separator: " ")) failed") }
         }

@@ -35,7 +35,7 @@ import Testing
             process.standardInput = handle
             process.standardOutput = handle
             process.standardError = handle
-            try process.run()
+            try process.runAlone()
             try handle.close()
             var ends: [Int32] = [-1, -1]
             guard pipe(&ends) == 0 else { throw POSIXError(.EIO) }

@@ -58,7 +58,7 @@ package struct Program: Sendable {
         process.standardOutput = out
         process.standardError = err
         process.standardInput = try FileHandle(forReadingFrom: URL(fileURLWithPath: inputFile))
-        try process.run()
+        try process.runAlone()
         reap(process)
         try out.close()
         try err.close()
@@ -82,7 +82,7 @@ package struct Program: Sendable {
             stdin = try closeOnExecPipe()
             process.standardInput = stdin?.read
         }
-        try process.run()
+        try process.runAlone()
         // The child has its copies: the pipes end with the process and with the test.
         try stdout.write.close()
         try stdin?.read.close()
@@ -119,4 +119,20 @@ package struct Program: Sendable {
 /// Runs `executable arguments…` to its end with `input` on its standard input.
 package func runProgram(_ executable: String, _ arguments: [String], input: [UInt8]? = nil) throws -> ProgramRun {
     try Program(executable, arguments).run(input: input)
+}
+
+/// Every `Process` a test starts goes through this lock. Foundation on Linux learns a
+/// child's exit from a socket pair whose one end only the child holds; a start closes
+/// in its child every descriptor up to the highest open when it looked. Two starts at
+/// once race: the pair another thread made a moment later is inherited by this child,
+/// and then that other child's exit is never seen while this one runs (a test waiting
+/// for a nats-server to stop waited for ever on a `juice deliver --follow` another
+/// test had started). One start at a time closes that window.
+private let startLock = Locked(())
+
+extension Process {
+    /// `run()`, never at the same time as another test's.
+    package func runAlone() throws {
+        try startLock.withLock { _ throws in try run() }
+    }
 }
