@@ -267,10 +267,11 @@ final class NATSDestination: BlockingDurableDestination {
         live.close()
     }
 
-    /// Refused credentials and a stream that cannot take the subjects stop delivery
-    /// until a person fixes them (`juice subscribers retry`); the rest is retried.
+    /// Refused credentials, a stream that cannot take the subjects and a `tls://` server
+    /// without TLS stop delivery until a person fixes them (`juice subscribers retry`);
+    /// the rest is retried.
     private static func failure(_ error: NATSError) -> DeliveryFailure {
-        let permanent = error.kind == .authorization || error.kind == .streamMismatch
+        let permanent = [.authorization, .streamMismatch, .tlsRequired].contains(error.kind)
         return DeliveryFailure(PluginMessage(untranslated: error.message), isPermanent: permanent)
     }
 

@@ -13,7 +13,7 @@ import NATSClient
 ///
 /// Config (`type: "nats"`): the keys of `Fleet.subscriberKeys` (`url` required;
 /// `subjectPrefix`, `stream`, `replicas`, `maxAge`, `maxBytes`, `discard`,
-/// `credentials` or `token`, `events`, `timeoutSeconds`, `retrySchedule`).
+/// `credentials` or `token`, `tlsCA`, `tlsCertificate` with `tlsKey`, `events`, `timeoutSeconds`, `retrySchedule`).
 ///
 /// Delivery is durable (`DurableDelivery`), like the webhook's: each event is one
 /// JetStream publish to `<prefix>.<machine>.<kind>.<subject>`, body the CloudEvents
@@ -57,7 +57,7 @@ public final class NATSPublisher: DurableDeliveryPlugin {
     }
 
     /// The connection options a `nats` section (or `fleet` section) describes: checks
-    /// `url`, `credentials` (the file must exist) and `token`.
+    /// `url`, `credentials` (the file must exist), `token` and the TLS files (`Fleet.tlsFiles`).
     public static func options(_ configuration: PluginConfiguration, context: PluginContext, name: String) throws(ConfigurationError) -> NATSOptions {
         guard let servers = try Fleet.servers(of: configuration, key: Fleet.urlKey) else {
             throw Fleet.urlKey.missing(in: configuration.path)
@@ -77,6 +77,7 @@ public final class NATSPublisher: DurableDeliveryPlugin {
         let timeout = try configuration.number(Fleet.timeoutKey) ?? Fleet.defaultTimeoutSeconds
         return NATSOptions(
             servers: servers, token: try configuration.string(Fleet.tokenKey), credentialsFile: credentials,
+            tls: try Fleet.tlsFiles(of: configuration, relativeTo: context.stateDirectory),
             timeout: timeout, reconnects: true, name: name)
     }
 

@@ -38,6 +38,15 @@ public enum Fleet {
     public static let credentialsKey = ConfigurationKey(
         "credentials", .string([.nonEmpty("credentials"), .noNUL]),
         description: "A NATS .creds file (user JWT and seed); a relative path is relative to the store's directory.")
+    public static let tlsCAKey = ConfigurationKey(
+        "tlsCA", .string([.nonEmpty("tlsCA"), .noNUL]),
+        description: "A PEM file of the certificate authorities the NATS server's certificate is checked against; means TLS.")
+    public static let tlsCertificateKey = ConfigurationKey(
+        "tlsCertificate", .string([.nonEmpty("tlsCertificate"), .noNUL]),
+        description: "A PEM client certificate for a server that asks for one (with tlsKey); means TLS.")
+    public static let tlsKeyKey = ConfigurationKey(
+        "tlsKey", .string([.nonEmpty("tlsKey"), .noNUL]),
+        description: "The PEM private key of tlsCertificate; its path is shown, never its content.")
     public static let tokenKey = ConfigurationKey(
         "token", .string([.nonEmpty("token")]),
         description: "An authentication token, usually \"${NATS_TOKEN}\". Never printed.")
@@ -56,8 +65,8 @@ public enum Fleet {
         description: "NATS discard policy at a limit: old drops the oldest messages, new refuses new ones (publishing retries); default old.")
     /// Every key of a `nats` subscriber, in the order the schema lists them.
     public static let subscriberKeys = [
-        urlKey, subjectPrefixKey, streamKey, replicasKey, maxAgeKey, maxBytesKey, discardKey, credentialsKey, tokenKey, eventsKey,
-        timeoutKey, ConfigurationKey.retrySchedule,
+        urlKey, subjectPrefixKey, streamKey, replicasKey, maxAgeKey, maxBytesKey, discardKey, credentialsKey, tokenKey, tlsCAKey,
+        tlsCertificateKey, tlsKeyKey, eventsKey, timeoutKey, ConfigurationKey.retrySchedule,
     ]
 
     /// `fleet.url`: like `url`, but optional (`--nats` may give it).
@@ -77,10 +86,55 @@ public enum Fleet {
     public static let deliverPolicyKey = ConfigurationKey(
         "deliverPolicy", .oneOf(["all", "new"]), default: .string("all"),
         description: "Where a new consumer of juice fleet deliver starts: all (the stream's whole history) or new (messages from then on).")
+    /// The largest message a fleet reader takes unless `maxMessageBytes` says otherwise:
+    /// a machine's event is well under 1 KiB.
+    public static let defaultMaxMessageBytes = 65_536
+    public static let maxMessageBytesKey = ConfigurationKey(
+        "maxMessageBytes", .integer(1_024...67_108_864), default: .number(Double(defaultMaxMessageBytes)),
+        description: "The largest stream message juice fleet takes, in bytes; a larger one is skipped (a dead letter for fleet deliver).")
     /// The keys of the top-level `fleet` section.
     public static let readerKeys = [
         readerURLKey, subjectPrefixKey, streamKey, credentialsKey, tokenKey, timeoutKey, ackWaitKey, maxAckPendingKey, deliverPolicyKey,
+        maxMessageBytesKey, tlsCAKey, tlsCertificateKey, tlsKeyKey,
     ]
+
+    // MARK: TLS
+
+    /// A section's TLS files (`tlsCA`, `tlsCertificate` with `tlsKey`), made absolute (a
+    /// relative path is relative to `directory`, the store's) and checked readable;
+    /// `nil` when none is set. A certificate without its key, or a key without its
+    /// certificate, is refused.
+    public static func tlsFiles(of section: PluginConfiguration, relativeTo directory: String) throws(ConfigurationError) -> TLSFiles? {
+        let ca = try readable(tlsCAKey, of: section, relativeTo: directory)
+        let certificate = try readable(tlsCertificateKey, of: section, relativeTo: directory)
+        let key = try readable(tlsKeyKey, of: section, relativeTo: directory)
+        if (certificate == nil) != (key == nil) {
+            let (given, missing) = certificate == nil ? (tlsKeyKey.name, tlsCertificateKey.name) : (tlsCertificateKey.name, tlsKeyKey.name)
+            throw ConfigurationError(
+                path: ConfigurationKey.path(section.path, missing),
+                plugin: PluginMessage(
+                    english: "\(given) is set without \(missing): a client certificate needs both (PEM files)",
+                    korean: "\(missing) 없이 \(given)만 있습니다. 클라이언트 인증서에는 둘 다 필요합니다(PEM 파일)"))
+        }
+        guard ca != nil || certificate != nil else { return nil }
+        return TLSFiles(certificateAuthorities: ca, certificate: certificate, key: key)
+    }
+
+    /// `key` of `section` made absolute and checked readable; `nil` when not set.
+    private static func readable(
+        _ key: ConfigurationKey, of section: PluginConfiguration, relativeTo directory: String
+    ) throws(ConfigurationError) -> String? {
+        guard let file = try section.string(key) else { return nil }
+        let absolute = file.hasPrefix("/") ? file : PathText.join(directory, file)
+        guard access(absolute, R_OK) == 0 else {
+            throw ConfigurationError(
+                path: ConfigurationKey.path(section.path, key.name),
+                plugin: PluginMessage(
+                    english: "cannot read \(absolute) (a PEM file; a relative path is relative to the store's directory)",
+                    korean: "\(absolute)을(를) 읽을 수 없습니다(PEM 파일. 상대 경로는 저장소 디렉터리 기준)"))
+        }
+        return absolute
+    }
 
     // MARK: Names and subjects
 
@@ -263,5 +317,20 @@ public enum Fleet {
             plugin: PluginMessage(
                 english: "expected nats://host:port, several comma-separated for a cluster; \"\(URLCredentials.redacted(bad.item))\" is not one",
                 korean: "nats://host:port 형식이어야 합니다(클러스터는 쉼표로 여러 개). \"\(URLCredentials.redacted(bad.item))\"은(는) 아닙니다"))
+    }
+}
+
+/// The TLS files of a connection to NATS, absolute paths (`Fleet.tlsFiles`).
+public struct TLSFiles: Sendable, Equatable {
+    /// PEM certificate authorities the server's certificate is checked against; `nil`: the system's.
+    public let certificateAuthorities: String?
+    /// A PEM client certificate and its private key, both or neither.
+    public let certificate: String?
+    public let key: String?
+
+    public init(certificateAuthorities: String?, certificate: String?, key: String?) {
+        self.certificateAuthorities = certificateAuthorities
+        self.certificate = certificate
+        self.key = key
     }
 }

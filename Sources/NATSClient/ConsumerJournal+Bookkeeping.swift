@@ -57,7 +57,11 @@ extension ConsumerJournal {
             return letters.compactMap { letter in
                 guard letter.subscriber == self.subscriber else { return letter }
                 let number: Int64
-                if let held = state.numberOf[letter.sequence] {
+                // Held under its stream sequence, and the same event: a stream created anew
+                // numbers other events with the letter's old sequence.
+                if let held = state.numberOf[letter.sequence],
+                    letter.eventID == EventID(high: 0, low: 0) || state.held[held]?.envelope.id == letter.eventID
+                {
                     number = held
                 } else if state.offset, letter.sequence > state.lastNumber {
                     return nil
@@ -67,7 +71,7 @@ extension ConsumerJournal {
                     number = letter.sequence
                 }
                 state.armed.insert(number)
-                state.letters[number] = letter.sequence
+                state.letters[number] = (letter.sequence, letter.eventID)
                 return DeadLetter(
                     subscriber: letter.subscriber, sequence: number, eventID: letter.eventID, attempts: letter.attempts,
                     lastError: letter.lastError, recordedAt: letter.recordedAt)
@@ -79,7 +83,7 @@ extension ConsumerJournal {
         let sequences = state.change { state in
             numbers.map { number in
                 state.armed.remove(number)
-                return state.letters.removeValue(forKey: number) ?? state.stream(of: number)
+                return state.letters.removeValue(forKey: number)?.stream ?? state.stream(of: number)
             }
         }
         if let bookkeeping {

@@ -14,14 +14,14 @@ extension ConsumerJournal {
     /// A map that keeps only its last `kept` keys (at most twice that between trims):
     /// what the journal remembers of the messages it let go, without keeping every
     /// message of a long run.
-    struct Recent {
-        private var order: [Int64] = []
-        private(set) var values: [Int64: Int64] = [:]
-        static let kept = 65_536
+    struct Recent<Key: Hashable & Sendable>: Sendable {
+        private var order: [Key] = []
+        private(set) var values: [Key: Int64] = [:]
+        static var kept: Int { 65_536 }
 
-        subscript(key: Int64) -> Int64? { values[key] }
+        subscript(key: Key) -> Int64? { values[key] }
 
-        mutating func remember(_ key: Int64, _ value: Int64) {
+        mutating func remember(_ key: Key, _ value: Int64) {
             if values.updateValue(value, forKey: key) == nil { order.append(key) }
             if order.count > Self.kept * 2 {
                 for stale in order.prefix(order.count - Self.kept) { values[stale] = nil }
@@ -42,11 +42,12 @@ extension ConsumerJournal {
         var offset = false
         /// The cursor's number: every message numbered up to it is acknowledged.
         var acknowledged: Int64 = 0
-        /// The numbers of the stream sequences this process acknowledged lately: a copy
-        /// sent again is acknowledged, not held.
-        var done = Recent()
+        /// The numbers of the events this process acknowledged lately, by event id: a copy
+        /// sent again (by the consumer, or stored again in a new stream) is acknowledged,
+        /// not delivered again.
+        var done = Recent<EventID>()
         /// The stream sequences of the numbers given lately (held or done).
-        var streamOf = Recent()
+        var streamOf = Recent<Int64>()
         var cursors: [String: Int64] = [:]
         var deadLetters: [DeadLetter] = []
         var retryStates: [String: DeliveryRetryState] = [:]
@@ -58,9 +59,9 @@ extension ConsumerJournal {
         /// Dead letters whose redelivery may ask for them: those `deadLetters(for:)`
         /// listed last, until each is read once.
         var armed: Set<Int64> = []
-        /// The stream sequence of each dead letter `deadLetters(for:)` listed, by the number it
-        /// was listed under.
-        var letters: [Int64: Int64] = [:]
+        /// The stream sequence and event id of each dead letter `deadLetters(for:)` listed, by
+        /// the number it was listed under.
+        var letters: [Int64: (stream: Int64, id: EventID)] = [:]
     }
 }
 
@@ -69,8 +70,9 @@ extension ConsumerJournal.State {
     @discardableResult
     mutating func release(_ number: Int64) -> NATSMessage? {
         guard let held = held.removeValue(forKey: number) else { return nil }
-        numberOf[held.streamSequence] = nil
-        done.remember(held.streamSequence, number)
+        // A new stream's message with the same stream sequence may be held under another number.
+        if numberOf[held.streamSequence] == number { numberOf[held.streamSequence] = nil }
+        done.remember(held.envelope.id, number)
         return held.message
     }
 

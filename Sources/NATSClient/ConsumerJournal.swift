@@ -34,6 +34,11 @@ import Locking
 ///   consumer's ack wait, on a thread of its own, so its ack wait does not run out
 ///   while a delivery runs or a retry waits. A process that dies holds nothing: the
 ///   server sends its unacknowledged messages again after the ack wait (at least once).
+/// - A message whose event this process acknowledged lately (by event id: the consumer
+///   sent it again, or a stream created anew stores it again) is acknowledged, not
+///   delivered again. A message fetched before a new stream was found is never
+///   acknowledged (`DurableConsumer.isCurrent`): the acknowledgement of an old stream's
+///   message would name the new stream's sequence.
 /// - A message that is not a machine's event (`FleetEvent`: not a JuiceMaker
 ///   CloudEvent, a subject that does not match it, impossible values) is refused for
 ///   good (terminated on the stream), said in one line (stream sequence, subject,
@@ -136,7 +141,7 @@ public final class ConsumerJournal: EventAcknowledgingJournal {
             }
             return state.held.sorted { $0.key < $1.key }.map(\.value.message)
         }
-        for message in held { message.notAcknowledged(delay: 0) }
+        for message in held where consumer.isCurrent(message) { message.notAcknowledged(delay: 0) }
         consumer.stop()
     }
 
@@ -148,7 +153,7 @@ public final class ConsumerJournal: EventAcknowledgingJournal {
                 let stopped = state.wait(until: .now + interval) { $0.stopped }
                 if stopped { return }
                 let held = state.withLock { $0.held.values.map(\.message) }
-                for message in held { message.inProgress() }
+                for message in held where consumer.isCurrent(message) { message.inProgress() }
             }
         }
     }
@@ -171,16 +176,22 @@ public final class ConsumerJournal: EventAcknowledgingJournal {
             for message in messages {
                 let sequence = message.metadata.map { Int64($0.streamSequence) } ?? 0
                 let decoded: EventEnvelope
-                switch FleetEvent.check(text: message.text, subject: message.subject, prefix: consumer.settings.prefix) {
+                switch FleetEvent.check(
+                    text: message.text, subject: message.subject, prefix: consumer.settings.prefix, maxBytes: consumer.settings.maxMessageBytes)
+                {
                 case .success(let (_, envelope)): decoded = envelope
                 case .failure(let reason):
                     refused.append((message, sequence, reason.description))
                     continue
                 }
-                if state.done[sequence] != nil {
-                    alreadyDone.append(message)  // acknowledged here, sent again before the acknowledgement arrived
-                } else if let number = state.numberOf[sequence] {
+                if state.done[decoded.id] != nil {
+                    // Acknowledged here: sent again before the acknowledgement arrived, or
+                    // stored again in a stream created anew.
+                    alreadyDone.append(message)
+                } else if let number = state.numberOf[sequence], state.held[number]?.envelope.id == decoded.id {
                     state.held[number]?.message = message  // sent again while held: acknowledge this copy
+                } else if state.held.values.contains(where: { $0.envelope.id == decoded.id }) {
+                    alreadyDone.append(message)  // held from an older stream: delivered once, as that one
                 } else if state.stopped {
                     handedBack.append(message)  // came as `stop()` handed back what was held
                 } else {
@@ -197,8 +208,8 @@ public final class ConsumerJournal: EventAcknowledgingJournal {
             }
         }
         for (message, sequence, reason) in refused { refuse(message, sequence: sequence, reason: reason) }
-        for message in alreadyDone { try? message.acknowledge() }
-        for message in handedBack { message.notAcknowledged(delay: 0) }
+        for message in alreadyDone where consumer.isCurrent(message) { try? message.acknowledge() }
+        for message in handedBack where consumer.isCurrent(message) { message.notAcknowledged(delay: 0) }
         return messages.count
     }
 
@@ -239,20 +250,24 @@ public final class ConsumerJournal: EventAcknowledgingJournal {
     /// redelivery asks for next), that message read back from the stream first, or why
     /// it cannot be read.
     public func entries(after sequence: Int64, limit: Int) throws(StoreError) -> [JournalEntry] {
-        let (held, letter) = state.change { state -> ([EventEnvelope], Int64?) in
+        let (held, letter) = state.change { state -> ([EventEnvelope], (stream: Int64, id: EventID)?) in
             let held = state.heldEvents(after: sequence, limit: limit)
             // A letter held here is read as held; another is read back from the stream.
-            guard state.armed.remove(sequence + 1) != nil, let stream = state.letters[sequence + 1], state.numberOf[stream] != sequence + 1 else {
+            guard state.armed.remove(sequence + 1) != nil, let letter = state.letters[sequence + 1],
+                state.numberOf[letter.stream] != sequence + 1
+            else {
                 return (held, nil)
             }
-            return (held.filter { $0.sequence != sequence + 1 }, stream)
+            return (held.filter { $0.sequence != sequence + 1 }, letter)
         }
         guard let letter, limit > 0 else { return held.map(JournalEntry.event) }
-        return [self.letter(at: letter, numbered: sequence + 1)] + held.prefix(limit - 1).map(JournalEntry.event)
+        return [self.letter(at: letter.stream, numbered: sequence + 1, id: letter.id)] + held.prefix(limit - 1).map(JournalEntry.event)
     }
 
-    /// The stream's message at `sequence` as an event numbered `number`, or why it is not one.
-    private func letter(at sequence: Int64, numbered number: Int64) -> JournalEntry {
+    /// The stream's message at `sequence` as an event numbered `number`, or why it is not
+    /// one. A message of another event than `id` (a stream created anew numbers its
+    /// messages from 1 again) is not the letter's: its own is no longer held.
+    private func letter(at sequence: Int64, numbered number: Int64, id: EventID) -> JournalEntry {
         let message: NATSMessage?
         do {
             message = try consumer.connection.message(at: UInt64(sequence), of: consumer.stream)
@@ -263,7 +278,17 @@ public final class ConsumerJournal: EventAcknowledgingJournal {
             return .unreadable(UnreadableEvent(sequence: number, eventID: nil, reason: "the stream no longer holds it (deleted or aged out)"))
         }
         do {
-            let (_, decoded) = try FleetEvent.check(text: message.text, subject: message.subject, prefix: consumer.settings.prefix).get()
+            let (_, decoded) = try FleetEvent.check(
+                text: message.text, subject: message.subject, prefix: consumer.settings.prefix, maxBytes: consumer.settings.maxMessageBytes
+            ).get()
+            // A letter of a refused message may have no id (its message had no Nats-Msg-Id).
+            guard id == EventID(high: 0, low: 0) || decoded.id == id else {
+                return .unreadable(
+                    UnreadableEvent(
+                        sequence: number, eventID: id,
+                        reason: "the stream no longer holds it: stream sequence \(sequence) is now another event (\(decoded.id)); "
+                            + "the stream was deleted and created again"))
+            }
             return .event(
                 EventEnvelope(
                     sequence: number, id: decoded.id, time: decoded.time, source: decoded.source, changeID: decoded.changeID,
@@ -293,7 +318,9 @@ public final class ConsumerJournal: EventAcknowledgingJournal {
             }
             return keys.compactMap { state.held[$0]?.message }
         }
-        for message in done {
+        // A message of a stream deleted since is not acknowledged: its acknowledgement would
+        // name a sequence of the stream created in its place.
+        for message in done where consumer.isCurrent(message) {
             do throws(NATSError) {
                 try message.acknowledge()
             } catch {
@@ -310,8 +337,9 @@ public final class ConsumerJournal: EventAcknowledgingJournal {
             guard sequence > state.acknowledged else { return nil }
             return state.release(sequence)
         }
+        guard let message, consumer.isCurrent(message) else { return }
         do throws(NATSError) {
-            try message?.acknowledge()
+            try message.acknowledge()
         } catch {
             // Not confirmed: the server sends it again after the ack wait (at least once).
             report("\(error.message); the event may be delivered again")

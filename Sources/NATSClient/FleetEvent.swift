@@ -46,11 +46,12 @@ public struct FleetEvent: Sendable {
     }
 
     /// `message` read as an event published under `prefix`, or why it is skipped.
-    public static func read(_ message: NATSMessage, prefix: String) -> Result<FleetEvent, Skipped> {
+    /// A message larger than `maxBytes` is skipped unread.
+    public static func read(_ message: NATSMessage, prefix: String, maxBytes: Int) -> Result<FleetEvent, Skipped> {
         let meta = message.metadata
         let sequence = meta?.streamSequence ?? 0
         let subject = message.subject
-        switch check(text: message.text, subject: subject, prefix: prefix) {
+        switch check(text: message.text, subject: subject, prefix: prefix, maxBytes: maxBytes) {
         case .success(let (machine, envelope)):
             return .success(FleetEvent(machine: machine, envelope: envelope, sequence: sequence, stored: meta?.stored))
         case .failure(let reason):
@@ -58,8 +59,13 @@ public struct FleetEvent: Sendable {
         }
     }
 
-    /// The machine and event of a message with `text` on `subject`, or why it is not one.
-    public static func check(text: String, subject: String, prefix: String) -> Result<(String, EventEnvelope), WireFormatError> {
+    /// The machine and event of a message with `text` on `subject`, or why it is not one
+    /// (also when it is larger than `maxBytes`: not read at all).
+    public static func check(text: String, subject: String, prefix: String, maxBytes: Int) -> Result<(String, EventEnvelope), WireFormatError> {
+        let size = text.utf8.count
+        guard size <= maxBytes else {
+            return .failure(WireFormatError("\(size) bytes, above fleet.maxMessageBytes \(maxBytes) (a machine's event is well under 1 KiB)"))
+        }
         let envelope: EventEnvelope
         do throws(WireFormatError) {
             envelope = try CloudEventFormat.decode(text)

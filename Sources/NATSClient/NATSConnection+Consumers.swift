@@ -1,4 +1,5 @@
 import CNATSLoader
+import FleetConfiguration
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
@@ -25,13 +26,25 @@ public struct ConsumerSettings: Sendable, Equatable {
     public var maxAckPending: Int
     /// Where it starts when it is created; an existing consumer keeps its place.
     public var start: Start
+    /// The largest message taken; a larger one is refused unread (`fleet.maxMessageBytes`).
+    public var maxMessageBytes: Int
 
-    public init(prefix: String, ackWait: Double, maxAckPending: Int, start: Start) {
+    public init(prefix: String, ackWait: Double, maxAckPending: Int, start: Start, maxMessageBytes: Int = Fleet.defaultMaxMessageBytes) {
+        self.maxMessageBytes = maxMessageBytes
         self.prefix = prefix
         self.ackWait = ackWait
         self.maxAckPending = maxAckPending
         self.start = start
     }
+}
+
+/// What `NATSConnection.ensureConsumer` found or made.
+public struct EnsuredConsumer: Sendable {
+    public let state: ConsumerState
+    /// Whether that call created it.
+    public let created: Bool
+    /// One line on what an existing consumer kept of its own against the settings, if anything.
+    public let note: String?
 }
 
 /// A durable consumer as the server describes it.
@@ -46,6 +59,9 @@ public struct ConsumerState: Sendable, Equatable {
     public let ackWait: Double
     /// Its `max_ack_pending`.
     public let maxAckPending: Int64
+    /// Its deliver policy when it is `all` or `new`; `nil` for another (a consumer
+    /// created again from a stream sequence).
+    public let deliverPolicy: ConsumerSettings.Start?
 
     /// Every message it has not seen acknowledged: what its subscriber lags behind.
     public var lag: UInt64 { pending + UInt64(max(0, ackPending)) }
@@ -56,6 +72,8 @@ public struct ConsumerState: Sendable, Equatable {
         ackFloor = info.AckFloor.Stream
         ackWait = Double(info.Config?.pointee.AckWait ?? 0) / 1e9
         maxAckPending = info.Config?.pointee.MaxAckPending ?? 0
+        let policy = info.Config?.pointee.DeliverPolicy
+        deliverPolicy = policy == js_DeliverAll ? .all : policy == js_DeliverNew ? .new : nil
     }
 }
 
@@ -80,27 +98,83 @@ extension NATSConnection {
     /// `resumingAfter` when given, else from `settings.start`), and that its ack wait
     /// and `max_ack_pending` are `settings`'. It lives until someone deletes it:
     /// nothing this client does when it lets go deletes it.
-    /// - Returns: the consumer, and whether this call created it.
+    ///
+    /// An existing consumer keeps what NATS does not let change (its deliver policy and
+    /// start): only its ack wait and `max_ack_pending` are set, on its own configuration.
+    /// A deliver policy other than `settings.start`, or an update the server refuses, is
+    /// told in `note` (one line), never thrown: the consumer is used as it is.
     public func ensureConsumer(
         _ name: String, of stream: String, settings: ConsumerSettings, resumingAfter: UInt64? = nil
-    ) throws(NATSError) -> (state: ConsumerState, created: Bool) {
-        if let existing = try consumer(name, of: stream) {
-            guard abs(existing.ackWait - settings.ackWait) > 0.001 || existing.maxAckPending != Int64(settings.maxAckPending) else {
-                return (existing, false)
-            }
-            return (try putConsumer(name, of: stream, settings: settings, resumingAfter: nil, creating: false), false)
-        }
+    ) throws(NATSError) -> EnsuredConsumer {
+        if let existing = try consumer(name, of: stream) { return try adjust(existing, name, of: stream, to: settings) }
         do {
-            return (try putConsumer(name, of: stream, settings: settings, resumingAfter: resumingAfter, creating: true), true)
+            return EnsuredConsumer(
+                state: try putConsumer(name, of: stream, settings: settings, resumingAfter: resumingAfter), created: true, note: nil)
         } catch {
             // Another deliverer created it meanwhile: use theirs.
-            if let theirs = try consumer(name, of: stream) { return (theirs, false) }
+            if let theirs = try consumer(name, of: stream) { return try adjust(theirs, name, of: stream, to: settings) }
             throw error
         }
     }
 
+    /// `existing` with the ack wait and `max_ack_pending` of `settings`, where NATS lets them change.
+    private func adjust(
+        _ existing: ConsumerState, _ name: String, of stream: String, to settings: ConsumerSettings
+    ) throws(NATSError) -> EnsuredConsumer {
+        var notes: [String] = []
+        var state = existing
+        let ackWaitDiffers = abs(existing.ackWait - settings.ackWait) > 0.001
+        if ackWaitDiffers || existing.maxAckPending != Int64(settings.maxAckPending) {
+            do {
+                state = try updateConsumer(name, of: stream, ackWait: settings.ackWait, maxAckPending: settings.maxAckPending)
+            } catch {
+                if error.kind == .unavailable || error.kind == .timeout { throw error }
+                notes.append(
+                    "keeps ack wait \(Self.number(existing.ackWait)) s and max_ack_pending \(existing.maxAckPending) "
+                        + "(the server refused fleet.ackWait \(Self.number(settings.ackWait)) s and fleet.maxAckPending \(settings.maxAckPending): \(error.message))"
+                )
+            }
+        }
+        if let policy = existing.deliverPolicy, policy != settings.start {
+            notes.append(
+                "keeps deliver policy \(policy.rawValue), not fleet.deliverPolicy \(settings.start.rawValue): NATS cannot change it "
+                    + "on an existing consumer, and the consumer keeps its place (delete it, nats consumer rm, to start one anew)")
+        }
+        guard !notes.isEmpty else { return EnsuredConsumer(state: state, created: false, note: nil) }
+        return EnsuredConsumer(
+            state: state, created: false, note: "consumer \(name) of stream \(stream) " + notes.joined(separator: "; it ") + "; delivery goes on")
+    }
+
+    /// `value` without a fraction when it has none: `30`, `2.5`.
+    static func number(_ value: Double) -> String {
+        value == value.rounded() && abs(value) < 1e15 ? String(Int64(value)) : String(value)
+    }
+
+    /// Sets the ack wait and `max_ack_pending` of consumer `name` on its own configuration
+    /// (the rest, its deliver policy and start above all, as the server has them).
+    private func updateConsumer(_ name: String, of stream: String, ackWait: Double, maxAckPending: Int) throws(NATSError) -> ConsumerState {
+        let strings = CStrings()
+        var info: UnsafeMutablePointer<jsConsumerInfo>?
+        var jsError = jsErrCode(0)
+        var status = nats.pointee.js_GetConsumerInfo(&info, jetStream, strings.make(stream), strings.make(name), nil, &jsError)
+        guard status == NATS_OK, let info, let config = info.pointee.Config else {
+            if let info { nats.pointee.jsConsumerInfo_Destroy(info) }
+            throw .from(status, doing: "looking up consumer \(name) of stream \(stream)", jsError: jsError)
+        }
+        defer { nats.pointee.jsConsumerInfo_Destroy(info) }
+        config.pointee.AckWait = Int64((ackWait * 1e9).rounded())
+        config.pointee.MaxAckPending = Int64(maxAckPending)
+        var updated: UnsafeMutablePointer<jsConsumerInfo>?
+        status = nats.pointee.js_UpdateConsumer(&updated, jetStream, strings.make(stream), config, nil, &jsError)
+        guard status == NATS_OK, let updated else {
+            throw .from(status, doing: "setting ack wait and max_ack_pending of consumer \(name)", jsError: jsError)
+        }
+        defer { nats.pointee.jsConsumerInfo_Destroy(updated) }
+        return ConsumerState(updated.pointee)
+    }
+
     private func putConsumer(
-        _ name: String, of stream: String, settings: ConsumerSettings, resumingAfter: UInt64?, creating: Bool
+        _ name: String, of stream: String, settings: ConsumerSettings, resumingAfter: UInt64?
     ) throws(NATSError) -> ConsumerState {
         let strings = CStrings()
         var config = jsConsumerConfig()
@@ -118,14 +192,8 @@ extension NATSConnection {
         }
         var info: UnsafeMutablePointer<jsConsumerInfo>?
         var jsError = jsErrCode(0)
-        let status =
-            creating
-            ? nats.pointee.js_AddConsumer(&info, jetStream, strings.make(stream), &config, nil, &jsError)
-            : nats.pointee.js_UpdateConsumer(&info, jetStream, strings.make(stream), &config, nil, &jsError)
-        guard status == NATS_OK, let info else {
-            let doing = creating ? "creating consumer \(name) of stream \(stream)" : "setting ack wait and max_ack_pending of consumer \(name)"
-            throw .from(status, doing: doing, jsError: jsError)
-        }
+        let status = nats.pointee.js_AddConsumer(&info, jetStream, strings.make(stream), &config, nil, &jsError)
+        guard status == NATS_OK, let info else { throw .from(status, doing: "creating consumer \(name) of stream \(stream)", jsError: jsError) }
         defer { nats.pointee.jsConsumerInfo_Destroy(info) }
         return ConsumerState(info.pointee)
     }
@@ -140,7 +208,8 @@ extension NATSConnection {
 
     /// A pull subscription bound to the existing durable consumer `name` of `stream`.
     /// Letting it go (`stop()`, or its end of life) leaves the consumer on the server.
-    func bind(_ name: String, of stream: String, filter: String) throws(NATSError) -> NATSSubscription {
+    /// Its messages carry `generation`.
+    func bind(_ name: String, of stream: String, filter: String, generation: Int = 0) throws(NATSError) -> NATSSubscription {
         let strings = CStrings()
         var options = jsSubOptions()
         _ = nats.pointee.jsSubOptions_Init(&options)
@@ -153,7 +222,7 @@ extension NATSConnection {
         guard status == NATS_OK, let subscription else {
             throw .from(status, doing: "opening consumer \(name) of stream \(stream)", jsError: jsError)
         }
-        return NATSSubscription(subscription, owner: self)
+        return NATSSubscription(subscription, owner: self, generation: generation)
     }
 
     /// The message at `sequence` of `stream`, or `nil` when the stream holds none there

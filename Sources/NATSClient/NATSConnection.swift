@@ -1,4 +1,5 @@
 import CNATSLoader
+import FleetConfiguration
 import JuiceMakerCore
 #if canImport(FoundationEssentials)
 import FoundationEssentials
@@ -22,6 +23,8 @@ public final class NATSConnection: @unchecked Sendable {
     let timeoutMilliseconds: Int64
     /// Where libnats' threads leave the refused asynchronous publishes.
     private let failures: PublishFailures
+    /// What says a lost connection and its return, if anything.
+    private let watch: ConnectionWatch?
     public let displayServers: String
 
     /// Connects (failing within `options.timeout` when no server answers) and opens JetStream.
@@ -42,11 +45,28 @@ public final class NATSConnection: @unchecked Sendable {
         }
         try check(nats.pointee.natsOptions_SetServers(natsOptions, strings.array(options.servers), Int32(options.servers.count)), doing)
         try check(nats.pointee.natsOptions_SetTimeout(natsOptions, timeoutMilliseconds), doing)
+        if options.requiresTLS { try check(nats.pointee.natsOptions_SetSecure(natsOptions, true), "requiring TLS for \(displayServers)") }
+        if let file = options.tls?.certificateAuthorities {
+            try check(nats.pointee.natsOptions_LoadCATrustedCertificates(natsOptions, strings.make(file)), "reading the TLS CA file \(file)")
+        }
+        if let certificate = options.tls?.certificate, let key = options.tls?.key {
+            try check(
+                nats.pointee.natsOptions_LoadCertificatesChain(natsOptions, strings.make(certificate), strings.make(key)),
+                "reading the TLS certificate \(certificate) and its key \(key)")
+        }
         try check(nats.pointee.natsOptions_SetName(natsOptions, strings.make(options.name)), doing)
         try check(nats.pointee.natsOptions_SetAllowReconnect(natsOptions, options.reconnects), doing)
         if options.reconnects {
             try check(nats.pointee.natsOptions_SetMaxReconnect(natsOptions, -1), doing)
             try check(nats.pointee.natsOptions_SetReconnectWait(natsOptions, 250), doing)
+        }
+        // Retained for good, never released, as `failures` below: libnats may call the
+        // handlers on its own thread until the connection is destroyed.
+        let watch = options.reconnects ? options.connectionReport.map { ConnectionWatch(servers: options.displayServers, report: $0) } : nil
+        if let watch {
+            let closure = Unmanaged.passRetained(watch).toOpaque()
+            try check(nats.pointee.natsOptions_SetDisconnectedCB(natsOptions, disconnectedHandler, closure), doing)
+            try check(nats.pointee.natsOptions_SetReconnectedCB(natsOptions, reconnectedHandler, closure), doing)
         }
         if let token = options.token { try check(nats.pointee.natsOptions_SetToken(natsOptions, strings.make(token)), doing) }
         if let file = options.credentialsFile {
@@ -82,9 +102,11 @@ public final class NATSConnection: @unchecked Sendable {
         self.jetStream = context
         self.options = natsOptions
         self.failures = failures
+        self.watch = watch
     }
 
     deinit {
+        watch?.closing()
         nats.pointee.jsCtx_Destroy(jetStream)
         nats.pointee.natsConnection_Destroy(connection)
         nats.pointee.natsOptions_Destroy(options)
@@ -92,6 +114,7 @@ public final class NATSConnection: @unchecked Sendable {
 
     /// Closes the connection; later calls fail.
     public func close() {
+        watch?.closing()
         nats.pointee.natsConnection_Close(connection)
     }
 

@@ -21,6 +21,8 @@ public struct NATSError: Error, Sendable, CustomStringConvertible {
         case timeout
         /// No stream takes the subject published to (the stream was deleted, say).
         case noStream
+        /// A `tls://` server offered no TLS (a plain server): never used in plain text.
+        case tlsRequired
         /// Anything else.
         case other
     }
@@ -49,6 +51,9 @@ public struct NATSError: Error, Sendable, CustomStringConvertible {
             NATS_NO_RESPONDERS:
             kind = .unavailable
             advice = "is nats-server -js running there?"
+        case NATS_SECURE_CONNECTION_WANTED:
+            kind = .tlsRequired
+            advice = "the server offers no TLS and a tls:// URL requires it: enable TLS on the server, or write nats:// if plain text is meant"
         case NATS_TIMEOUT:
             kind = .timeout
             advice = "the server did not answer in time"

@@ -13,10 +13,14 @@ import Foundation
 public final class NATSMessage: @unchecked Sendable {
     private let message: OpaquePointer
     private let owner: NATSConnection
+    /// The generation of the subscription it came on (`DurableConsumer`: which stream of
+    /// the name it belongs to); 0 elsewhere.
+    let generation: Int
 
-    init(_ message: OpaquePointer, owner: NATSConnection) {
+    init(_ message: OpaquePointer, owner: NATSConnection, generation: Int = 0) {
         self.message = message
         self.owner = owner
+        self.generation = generation
     }
 
     deinit { nats.pointee.natsMsg_Destroy(message) }

@@ -1,3 +1,4 @@
+import FleetConfiguration
 import JuiceMakerPluginKit
 
 /// How to reach a NATS server or cluster.
@@ -8,6 +9,8 @@ public struct NATSOptions: Sendable {
     public var token: String?
     /// A `.creds` file (user JWT and seed).
     public var credentialsFile: String?
+    /// TLS files; any means TLS, as a `tls://` server does.
+    public var tls: TLSFiles?
     /// How long connecting, and each request (a publish's PubAck, a stream lookup), may take.
     public var timeout: Double
     /// Whether a lost connection is re-established in the background (a long-running
@@ -17,17 +20,27 @@ public struct NATSOptions: Sendable {
     public var name: String
     /// How many asynchronous publishes may wait for their PubAck at once.
     public var maxOutstandingAcks: Int = 256
+    /// Hears one line when a connection that `reconnects` is lost, and one when it is
+    /// back (with how long it was away); `nil`: nothing is said.
+    public var connectionReport: (@Sendable (String) -> Void)?
 
     public init(
-        servers: [String], token: String? = nil, credentialsFile: String? = nil, timeout: Double = 5,
+        servers: [String], token: String? = nil, credentialsFile: String? = nil, tls: TLSFiles? = nil, timeout: Double = 5,
         reconnects: Bool = true, name: String = "juice"
     ) {
+        self.tls = tls
         self.servers = servers
         self.token = token
         self.credentialsFile = credentialsFile
         self.timeout = timeout
         self.reconnects = reconnects
         self.name = name
+    }
+
+    /// Whether the connection must be TLS: some server is a `tls://` URL. Then a server
+    /// that offers no TLS is refused (`NATSError.Kind.tlsRequired`), never used in plain text.
+    public var requiresTLS: Bool {
+        tls != nil || servers.contains { $0.lowercased().hasPrefix("tls://") }
     }
 
     /// The servers as they may be shown (no user or password); a server that is not a

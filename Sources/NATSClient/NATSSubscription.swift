@@ -8,10 +8,13 @@ import CNATSLoader
 public final class NATSSubscription: @unchecked Sendable {
     private let subscription: OpaquePointer
     private let owner: NATSConnection
+    /// Given to every message fetched (`NATSMessage.generation`).
+    private let generation: Int
 
-    init(_ subscription: OpaquePointer, owner: NATSConnection) {
+    init(_ subscription: OpaquePointer, owner: NATSConnection, generation: Int = 0) {
         self.subscription = subscription
         self.owner = owner
+        self.generation = generation
     }
 
     deinit {
@@ -43,7 +46,7 @@ public final class NATSSubscription: @unchecked Sendable {
         if let items = list.Msgs {
             for index in 0..<Int(list.Count) {
                 if let message = items[index] {
-                    messages.append(NATSMessage(message, owner: owner))
+                    messages.append(NATSMessage(message, owner: owner, generation: generation))
                     items[index] = nil  // owned by the NATSMessage now; the list must not destroy it
                 }
             }

@@ -1,4 +1,5 @@
 import CNATSLoader
+import JuiceMakerCore
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
@@ -21,6 +22,14 @@ public struct StreamSummary: Sendable, Equatable {
     public let messages: UInt64
     /// The sequence of its newest message (0: none yet).
     public let lastSequence: UInt64
+    /// The sequence of its oldest message.
+    public let firstSequence: UInt64
+    /// When the server created it, in nanoseconds since 1970 (UTC): a stream deleted and
+    /// created again under the same name has another (`StreamIdentity`).
+    public let created: Int64
+
+    /// Which stream this is, of those that ever had its name.
+    public var identity: StreamIdentity { StreamIdentity(created: created) }
 
     init(name: String, info: jsStreamInfo) {
         self.name = name
@@ -37,6 +46,8 @@ public struct StreamSummary: Sendable, Equatable {
         discard = config?.Discard == js_DiscardNew ? .new : .old
         messages = info.State.Msgs
         lastSequence = info.State.LastSeq
+        firstSequence = info.State.FirstSeq
+        created = info.Created
     }
 
     /// Whether it takes `subjects` (`<prefix>.>`).
@@ -50,6 +61,20 @@ public struct StreamSummary: Sendable, Equatable {
             "stream \(name) exists with subjects \(subjects.joined(separator: ", ")), not \(wanted); "
                 + "set another \"stream\" or \"subjectPrefix\" (the same on every machine and in fleet), or change the stream (nats stream edit)",
             kind: .streamMismatch)
+    }
+}
+
+/// One stream among those that had the same name: a stream deleted and created again
+/// (by an operator, or by a machine's next publish) is another history, whose
+/// sequences start over. Told apart by the time the server created it, in nanoseconds,
+/// so also when it was created again within a second.
+public struct StreamIdentity: Sendable, Equatable, CustomStringConvertible {
+    /// Nanoseconds since 1970 (UTC).
+    public let created: Int64
+
+    /// The creation time, to the millisecond (`2026-11-21T04:23:49.123Z`).
+    public var description: String {
+        RFC3339.format(Date(timeIntervalSince1970: Double(created) / 1e9))
     }
 }
 

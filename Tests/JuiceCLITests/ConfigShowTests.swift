@@ -54,7 +54,8 @@ import Testing
                 "flushDeadlineSeconds": "default", "backgroundDelivery": "file", "machine": "file", "fleet.url": "file",
                 "fleet.subjectPrefix": "default", "fleet.stream": "file", "fleet.credentials": "default",
                 "fleet.token": "environment", "fleet.timeoutSeconds": "default", "fleet.ackWait": "default",
-                "fleet.maxAckPending": "default", "fleet.deliverPolicy": "default", "subscribers": "file",
+                "fleet.maxAckPending": "default", "fleet.deliverPolicy": "default", "fleet.maxMessageBytes": "default",
+                "fleet.tlsCA": "default", "fleet.tlsCertificate": "default", "fleet.tlsKey": "default", "subscribers": "file",
             ])
 
         // The text: the same document, then one line per path saying where it came from.
@@ -64,7 +65,7 @@ import Testing
             #expect(text.stdout.contains("\n  \(path) "), "\(path): \(text.stdout)")
         }
         #expect(text.stdout.contains("\"machine\": \"shop-1\""))
-        #expect(text.stdout.contains("  fleet.token           the environment (${NAME} in the config file)"), "\(text.stdout)")
+        #expect(text.stdout.contains("  fleet.token            the environment (${NAME} in the config file)"), "\(text.stdout)")
         for shown in [json.stdout, text.stdout] {
             #expect(!shown.contains(secret) && !shown.contains("pw-4711"))
         }

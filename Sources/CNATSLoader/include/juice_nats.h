@@ -28,6 +28,8 @@
     X(natsMsg_Term) X(natsOptions_Create) X(natsOptions_Destroy) X(natsOptions_SetAllowReconnect) \
     X(natsOptions_SetMaxReconnect) X(natsOptions_SetName) X(natsOptions_SetReconnectWait) \
     X(natsOptions_SetServers) X(natsOptions_SetTimeout) X(natsOptions_SetToken) \
+    X(natsOptions_SetSecure) X(natsOptions_LoadCATrustedCertificates) X(natsOptions_LoadCertificatesChain) \
+    X(natsOptions_SetDisconnectedCB) X(natsOptions_SetReconnectedCB) \
     X(natsOptions_SetUserCredentialsFromFiles) X(natsStatus_GetText) X(natsSubscription_Destroy) \
     X(natsSubscription_Fetch) X(natsSubscription_NextMsg) X(natsSubscription_Unsubscribe) \
     X(nats_GetLastError)

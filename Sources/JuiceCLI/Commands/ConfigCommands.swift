@@ -25,7 +25,10 @@ struct ConfigCheckCommand: JuiceCommand {
         // What `juice fleet` would refuse at its start: an unreadable `fleet.credentials`,
         // a subject prefix or stream name NATS cannot take.
         _ = try FleetCommandSupport.credentials(context)
+        _ = try FleetCommandSupport.tlsFiles(context)
         _ = try FleetCommandSupport.subjectPrefixAndStream(context)
+        // A fleet section means juice fleet deliver runs here: its window check too.
+        if context.config.fleet != nil { try FleetCommandSupport.checkWindows(FleetCommandSupport.fedPlugins(session), context: context) }
         let source = ConfigShowCommand.sourceName(context)
         let names = context.config.subscribers.map(\.name)
         // `${NAME}`s missing in disabled subscribers: not errors (nothing runs them),

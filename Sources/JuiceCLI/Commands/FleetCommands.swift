@@ -106,6 +106,18 @@ enum FleetCommandSupport {
         }
     }
 
+    /// `fleet.tlsCA`, `fleet.tlsCertificate` and `fleet.tlsKey` made absolute (relative to
+    /// the store's directory), checked readable, the certificate with its key; `nil` when
+    /// none is set. A bad value is a config error (78). `juice config check` checks them too.
+    static func tlsFiles(_ context: CommandContext) throws(CLIError) -> TLSFiles? {
+        let section = context.config.fleet ?? PluginConfiguration(path: "fleet", values: [])
+        do throws(ConfigurationError) {
+            return try Fleet.tlsFiles(of: section, relativeTo: context.location.stateDirectory)
+        } catch {
+            throw configError(error, context: context)
+        }
+    }
+
     /// The `fleet` section's subject prefix and stream, checked as the `nats` subscriber
     /// checks its own (`juice config check` says what `juice fleet` would refuse).
     static func subjectPrefixAndStream(_ context: CommandContext) throws(CLIError) -> (prefix: String, stream: String) {
@@ -114,6 +126,33 @@ enum FleetCommandSupport {
             return (try Fleet.subjectPrefix(of: section), try Fleet.stream(of: section))
         } catch {
             throw configError(error, context: context)
+        }
+    }
+
+    /// The subscribers `juice fleet deliver` feeds: those with a fleet role (durable
+    /// ones but the NATS publisher, and loggers).
+    static func fedPlugins(_ session: Session) -> [BuiltPlugin] {
+        session.builtPlugins.filter { built in
+            if case .none = built.plugin.fleetRole { false } else { true }
+        }
+    }
+
+    /// Refuses a fed subscriber whose window (`maxInFlight`) is wider than what its
+    /// consumer may have out (`fleet.maxAckPending`): the stream would never let it fill.
+    /// `juice fleet deliver` and `juice config check` (where there is a `fleet` section) alike.
+    static func checkWindows(_ plugins: [BuiltPlugin], context: CommandContext) throws(CLIError) {
+        let section = context.config.fleet ?? PluginConfiguration(path: "fleet", values: [])
+        let maxAckPending: Int
+        do throws(ConfigurationError) {
+            maxAckPending = Int(try section.number(Fleet.maxAckPendingKey) ?? Double(Fleet.defaultMaxAckPending))
+        } catch {
+            throw configError(error, context: context)
+        }
+        for built in plugins {
+            let window = built.plugin.durable?.window ?? 1
+            if window > maxAckPending {
+                throw CLIError(.config, Catalog.Fleet.windowAboveMaxAckPending(built.entry.name, window: window, maxAckPending: maxAckPending))
+            }
         }
     }
 
@@ -134,6 +173,8 @@ enum FleetCommandSupport {
         let summary: StreamSummary
         /// How `juice fleet deliver`'s consumers are set up (`fleet.ackWait`, …).
         let consumerSettings: ConsumerSettings
+        /// The largest message read (`fleet.maxMessageBytes`).
+        var maxMessageBytes: Int { consumerSettings.maxMessageBytes }
 
         /// Hands `body` every message of `filter` from `start` (the stream's order), until
         /// the stream has no more; nothing when the stream held nothing when checked.
@@ -153,11 +194,12 @@ enum FleetCommandSupport {
     /// with other subjects 78.
     static func reader(_ context: CommandContext, nats: String?) throws(CLIError) -> Reader {
         let section = context.config.fleet ?? PluginConfiguration(path: "fleet", values: [])
-        let options: NATSOptions
+        var options: NATSOptions
         let prefix: String
         let stream: String
         let settings: ConsumerSettings
         let credentials = try credentials(context)
+        let tls = try tlsFiles(context)
         do throws(ConfigurationError) {
             let servers: [String]
             if let nats {
@@ -175,12 +217,16 @@ enum FleetCommandSupport {
             settings = ConsumerSettings(
                 prefix: prefix, ackWait: try section.number(Fleet.ackWaitKey) ?? Fleet.defaultAckWaitSeconds,
                 maxAckPending: Int(try section.number(Fleet.maxAckPendingKey) ?? Double(Fleet.defaultMaxAckPending)),
-                start: try section.string(Fleet.deliverPolicyKey).flatMap(ConsumerSettings.Start.init(rawValue:)) ?? .all)
+                start: try section.string(Fleet.deliverPolicyKey).flatMap(ConsumerSettings.Start.init(rawValue:)) ?? .all,
+                maxMessageBytes: Int(try section.number(Fleet.maxMessageBytesKey) ?? Double(Fleet.defaultMaxMessageBytes)))
             options = NATSOptions(
                 servers: servers, token: try section.string(Fleet.tokenKey),
-                credentialsFile: credentials,
+                credentialsFile: credentials, tls: tls,
                 timeout: try section.number(Fleet.timeoutKey) ?? Fleet.defaultTimeoutSeconds, reconnects: true,
                 name: "juice fleet \(context.invocation.command.name)")
+            let stderr = context.console.standardError
+            let language = context.language
+            options.connectionReport = { line in stderr.write("juice: \(Catalog.Fleet.connection(line)(language))\n") }
         } catch {
             throw configError(error, context: context)
         }
@@ -200,10 +246,11 @@ enum FleetCommandSupport {
         return { skipped in stderr.write("juice: \(Catalog.Fleet.skipped(skipped.line)(language))\n") }
     }
 
-    /// A NATS failure as the command's error: refused credentials or an unusable stream
-    /// are config (78); no stream yet, and the rest, unavailable (69).
+    /// A NATS failure as the command's error: refused credentials, an unusable stream or
+    /// a `tls://` server without TLS are config (78); no stream yet, and the rest,
+    /// unavailable (69).
     static func failure(_ error: NATSError) -> CLIError {
-        let code: ExitCode = error.kind == .authorization || error.kind == .streamMismatch ? .config : .unavailable
+        let code: ExitCode = [.authorization, .streamMismatch, .tlsRequired].contains(error.kind) ? .config : .unavailable
         return CLIError(code, LocalizedText(error.message, ko: error.message))
     }
     #endif

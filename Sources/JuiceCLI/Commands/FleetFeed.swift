@@ -16,11 +16,7 @@ struct FleetFeed {
 
     /// The subscribers `juice fleet deliver` feeds: those with a fleet role (durable
     /// ones but the NATS publisher, and loggers).
-    static func fedPlugins(_ session: Session) -> [BuiltPlugin] {
-        session.builtPlugins.filter { built in
-            if case .none = built.plugin.fleetRole { false } else { true }
-        }
-    }
+    static func fedPlugins(_ session: Session) -> [BuiltPlugin] { FleetCommandSupport.fedPlugins(session) }
 
     /// Binds a consumer for each of `plugins` (creating it when missing) and attaches
     /// the plugin to it. A subscriber a permanent refusal disabled is enabled again.
@@ -33,13 +29,7 @@ struct FleetFeed {
         var journals: [ConsumerJournal] = []
         var runners: [(name: String, delivery: DurableDelivery)] = []
         let maxAckPending = reader.consumerSettings.maxAckPending
-        // The stream lets a consumer have maxAckPending messages out: a wider window never fills.
-        for built in plugins {
-            let window = built.plugin.durable?.window ?? 1
-            if window > maxAckPending {
-                throw CLIError(.config, Catalog.Fleet.windowAboveMaxAckPending(built.entry.name, window: window, maxAckPending: maxAckPending))
-            }
-        }
+        try FleetCommandSupport.checkWindows(plugins, context: context)
         for built in plugins {
             // Messages held (fetched, not yet acknowledged): two windows, so the next is
             // read while one is in flight; within what the consumer may have out.

@@ -29,7 +29,7 @@ struct FleetMetricsCommand: FleetReaderCommand {
         var machines: [String: FleetMachineFigures] = [:]
         var seen: [String: Set<EventID>] = [:]
         try reader.each("\(reader.prefix).>", from: .all) { message in
-            switch FleetEvent.read(message, prefix: reader.prefix) {
+            switch FleetEvent.read(message, prefix: reader.prefix, maxBytes: reader.maxMessageBytes) {
             case .success(let event):
                 guard seen[event.machine, default: []].insert(event.envelope.id).inserted else { return }
                 machines[event.machine, default: FleetMachineFigures(machine: event.machine)].add(event.envelope.event)

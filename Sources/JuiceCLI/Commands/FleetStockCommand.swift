@@ -90,7 +90,7 @@ struct FleetStockRow {
         var retry: [String] = []
         var said: Set<UInt64> = []
         try reader.each(filter, from: .lastPerSubject) { message in
-            switch FleetEvent.read(message, prefix: reader.prefix) {
+            switch FleetEvent.read(message, prefix: reader.prefix, maxBytes: reader.maxMessageBytes) {
             case .success(let event): latest[message.subject] = event
             case .failure(let skip):
                 if said.insert(skip.sequence).inserted { skipped(skip) }
@@ -99,7 +99,7 @@ struct FleetStockRow {
         }
         for subject in retry {
             try reader.each(subject, from: .all) { message in
-                switch FleetEvent.read(message, prefix: reader.prefix) {
+                switch FleetEvent.read(message, prefix: reader.prefix, maxBytes: reader.maxMessageBytes) {
                 case .success(let event): latest[subject] = event
                 case .failure(let skip): if said.insert(skip.sequence).inserted { skipped(skip) }
                 }

@@ -96,7 +96,7 @@ struct FleetWatchCommand: JuiceCommand {
             }
             guard let message else { continue }
             let event: FleetEvent
-            switch FleetEvent.read(message, prefix: reader.prefix) {
+            switch FleetEvent.read(message, prefix: reader.prefix, maxBytes: reader.maxMessageBytes) {
             case .success(let read): event = read
             case .failure(let skipped):
                 reportSkipped(skipped)

@@ -137,9 +137,14 @@ extension HelpTopics {
                     + "exit deletes the consumer, so each run goes on where the last one stopped; it lives until an operator "
                     + "deletes it (nats consumer rm JUICEMAKER NAME). A new consumer starts at fleet.deliverPolicy: all (the "
                     + "stream's whole history, the default) or new; fleet.ackWait and fleet.maxAckPending are set on it, and on an existing one "
-                    + "when they differ. Several deliverers of one subscriber share its consumer, each message going to one of "
+                    + "when they differ. An existing consumer keeps what NATS does not let change (its deliver policy and start): "
+                    + "one stderr line says so, and delivery goes on. Several deliverers of one subscriber share its consumer, each message going to one of "
                     + "them. A consumer deleted under a running deliverer is created again from the ack floor it last saw, said "
-                    + "in one stderr line. A message being delivered or waiting for a retry is kept in progress. A deliverer "
+                    + "in one stderr line. A deliverer knows which stream it reads (when the server created it): a stream deleted "
+                    + "and created again, even within a second, is a new history, read from its first message and said in one "
+                    + "line; events this deliverer already delivered (by event id) are not sent again. A stream that is gone is "
+                    + "said at once and every minute while it stays gone; delivery goes on by itself when it returns. A lost connection "
+                    + "to the server is one stderr line, and its return another with how long it was away (every fleet command). A message being delivered or waiting for a retry is kept in progress. A deliverer "
                     + "that stops (done, SIGTERM, Ctrl-C) hands back what it still holds once its deliveries have stopped (by "
                     + "flushDeadlineSeconds), for another deliverer or the next run at once; a killed deliverer's "
                     + "unacknowledged messages come again after the ack wait. A message that comes back after later ones "
@@ -150,13 +155,16 @@ extension HelpTopics {
                     + "lists it as NAME@fleet (cursor: the consumer's ack floor; lag: its messages not yet acknowledged) and says "
                     + "what stopped a subscriber (410 Gone, NATS refused the credentials). juice subscribers retry NAME "
                     + "[--dead-letters] acts on the local journal's delivery, or on the fleet's when only that has something to "
-                    + "retry (or given NAME@fleet), reading each dead letter back from the stream. A subscriber stopped by 410 "
+                    + "retry (or given NAME@fleet), reading each dead letter back from the stream by its stream sequence and event "
+                    + "id: a letter whose message the stream no longer holds (aged out, or the stream was created anew and the "
+                    + "sequence is another event's) is said and kept, never taken for another event. A subscriber stopped by 410 "
                     + "Gone is enabled again when juice fleet deliver starts."),
             .paragraph(
                 "What the stream holds came from other machines and is untrusted. Every reader takes a message only when it is "
                     + "a JuiceMaker CloudEvent on exactly the subject its event goes to (the machine its source names, its kind, "
                     + "its fruit or juice) with possible values; any other is skipped with one escaped stderr line, and juice "
-                    + "fleet deliver also terminates it on the stream and keeps it as a dead letter. This checks consistency, not "
+                    + "fleet deliver also terminates it on the stream and keeps it as a dead letter; so is a message larger than "
+                    + "fleet.maxMessageBytes (65536 by default), unread. This checks consistency, not "
                     + "who published: give each machine NATS publish permission on its own <prefix>.<machine>.> only. juice "
                     + "fleet watch --json prints a message as it came only when it is one line with no control characters."),
             .paragraph(
@@ -166,8 +174,11 @@ extension HelpTopics {
             .paragraph(
                 "The fleet commands take --nats URL or the config's fleet.url; with neither, or with a bad value, they exit 78; "
                     + "with no server answering, or a build without the NATS client, 69; with no stream yet (no machine has "
-                    + "published), 69, also juice fleet deliver --follow (start it again once a machine has published); with a "
-                    + "stream that takes other subjects, 78. juice fleet watch exits as it was stopped (130, 143); skipped "
+                    + "published), 69 (juice fleet deliver --follow only when it starts); with a "
+                    + "stream that takes other subjects, 78. A tls:// URL requires TLS: a server that offers none is refused (78; the nats "
+                    + "subscriber stops, as for refused credentials), never used in plain text. tlsCA (the CAs the server's certificate "
+                    + "is checked against) and tlsCertificate with tlsKey (a client certificate), PEM files in the fleet section "
+                    + "and in a nats subscriber, mean TLS too; config check reads them, config show shows their paths only. juice fleet watch exits as it was stopped (130, 143); skipped "
                     + "messages change no exit status."),
         ])
 

@@ -30,6 +30,12 @@ extension Catalog {
                     + "채우게 두지 않습니다. fleet.maxAckPending을 \(window) 이상으로 올리거나 maxInFlight를 낮추세요.")
         }
 
+        /// A fleet command's connection was lost, or is back (`line` says which; escaped here).
+        static func connection(_ line: String) -> T {
+            let shown = TerminalText.escaped(line)
+            return T(shown, ko: shown)
+        }
+
         static let noMachines = T(
             "No machine has published stock to the stream yet.", ko: "아직 스트림에 재고를 발행한 기계가 없습니다.")
 

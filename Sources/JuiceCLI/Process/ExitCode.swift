@@ -75,8 +75,9 @@ enum ExitCode: Int32, Sendable, CaseIterable {
         case .config:
             "Config: malformed JSON (with line and column), an unknown key, a wrong type, an unknown subscriber type, a bad "
                 + "value (also in a disabled subscriber), a missing ${VAR} in an enabled subscriber; also a NATS server that "
-                + "refuses the token or credentials, a fleet stream that exists with other subjects, an unreadable "
-                + "fleet.credentials file."
+                + "refuses the token or credentials, a tls:// NATS server that offers no TLS (never used in plain text), a "
+                + "fleet stream that exists with other subjects, an unreadable fleet.credentials file, a subscriber's "
+                + "maxInFlight above fleet.maxAckPending."
         case .tryLater:
             "juice deliver: some events wait for a retry, or a subscriber is stopped; they stay in the journal (EX_TEMPFAIL)."
         case .hangUp:

@@ -14,7 +14,7 @@ func fuzz(_ bytes: [UInt8]) {
     let subject = String(split[0])
     let body = split.count > 1 ? String(split[1]) : ""
     for prefix in ["juicemaker", "acme.vending"] {
-        switch FleetEvent.check(text: body, subject: subject, prefix: prefix) {
+        switch FleetEvent.check(text: body, subject: subject, prefix: prefix, maxBytes: Int.max) {
         case .success(let (machine, envelope)):
             precondition(Fleet.isMachineName(machine), "taken from a machine with an impossible name: \(machine)")
             precondition(Fleet.subject(prefix: prefix, machine: machine, event: envelope.event) == subject, "taken on another subject")

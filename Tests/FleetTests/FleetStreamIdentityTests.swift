@@ -1,0 +1,80 @@
+import Foundation
+import JuiceTestSupport
+import Testing
+#if canImport(NATSClient)
+import NATSClient
+
+/// A stream deleted and created again under `juice fleet deliver --follow` is a new
+/// history: every event of the new stream reaches the webhook (none acknowledged
+/// unseen), the old stream's events are not sent again, and it is said.
+@Suite(.tags(.nats, .process, .slow), .notInUnitRun, .enabled(if: FleetEnvironment.isAvailable, FleetEnvironment.skipNote), .serialized)
+struct FleetStreamIdentityTests {
+    typealias Fleet = FleetConsumerLifetimeTests.Fleet
+
+    /// Lines of the central host's stderr that contain `text`.
+    static func lines(_ fleet: Fleet, containing text: String) -> [Substring] {
+        fleet.central.errors.split(separator: "\n").filter { $0.contains(text) }
+    }
+
+    /// Checks, with a reader of its own, that every event the stream holds now reached the
+    /// webhook, and that each event reached it once.
+    static func expectEveryEventOfTheStreamDelivered(_ fleet: Fleet, expected: Set<String>, all: Set<String>) async throws {
+        let streamed = Set(try await FleetIntegrationTests.streamIDs(fleet.server.url))
+        #expect(streamed == expected, "the new stream holds \(streamed.count), published \(expected.count)")
+        let arrived = await eventually(within: .seconds(30)) { streamed.isSubset(of: Set(fleet.received)) }
+        #expect(arrived, "missing \(streamed.subtracting(fleet.received).count) of \(streamed.count): \(fleet.central.errors)")
+        #expect(fleet.received.count == all.count, "\(fleet.received.count) deliveries of \(all.count) events: \(fleet.central.errors)")
+        #expect(Set(fleet.received) == all)
+    }
+
+    /// A machine publishes 8 events, read by one `juice fleet deliver --follow`; the stream
+    /// is deleted, `meanwhile` runs (told when), the machine publishes 6 more events (creating the
+    /// stream when it is missing): each of them reaches the webhook, once, as the stream
+    /// holds them, and the deliverer says it reads a new stream and goes on.
+    @discardableResult
+    static func deleteTheStreamUnderADeliverer(
+        meanwhile: (Fleet, NATSConnection, _ deleted: ContinuousClock.Instant) async throws -> Void
+    ) async throws -> Fleet {
+        let fleet = try await Fleet.started()
+        defer { fleet.stop() }
+        // More events in the old stream than in the new one: an old ack floor covers the new stream's.
+        let first = try await fleet.publish(4)
+        let follower = try await fleet.follow(1, until: first)[0]
+        defer { terminate(follower) }
+        let connection = try fleet.server.connect()
+        defer { connection.close() }
+        let deleted = ContinuousClock.now
+        try connection.deleteStream("JUICEMAKER")
+        try await meanwhile(fleet, connection, deleted)
+        let later = try await fleet.publish(3)
+        try await expectEveryEventOfTheStreamDelivered(fleet, expected: later, all: first.union(later))
+        #expect(lines(fleet, containing: "is a new stream").count == 1, "\(fleet.central.errors)")
+        #expect(follower.isRunning)
+        return fleet
+    }
+
+    /// Deleted and created again at once, before the deliverer looks (machines re-create
+    /// it on their next publish, within a second): the deliverer takes the new stream
+    /// for what it is, and reads it from its first message.
+    @Test(.timeLimit(.minutes(3)))
+    func aStreamCreatedAgainWithinASecondIsReadFromItsFirstMessage() async throws {
+        try await Self.deleteTheStreamUnderADeliverer { _, connection, _ in
+            try connection.ensureStream("JUICEMAKER", subjects: "juicemaker.>", replicas: 1)
+        }
+    }
+
+    /// Deleted, said gone, and created again by a machine's publish 5 s after the
+    /// deletion: delivery goes on by itself, from the new stream's first message.
+    @Test(.timeLimit(.minutes(3)))
+    func aStreamGoneForSecondsIsSaidAndReadFromItsFirstMessageWhenItReturns() async throws {
+        let fleet = try await Self.deleteTheStreamUnderADeliverer { fleet, _, deleted in
+            let said = await eventually(within: .seconds(30)) { !Self.lines(fleet, containing: "was deleted on the server").isEmpty }
+            #expect(said, "\(fleet.central.errors)")
+            // The outage this case is about lasts 5 s (the deliverer said it above): the stream
+            // comes back after that, as the machine's next publish creates it.
+            try await Task.sleep(until: deleted + .seconds(5))
+        }
+        #expect(Self.lines(fleet, containing: "stream JUICEMAKER was deleted on the server").count == 1, "\(fleet.central.errors)")
+    }
+}
+#endif
