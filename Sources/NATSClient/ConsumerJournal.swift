@@ -17,7 +17,10 @@ import Locking
 /// webhook, the command subscriber) runs unchanged on the fleet's stream: `juice fleet
 /// deliver`.
 ///
-/// - Events are the stream's messages, with their own id, source and time, numbered in
+/// - Events are the stream's messages, unchanged: their own id, source, time and the
+///   machine's own sequence (`publishedSequence`, the body's `sequence`), with the
+///   stream's sequence beside it (`streamSequence`, the body's `streamsequence`). Their
+///   place in this journal is numbered in
 ///   the order this process received them: a message's `sequence` is its stream
 ///   sequence unless that would not come after every number given before it, and
 ///   then it is the next number. The runner's cursor moves over what it has seen, and
@@ -200,7 +203,7 @@ public final class ConsumerJournal: EventAcknowledgingJournal {
                     if number != sequence { state.offset = true }
                     let envelope = EventEnvelope(
                         sequence: number, id: decoded.id, time: decoded.time, source: decoded.source,
-                        changeID: decoded.changeID, event: decoded.event)
+                        changeID: decoded.changeID, event: decoded.event, publishedSequence: decoded.sequence, streamSequence: sequence)
                     state.held[number] = Held(envelope: envelope, streamSequence: sequence, message: message)
                     state.numberOf[sequence] = number
                     state.streamOf.remember(number, sequence)
@@ -292,7 +295,7 @@ public final class ConsumerJournal: EventAcknowledgingJournal {
             return .event(
                 EventEnvelope(
                     sequence: number, id: decoded.id, time: decoded.time, source: decoded.source, changeID: decoded.changeID,
-                    event: decoded.event))
+                    event: decoded.event, publishedSequence: decoded.sequence, streamSequence: sequence))
         } catch {
             return .unreadable(
                 UnreadableEvent(sequence: number, eventID: nil, reason: "subject \(Self.excerpt(message.subject)): \(error.description)"))

@@ -60,7 +60,11 @@ struct FleetConsumerLifetimeTests {
         /// reached the webhook (the deadline only bounds a hang).
         func follow(_ count: Int, until events: Set<String>) async throws -> [Process] {
             let processes = try (0..<count).map { _ in try central.start(["fleet", "deliver", "--follow"], inputFile: "/dev/null").process }
-            #expect(await eventually(within: .seconds(30)) { events.isSubset(of: Set(received)) }, "\(central.errors)")
+            let arrived = await eventually(within: .seconds(30)) { events.isSubset(of: Set(received)) }
+            #expect(
+                arrived,
+                "\(events.subtracting(received).count) of \(events.count) missing; consumer \(String(describing: try? consumer())): \(central.errors)"
+            )
             return processes
         }
 

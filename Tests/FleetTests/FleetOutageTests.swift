@@ -27,6 +27,11 @@ struct FleetIntegrationTests {
 
     /// Every message of the stream: its event id (`Nats-Msg-Id`, checked against the body's id).
     static func streamIDs(_ url: String, stream: String = "JUICEMAKER") async throws -> [String] {
+        try await streamMessages(url, stream: stream).map(\.id)
+    }
+
+    /// Every message of `stream`, read by a reader of its own (not `juice`), in the stream's order.
+    static func streamMessages(_ url: String, stream: String = "JUICEMAKER") async throws -> [StreamedMessage] {
         let messages = try await offPool {
             // A cluster that just lost a node may take a while to place a new consumer (seen
             // to take more than four tries under load): try a few times.
@@ -43,13 +48,17 @@ struct FleetIntegrationTests {
             #expect(message.contentType == "application/cloudevents+json")
             #expect(message.bodyHasID, "\(message.id)")
         }
-        return messages.map(\.id)
+        return messages
     }
 
     struct StreamedMessage: Sendable {
         let id: String
         let contentType: String?
         let bodyHasID: Bool
+        /// The message's text: the event as the machine published it.
+        let text: String
+        /// Its sequence in the stream.
+        let streamSequence: UInt64
     }
 
     private static func readStream(_ url: String, stream: String) throws -> [StreamedMessage] {
@@ -64,7 +73,8 @@ struct FleetIntegrationTests {
             let id = message.header("Nats-Msg-Id") ?? "?"
             messages.append(
                 StreamedMessage(
-                    id: id, contentType: message.header("content-type"), bodyHasID: message.text.contains("\"id\":\"\(id)\"")))
+                    id: id, contentType: message.header("content-type"), bodyHasID: message.text.contains("\"id\":\"\(id)\""),
+                    text: message.text, streamSequence: message.metadata?.streamSequence ?? 0))
             if message.metadata?.pending == 0 { break }
         }
         return messages

@@ -19,12 +19,33 @@ struct FleetStreamIdentityTests {
     /// Checks, with a reader of its own, that every event the stream holds now reached the
     /// webhook, and that each event reached it once.
     static func expectEveryEventOfTheStreamDelivered(_ fleet: Fleet, expected: Set<String>, all: Set<String>) async throws {
-        let streamed = Set(try await FleetIntegrationTests.streamIDs(fleet.server.url))
+        let messages = try await FleetIntegrationTests.streamMessages(fleet.server.url)
+        let streamed = Set(messages.map(\.id))
         #expect(streamed == expected, "the new stream holds \(streamed.count), published \(expected.count)")
         let arrived = await eventually(within: .seconds(30)) { streamed.isSubset(of: Set(fleet.received)) }
         #expect(arrived, "missing \(streamed.subtracting(fleet.received).count) of \(streamed.count): \(fleet.central.errors)")
         #expect(fleet.received.count == all.count, "\(fleet.received.count) deliveries of \(all.count) events: \(fleet.central.errors)")
         #expect(Set(fleet.received) == all)
+        expectBodiesAsPublished(fleet.hook.requests, stream: messages)
+    }
+
+    /// Checks that every request for an event of `stream` carried the event as its machine
+    /// published it: the message's text, byte for byte, with only `streamsequence` (its
+    /// sequence in the stream) added after the machine's own `sequence`.
+    static func expectBodiesAsPublished(_ requests: [LoopbackHTTPServer.Request], stream: [FleetIntegrationTests.StreamedMessage]) {
+        let published = Dictionary(stream.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
+        for request in requests {
+            guard let id = request.headers["webhook-id"], let message = published[id] else { continue }
+            let digits = String(message.streamSequence)
+            let added = #","streamsequence":""# + String(repeating: "0", count: max(0, 20 - digits.count)) + digits + #"""#
+            guard let data = message.text.range(of: #","data":"#) else {
+                Issue.record("the stream's message \(id) has no data: \(message.text)")
+                continue
+            }
+            var expected = message.text
+            expected.insert(contentsOf: added, at: data.lowerBound)
+            #expect(request.text == expected, "event \(id) as delivered differs from the stream's")
+        }
     }
 
     /// A machine publishes 8 events, read by one `juice fleet deliver --follow`; the stream

@@ -29,6 +29,25 @@ struct CloudEventFormatTests {
         }
     }
 
+    @Test("an event read from the fleet's stream keeps the machine's sequence, with the stream's beside it")
+    func fleetEventKeepsTheMachinesSequence() throws {
+        for local in try committedEnvelopes() {
+            let published = CloudEventFormat.encode(local)
+            // Read from a stream: numbered 900 here, stored at stream sequence 77.
+            let read = EventEnvelope(
+                sequence: 900, id: local.id, time: local.time, source: local.source, changeID: local.changeID, event: local.event,
+                publishedSequence: local.sequence, streamSequence: 77)
+            let body = CloudEventFormat.encode(read)
+            let fields = try object(body)
+            #expect(fields["sequence"] as? String == CloudEventFormat.paddedSequence(local.sequence))
+            #expect(fields["streamsequence"] as? String == "00000000000000000077")
+            // The machine's text, with only the extension attribute added.
+            let added = #","streamsequence":"00000000000000000077""#
+            #expect(body.replacingOccurrences(of: added, with: "") == published)
+            #expect(!published.contains("streamsequence"))
+        }
+    }
+
     @Test("a source needing escapes and sequences of every width survive the round trip")
     func roundTripEdges() throws {
         var ids = EventIDGenerator()

@@ -96,9 +96,19 @@ extension HelpTopics {
                     + "the window cannot slide past it, so at most maxInFlight - 1 later events go out until it is delivered or a "
                     + "dead letter. 410 Gone stops the subscriber at once; 429 or 503 with Retry-After pauses every request to "
                     + "the endpoint until then. maxInFlight 1, or ordered: true, sends one at a time in journal order, at one "
-                    + "round trip per event (20 events/s at 50 ms). Receivers deduplicate on webhook-id and sort by the body's "
-                    + "sequence if they need order. juice subscribers shows each subscriber's IN FLIGHT; juice fleet deliver "
-                    + "keeps the same window (fleet.maxAckPending must be at least maxInFlight)."),
+                    + "round trip per event (20 events/s at 50 ms). juice subscribers shows each subscriber's IN FLIGHT; juice fleet "
+                    + "deliver keeps the same window (fleet.maxAckPending must be at least maxInFlight)."),
+            .paragraph(
+                "What a receiver can rely on, for local and fleet delivery alike: the body is the event as the machine that "
+                    + "made it journaled it: its id, source, time, type, data and sequence are the machine's. Its id (webhook-id, the CloudEvents id) is "
+                    + "unique and the same on every attempt and from every deliverer: deduplicate on it, for as long as a "
+                    + "redelivery can come (a retry schedule, a dead letter retried, a stream re-read). Its source names the "
+                    + "machine, and its sequence is that machine's journal position: one machine's events have sequences 1, 2, 3… "
+                    + "without gaps, so sort by (source, sequence) for a machine's order and look for gaps to find what has not "
+                    + "come yet. Arrival order is not that order: in-flight requests, retries and redeliveries come in any order. "
+                    + "An event delivered by juice fleet deliver also carries streamsequence, its position in the fleet's NATS "
+                    + "stream (one order across all machines, begun again if the stream is created anew); the machines' own "
+                    + "sequence is never replaced."),
             .paragraph(
                 "A webhook request carries the Standard Webhooks headers (webhook-id, webhook-timestamp, webhook-signature "
                     + "with HMAC-SHA256 when a secret is set) and the event as CloudEvents JSON; a 2xx is success, 410 Gone stops "

@@ -23,14 +23,30 @@ public struct EventEnvelope: Sendable, Hashable {
     public let changeID: EventID
     /// What happened.
     public let event: JuiceMakerEvent
+    /// The sequence the machine that made it gave it in its own journal: `sequence` for
+    /// an event of this machine; for one read from the fleet's stream (where `sequence`
+    /// is its place among what this process read) the machine's, as it published it.
+    public let publishedSequence: Int64
+    /// Its sequence in the NATS stream it was read from; `nil` for an event of this
+    /// machine's own journal.
+    public let streamSequence: Int64?
 
-    public init(sequence: Int64, id: EventID, time: Date, source: String, changeID: EventID, event: JuiceMakerEvent) {
+    /// - Parameters:
+    ///   - publishedSequence: the machine's own sequence, when `sequence` is not it (an
+    ///     event read from the fleet's stream); `nil`: `sequence`.
+    ///   - streamSequence: its sequence in the stream it was read from, if it was.
+    public init(
+        sequence: Int64, id: EventID, time: Date, source: String, changeID: EventID, event: JuiceMakerEvent,
+        publishedSequence: Int64? = nil, streamSequence: Int64? = nil
+    ) {
         self.sequence = sequence
         self.id = id
         self.time = time
         self.source = source
         self.changeID = changeID
         self.event = event
+        self.publishedSequence = publishedSequence ?? sequence
+        self.streamSequence = streamSequence
     }
 
     /// The greatest sequence a journal gives: 2^53, the largest integer every JSON

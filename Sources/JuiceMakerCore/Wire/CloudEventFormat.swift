@@ -18,8 +18,11 @@ import JuiceJSON
 ///  "subject":"mango-kiwi","time":"2026-11-21T04:23:49.123Z","datacontenttype":"application/json",
 ///  "sequence":"00000000000000000042","data":{…}}
 /// ```
-/// `sequence` is the CloudEvents sequence extension: the journal position as a
-/// zero-padded decimal string, so it orders lexicographically.
+/// `sequence` is the CloudEvents sequence extension: the position in the journal of the
+/// machine that made the event (`EventEnvelope.publishedSequence`), as a zero-padded
+/// decimal string, so it orders lexicographically. An event read from the fleet's NATS
+/// stream keeps the machine's `sequence` and adds `streamsequence`, its sequence in the
+/// stream, in the same form (an extension attribute of this format).
 public enum CloudEventFormat {
     /// The HTTP content type of one structured event.
     public static let contentType = "application/cloudevents+json"
@@ -35,7 +38,8 @@ public enum CloudEventFormat {
         json.member("subject", subject(of: envelope.event))
         json.member("time", RFC3339.format(envelope.time))
         json.member("datacontenttype", "application/json")
-        json.member("sequence", paddedSequence(envelope.sequence))
+        json.member("sequence", paddedSequence(envelope.publishedSequence))
+        if let stream = envelope.streamSequence { json.member("streamsequence", paddedSequence(stream)) }
         json.key("data")
         json.beginObject()
         json.member("changeId", envelope.changeID.description)
