@@ -21,13 +21,15 @@ extension ConsumerJournal {
                 lastError: letter.lastError, recordedAt: letter.recordedAt))
     }
 
-    /// Keeps `letter`, whose sequence is the stream's.
+    /// Keeps `letter`, whose sequence is the stream's, its last error marked with the
+    /// stream it belongs to (`StreamIdentity.mark`): `juice subscribers` tells the letters
+    /// of a stream that is gone by it.
     func keep(_ letter: DeadLetter) throws(StoreError) {
         if let bookkeeping {
             try bookkeeping.recordDeadLetter(
                 DeadLetter(
                     subscriber: Fleet.bookkeepingName(letter.subscriber), sequence: letter.sequence, eventID: letter.eventID,
-                    attempts: letter.attempts, lastError: letter.lastError, recordedAt: letter.recordedAt))
+                    attempts: letter.attempts, lastError: consumer.identity.marking(letter.lastError), recordedAt: letter.recordedAt))
             return
         }
         state.change { $0.deadLetters.append(letter) }

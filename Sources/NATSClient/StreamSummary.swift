@@ -76,6 +76,22 @@ public struct StreamIdentity: Sendable, Equatable, CustomStringConvertible {
     public var description: String {
         RFC3339.format(Date(timeIntervalSince1970: Double(created) / 1e9))
     }
+
+    /// What a fleet dead letter's last error ends with: the stream its message was in.
+    var mark: String { " [stream created \(created)]" }
+
+    /// `text` ending with `mark`, once (a letter kept again keeps one mark, this stream's).
+    func marking(_ text: String) -> String {
+        Self.unmarked(text).text + mark
+    }
+
+    /// `text` without the stream mark at its end, and the creation time it named, if any.
+    public static func unmarked(_ text: String) -> (text: String, stream: StreamIdentity?) {
+        guard text.hasSuffix("]"), let start = text.ranges(of: " [stream created ").last else { return (text, nil) }
+        let digits = text[start.upperBound..<text.index(before: text.endIndex)]
+        guard let created = Int64(digits) else { return (text, nil) }
+        return (String(text[..<start.lowerBound]), StreamIdentity(created: created))
+    }
 }
 
 /// The limits a stream keeps its messages by, under NATS's own names: `max_age`,

@@ -84,7 +84,9 @@ struct FleetDeadLetterTests {
         defer { rig.stop() }
         let (accepting, hook, machine, central) = (rig.accepting, rig.hook, rig.machine, rig.central)
         _ = try await central.running(["fleet", "deliver"])
-        #expect(try await Self.fleetItem(central)?["deadLetters"] as? Int == 2, "\(central.errors)")
+        let first = try await Self.fleetItem(central)
+        #expect(first?["deadLetters"] as? Int == 2, "\(central.errors)")
+        #expect(first?["deadLettersOfGoneStreams"] as? Int == 0, "the stream is there: \(String(describing: first))")
         // The stream goes; the machine's next events make a new one, from sequence 1.
         let connection = try rig.server.connect()
         defer { connection.close() }
@@ -104,7 +106,12 @@ struct FleetDeadLetterTests {
         let retry = try await central.running(["subscribers", "retry", "central-hook@fleet", "--dead-letters"])
         #expect(hook.requests.count == requestsBefore + newer.count, "\(retry.stderr)")
         #expect(retry.stderr.contains("is now another event"), "\(retry.stderr)")
-        #expect(try await Self.fleetItem(central)?["deadLetters"] as? Int == 2, "the letters are kept")
+        let kept = try await Self.fleetItem(central)
+        #expect(kept?["deadLetters"] as? Int == 2, "the letters are kept")
+        // juice subscribers says whose stream they were.
+        #expect(kept?["deadLettersOfGoneStreams"] as? Int == 2, "\(String(describing: kept))")
+        let listed = try await central.running(["subscribers"])
+        #expect(listed.stdout.contains("central-hook@fleet: 2 dead letter(s) belong to a stream that is gone"), "\(listed.stdout)")
     }
 
     @Test(.timeLimit(.minutes(2)))

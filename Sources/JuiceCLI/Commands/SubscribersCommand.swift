@@ -81,6 +81,7 @@ struct SubscribersCommand: JuiceCommand {
                     ("lag", status.lag.map { .number(Double($0)) } ?? .null),
                     ("maxInFlight", .integer(Self.window(of: status.entry, context).window)),
                     ("deadLetters", .integer(status.deadLetters)),
+                    ("deadLettersOfGoneStreams", .integer(status.deadLettersOfGoneStreams)),
                 ]
                 if let retry = status.retry { members += Self.retryMembers(retry) }
                 return .object(members)
@@ -126,6 +127,9 @@ struct SubscribersCommand: JuiceCommand {
         }
         context.console.standardOutput.write(TableLayout.render(rows))
         for losses in lost { context.console.print(Catalog.Delivery.lost(losses)) }
+        for status in fleet where status.deadLettersOfGoneStreams > 0 {
+            context.console.print(Catalog.Delivery.lettersOfGoneStream(status.name, count: status.deadLettersOfGoneStreams))
+        }
         return .success
     }
 

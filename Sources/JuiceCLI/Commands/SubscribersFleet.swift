@@ -17,6 +17,10 @@ struct FleetSubscriberStatus {
     let lag: UInt64?
     let retry: DeliveryRetryState?
     let deadLetters: Int
+    /// Of `deadLetters`, those kept from a stream that is gone (deleted, or deleted and
+    /// created again): the stream read now no longer holds their events. 0 when the
+    /// server was not asked.
+    let deadLettersOfGoneStreams: Int
 
     /// The name it is listed (and retried) under.
     var name: String { Fleet.bookkeepingName(entry.name) }
@@ -31,26 +35,38 @@ struct FleetSubscriberStatus {
     ) throws(StoreError) -> [FleetSubscriberStatus] {
         let fed = context.config.subscribers.filter { entry in context.registry.plugin(named: entry.type)?.isFedFromFleet ?? false }
         guard !fed.isEmpty else { return [] }
-        let consumers = consumerStates(context, names: fed.map(\.name), warn: warn)
+        let (consumers, stream) = consumerStates(context, names: fed.map(\.name), warn: warn)
         var lines: [FleetSubscriberStatus] = []
         for entry in fed {
             let kept = Fleet.bookkeepingName(entry.name)
             let retry = try journal.retryState(for: kept)
-            let letters = try journal.deadLetters(for: kept).count
+            let letters = try journal.deadLetters(for: kept)
             let consumer = consumers[entry.name]
-            guard consumer != nil || retry != nil || letters > 0 else { continue }
+            guard consumer != nil || retry != nil || !letters.isEmpty else { continue }
             lines.append(
-                FleetSubscriberStatus(entry: entry, cursor: consumer?.cursor, lag: consumer?.lag, retry: retry, deadLetters: letters))
+                FleetSubscriberStatus(
+                    entry: entry, cursor: consumer?.cursor, lag: consumer?.lag, retry: retry, deadLetters: letters.count,
+                    deadLettersOfGoneStreams: stream.map { goneStreamLetters(letters, now: $0) } ?? 0))
         }
         return lines
     }
 
-    /// Each subscriber's consumer (ack floor, lag) that exists on the fleet's server.
+    /// How many of `letters` name a stream other than the one the server has now.
+    private static func goneStreamLetters(_ letters: [DeadLetter], now: Int64) -> Int {
+        #if canImport(NATSClient)
+        letters.count { letter in StreamIdentity.unmarked(letter.lastError).stream.map { $0.created != now } ?? false }
+        #else
+        0
+        #endif
+    }
+
+    /// Each subscriber's consumer (ack floor, lag) that exists on the fleet's server, and
+    /// when the stream there was created (nanoseconds since 1970; `nil`: not read).
     private static func consumerStates(
         _ context: CommandContext, names: [String], warn: (String) -> Void
-    ) -> [String: (cursor: UInt64, lag: UInt64)] {
+    ) -> (consumers: [String: (cursor: UInt64, lag: UInt64)], stream: Int64?) {
         #if canImport(NATSClient)
-        guard let section = context.config.fleet, (try? section.string(Fleet.readerURLKey)) != nil else { return [:] }
+        guard let section = context.config.fleet, (try? section.string(Fleet.readerURLKey)) != nil else { return ([:], nil) }
         let reader: FleetCommandSupport.Reader
         do {
             reader = try FleetCommandSupport.reader(context, nats: nil)
@@ -59,7 +75,7 @@ struct FleetSubscriberStatus {
             if error.code != .unavailable || !error.message.english.hasPrefix("no machine has published") {
                 warn(error.message(context.language))
             }
-            return [:]
+            return ([:], nil)
         }
         defer { reader.connection.close() }
         var states: [String: (cursor: UInt64, lag: UInt64)] = [:]
@@ -70,12 +86,12 @@ struct FleetSubscriberStatus {
                 }
             } catch {
                 warn(error.message)
-                return states
+                return (states, reader.summary.created)
             }
         }
-        return states
+        return (states, reader.summary.created)
         #else
-        return [:]
+        return ([:], nil)
         #endif
     }
 }

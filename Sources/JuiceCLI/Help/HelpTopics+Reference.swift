@@ -167,7 +167,9 @@ extension HelpTopics {
                     + "[--dead-letters] acts on the local journal's delivery, or on the fleet's when only that has something to "
                     + "retry (or given NAME@fleet), reading each dead letter back from the stream by its stream sequence and event "
                     + "id: a letter whose message the stream no longer holds (aged out, or the stream was created anew and the "
-                    + "sequence is another event's) is said and kept, never taken for another event. A subscriber stopped by 410 "
+                    + "sequence is another event's) is said and kept, never taken for another event. Each letter "
+                    + "remembers its stream (when the server created it): juice subscribers says how many letters belong to a "
+                    + "stream that is gone (deadLettersOfGoneStreams in --json). A subscriber stopped by 410 "
                     + "Gone is enabled again when juice fleet deliver starts."),
             .paragraph(
                 "What the stream holds came from other machines and is untrusted. Every reader takes a message only when it is "

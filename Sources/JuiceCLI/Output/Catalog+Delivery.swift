@@ -115,6 +115,15 @@ extension Catalog {
             )
         }
 
+        static func lettersOfGoneStream(_ name: String, count: Int) -> T {
+            let (shown, quoted) = (echo(name), echo(ShellWord.quoted(name)))
+            return T(
+                "\(shown): \(count) dead letter(s) belong to a stream that is gone (deleted, or deleted and created again): the stream no longer holds their events; juice subscribers retry \(quoted) --dead-letters says so and keeps them",
+                ko:
+                    "\(shown): 데드 레터 \(count)개는 사라진 스트림(삭제되었거나 삭제 후 다시 만들어진 스트림)의 것입니다. 스트림에 그 이벤트가 더 이상 없습니다. juice subscribers retry \(quoted) --dead-letters는 그렇게 알리고 레터를 남깁니다"
+            )
+        }
+
         static func notDurable(_ name: String) -> T {
             let name = echo(name)
             return T(

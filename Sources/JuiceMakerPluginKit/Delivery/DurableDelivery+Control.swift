@@ -157,8 +157,14 @@ extension DurableDelivery {
 
     /// The following runner's watch (a thread of its own, started by `follow`): wakes
     /// the runner at each commit, of this process or another.
+    ///
+    /// Events that came between the runner's first read and the watch's first look (a
+    /// fleet consumer's feed holds its first messages at once) are not news to the watch:
+    /// one wake after that look hands them to the runner, which may otherwise wait for
+    /// the next event for ever.
     func watchJournal() {
         var seen = (try? journal.lastSequence()) ?? 0
+        wake()
         while !isStopping {
             do {
                 if try journal.waitForEvents(after: seen, timeout: Self.followBound) {
