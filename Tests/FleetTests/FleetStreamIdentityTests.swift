@@ -97,5 +97,38 @@ struct FleetStreamIdentityTests {
         }
         #expect(Self.lines(fleet, containing: "stream JUICEMAKER was deleted on the server").count == 1, "\(fleet.central.errors)")
     }
+
+    /// `juice fleet watch` follows a stream that is deleted: it says so (not silent), and
+    /// when a machine's publish creates it again it shows the new stream from its first
+    /// message, each event once, said in one line.
+    @Test(.timeLimit(.minutes(3)))
+    func fleetWatchSaysAStreamIsGoneAndShowsTheNewOne() async throws {
+        let fleet = try await Fleet.started()
+        defer { fleet.stop() }
+        let first = try await fleet.publish(2)
+        let viewer = try JuiceSandbox.fleetMachine("viewer", subscribers: "[]", extra: #""fleet": {"url": "\#(fleet.server.url)"}"#)
+        let watch = try viewer.start(["fleet", "watch", "--since", "all", "--json"], inputFile: "/dev/null")
+        defer { terminate(watch.process) }
+        let shownIDs = { () -> [String] in
+            watch.stdout.split(separator: "\n").compactMap {
+                (try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any])?["id"] as? String
+            }
+        }
+        #expect(await eventually(within: .seconds(30)) { Set(shownIDs()) == first }, "\(watch.stderr)")
+        let connection = try fleet.server.connect()
+        defer { connection.close() }
+        try connection.deleteStream("JUICEMAKER")
+        let said = await eventually(within: .seconds(30)) { watch.stderr.contains("stream JUICEMAKER was deleted on the server") }
+        #expect(said, "\(watch.stderr)")
+        let later = try await fleet.publish(2)
+        let shown = await eventually(within: .seconds(30)) { later.isSubset(of: Set(shownIDs())) }
+        #expect(shown, "\(watch.stderr)")
+        _ = await watch.terminated()
+        let ids = shownIDs()
+        #expect(ids.count == first.count + later.count && Set(ids) == first.union(later), "each event once: \(ids.count)")
+        let lines = watch.stderr.split(separator: "\n")
+        #expect(lines.filter { $0.contains("was deleted on the server") }.count == 1, "\(watch.stderr)")
+        #expect(lines.filter { $0.contains("is a new stream") }.count == 1, "\(watch.stderr)")
+    }
 }
 #endif

@@ -75,11 +75,17 @@ struct FleetWatchCommand: JuiceCommand {
             case .some(let date) where date == .distantPast: .all
             case .some(let date): .since(date)
             }
-        let subscription: NATSSubscription
+        var subscription: NATSSubscription
         do {
             subscription = try reader.connection.reader(stream: reader.stream, filter: filters[0], start: start)
         } catch {
             throw FleetCommandSupport.failure(error)
+        }
+        let stderr = context.console.standardError
+        let language = context.language
+        // A deleted stream gives an ordered reader nothing more: it is looked at while nothing comes.
+        let presence = StreamPresence(connection: reader.connection, summary: reader.summary) { line in
+            stderr.write("juice: \(Catalog.Fleet.connection(line)(language))\n")
         }
         let output = context.console.standardOutput
         let json = context.settings.json
@@ -94,7 +100,17 @@ struct FleetWatchCommand: JuiceCommand {
             } catch {
                 throw FleetCommandSupport.failure(error)
             }
-            guard let message else { continue }
+            guard let message else {
+                if case .newStream = presence.lookIfDue() {
+                    subscription.stop()
+                    do {
+                        subscription = try reader.connection.reader(stream: reader.stream, filter: filters[0], start: .all)
+                    } catch {
+                        throw FleetCommandSupport.failure(error)
+                    }
+                }
+                continue
+            }
             let event: FleetEvent
             switch FleetEvent.read(message, prefix: reader.prefix, maxBytes: reader.maxMessageBytes) {
             case .success(let read): event = read
