@@ -30,6 +30,12 @@ extension ConsumerJournal {
         }
     }
 
+    /// A message refused for good: its stream (`NATSMessage.generation`) and stream sequence.
+    struct RefusedMessage: Hashable, Sendable {
+        let generation: Int
+        let sequence: Int64
+    }
+
     struct State {
         /// By the number given.
         var held: [Int64: Held] = [:]
@@ -48,6 +54,10 @@ extension ConsumerJournal {
         var done = Recent<EventID>()
         /// The stream sequences of the numbers given lately (held or done).
         var streamOf = Recent<Int64>()
+        /// The messages refused lately, by stream and stream sequence: one that comes again
+        /// (its consumer created again from an older ack floor) is terminated without a
+        /// second line or letter.
+        var refused = Recent<RefusedMessage>()
         var cursors: [String: Int64] = [:]
         var deadLetters: [DeadLetter] = []
         var retryStates: [String: DeliveryRetryState] = [:]

@@ -174,6 +174,7 @@ public final class ConsumerJournal: EventAcknowledgingJournal {
         var refused: [(message: NATSMessage, sequence: Int64, reason: String)] = []
         var alreadyDone: [NATSMessage] = []
         var handedBack: [NATSMessage] = []
+        var refusedAgain: [NATSMessage] = []
         state.change { state in
             if let last = messages.last?.metadata { state.drained = last.pending == 0 }
             for message in messages {
@@ -184,7 +185,13 @@ public final class ConsumerJournal: EventAcknowledgingJournal {
                 {
                 case .success(let (_, envelope)): decoded = envelope
                 case .failure(let reason):
-                    refused.append((message, sequence, reason.description))
+                    let key = RefusedMessage(generation: message.generation, sequence: sequence)
+                    if state.refused[key] == nil {
+                        state.refused.remember(key, sequence)
+                        refused.append((message, sequence, reason.description))
+                    } else {
+                        refusedAgain.append(message)
+                    }
                     continue
                 }
                 if state.done[decoded.id] != nil {
@@ -211,6 +218,8 @@ public final class ConsumerJournal: EventAcknowledgingJournal {
             }
         }
         for (message, sequence, reason) in refused { refuse(message, sequence: sequence, reason: reason) }
+        // Said and kept already: terminated again, nothing more.
+        for message in refusedAgain where consumer.isCurrent(message) { message.terminate() }
         for message in alreadyDone where consumer.isCurrent(message) { try? message.acknowledge() }
         for message in handedBack where consumer.isCurrent(message) { message.notAcknowledged(delay: 0) }
         return messages.count

@@ -1,5 +1,6 @@
 import Foundation
 import JuiceMakerCore
+import Locking
 import JuiceTestSupport
 import Testing
 #if canImport(NATSClient)
@@ -190,6 +191,36 @@ struct FleetRedeliveryOrderTests {
         try journal.setCursor(named: "hook", to: Int64(published.count - 1))
         #expect(try journal.fetchAvailable(timeout: 0.2) == 1)
         #expect(journal.drained)
+    }
+
+    /// A refused message that comes again (its consumer created again from an older
+    /// place, as a deliverer does when the consumer was deleted) is terminated again
+    /// without a second line or a second dead letter.
+    @Test(.timeLimit(.minutes(1)))
+    func aRefusedMessageThatComesAgainIsNotSaidOrKeptTwice() async throws {
+        let stream = try await Stream.started(orders: ["kiwi"])
+        defer { stream.stop() }
+        try stream.connection.publish(
+            subject: "juicemaker.shop-a.stock.changed.kiwi", body: Array("not an event".utf8), headers: [], messageID: UUID().uuidString)
+        let settings = ConsumerSettings(prefix: "juicemaker", ackWait: 30, maxAckPending: 100, start: .all)
+        let lines = Locked<[String]>([])
+        let consumer = try DurableConsumer(connection: stream.connection, stream: "JUICEMAKER", name: "hook", settings: settings) { _ in }
+        let journal = ConsumerJournal(consumer: consumer, subscriber: "hook", batch: 10) { line in lines.withLock { $0.append(line) } }
+        defer { journal.stop() }
+        let first = try Self.deliver(stream.published.count, from: journal, within: .seconds(20))
+        #expect(first.map(\.id.description) == stream.published)
+        #expect(await eventually(within: .seconds(20)) { (try? stream.connection.consumer("hook", of: "JUICEMAKER"))??.lag == 0 })
+        #expect(lines.withLock { $0.count } == 1, "\(lines.withLock { $0 })")
+        // The consumer goes, and comes back from the stream's start: every message comes again.
+        try stream.connection.deleteConsumer("hook", of: "JUICEMAKER")
+        _ = try stream.connection.ensureConsumer("hook", of: "JUICEMAKER", settings: settings, resumingAfter: 0)
+        let again = await eventually(within: .seconds(30)) {
+            _ = try? journal.fetchAvailable(timeout: 0.2)
+            return (try? stream.connection.consumer("hook", of: "JUICEMAKER"))??.lag == 0
+        }
+        #expect(again, "every message came again and was acknowledged or terminated")
+        #expect(lines.withLock { $0.count } == 1, "said once: \(lines.withLock { $0 })")
+        #expect(try journal.deadLetters(for: "hook").count == 1)
     }
 }
 #endif
