@@ -87,10 +87,13 @@ public struct StreamIdentity: Sendable, Equatable, CustomStringConvertible {
 
     /// `text` without the stream mark at its end, and the creation time it named, if any.
     public static func unmarked(_ text: String) -> (text: String, stream: StreamIdentity?) {
-        guard text.hasSuffix("]"), let start = text.ranges(of: " [stream created ").last else { return (text, nil) }
-        let digits = text[start.upperBound..<text.index(before: text.endIndex)]
-        guard let created = Int64(digits) else { return (text, nil) }
-        return (String(text[..<start.lowerBound]), StreamIdentity(created: created))
+        let marker = " [stream created "
+        guard text.hasSuffix("]") else { return (text, nil) }
+        let inner = text.dropLast()
+        let digits = inner.reversed().prefix { $0.isASCII && $0.isNumber }
+        let before = inner.dropLast(digits.count)
+        guard !digits.isEmpty, before.hasSuffix(marker), let created = Int64(String(digits.reversed())) else { return (text, nil) }
+        return (String(before.dropLast(marker.count)), StreamIdentity(created: created))
     }
 }
 

@@ -21,10 +21,15 @@ package final class RunningProgram: Sendable {
         self.input = input
         let output = output
         Thread {
+            // read(2), not `availableData`: Foundation's traps when a signal interrupts the
+            // read (EINTR), and signals reach this process while tests send them to children.
+            let descriptor = stdout.fileDescriptor
+            var buffer = [UInt8](repeating: 0, count: 65_536)
             while true {
-                let chunk = stdout.availableData
-                if chunk.isEmpty { break }
-                output.change { $0.bytes.append(chunk) }
+                let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+                if count < 0, errno == EINTR { continue }
+                if count <= 0 { break }
+                output.change { $0.bytes.append(contentsOf: buffer[0..<count]) }
             }
             try? stdout.close()
             output.change { $0.ended = true }

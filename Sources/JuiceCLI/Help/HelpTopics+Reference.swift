@@ -103,7 +103,7 @@ extension HelpTopics {
                     + "made it journaled it: its id, source, time, type, data and sequence are the machine's. Its id (webhook-id, the CloudEvents id) is "
                     + "unique and the same on every attempt and from every deliverer: deduplicate on it, for as long as a "
                     + "redelivery can come (a retry schedule, a dead letter retried, a stream re-read). Its source names the "
-                    + "machine, and its sequence is that machine's journal position: one machine's events have sequences 1, 2, 3… "
+                    + "machine, and its sequence is that machine's journal position: one machine's events have sequences 1, 2, 3 and on "
                     + "without gaps, so sort by (source, sequence) for a machine's order and look for gaps to find what has not "
                     + "come yet. Arrival order is not that order: in-flight requests, retries and redeliveries come in any order. "
                     + "An event delivered by juice fleet deliver also carries streamsequence, its position in the fleet's NATS "
