@@ -20,10 +20,7 @@ struct FleetConsumerLifetimeTests {
         private init(_ server: NATSServerProcess, extraFleet: String, answerAfter: Double) throws {
             self.server = server
             machine = try JuiceSandbox.fleetMachine("shop-a", subscribers: FleetIntegrationTests.natsSubscriber(server.url))
-            hook = LoopbackHTTPServer { _, _ in
-                if answerAfter > 0 { usleep(UInt32(answerAfter * 1_000_000)) }
-                return .status(200)
-            }
+            hook = LoopbackHTTPServer(latency: .milliseconds(Int(answerAfter * 1000))) { _ in .status(200) }
             try hook.start()
             central = try JuiceSandbox.fleetMachine(
                 "central", subscribers: #"[{"type": "webhook", "name": "central-hook", "url": "\#(hook.url)", "retrySchedule": [0.2, 0.5, 1]}]"#,
@@ -152,8 +149,10 @@ struct FleetAckWaitTests {
         defer { followers.forEach { terminate($0) } }
         published.formUnion(try await fleet.publish(1))
         #expect(await eventually(within: .seconds(60)) { published.isSubset(of: Set(fleet.received)) }, "\(fleet.central.errors)")
-        // Past several ack waits after the last delivery: nothing comes a second time.
-        try await Task.sleep(for: .seconds(3))
+        // Once the server has every message acknowledged it sends none again: then nothing
+        // came a second time.
+        let acknowledged = await eventually(within: .seconds(60)) { (try? fleet.consumer())??.lag == 0 }
+        #expect(acknowledged, "\(fleet.central.errors)")
         #expect(fleet.received.count == published.count, "\(fleet.received.count) deliveries of \(published.count) events")
     }
 }

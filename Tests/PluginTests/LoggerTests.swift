@@ -69,7 +69,7 @@ struct LoggerTests {
         try someOrders(rig.maker)
         await logger.shutdown(deadline: generousDeadline())
 
-        let decoded = try lines(of: directory.file("events.jsonl")).map { line throws in try CloudEventFormat.decode(line) }
+        let decoded = try lines(of: directory.file("events.jsonl")).map { try CloudEventFormat.decode($0) }
         #expect(decoded == (try rig.journal()))
     }
 
@@ -92,7 +92,7 @@ struct LoggerTests {
             #expect(logger.loggedKinds == kinds)
             try someOrders(rig.maker)
             await logger.shutdown(deadline: generousDeadline())
-            let logged = try lines(of: directory.file("l.jsonl")).map { line throws in try CloudEventFormat.decode(line) }
+            let logged = try lines(of: directory.file("l.jsonl")).map { try CloudEventFormat.decode($0) }
             #expect(logged == (try rig.journal()).filter { kinds.contains($0.event.kind) }, "level \(level)")
         }
     }
@@ -171,7 +171,7 @@ struct LoggerTests {
         await logger.shutdown(deadline: generousDeadline())
         let journal = try rig.journal()
         #expect(journal.count == 2_000)
-        let logged = try lines(of: directory.file("many.jsonl")).map { line throws in try CloudEventFormat.decode(line) }
+        let logged = try lines(of: directory.file("many.jsonl")).map { try CloudEventFormat.decode($0) }
         #expect(logged.count == journal.count)
         #expect(logged == journal)
         #expect(rig.errors.all.isEmpty)
