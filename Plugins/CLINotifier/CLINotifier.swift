@@ -15,7 +15,7 @@ import Locking
 /// Delivery is synchronous: each event's lines are written, as one write, before the
 /// command that caused it returns, and in journal order. Colour is used only when
 /// the context allows it and standard output is a terminal.
-public final class CLINotifier: EventPresentingPlugin {
+public final class CLINotifier: JuiceMakerPlugin {
     /// The config `type` that selects the notifier.
     public static let type = "cli-notifier"
     static let eventsKey = ConfigurationKey.events("Only these kinds of event are shown; default all.")

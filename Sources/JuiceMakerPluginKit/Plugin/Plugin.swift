@@ -55,6 +55,11 @@ public protocol JuiceMakerPlugin: AnyObject, Sendable {
     /// `.none`, not fed.
     var fleetRole: FleetRole { get }
 
+    /// The kinds of event this plugin itself shows to the person at the terminal (the
+    /// CLI notifier): a command skips its own one-line confirmation of such a kind, so
+    /// the person does not read the same fact twice. Provided: none.
+    var shownKinds: Set<EventKind> { get }
+
     /// Whether plugins of this type have a `fleetRole` other than `.none`, for the
     /// commands that list subscribers without building them (`juice subscribers`).
     /// Provided: `false`; a type whose plugins have a fleet role says `true`.
@@ -75,6 +80,9 @@ extension JuiceMakerPlugin {
 
     /// Not fed from the fleet's stream.
     public var fleetRole: FleetRole { .none }
+
+    /// Shows the person nothing.
+    public var shownKinds: Set<EventKind> { [] }
 
     /// Not fed from the fleet's stream.
     public static var isFedFromFleet: Bool { false }
