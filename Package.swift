@@ -101,7 +101,7 @@ let natsTargets: [Target] =
             providers: [.apt(["libnats-dev"]), .brew(["cnats"])]),
         /// libnats loaded when the first NATS connection is set up (dlopen), so no `juice`
         /// command pays for loading it and the libraries it brings at start.
-        .target(name: "CNATSLoader", path: "Sources/CNATSLoader"),
+        .target(name: "CNATSLoader", dependencies: ["CDynamicLibrary"], path: "Sources/CNATSLoader"),
         /// The NATS client, a transport: a small safe layer on libnats (connections,
         /// JetStream streams and durable consumers, publishing in flights), and the
         /// fleet's readers over it (`FleetEvent`, `ConsumerJournal`).
@@ -221,6 +221,10 @@ let package = Package(
         .systemLibrary(
             name: "CCrypto", path: "Sources/CCrypto", pkgConfig: "libcrypto",
             providers: [.apt(["libssl-dev"]), .brew(["openssl"])]),
+        /// Opening the first of a library's names that loads: the header the loaders of
+        /// `CTLS`, `CReadline` and `CNATSLoader` include. A system library has no
+        /// dependencies, so the targets that import `CTLS` or `CReadline` depend on it.
+        .target(name: "CDynamicLibrary"),
         /// OpenSSL's headers for the HTTP client's TLS; the library is loaded when an https
         /// connection is opened (shim.h), so nothing links it on Linux.
         .systemLibrary(
@@ -239,7 +243,7 @@ let package = Package(
         /// The HTTP/1.1 client (TLS through OpenSSL loaded at first use, Retry-After,
         /// HMAC-SHA256, base64) the webhook posts with.
         .target(
-            name: "JuiceHTTP", dependencies: ["JuiceMakerCore", "JuiceMakerPluginKit", "Locking", "CTLS"],
+            name: "JuiceHTTP", dependencies: ["JuiceMakerCore", "JuiceMakerPluginKit", "Locking", "CTLS", "CDynamicLibrary"],
             swiftSettings: importsWhatItUses + startCompiling),
         /// The fleet's keys, URLs and subject scheme, which the NATS client (where libnats
         /// is) addresses the fleet by; in every build: the config is checked and `juice
@@ -277,7 +281,7 @@ let package = Package(
             name: "JuiceCLI",
             dependencies: [
                 "Locking", "JuiceJSON", "JuiceMakerCore", "JuiceMakerPluginKit", "SQLiteStore", "LoggerPlugin", "CLINotifierPlugin",
-                "WebhookPlugin", "CommandPlugin", "MetricsPlugin", "CReadline", "FleetConfiguration", "CStartAfterExit",
+                "WebhookPlugin", "CommandPlugin", "MetricsPlugin", "CReadline", "CDynamicLibrary", "FleetConfiguration", "CStartAfterExit",
             ] + natsDependency, swiftSettings: startCompiling),
         .executableTarget(
             name: "juice", dependencies: ["JuiceCLI"], exclude: ["start-order.txt"], swiftSettings: startCompiling,
@@ -300,7 +304,9 @@ let package = Package(
         /// rig, a seeded generator): a library, not a test target.
         .target(
             name: "JuiceTestSupport",
-            dependencies: ["JuiceJSON", "JuiceMakerCore", "JuiceMakerPluginKit", "JuiceMakerTesting", "EventBus", "Locking", "CTLS"],
+            dependencies: [
+                "JuiceJSON", "JuiceMakerCore", "JuiceMakerPluginKit", "JuiceMakerTesting", "EventBus", "Locking", "CTLS", "CDynamicLibrary",
+            ],
             path: "Tests/Support",
             // The loopback server's TLS calls libssl itself (the HTTP client loads it at run time).
             linkerSettings: [.linkedLibrary("ssl", .when(platforms: [.linux]))]),
