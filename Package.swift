@@ -5,10 +5,12 @@ import PackageDescription
 // No package dependencies: the toolchain (Foundation, Dispatch, Synchronization,
 // Swift Testing) and system C libraries are the whole toolbox.
 //
-// Import rules (the Architecture article): EventBus knows nothing of juice; JuiceMakerCore
-// knows nothing of plugins; a transport (JuiceHTTP, NATSClient) knows nothing of plugins
-// either; plugins import JuiceMakerPluginKit, JuiceMakerCore, EventBus (the subscription
-// token and delivery modes), Locking, Spawning and transports only; JuiceMakerTesting is for tests;
+// Import rules (the Architecture article): EventBus and JuicePrimitives know nothing of
+// juice; JuiceMakerCore knows nothing of plugins; a transport (JuiceHTTP, NATSClient)
+// knows nothing of plugins either, and JuiceHTTP nothing of the domain (what it shares
+// with it is in JuicePrimitives); plugins import JuiceMakerPluginKit, JuiceMakerCore,
+// JuicePrimitives, EventBus (the subscription token and delivery modes), Locking, Spawning
+// and transports only; JuiceMakerTesting is for tests;
 // the CLI's plugin registry is the one place that knows every plugin. No module
 // re-exports another (no `@_exported import`): each file imports what it uses.
 
@@ -185,6 +187,7 @@ let package = Package(
     products: [
         .library(name: "Locking", targets: ["Locking"]),
         .library(name: "EventBus", targets: ["EventBus"]),
+        .library(name: "JuicePrimitives", targets: ["JuicePrimitives"]),
         .library(name: "JuiceJSON", targets: ["JuiceJSON"]),
         .library(name: "JuiceMakerCore", targets: ["JuiceMakerCore"]),
         .library(name: "JuiceMakerPluginKit", targets: ["JuiceMakerPluginKit"]),
@@ -202,15 +205,20 @@ let package = Package(
         /// its end, and a child reaped on a thread of its own.
         .target(name: "Spawning", dependencies: ["Locking"], swiftSettings: importsWhatItUses + startCompiling),
         .target(name: "EventBus", dependencies: ["Locking"]),
+        /// What the transports and the domain share, below both: a message in both
+        /// languages, URLs taken apart, RFC 3339 dates. The standard library only.
+        .target(name: "JuicePrimitives", swiftSettings: importsWhatItUses),
         /// JSON text: one iterative parser whose options are each reader's policy, one
         /// value type, one writer. The standard library only.
         .target(name: "JuiceJSON", swiftSettings: importsWhatItUses),
         /// The domain (fruits, juices, `JuiceMaker`), its events, the store ports with the
         /// in-memory adapter, and the wire format.
-        .target(name: "JuiceMakerCore", dependencies: ["EventBus", "Locking", "JuiceJSON"], swiftSettings: importsWhatItUses),
+        .target(name: "JuiceMakerCore", dependencies: ["JuicePrimitives", "EventBus", "Locking", "JuiceJSON"], swiftSettings: importsWhatItUses),
         /// What a plugin author needs: the plugin contract and host, configuration
         /// declarations and errors, text output, durable delivery.
-        .target(name: "JuiceMakerPluginKit", dependencies: ["JuiceJSON", "JuiceMakerCore", "EventBus", "Locking"], swiftSettings: importsWhatItUses),
+        .target(
+            name: "JuiceMakerPluginKit", dependencies: ["JuicePrimitives", "JuiceJSON", "JuiceMakerCore", "EventBus", "Locking"],
+            swiftSettings: importsWhatItUses),
         /// Test doubles for code that listens to a `JuiceMaker` (`RecordingSubscriber`).
         .target(name: "JuiceMakerTesting", dependencies: ["JuiceMakerCore", "EventBus", "Locking"], swiftSettings: importsWhatItUses),
         .systemLibrary(
@@ -243,7 +251,7 @@ let package = Package(
         /// The HTTP/1.1 client (TLS through OpenSSL loaded at first use, Retry-After,
         /// HMAC-SHA256, base64) the webhook posts with.
         .target(
-            name: "JuiceHTTP", dependencies: ["JuiceMakerCore", "JuiceMakerPluginKit", "Locking", "CTLS", "CDynamicLibrary"],
+            name: "JuiceHTTP", dependencies: ["JuicePrimitives", "Locking", "CTLS", "CDynamicLibrary"],
             swiftSettings: importsWhatItUses + startCompiling),
         /// The fleet's keys, URLs and subject scheme, which the NATS client (where libnats
         /// is) addresses the fleet by; in every build: the config is checked and `juice

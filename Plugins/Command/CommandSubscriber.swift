@@ -5,6 +5,7 @@ import Foundation
 #endif
 import JuiceMakerCore
 import JuiceMakerPluginKit
+import JuicePrimitives
 import Spawning
 
 /// Feeds events to any program, one CloudEvents JSON line each on its stdin, at

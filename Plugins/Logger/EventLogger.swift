@@ -2,6 +2,7 @@ import EventBus
 import JuiceJSON
 import JuiceMakerCore
 import JuiceMakerPluginKit
+import JuicePrimitives
 import Locking
 
 /// Writes the events it hears, one line each, as text or CloudEvents JSON, to

@@ -1,4 +1,5 @@
 import JuiceMakerCore
+import JuicePrimitives
 
 /// How the logger writes one event: one line, without its newline.
 public enum LogFormat: String, Sendable, CaseIterable {

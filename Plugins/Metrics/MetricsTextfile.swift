@@ -6,6 +6,7 @@ import Musl
 import JuiceJSON
 import JuiceMakerCore
 import JuiceMakerPluginKit
+import JuicePrimitives
 import Locking
 
 /// Writes the store's figures (`MetricsFigures`) in Prometheus' text format to a file

@@ -6,6 +6,7 @@ import Musl
 import JuiceMakerCore
 import JuiceHTTP
 import JuiceMakerPluginKit
+import JuicePrimitives
 
 /// POSTs each event to an HTTP endpoint, signed, at least once, several at a time (in journal order when `ordered`).
 ///

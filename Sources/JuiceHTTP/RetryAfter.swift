@@ -8,7 +8,7 @@ import Glibc
 #elseif canImport(Musl)
 import Musl
 #endif
-import JuiceMakerCore
+import JuicePrimitives
 
 /// The `Retry-After` header (RFC 9110, section 10.2.3): `delay-seconds / HTTP-date`.
 public enum RetryAfter {

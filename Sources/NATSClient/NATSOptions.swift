@@ -1,4 +1,5 @@
 import JuiceMakerPluginKit
+import JuicePrimitives
 
 /// How to reach a NATS server or cluster.
 public struct NATSOptions: Sendable {

@@ -1,5 +1,6 @@
 import JuiceMakerCore
 import JuiceMakerPluginKit
+import JuicePrimitives
 
 /// Error lines: each says what was wrong and how to fix it.
 extension Catalog {

@@ -1,5 +1,6 @@
 import EventBus
 import JuiceMakerCore
+import JuicePrimitives
 
 /// A front-end module that hears the juice maker's events: the extension point.
 ///
@@ -181,29 +182,4 @@ public struct PluginHost: Sendable {
             throw PluginError(error)
         }
     }
-}
-
-/// A plugin's message for the person in both languages `juice` speaks, since the
-/// host's catalog cannot know a plugin's words. The host picks the language.
-public struct PluginMessage: Sendable, Equatable, CustomStringConvertible {
-    public let english: String
-    public let korean: String
-
-    public init(english: String, korean: String) {
-        self.english = english
-        self.korean = korean
-    }
-
-    /// Text that is the same in every language: a program's own output, a name.
-    public init(untranslated text: String) {
-        self.init(english: text, korean: text)
-    }
-
-    /// The text in `language`.
-    public func callAsFunction(_ language: Language) -> String {
-        language == .korean ? korean : english
-    }
-
-    /// The English text, for logs and tests.
-    public var description: String { english }
 }
