@@ -5,10 +5,12 @@ import PackageDescription
 // No package dependencies: the toolchain (Foundation, Dispatch, Synchronization,
 // Swift Testing) and system C libraries are the whole toolbox.
 //
-// Import rules (the Architecture article): EventBus knows nothing of juice; JuiceMakerCore
-// knows nothing of plugins; a transport (JuiceHTTP, NATSClient) knows nothing of plugins
-// either; plugins import JuiceMakerPluginKit, JuiceMakerCore, EventBus (the subscription
-// token and delivery modes), Locking, Spawning and transports only; JuiceMakerTesting is for tests;
+// Import rules (the Architecture article): EventBus and JuicePrimitives know nothing of
+// juice; JuiceMakerCore knows nothing of plugins; a transport (JuiceHTTP, NATSClient)
+// knows nothing of plugins either, and JuiceHTTP nothing of the domain (what it shares
+// with it is in JuicePrimitives); plugins import JuiceMakerPluginKit, JuiceMakerCore,
+// JuicePrimitives, EventBus (the subscription token and delivery modes), Locking, Spawning
+// and transports only; JuiceMakerTesting is for tests;
 // the CLI's plugin registry is the one place that knows every plugin. No module
 // re-exports another (no `@_exported import`): each file imports what it uses.
 
@@ -101,7 +103,7 @@ let natsTargets: [Target] =
             providers: [.apt(["libnats-dev"]), .brew(["cnats"])]),
         /// libnats loaded when the first NATS connection is set up (dlopen), so no `juice`
         /// command pays for loading it and the libraries it brings at start.
-        .target(name: "CNATSLoader", path: "Sources/CNATSLoader"),
+        .target(name: "CNATSLoader", dependencies: ["CDynamicLibrary"], path: "Sources/CNATSLoader"),
         /// The NATS client, a transport: a small safe layer on libnats (connections,
         /// JetStream streams and durable consumers, publishing in flights), and the
         /// fleet's readers over it (`FleetEvent`, `ConsumerJournal`).
@@ -185,6 +187,7 @@ let package = Package(
     products: [
         .library(name: "Locking", targets: ["Locking"]),
         .library(name: "EventBus", targets: ["EventBus"]),
+        .library(name: "JuicePrimitives", targets: ["JuicePrimitives"]),
         .library(name: "JuiceJSON", targets: ["JuiceJSON"]),
         .library(name: "JuiceMakerCore", targets: ["JuiceMakerCore"]),
         .library(name: "JuiceMakerPluginKit", targets: ["JuiceMakerPluginKit"]),
@@ -202,15 +205,20 @@ let package = Package(
         /// its end, and a child reaped on a thread of its own.
         .target(name: "Spawning", dependencies: ["Locking"], swiftSettings: importsWhatItUses + startCompiling),
         .target(name: "EventBus", dependencies: ["Locking"]),
+        /// What the transports and the domain share, below both: a message in both
+        /// languages, URLs taken apart, RFC 3339 dates. The standard library only.
+        .target(name: "JuicePrimitives", swiftSettings: importsWhatItUses),
         /// JSON text: one iterative parser whose options are each reader's policy, one
         /// value type, one writer. The standard library only.
         .target(name: "JuiceJSON", swiftSettings: importsWhatItUses),
         /// The domain (fruits, juices, `JuiceMaker`), its events, the store ports with the
         /// in-memory adapter, and the wire format.
-        .target(name: "JuiceMakerCore", dependencies: ["EventBus", "Locking", "JuiceJSON"], swiftSettings: importsWhatItUses),
+        .target(name: "JuiceMakerCore", dependencies: ["JuicePrimitives", "EventBus", "Locking", "JuiceJSON"], swiftSettings: importsWhatItUses),
         /// What a plugin author needs: the plugin contract and host, configuration
         /// declarations and errors, text output, durable delivery.
-        .target(name: "JuiceMakerPluginKit", dependencies: ["JuiceJSON", "JuiceMakerCore", "EventBus", "Locking"], swiftSettings: importsWhatItUses),
+        .target(
+            name: "JuiceMakerPluginKit", dependencies: ["JuicePrimitives", "JuiceJSON", "JuiceMakerCore", "EventBus", "Locking"],
+            swiftSettings: importsWhatItUses),
         /// Test doubles for code that listens to a `JuiceMaker` (`RecordingSubscriber`).
         .target(name: "JuiceMakerTesting", dependencies: ["JuiceMakerCore", "EventBus", "Locking"], swiftSettings: importsWhatItUses),
         .systemLibrary(
@@ -221,6 +229,10 @@ let package = Package(
         .systemLibrary(
             name: "CCrypto", path: "Sources/CCrypto", pkgConfig: "libcrypto",
             providers: [.apt(["libssl-dev"]), .brew(["openssl"])]),
+        /// Opening the first of a library's names that loads: the header the loaders of
+        /// `CTLS`, `CReadline` and `CNATSLoader` include. A system library has no
+        /// dependencies, so the targets that import `CTLS` or `CReadline` depend on it.
+        .target(name: "CDynamicLibrary"),
         /// OpenSSL's headers for the HTTP client's TLS; the library is loaded when an https
         /// connection is opened (shim.h), so nothing links it on Linux.
         .systemLibrary(
@@ -239,7 +251,7 @@ let package = Package(
         /// The HTTP/1.1 client (TLS through OpenSSL loaded at first use, Retry-After,
         /// HMAC-SHA256, base64) the webhook posts with.
         .target(
-            name: "JuiceHTTP", dependencies: ["JuiceMakerCore", "JuiceMakerPluginKit", "Locking", "CTLS"],
+            name: "JuiceHTTP", dependencies: ["JuicePrimitives", "Locking", "CTLS", "CDynamicLibrary"],
             swiftSettings: importsWhatItUses + startCompiling),
         /// The fleet's keys, URLs and subject scheme, which the NATS client (where libnats
         /// is) addresses the fleet by; in every build: the config is checked and `juice
@@ -277,7 +289,7 @@ let package = Package(
             name: "JuiceCLI",
             dependencies: [
                 "Locking", "JuiceJSON", "JuiceMakerCore", "JuiceMakerPluginKit", "SQLiteStore", "LoggerPlugin", "CLINotifierPlugin",
-                "WebhookPlugin", "CommandPlugin", "MetricsPlugin", "CReadline", "FleetConfiguration", "CStartAfterExit",
+                "WebhookPlugin", "CommandPlugin", "MetricsPlugin", "CReadline", "CDynamicLibrary", "FleetConfiguration", "CStartAfterExit",
             ] + natsDependency, swiftSettings: startCompiling),
         .executableTarget(
             name: "juice", dependencies: ["JuiceCLI"], exclude: ["start-order.txt"], swiftSettings: startCompiling,
@@ -300,7 +312,9 @@ let package = Package(
         /// rig, a seeded generator): a library, not a test target.
         .target(
             name: "JuiceTestSupport",
-            dependencies: ["JuiceJSON", "JuiceMakerCore", "JuiceMakerPluginKit", "JuiceMakerTesting", "EventBus", "Locking", "CTLS"],
+            dependencies: [
+                "JuiceJSON", "JuiceMakerCore", "JuiceMakerPluginKit", "JuiceMakerTesting", "EventBus", "Locking", "CTLS", "CDynamicLibrary",
+            ],
             path: "Tests/Support",
             // The loopback server's TLS calls libssl itself (the HTTP client loads it at run time).
             linkerSettings: [.linkedLibrary("ssl", .when(platforms: [.linux]))]),

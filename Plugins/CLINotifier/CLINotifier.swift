@@ -15,25 +15,25 @@ import Locking
 /// Delivery is synchronous: each event's lines are written, as one write, before the
 /// command that caused it returns, and in journal order. Colour is used only when
 /// the context allows it and standard output is a terminal.
-public final class CLINotifier: EventPresentingPlugin {
+package final class CLINotifier: JuiceMakerPlugin {
     /// The config `type` that selects the notifier.
-    public static let type = "cli-notifier"
+    package static let type = "cli-notifier"
     static let eventsKey = ConfigurationKey.events("Only these kinds of event are shown; default all.")
     static let stockChangesKey = ConfigurationKey(
         "stockChanges", .boolean, default: .bool(true), description: "false hides the per-fruit stock lines.")
     /// The keys the notifier reads.
-    public static let configuration = [eventsKey, stockChangesKey]
+    package static let configuration = [eventsKey, stockChangesKey]
 
     /// The kinds this notifier shows.
-    public let shownKinds: Set<EventKind>
+    package let shownKinds: Set<EventKind>
     /// How events become lines (language and colour decided once, at init).
-    public let renderer: NotificationRenderer
+    package let renderer: NotificationRenderer
 
     private let context: PluginContext
     private let subscription = Locked<Subscription?>(nil)
 
     /// Builds the notifier from its config section.
-    public init(configuration: PluginConfiguration, context: PluginContext) throws(ConfigurationError) {
+    package init(configuration: PluginConfiguration, context: PluginContext) throws(ConfigurationError) {
         var kinds = try configuration.eventKinds(Self.eventsKey) ?? Set(EventKind.allCases)
         if try configuration.bool(Self.stockChangesKey) == false {
             kinds.remove(.stockChanged)
@@ -47,17 +47,17 @@ public final class CLINotifier: EventPresentingPlugin {
     }
 
     /// How the notifier shows events, for a command that shows them itself.
-    public static func eventRenderer(_ style: EventRenderingStyle) -> (any EventRenderer)? {
+    package static func eventRenderer(_ style: EventRenderingStyle) -> (any EventRenderer)? {
         NotificationRenderer(language: style.language, color: style.color, asks: style.asks)
     }
 
     /// The lines a person reads for `envelope` (see `NotificationRenderer`).
-    public static func render(_ envelope: EventEnvelope, language: Language, color: Bool) -> [String] {
+    package static func render(_ envelope: EventEnvelope, language: Language, color: Bool) -> [String] {
         NotificationRenderer(language: language, color: color).lines(for: envelope)
     }
 
     /// Subscribes synchronously to the kinds it shows.
-    public func attach(to host: PluginHost) throws(PluginError) {
+    package func attach(to host: PluginHost) throws(PluginError) {
         guard !shownKinds.isEmpty, subscription.withLock({ $0 == nil }) else { return }
         let renderer = renderer
         let output = context.standardOutput
@@ -68,7 +68,7 @@ public final class CLINotifier: EventPresentingPlugin {
     }
 
     /// Stops listening. Nothing to flush: every line was written when its event came.
-    public func shutdown(deadline: ContinuousClock.Instant) async {
+    package func shutdown(deadline: ContinuousClock.Instant) async {
         subscription.withLock { token in
             token?.cancel()
             token = nil

@@ -3,19 +3,19 @@ import JuiceMakerCore
 /// Every sentence the notifier says, in both languages, in one place.
 ///
 /// Korean follows the seed app's alerts word for word; English says the same.
-public struct NotificationCatalog: Sendable, Equatable {
+package struct NotificationCatalog: Sendable, Equatable {
     /// The language the sentences are in.
-    public let language: Language
+    package let language: Language
 
     /// The sentences in `language`.
-    public init(language: Language) {
+    package init(language: Language) {
         self.language = language
     }
 
     /// `딸기쥬스 나왔습니다! 맛있게 드세요!` / `Here's your strawberry juice! Enjoy!`;
     /// with `count` > 1, `망고쥬스 3잔 나왔습니다! 맛있게 드세요!` /
     /// `Here are your 3 mango juices! Enjoy!`.
-    public func juiceMade(_ juice: Juice, count: Int) -> String {
+    package func juiceMade(_ juice: Juice, count: Int) -> String {
         switch (language, count == 1) {
         case (.korean, true): "\(juice.koreanName) 나왔습니다! 맛있게 드세요!"
         case (.korean, false): "\(juice.koreanName) \(count)잔 나왔습니다! 맛있게 드세요!"
@@ -26,7 +26,7 @@ public struct NotificationCatalog: Sendable, Equatable {
 
     /// The failed-order alert: `재료가 모자라요. 재고를 수정할까요?` /
     /// `Not enough fruit. Edit the stock?`.
-    public var orderFailed: String {
+    package var orderFailed: String {
         switch language {
         case .korean: "재료가 모자라요. 재고를 수정할까요?"
         case .english: "Not enough fruit. Edit the stock?"
@@ -35,7 +35,7 @@ public struct NotificationCatalog: Sendable, Equatable {
 
     /// The failed-order alert where nobody can answer its question (`juice order`,
     /// `juice watch`): `재료가 모자라요.` / `Not enough fruit.`.
-    public var orderFailedStatement: String {
+    package var orderFailedStatement: String {
         switch language {
         case .korean: "재료가 모자라요."
         case .english: "Not enough fruit."
@@ -43,7 +43,7 @@ public struct NotificationCatalog: Sendable, Equatable {
     }
 
     /// One missing fruit: `🍓 딸기 6개 부족` / `🍓 strawberry: 6 short`.
-    public func shortage(_ fruit: Fruit, amount: Int) -> String {
+    package func shortage(_ fruit: Fruit, amount: Int) -> String {
         switch language {
         case .korean: "\(fruit.emoji) \(fruit.koreanName) \(amount)개 부족"
         case .english: "\(fruit.emoji) \(fruit.englishName): \(amount) short"
@@ -51,7 +51,7 @@ public struct NotificationCatalog: Sendable, Equatable {
     }
 
     /// One fruit's stock change: `🥝 키위 10 → 9` / `🥝 kiwi 10 → 9`.
-    public func stockChanged(_ fruit: Fruit, from: Int, to: Int) -> String {
+    package func stockChanged(_ fruit: Fruit, from: Int, to: Int) -> String {
         "\(fruit.emoji) \(fruit.name(in: language)) \(from) → \(to)"
     }
 }

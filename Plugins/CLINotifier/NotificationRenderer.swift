@@ -13,24 +13,24 @@ import JuiceMakerPluginKit
 /// With `color`, lines are wrapped in ANSI SGR codes (success bold green, failure
 /// bold red, shortages yellow, stock changes dim); without it, no escape code
 /// appears at all.
-public struct NotificationRenderer: EventRenderer, Equatable {
+package struct NotificationRenderer: EventRenderer, Equatable {
     /// The sentences used.
-    public let catalog: NotificationCatalog
+    package let catalog: NotificationCatalog
     /// Whether lines carry ANSI colour codes.
-    public let color: Bool
+    package let color: Bool
     /// Whether the failure alert asks its question (the person can answer it).
-    public let asks: Bool
+    package let asks: Bool
 
     /// A renderer for `language`, with or without ANSI colour; `asks: false` where
     /// nobody can answer a question.
-    public init(language: Language, color: Bool, asks: Bool = true) {
+    package init(language: Language, color: Bool, asks: Bool = true) {
         self.catalog = NotificationCatalog(language: language)
         self.color = color
         self.asks = asks
     }
 
     /// The lines for `envelope`, without newlines.
-    public func lines(for envelope: EventEnvelope) -> [String] {
+    package func lines(for envelope: EventEnvelope) -> [String] {
         switch envelope.event {
         case let .juiceMade(juice, count, _):
             return [styled(catalog.juiceMade(juice, count: count), .success)]

@@ -5,6 +5,7 @@ import Foundation
 #endif
 import JuiceMakerCore
 import JuiceMakerPluginKit
+import JuicePrimitives
 import Spawning
 
 /// Feeds events to any program, one CloudEvents JSON line each on its stdin, at
@@ -28,9 +29,9 @@ import Spawning
 /// a growing pause, and the exit is reported; what it writes to stderr is reported
 /// line by line. At shutdown its stdin is closed (it reads end-of-file) and it is
 /// given until the deadline to exit, then sent SIGTERM.
-public final class CommandSubscriber: DurableDeliveryPlugin {
+package final class CommandSubscriber: DurableDeliveryPlugin {
     /// The config `type` that selects the command subscriber.
-    public static let type = "command"
+    package static let type = "command"
     static let commandKey = ConfigurationKey(
         "command", .list(.string([.noNUL]), minimumCount: 1), required: true,
         expected: PluginMessage(
@@ -57,20 +58,20 @@ public final class CommandSubscriber: DurableDeliveryPlugin {
             "How long the program may take to read one event; a program that has not read it by then fails the attempt (retried on the schedule) and is restarted."
     )
     /// The keys the command subscriber reads.
-    public static let configuration = [
+    package static let configuration = [
         commandKey, environmentKey, workingDirectoryKey, eventsKey, ConfigurationKey.retrySchedule, timeoutKey,
     ]
     /// How long the program may take to read one event unless `timeoutSeconds` says otherwise.
-    public static let defaultTimeoutSeconds = 10.0
+    package static let defaultTimeoutSeconds = 10.0
 
     /// The program and its arguments, the program's path resolved.
-    public let command: [String]
+    package let command: [String]
     /// The configured `events` filter; `nil` means every kind.
-    public let eventKinds: Set<EventKind>?
+    package let eventKinds: Set<EventKind>?
     /// When failed events are tried again.
-    public let retrySchedule: RetrySchedule
+    package let retrySchedule: RetrySchedule
     /// How long the program may take to read one event, in seconds.
-    public let timeoutSeconds: Double
+    package let timeoutSeconds: Double
 
     private let context: PluginContext
     private let environment: [String: String]
@@ -78,7 +79,7 @@ public final class CommandSubscriber: DurableDeliveryPlugin {
     private let lifecycle: DurablePluginLifecycle<SupervisedProgram>
 
     /// Builds the subscriber from its section. Starts nothing yet.
-    public init(configuration: PluginConfiguration, context: PluginContext) throws(ConfigurationError) {
+    package init(configuration: PluginConfiguration, context: PluginContext) throws(ConfigurationError) {
         let path = configuration.path
         guard let command = try configuration.strings(Self.commandKey), let program = command.first, !program.isEmpty else {
             throw ConfigurationError(path: "\(path).command[0]", reason: .empty(noun: "program", expected: Self.commandKey.expectation))
@@ -114,16 +115,16 @@ public final class CommandSubscriber: DurableDeliveryPlugin {
     }
 
     /// The runner, once attached.
-    public var delivery: DurableDelivery? { lifecycle.delivery }
+    package var delivery: DurableDelivery? { lifecycle.delivery }
 
     /// Fed from the fleet's stream by its own runner, as from the journal.
-    public var fleetRole: FleetRole { .subscriber }
+    package var fleetRole: FleetRole { .subscriber }
 
     /// Fed from the fleet's stream (`fleetRole`).
-    public static var isFedFromFleet: Bool { true }
+    package static var isFedFromFleet: Bool { true }
 
     /// Starts the runner (pending events go out at once) and subscribes a wake-up.
-    public func attach(to host: PluginHost) throws(PluginError) {
+    package func attach(to host: PluginHost) throws(PluginError) {
         try lifecycle.attach(to: host) { host in
             SupervisedProgram(
                 name: context.name, arguments: command, environment: environment, workingDirectory: workingDirectory,
@@ -133,7 +134,7 @@ public final class CommandSubscriber: DurableDeliveryPlugin {
 
     /// Delivers what it can by `deadline`, closes the program's stdin and lets it
     /// exit until `deadline`; the rest waits in the journal.
-    public func shutdown(deadline: ContinuousClock.Instant) async {
+    package func shutdown(deadline: ContinuousClock.Instant) async {
         await lifecycle.shutdown(deadline: deadline)
     }
 }

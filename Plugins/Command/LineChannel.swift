@@ -4,6 +4,7 @@ import Glibc
 import Musl
 #endif
 import JuiceMakerPluginKit
+import JuicePrimitives
 import Locking
 
 /// The parent's end of a program's standard input: a pipe shrunk to one page, so

@@ -7,6 +7,7 @@ import Darwin
 #endif
 import JuiceMakerCore
 import JuiceMakerPluginKit
+import JuicePrimitives
 
 /// What a command program writes to stderr, reported line by line and bounded, so a
 /// program that floods its stderr cannot flood the person's terminal or log.

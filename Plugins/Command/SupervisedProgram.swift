@@ -6,6 +6,7 @@ import Musl
 import Dispatch
 import JuiceMakerCore
 import JuiceMakerPluginKit
+import JuicePrimitives
 import Locking
 import Spawning
 

@@ -2,6 +2,7 @@ import EventBus
 import JuiceJSON
 import JuiceMakerCore
 import JuiceMakerPluginKit
+import JuicePrimitives
 import Locking
 
 /// Writes the events it hears, one line each, as text or CloudEvents JSON, to
@@ -27,9 +28,9 @@ import Locking
 /// detached (logs nothing) for the rest of the process: the command still runs and
 /// the journal still holds every event. A write that fails later (a full disk) is
 /// reported once; the logger keeps trying with later lines.
-public final class EventLogger: JuiceMakerPlugin {
+package final class EventLogger: JuiceMakerPlugin {
     /// The config `type` that selects the logger.
-    public static let type = "logger"
+    package static let type = "logger"
     static let levelKey = ConfigurationKey(
         "level", .oneOf(LogLevel.allCases.map(\.rawValue)), default: .string(LogLevel.info.rawValue),
         description: "The least severe level written: stockChanged logs at info, juiceMade at notice, orderFailed at warning.")
@@ -42,23 +43,23 @@ public final class EventLogger: JuiceMakerPlugin {
         description: "\"stderr\" or a file (appended, created with mode 0600); relative to the store's directory.")
     static let eventsKey = ConfigurationKey.events("Only these kinds of event are logged; default all.")
     /// The keys the logger reads.
-    public static let configuration = [levelKey, formatKey, pathKey, eventsKey]
+    package static let configuration = [levelKey, formatKey, pathKey, eventsKey]
 
     /// Events the mailbox holds before it drops new ones: about 2 MB of envelopes,
     /// far more than one command produces, enough for bursts of thousands of orders.
     /// When full, the newest event is dropped (`dropNewest`), so the log stays an
     /// unbroken prefix of the journal rather than a log with holes; every drop is
     /// counted and reported once at shutdown. The journal stays the complete record.
-    public static let mailboxCapacity = 16_384
+    package static let mailboxCapacity = 16_384
 
     /// The least severe level written.
-    public let level: LogLevel
+    package let level: LogLevel
     /// How each event is written.
-    public let format: LogFormat
+    package let format: LogFormat
     /// `"stderr"` or the file path as configured.
-    public let path: String
+    package let path: String
     /// The configured `events` filter; `nil` means every kind.
-    public let eventKinds: Set<EventKind>?
+    package let eventKinds: Set<EventKind>?
 
     private let context: PluginContext
     private let state = Locked(State())
@@ -74,7 +75,7 @@ public final class EventLogger: JuiceMakerPlugin {
     }
 
     /// Builds the logger from its config section. Opens nothing yet.
-    public init(configuration: PluginConfiguration, context: PluginContext) throws(ConfigurationError) {
+    package init(configuration: PluginConfiguration, context: PluginContext) throws(ConfigurationError) {
         self.level = try configuration.string(Self.levelKey).flatMap(LogLevel.init(rawValue:)) ?? .info
         self.format = try configuration.string(Self.formatKey).flatMap(LogFormat.init(rawValue:)) ?? .text
         self.path = try configuration.string(Self.pathKey) ?? "stderr"
@@ -84,12 +85,12 @@ public final class EventLogger: JuiceMakerPlugin {
     }
 
     /// The kinds this logger subscribes to: the `events` filter at or above `level`.
-    public var loggedKinds: Set<EventKind> {
+    package var loggedKinds: Set<EventKind> {
         level.kindsAtOrAbove.intersection(eventKinds ?? Set(EventKind.allCases))
     }
 
     /// Where lines go: `nil` for standard error, else the absolute file path.
-    public var resolvedPath: String? {
+    package var resolvedPath: String? {
         Self.resolve(path, stateDirectory: context.stateDirectory, home: context.environment["HOME"])
     }
 
@@ -99,7 +100,7 @@ public final class EventLogger: JuiceMakerPlugin {
 
     /// Opens the log and subscribes. Never throws for the log itself: an unopenable
     /// path is reported once and the logger stays detached.
-    public func attach(to host: PluginHost) throws(PluginError) {
+    package func attach(to host: PluginHost) throws(PluginError) {
         let isFirst = state.withLock { state -> Bool in
             defer { state.attached = true }
             return !state.attached
@@ -153,7 +154,7 @@ public final class EventLogger: JuiceMakerPlugin {
     /// been handed to the log's `write(2)`: for `juice fleet deliver`, which feeds the
     /// logger from the fleet's stream and acknowledges an event only after this
     /// returns `true`. `false`: not attached, or the log could not be opened.
-    public func write(_ envelope: EventEnvelope) -> Bool {
+    package func write(_ envelope: EventEnvelope) -> Bool {
         guard let writer = state.withLock({ $0.writer }) else { return false }
         guard loggedKinds.contains(envelope.event.kind) else { return true }
         writer.append(format.line(for: envelope))
@@ -163,16 +164,16 @@ public final class EventLogger: JuiceMakerPlugin {
 
     /// Fed from the fleet's stream through `write`: a stream message is acknowledged
     /// once its line is handed to the log.
-    public var fleetRole: FleetRole { .destination(LoggerDestination(logger: self), kinds: loggedKinds) }
+    package var fleetRole: FleetRole { .destination(LoggerDestination(logger: self), kinds: loggedKinds) }
 
     /// Fed from the fleet's stream (`fleetRole`).
-    public static var isFedFromFleet: Bool { true }
+    package static var isFedFromFleet: Bool { true }
 
     /// Waits, until `deadline` at the latest, for the mailbox to empty, then writes
     /// every line it holds and closes the log. Returns by `deadline` even when a
     /// write is stuck. Events dropped for lack of room, events still waiting at
     /// `deadline` and lines not written by then are reported in one error line.
-    public func shutdown(deadline: ContinuousClock.Instant) async {
+    package func shutdown(deadline: ContinuousClock.Instant) async {
         let (subscription, writer, host) = state.withLock { state in
             defer {
                 state.subscription = nil

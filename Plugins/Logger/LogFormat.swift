@@ -1,7 +1,8 @@
 import JuiceMakerCore
+import JuicePrimitives
 
 /// How the logger writes one event: one line, without its newline.
-public enum LogFormat: String, Sendable, CaseIterable {
+package enum LogFormat: String, Sendable, CaseIterable {
     /// One stable, grep-able line per event, fields separated by single spaces:
     ///
     /// ```
@@ -19,7 +20,7 @@ public enum LogFormat: String, Sendable, CaseIterable {
     case json
 
     /// The line for `envelope` in this format.
-    public func line(for envelope: EventEnvelope) -> String {
+    package func line(for envelope: EventEnvelope) -> String {
         switch self {
         case .json:
             return CloudEventFormat.encode(envelope)

@@ -1,7 +1,7 @@
 import JuiceMakerCore
 
 /// A log level, with the names and order of swift-log's `Logger.Level`.
-public enum LogLevel: String, Sendable, CaseIterable, Comparable {
+package enum LogLevel: String, Sendable, CaseIterable, Comparable {
     /// The finest detail; no event is logged this low, so it means "everything".
     case trace
     /// Detail for finding a fault; logs everything, as `trace` does.
@@ -23,7 +23,7 @@ public enum LogLevel: String, Sendable, CaseIterable, Comparable {
     ///   of every change; `notice` hides stock lines and keeps orders.
     /// - `juiceMade` → `notice`: the normal, interesting outcome.
     /// - `orderFailed` → `warning`: the order did not happen; a person may act on it.
-    public init(of kind: EventKind) {
+    package init(of kind: EventKind) {
         switch kind {
         case .stockChanged: self = .info
         case .juiceMade: self = .notice
@@ -32,7 +32,7 @@ public enum LogLevel: String, Sendable, CaseIterable, Comparable {
     }
 
     /// The event kinds logged at `self` or above.
-    public var kindsAtOrAbove: Set<EventKind> {
+    package var kindsAtOrAbove: Set<EventKind> {
         Set(EventKind.allCases.filter { LogLevel(of: $0) >= self })
     }
 
@@ -49,5 +49,5 @@ public enum LogLevel: String, Sendable, CaseIterable, Comparable {
     }
 
     /// Whether `lhs` is less severe than `rhs`.
-    public static func < (lhs: LogLevel, rhs: LogLevel) -> Bool { lhs.rank < rhs.rank }
+    package static func < (lhs: LogLevel, rhs: LogLevel) -> Bool { lhs.rank < rhs.rank }
 }

@@ -1,5 +1,6 @@
 import JuiceMakerCore
 import JuiceMakerPluginKit
+import JuicePrimitives
 
 /// A logger as a durable destination (`EventLogger.fleetRole`): an event is delivered
 /// once its line is handed to the log's `write(2)`.

@@ -6,6 +6,7 @@ import Musl
 import JuiceJSON
 import JuiceMakerCore
 import JuiceMakerPluginKit
+import JuicePrimitives
 import Locking
 
 /// Writes the store's figures (`MetricsFigures`) in Prometheus' text format to a file
@@ -34,25 +35,25 @@ import Locking
 ///
 /// Lag and last success are as of the last write: a cursor that moves without a new
 /// event (a delivery) shows at the next change; `juice metrics` reads them now.
-public final class MetricsTextfile: JuiceMakerPlugin {
+package final class MetricsTextfile: JuiceMakerPlugin {
     /// The config `type` that selects the metrics textfile.
-    public static let type = "metrics"
+    package static let type = "metrics"
     static let pathKey = ConfigurationKey(
         "path", .string([.nonEmpty("path"), .noNUL]), default: .string("juice-maker.prom"),
         expected: PluginMessage(english: "a file path", korean: "파일 경로"),
         description:
             "The textfile node_exporter reads (*.prom in its textfile directory), replaced whole at each change; relative to the store's directory.")
     /// The keys the metrics textfile reads.
-    public static let configuration = [pathKey]
+    package static let configuration = [pathKey]
 
     /// The longest one wait of the follower: a bound that lets a stopped follower's
     /// thread end, not a poll (the wait returns at the first new event).
     static let followBound = Duration.seconds(2)
 
     /// The file as configured.
-    public let path: String
+    package let path: String
     /// The file written, absolute or relative to the working directory.
-    public let resolvedPath: String
+    package let resolvedPath: String
 
     private let context: PluginContext
     /// The journal length the file shows (-1: none written yet); held while a write
@@ -69,7 +70,7 @@ public final class MetricsTextfile: JuiceMakerPlugin {
     }
 
     /// Builds the subscriber from its config section. Writes nothing yet.
-    public init(configuration: PluginConfiguration, context: PluginContext) throws(ConfigurationError) {
+    package init(configuration: PluginConfiguration, context: PluginContext) throws(ConfigurationError) {
         path = try configuration.string(Self.pathKey) ?? "juice-maker.prom"
         resolvedPath = context.filePath(path)
         self.context = context
@@ -78,7 +79,7 @@ public final class MetricsTextfile: JuiceMakerPlugin {
 
     /// Starts following the journal on a thread of its own. A store that keeps no
     /// totals (a stream of another machine's events) is reported once; nothing is written then.
-    public func attach(to host: PluginHost) throws(PluginError) {
+    package func attach(to host: PluginHost) throws(PluginError) {
         guard let totals = host.totals else {
             host.reportError(
                 PluginMessage(
@@ -111,7 +112,7 @@ public final class MetricsTextfile: JuiceMakerPlugin {
 
     /// Writes once more if the journal grew since the last write, by `deadline`; the
     /// follower's thread ends at its next wake-up.
-    public func shutdown(deadline: ContinuousClock.Instant) async {
+    package func shutdown(deadline: ContinuousClock.Instant) async {
         let attached = state.withLock { state -> Bool in
             defer { state.stopping = true }
             return state.host != nil && !state.stopping

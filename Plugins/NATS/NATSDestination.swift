@@ -2,6 +2,7 @@ import Dispatch
 import FleetConfiguration
 import JuiceMakerCore
 import JuiceMakerPluginKit
+import JuicePrimitives
 import Locking
 import NATSClient
 

@@ -6,6 +6,7 @@ import Musl
 #endif
 import JuiceMakerCore
 import JuiceMakerPluginKit
+import JuicePrimitives
 import NATSClient
 
 /// Publishes each event to NATS JetStream, at least once, in journal order: the

@@ -6,6 +6,7 @@ import Musl
 import JuiceMakerCore
 import JuiceHTTP
 import JuiceMakerPluginKit
+import JuicePrimitives
 
 /// POSTs each event to an HTTP endpoint, signed, at least once, several at a time (in journal order when `ordered`).
 ///
@@ -31,9 +32,9 @@ import JuiceMakerPluginKit
 /// 2xx is success; 410 Gone stops delivery (logged) until `juice subscribers retry`;
 /// 429 and 503 with `Retry-After` are retried when asked; anything else, a timeout or
 /// a refused connection is retried on the schedule, then kept as a dead letter.
-public final class Webhook: DurableDeliveryPlugin {
+package final class Webhook: DurableDeliveryPlugin {
     /// The config `type` that selects the webhook poster.
-    public static let type = "webhook"
+    package static let type = "webhook"
     static let urlKey = ConfigurationKey(
         "url", .string([.httpURL]), required: true,
         description: "The endpoint each event is POSTed to (CloudEvents structured JSON). Plain http:// to another machine is warned about.")
@@ -47,30 +48,30 @@ public final class Webhook: DurableDeliveryPlugin {
         "timeoutSeconds", .number(minimum: 0.1, maximum: 300, unit: "seconds"), default: .number(defaultTimeoutSeconds),
         description: "How long one request may take.")
     /// The keys the webhook reads.
-    public static let configuration = [
+    package static let configuration = [
         urlKey, secretKey, eventsKey, timeoutKey, ConfigurationKey.retrySchedule, ConfigurationKey.maxInFlight, ConfigurationKey.ordered,
     ]
     /// How long one request may take unless `timeoutSeconds` says otherwise.
-    public static let defaultTimeoutSeconds = 10.0
+    package static let defaultTimeoutSeconds = 10.0
 
     /// The endpoint.
-    public let url: ParsedURL
+    package let url: ParsedURL
     /// The configured `events` filter; `nil` means every kind.
-    public let eventKinds: Set<EventKind>?
+    package let eventKinds: Set<EventKind>?
     /// How long one request may take, in seconds.
-    public let timeoutSeconds: Double
+    package let timeoutSeconds: Double
     /// When failed events are tried again.
-    public let retrySchedule: RetrySchedule
+    package let retrySchedule: RetrySchedule
     /// Whether requests are signed (a `secret` was configured).
-    public let isSigned: Bool
+    package let isSigned: Bool
     /// Requests in flight at most: `maxInFlight`, or 1 when `ordered`.
-    public let window: Int
+    package let window: Int
 
     private let endpoint: WebhookEndpoint
     private let lifecycle: DurablePluginLifecycle<WebhookEndpoint>
 
     /// Builds the poster from its section. Connects to nothing yet.
-    public init(configuration: PluginConfiguration, context: PluginContext) throws(ConfigurationError) {
+    package init(configuration: PluginConfiguration, context: PluginContext) throws(ConfigurationError) {
         // The declaration (`.httpURL`, required) has checked the text parses with a host.
         guard let text = try configuration.string(Self.urlKey), let url = ParsedURL(text) else {
             throw Self.urlKey.missing(in: configuration.path)
@@ -109,18 +110,18 @@ public final class Webhook: DurableDeliveryPlugin {
     }
 
     /// The runner, once attached.
-    public var delivery: DurableDelivery? { lifecycle.delivery }
+    package var delivery: DurableDelivery? { lifecycle.delivery }
 
     /// Whether `url` goes unencrypted over the network: plain http to a host other
     /// than a loopback name or address.
-    public var isPlainHTTPOffMachine: Bool {
+    package var isPlainHTTPOffMachine: Bool {
         guard url.scheme.lowercased() == "http", let host = url.decodedHost?.lowercased() else { return false }
         return !(host == "localhost" || host.hasSuffix(".localhost") || host == "::1" || host.hasPrefix("127."))
     }
 
     /// The warning for a plain `http://` endpoint on another machine, if any: said at
     /// start, and by `juice config check` before anything runs.
-    public var startWarnings: [PluginMessage] {
+    package var startWarnings: [PluginMessage] {
         guard isPlainHTTPOffMachine else { return [] }
         return [
             PluginMessage(
@@ -130,19 +131,19 @@ public final class Webhook: DurableDeliveryPlugin {
     }
 
     /// Fed from the fleet's stream by its own runner, signed and retried the same way.
-    public var fleetRole: FleetRole { .subscriber }
+    package var fleetRole: FleetRole { .subscriber }
 
     /// Fed from the fleet's stream (`fleetRole`).
-    public static var isFedFromFleet: Bool { true }
+    package static var isFedFromFleet: Bool { true }
 
     /// Starts the runner (pending events go out at once) and subscribes a wake-up.
-    public func attach(to host: PluginHost) throws(PluginError) {
+    package func attach(to host: PluginHost) throws(PluginError) {
         try lifecycle.attach(to: host, warnings: startWarnings) { _ in endpoint }
     }
 
     /// Delivers what it can by `deadline`, then stops; the rest waits in the journal
     /// for the next `juice` command or `juice deliver`.
-    public func shutdown(deadline: ContinuousClock.Instant) async {
+    package func shutdown(deadline: ContinuousClock.Instant) async {
         await lifecycle.shutdown(deadline: deadline)
     }
 }

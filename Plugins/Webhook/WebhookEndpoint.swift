@@ -11,6 +11,7 @@ import Musl
 import JuiceMakerCore
 import JuiceHTTP
 import JuiceMakerPluginKit
+import JuicePrimitives
 import Locking
 
 /// One webhook endpoint as a durable destination: POSTs each event as a CloudEvents

@@ -11,7 +11,7 @@ import JuiceHTTP
 /// compares; it also rejects timestamps far from its clock (replays).
 ///
 /// The key never leaves this value: `description` and every error omit it.
-public struct WebhookSignature: Sendable, CustomStringConvertible {
+package struct WebhookSignature: Sendable, CustomStringConvertible {
     private let key: [UInt8]
 
     /// The key from a configured secret: base64 key material, with or without the
@@ -21,14 +21,14 @@ public struct WebhookSignature: Sendable, CustomStringConvertible {
     /// that follows the spec verifies what we sign. Text that is not base64 is refused
     /// rather than used as UTF-8 bytes: no library would read it that way. Returns `nil`
     /// for an empty secret or one that does not decode to at least one byte.
-    public init?(secret: String) {
+    package init?(secret: String) {
         let material = secret.hasPrefix("whsec_") ? Substring(secret.dropFirst(6)) : Substring(secret)
         guard let bytes = Base64.decoded(material), !bytes.isEmpty else { return nil }
         key = bytes
     }
 
     /// The `webhook-signature` value for one request: `v1,<base64>`.
-    public func signature(id: String, timestamp: Int64, body: [UInt8]) -> String {
+    package func signature(id: String, timestamp: Int64, body: [UInt8]) -> String {
         var message = Array("\(id).\(timestamp).".utf8)
         message += body
         return "v1," + Base64.encoded(HMACSHA256.authenticationCode(key: key, message: message))
@@ -36,7 +36,7 @@ public struct WebhookSignature: Sendable, CustomStringConvertible {
 
     /// Whether `header` (one or more space-separated `v1,<base64>` signatures, as
     /// Standard Webhooks allows during key rotation) holds the signature of this request.
-    public func verify(header: String, id: String, timestamp: Int64, body: [UInt8]) -> Bool {
+    package func verify(header: String, id: String, timestamp: Int64, body: [UInt8]) -> Bool {
         let expected = Array(signature(id: id, timestamp: timestamp, body: body).utf8)
         return header.split(separator: " ").contains { candidate in
             let bytes = Array(candidate.utf8)
@@ -46,5 +46,5 @@ public struct WebhookSignature: Sendable, CustomStringConvertible {
         }
     }
 
-    public var description: String { "WebhookSignature(key: <hidden>)" }
+    package var description: String { "WebhookSignature(key: <hidden>)" }
 }

@@ -1,6 +1,6 @@
 #include "juice_nats.h"
 
-#include "../CDynamicLibrary/dynamic_library.h"
+#include <dynamic_library.h>
 #include <pthread.h>
 #include <stddef.h>
 #include <stdio.h>

@@ -5,7 +5,7 @@
 // not when `juice` starts: linking it (and the terminfo library it needs) would cost
 // every command its loading, and only the screens edit lines. Each field of the table
 // has the type of the function the header declares (`__typeof__`).
-#include "../CDynamicLibrary/dynamic_library.h"
+#include <dynamic_library.h>
 #include <stdio.h>
 #include <readline/readline.h>
 #include <readline/history.h>

@@ -9,7 +9,7 @@
 // header declares (`__typeof__`), so a call through the table is checked as a direct
 // call would be. The static inline functions stand in for OpenSSL's function-like
 // macros, which Swift cannot import; they take the control function from the table.
-#include "../CDynamicLibrary/dynamic_library.h"
+#include <dynamic_library.h>
 #include <openssl/ssl.h>
 #include <openssl/err.h>
 #include <openssl/x509v3.h>

@@ -47,10 +47,11 @@ public final class EventBus<Event: Sendable>: @unchecked Sendable {
         @usableFromInline let id: Int
         @usableFromInline let name: String
         @usableFromInline let delivery: Delivery
-        /// The filter and handler, retained once here and released in `free`: calling
-        /// them through an unretained reference saves two atomic reference-count
-        /// operations per delivery (the entry outlives every call; see `free`).
-        @usableFromInline let callbacks: Unmanaged<Callbacks>
+        /// The filter and handler, stored in the entry itself: a delivery calls them
+        /// through `accepts` and `handle`, which borrow the entry in place, so no call
+        /// retains or releases them (the entry outlives every call; see `free`).
+        @usableFromInline let filter: (@Sendable (Event) -> Bool)?
+        @usableFromInline let handler: @Sendable (Event) throws -> Void
         @usableFromInline let hasFilter: Bool
         @usableFromInline let mailbox: Mailbox<Event>?
         /// Set once by `cancel`; a publisher checks it after announcing a delivery.
@@ -66,28 +67,10 @@ public final class EventBus<Event: Sendable>: @unchecked Sendable {
             self.id = id
             self.name = name
             self.delivery = delivery
-            self.callbacks = Unmanaged.passRetained(Callbacks(filter: filter, handler: handler))
-            self.hasFilter = filter != nil
-            self.mailbox = mailbox
-        }
-
-        func statistics() -> SubscriberStatistics {
-            if let mailbox { return mailbox.statistics(delivery: delivery) }
-            return SubscriberStatistics(
-                name: name, delivery: delivery, delivered: delivered.load(ordering: .relaxed),
-                failed: failed.load(ordering: .relaxed), dropped: 0, queued: 0)
-        }
-    }
-
-    /// A subscriber's closures, in one object the entry keeps alive.
-    @usableFromInline
-    final class Callbacks {
-        @usableFromInline let filter: (@Sendable (Event) -> Bool)?
-        @usableFromInline let handler: @Sendable (Event) throws -> Void
-
-        init(filter: (@Sendable (Event) -> Bool)?, handler: @escaping @Sendable (Event) throws -> Void) {
             self.filter = filter
             self.handler = handler
+            self.hasFilter = filter != nil
+            self.mailbox = mailbox
         }
 
         @inlinable @inline(__always)
@@ -99,6 +82,13 @@ public final class EventBus<Event: Sendable>: @unchecked Sendable {
         @inlinable @inline(__always)
         func handle(_ event: Event) throws {
             try handler(event)
+        }
+
+        func statistics() -> SubscriberStatistics {
+            if let mailbox { return mailbox.statistics(delivery: delivery) }
+            return SubscriberStatistics(
+                name: name, delivery: delivery, delivered: delivered.load(ordering: .relaxed),
+                failed: failed.load(ordering: .relaxed), dropped: 0, queued: 0)
         }
     }
 
@@ -299,7 +289,7 @@ public final class EventBus<Event: Sendable>: @unchecked Sendable {
             index += 1
             if entry.pointee.cancelled.load(ordering: .relaxed) { continue }
             if entry.pointee.hasFilter,
-                !entry.pointee.callbacks._withUnsafeGuaranteedRef({ $0.accepts(event) })
+                !entry.pointee.accepts(event)
             {
                 continue
             }
@@ -312,7 +302,7 @@ public final class EventBus<Event: Sendable>: @unchecked Sendable {
             if cancelWaiters.load(ordering: .sequentiallyConsistent) > 0 { wakeCancellers() }
             if entry.pointee.cancelled.load(ordering: .sequentiallyConsistent) { continue }
             do {
-                try entry.pointee.callbacks._withUnsafeGuaranteedRef { try $0.handle(event) }
+                try entry.pointee.handle(event)
                 entry.pointee.delivered.store(
                     entry.pointee.delivered.load(ordering: .relaxed) &+ 1, ordering: .relaxed)
             } catch {
@@ -358,7 +348,6 @@ public final class EventBus<Event: Sendable>: @unchecked Sendable {
     }
 
     static func free(_ entry: UnsafeMutablePointer<Entry>) {
-        entry.pointee.callbacks.release()
         entry.deinitialize(count: 1)
         entry.deallocate()
     }

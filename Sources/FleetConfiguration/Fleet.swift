@@ -6,6 +6,7 @@ import Musl
 import JuiceJSON
 import JuiceMakerCore
 import JuiceMakerPluginKit
+import JuicePrimitives
 
 /// The fleet's shared vocabulary, built in every `juice` (with or without libnats):
 /// machine names, the subject scheme, and the `nats` subscriber's keys. The NATS

@@ -1,5 +1,4 @@
-import JuiceMakerCore
-import JuiceMakerPluginKit
+import JuicePrimitives
 
 /// Why a request got no usable answer. Every case is worth another attempt later.
 package enum HTTPClientError: Error, Sendable, Equatable {

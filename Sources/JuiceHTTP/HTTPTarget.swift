@@ -3,7 +3,7 @@ import Glibc
 #elseif canImport(Musl)
 import Musl
 #endif
-import JuiceMakerPluginKit
+import JuicePrimitives
 
 /// Where a client's requests go, taken apart once from its URL: what to connect to,
 /// what to verify, and what the request line and `Host` header say.

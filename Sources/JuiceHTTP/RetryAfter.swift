@@ -8,10 +8,10 @@ import Glibc
 #elseif canImport(Musl)
 import Musl
 #endif
-import JuiceMakerCore
+import JuicePrimitives
 
 /// The `Retry-After` header (RFC 9110, section 10.2.3): `delay-seconds / HTTP-date`.
-public enum RetryAfter {
+package enum RetryAfter {
     /// Seconds from `now` that `value` asks for, or `nil` when it is neither form.
     ///
     /// - delay-seconds is `1*DIGIT` (RFC 9110, section 10.2.3): digits only, so `+120`,
@@ -22,7 +22,7 @@ public enum RetryAfter {
     ///   past asks for no wait (0).
     ///
     /// Only optional whitespace around the value (`OWS`: spaces and tabs) is ignored.
-    public static func seconds(_ value: String, now: Date) -> Double? {
+    package static func seconds(_ value: String, now: Date) -> Double? {
         var bytes = Substring(value).utf8[...]
         while let first = bytes.first, first == 0x20 || first == 0x09 { bytes.removeFirst() }
         while let last = bytes.last, last == 0x20 || last == 0x09 { bytes.removeLast() }

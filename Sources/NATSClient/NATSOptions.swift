@@ -1,5 +1,6 @@
 import FleetConfiguration
 import JuiceMakerPluginKit
+import JuicePrimitives
 
 /// How to reach a NATS server or cluster.
 public struct NATSOptions: Sendable {

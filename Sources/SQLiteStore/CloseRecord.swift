@@ -9,6 +9,7 @@ import Glibc
 import Musl
 #endif
 import JuiceMakerCore
+import JuicePrimitives
 
 /// `<store>.clean`: whether the last process to use the store closed it cleanly, and
 /// what the file looked like then; the cheap way to decide whether to look for damage

@@ -111,7 +111,7 @@ final class Connection {
         if let statement = statements[sql] { return statement }
         var raw: OpaquePointer?
         let code = sqlite3_prepare_v3(handle, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &raw, nil)
-        guard code == SQLITE_OK, let raw else { throw failure(code, doing: .preparing(sql: sql)) }
+        guard code == SQLITE_OK, let raw else { throw failure(code, doing: .preparing(sql)) }
         let statement = Statement(handle: raw, sql: sql)
         statements[sql] = statement
         return statement
@@ -129,7 +129,7 @@ final class Connection {
         while true {
             let code = sqlite3_step(statement.handle)
             if code == SQLITE_DONE { return }
-            guard code == SQLITE_ROW else { throw failure(code, doing: .running(sql: sql)) }
+            guard code == SQLITE_ROW else { throw failure(code, doing: .running(sql)) }
             try row(statement)
         }
     }
@@ -151,7 +151,7 @@ final class Connection {
     /// Runs `sql` (one or more statements, no parameters) without caching it.
     func execute(_ sql: String) throws(StoreError) {
         let code = sqlite3_exec(handle, sql, nil, nil, nil)
-        guard code == SQLITE_OK else { throw failure(code, doing: .running(sql: sql)) }
+        guard code == SQLITE_OK else { throw failure(code, doing: .running(sql)) }
     }
 
     // MARK: Transactions

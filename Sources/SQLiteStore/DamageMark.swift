@@ -9,6 +9,7 @@ import Glibc
 import Musl
 #endif
 import JuiceMakerCore
+import JuicePrimitives
 import Synchronization
 
 /// Which file a path names: device and inode, so a file moved into place is another file.

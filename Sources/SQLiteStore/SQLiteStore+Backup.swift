@@ -62,7 +62,7 @@ extension SQLiteStore {
 
     private static func copy(from source: Connection, to destination: Connection, target: String, store: String) throws(StoreError) -> BackupResult {
         guard let backup = sqlite3_backup_init(destination.handle, "main", source.handle, "main") else {
-            throw destination.failure(sqlite3_errcode(destination.handle), doing: .running(sql: "sqlite3_backup_init"))
+            throw destination.failure(sqlite3_errcode(destination.handle), doing: .running("sqlite3_backup_init"))
         }
         var finished = false
         defer { if !finished { sqlite3_backup_finish(backup) } }
@@ -83,7 +83,7 @@ extension SQLiteStore {
             case SQLITE_BUSY, SQLITE_LOCKED:
                 busyWaits += 1
                 guard busyWaits * 10 < Int(Connection.busyTimeoutMilliseconds) else {
-                    throw source.failure(code, doing: .running(sql: "sqlite3_backup_step"))
+                    throw source.failure(code, doing: .running("sqlite3_backup_step"))
                 }
                 // Another process holds the lock, and nothing signals across processes when it
                 // lets go: back off for 10 ms as SQLite's own busy handler does, up to its timeout.
@@ -91,13 +91,13 @@ extension SQLiteStore {
             default:
                 // The error is the source's (damage, I/O) or the destination's (disk full).
                 let failing = sqlite3_errcode(source.handle) & 0xFF == code & 0xFF ? source : destination
-                throw failing.failure(code, doing: .running(sql: "sqlite3_backup_step"))
+                throw failing.failure(code, doing: .running("sqlite3_backup_step"))
             }
         }
         let pages = Int(sqlite3_backup_pagecount(backup))
         finished = true
         let code = sqlite3_backup_finish(backup)
-        guard code == SQLITE_OK else { throw destination.failure(code, doing: .running(sql: "sqlite3_backup_finish")) }
+        guard code == SQLITE_OK else { throw destination.failure(code, doing: .running("sqlite3_backup_finish")) }
         return BackupResult(path: target, pages: pages, restarts: restarts)
     }
 }

@@ -274,7 +274,7 @@ enum Schema {
                 var mode = ""
                 try connection.forEachRow("PRAGMA journal_mode = WAL") { mode = $0.text(0) }
                 guard mode.lowercased() == "wal" else {
-                    throw StoreError(.writeAheadLogRefused(journalMode: mode), path: connection.path)
+                    throw StoreError(.sharedLoggingRefused(mode: mode), path: connection.path)
                 }
                 return
             } catch  where error.kind == .busy && ContinuousClock.now + pause < deadline {

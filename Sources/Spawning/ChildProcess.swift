@@ -13,7 +13,7 @@ import Locking
 /// A program launched with `leadsProcessGroup` gets its signals through its group, and
 /// the group ends with it: what it started and left running is killed when it exits,
 /// so nothing it started outlives it.
-public final class ChildProcess: Sendable {
+package final class ChildProcess: Sendable {
     private struct State {
         var pid: pid_t = 0
         var leadsGroup = false
@@ -23,14 +23,14 @@ public final class ChildProcess: Sendable {
 
     private let state = LockedCondition(State())
 
-    public init() {}
+    package init() {}
 
     /// The child's process id once `run` returned; 0 before.
-    public var processIdentifier: pid_t { state.withLock { $0.pid } }
+    package var processIdentifier: pid_t { state.withLock { $0.pid } }
 
     /// Starts `launch`; `terminated` runs once, on a thread of its own, when the program
     /// has exited. Throws the system's error number when it cannot be started.
-    public func run(
+    package func run(
         _ launch: ProgramLaunch, terminated: @escaping @Sendable (ChildProcess, Termination) -> Void = { _, _ in }
     )
         throws(SpawnError)
@@ -57,7 +57,7 @@ public final class ChildProcess: Sendable {
 
     /// How the program ended once it has been reaped by `deadline` (`nil`: no deadline);
     /// `nil` if it has not ended by then.
-    public func waitForExit(until deadline: ContinuousClock.Instant?) -> Termination? {
+    package func waitForExit(until deadline: ContinuousClock.Instant?) -> Termination? {
         var termination: Termination?
         _ = state.wait(until: deadline) { state in
             termination = state.termination
@@ -67,11 +67,11 @@ public final class ChildProcess: Sendable {
     }
 
     /// Sends SIGTERM.
-    public func terminate() { send(SIGTERM) }
+    package func terminate() { send(SIGTERM) }
 
     /// Sends `signal` to the program (to its process group if it leads one), if it was
     /// started and has not been reaped (never to process 0, this process's own group).
-    public func send(_ signal: Int32) {
+    package func send(_ signal: Int32) {
         let (pid, leadsGroup) = state.withLock { state in (state.termination == nil ? state.pid : 0, state.leadsGroup) }
         if pid > 0 { kill(leadsGroup ? -pid : pid, signal) }
     }

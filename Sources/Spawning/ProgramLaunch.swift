@@ -7,7 +7,7 @@ import Darwin
 #endif
 
 /// Where one of a child's standard descriptors (0, 1 or 2) comes from.
-public enum StandardStream: Sendable, Equatable {
+package enum StandardStream: Sendable, Equatable {
     /// `/dev/null`.
     case null
     /// A descriptor of this process, duplicated into the child.
@@ -23,24 +23,24 @@ public enum StandardStream: Sendable, Equatable {
 /// The child gets exactly `environment`, the three standard descriptors as asked, no
 /// other descriptor (where the system can close the rest at spawn), an empty signal mask
 /// and default signal dispositions, whatever this process blocks or ignores.
-public struct ProgramLaunch: Sendable {
+package struct ProgramLaunch: Sendable {
     /// The program's path (not looked up on the `PATH`).
-    public var executable: String
+    package var executable: String
     /// The arguments after the program's own name.
-    public var arguments: [String]
-    public var environment: [String: String]
+    package var arguments: [String]
+    package var environment: [String: String]
     /// Where it starts; this process's directory when `nil`.
-    public var workingDirectory: String? = nil
-    public var standardInput = StandardStream.null
-    public var standardOutput = StandardStream.null
-    public var standardError = StandardStream.null
+    package var workingDirectory: String? = nil
+    package var standardInput = StandardStream.null
+    package var standardOutput = StandardStream.null
+    package var standardError = StandardStream.null
     /// Whether it leads a process group of its own, which `ChildProcess` signals and
     /// ends with it; otherwise it stays in this process's group (and gets the terminal's
     /// Ctrl-C with it).
-    public var leadsProcessGroup = false
+    package var leadsProcessGroup = false
 
     /// `executable` with `arguments`, exactly `environment`, and the rest as above until set.
-    public init(executable: String, arguments: [String] = [], environment: [String: String] = [:]) {
+    package init(executable: String, arguments: [String] = [], environment: [String: String] = [:]) {
         self.executable = executable
         self.arguments = arguments
         self.environment = environment
@@ -50,7 +50,7 @@ public struct ProgramLaunch: Sendable {
     /// (`waitForTermination(of:)`) or hands it to a `ChildProcess`. Throws the system's
     /// error number when it cannot be started (no such file, not executable, no
     /// working directory).
-    public func spawn() throws(SpawnError) -> pid_t {
+    package func spawn() throws(SpawnError) -> pid_t {
         let argv = ([executable] + arguments).map { strdup($0) } + [nil]
         let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
         defer {
@@ -127,13 +127,13 @@ public struct ProgramLaunch: Sendable {
 }
 
 /// How a program ended: its exit status, or the signal that killed it.
-public struct Termination: Sendable, Equatable {
+package struct Termination: Sendable, Equatable {
     /// The exit status, or the signal's number when `killedBySignal`.
-    public let status: Int32
-    public let killedBySignal: Bool
+    package let status: Int32
+    package let killedBySignal: Bool
 
     /// The status as a shell reports it: the exit status, or 128 + the signal.
-    public var shellStatus: Int32 { killedBySignal ? 128 + status : status }
+    package var shellStatus: Int32 { killedBySignal ? 128 + status : status }
 
     /// Reads a status word from `waitpid` or `wait4` of a program that has ended.
     init(waitStatus status: Int32) {
@@ -141,7 +141,7 @@ public struct Termination: Sendable, Equatable {
         self = signal == 0 ? Termination(status: (status >> 8) & 0xFF, killedBySignal: false) : Termination(status: signal, killedBySignal: true)
     }
 
-    public init(status: Int32, killedBySignal: Bool) {
+    package init(status: Int32, killedBySignal: Bool) {
         self.status = status
         self.killedBySignal = killedBySignal
     }
@@ -150,7 +150,7 @@ public struct Termination: Sendable, Equatable {
 /// Blocks until the child `process` has ended, reaps it and returns how it ended and
 /// the resources it used (`ru_maxrss`, its peak resident set size, in kilobytes on
 /// Linux). Throws the system's error number when there is no such child to wait for.
-public func waitForTermination(of process: pid_t) throws(SpawnError) -> (termination: Termination, usage: rusage) {
+package func waitForTermination(of process: pid_t) throws(SpawnError) -> (termination: Termination, usage: rusage) {
     var status: Int32 = 0
     var usage = rusage()
     while wait4(process, &status, 0, &usage) < 0 {
@@ -160,13 +160,13 @@ public func waitForTermination(of process: pid_t) throws(SpawnError) -> (termina
 }
 
 /// Starting or waiting for a program failed with the system error `code`.
-public struct SpawnError: Error, Sendable, CustomStringConvertible {
+package struct SpawnError: Error, Sendable, CustomStringConvertible {
     /// The `errno` value.
-    public let code: Int32
+    package let code: Int32
     /// The system's text for `code`.
-    public var description: String { String(cString: strerror(code)) }
+    package var description: String { String(cString: strerror(code)) }
 
-    public init(code: Int32) { self.code = code }
+    package init(code: Int32) { self.code = code }
 }
 
 extension ProgramLaunch {
@@ -174,7 +174,7 @@ extension ProgramLaunch {
     /// (relative to `directory`), else the first of that name in the directories of
     /// `path` (`PATH`'s form; `/usr/local/bin:/usr/bin:/bin` when `nil`). `nil` when
     /// there is none this process may execute.
-    public static func executable(_ program: String, in directory: String, path: String?) -> String? {
+    package static func executable(_ program: String, in directory: String, path: String?) -> String? {
         if program.contains("/") {
             let absolute = program.hasPrefix("/") ? program : directory + "/" + program
             return access(absolute, X_OK) == 0 ? absolute : nil

@@ -29,12 +29,10 @@ import Testing
     private func waitUntilSettled(
         _ workspace: JuiceSandbox, _ names: [String], _ satisfied: ([String: [String: Any]]) -> Bool
     ) async throws -> [String: [String: Any]] {
-        let deadline = generousDeadline()
         var rows = try subscribers(workspace)
-        while ContinuousClock.now < deadline {
+        _ = try await eventually {
             rows = try subscribers(workspace)
-            if satisfied(rows), names.allSatisfy({ leaseIsFree(workspace, $0) }) { return rows }
-            try await Task.sleep(for: .milliseconds(20))
+            return satisfied(rows) && names.allSatisfy({ leaseIsFree(workspace, $0) })
         }
         return rows
     }
@@ -151,19 +149,32 @@ import Testing
     }
 
     /// A 410 stops delivery in the background run; the next order says so, and how
-    /// to resume it, and starts no run for it.
+    /// to resume it, and the next run sends it nothing.
     @Test func aStoppedSubscriberIsSaidByTheNextOrder() async throws {
         let server = LoopbackHTTPServer { _, _ in .status(410) }
         try server.start()
         defer { server.stop() }
+        // The marker: a second subscriber, delivered by the same background runs.
+        let marker = LoopbackHTTPServer { _, _ in .status(200) }
+        try marker.start()
+        defer { marker.stop() }
         let workspace = try JuiceSandbox.delivery(
-            subscribers: #"[{"type": "webhook", "name": "hook", "url": "\#(server.url)", "events": ["juiceMade"]}]"#)
+            subscribers: #"""
+                [{"type": "webhook", "name": "hook", "url": "\#(server.url)", "events": ["juiceMade"]},
+                 {"type": "webhook", "name": "marker", "url": "\#(marker.url)", "events": ["juiceMade"]}]
+                """#)
         #expect(try workspace.run(["order", "banana"]).status == 0)
-        let rows = try await waitUntilSettled(workspace, ["hook"]) { $0["hook"]?["stopped"] as? Bool == true }
+        let rows = try await waitUntilSettled(workspace, ["hook", "marker"]) {
+            $0["hook"]?["stopped"] as? Bool == true && lag($0["marker"]) == 0
+        }
         #expect(rows["hook"]?["stopped"] as? Bool == true, "\(rows)")
         #expect(try workspace.run(["order", "banana"]).status == 0)
         #expect(workspace.errors.contains("hook: delivery is stopped ("), "\(workspace.errors)")
         #expect(workspace.errors.contains("juice subscribers retry hook"), "\(workspace.errors)")
+        // The second order's event reached the marker and the run let both leases go:
+        // whatever that run sent the stopped hook has arrived by now.
+        let after = try await waitUntilSettled(workspace, ["hook", "marker"]) { lag($0["marker"]) == 0 && marker.requests.count == 2 }
+        #expect(marker.requests.count == 2, "\(after)")
         #expect(server.requests.count == 1, "nothing more was sent to a stopped subscriber")
     }
 

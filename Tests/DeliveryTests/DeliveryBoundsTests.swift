@@ -44,12 +44,11 @@ import Testing
         // Up: eight runners and eight watches have their threads (a readiness hint only;
         // polled: another process's threads send no signal).
         _ = await eventually(within: .seconds(10)) { threadCount(follower.processIdentifier) >= 17 }
-        // Kept sleeps, as no signal can stand for them: an idle follower says nothing
-        // (it is idleness that is measured), so start-up is let settle, and then the
-        // wake-ups of fixed windows are counted (windows, not a timing assertion). On a
-        // loaded machine start-up can run into the first window, so the quietest of up
-        // to three counts: a poller (the old loops: ~400 in 2 s) is loud in every one.
-        try await Task.sleep(for: .milliseconds(500))
+        // A kept sleep, as no signal can stand for it: an idle follower says nothing (it
+        // is idleness that is measured), so the wake-ups of fixed windows are counted
+        // (windows, not a timing assertion). Start-up can run into the first window, so
+        // the quietest of up to three counts: a poller (the old loops: ~400 in 2 s) is
+        // loud in every one.
         var windows: [Int] = []
         while windows.count < 3, windows.min() ?? .max >= 100 {
             let before = wakeUps(follower.processIdentifier)

@@ -1,5 +1,6 @@
 import JuiceMakerCore
 import JuiceMakerPluginKit
+import JuicePrimitives
 import JuiceTestSupport
 import Locking
 import Testing

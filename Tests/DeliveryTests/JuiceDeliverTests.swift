@@ -106,17 +106,21 @@ import Testing
 /// is recorded (no attempt, no schedule), and the message says so, not "next in 5 s".
 @Suite(.tags(.process), .notInUnitRun) struct FlushDeadlineHandOverTests {
     @Test func aDeliveryCancelledByTheFlushDeadlineIsHandedOverToTheNextRun() async throws {
-        // Answers after 1.5 s: slower than the 0.3 s flush deadline, well within the 30 s timeout.
-        let server = LoopbackHTTPServer { _, _ in
-            usleep(1_500_000)
+        // The first request is answered only when the test opens the gate, after the
+        // order has exited: slower than the 0.3 s flush deadline whatever the machine's load.
+        let gate = DispatchSemaphore(value: 0)
+        let server = LoopbackHTTPServer { index, _ in
+            if index == 0 { gate.wait() }
             return .status(200)
         }
         try server.start()
         defer { server.stop() }
+        defer { gate.signal() }
         let workspace = try JuiceSandbox.delivery(
             subscribers: #"[{"type": "webhook", "name": "slow", "url": "\#(server.url)", "events": ["juiceMade"], "timeoutSeconds": 30}]"#,
             flushDeadlineSeconds: 0.3, backgroundDelivery: false)
         #expect(try workspace.run(["order", "banana"]).status == 0)
+        gate.signal()
         let errors = workspace.errors
         #expect(errors.contains("event 1 was still being delivered when juice had to exit"), "\(errors)")
         #expect(errors.contains("handed over to the next run"), "\(errors)")

@@ -1,6 +1,7 @@
 import Foundation
 import JuiceMakerCore
 import JuiceMakerPluginKit
+import JuicePrimitives
 import JuiceTestSupport
 import Testing
 @testable import JuiceCLI

@@ -36,11 +36,9 @@ import Testing
         let stock = try sandbox.run(["stock", "--json"]).stdout
         let running = try sandbox.start(command, inputFile: "/dev/null")
         // Another process's file: nothing signals its creation, so it is looked for.
-        let deadline = ContinuousClock.now + .seconds(60)
-        while ContinuousClock.now < deadline, running.process.isRunning,
-            !((try? FileManager.default.contentsOfDirectory(atPath: work)) ?? []).contains(where: { $0.hasPrefix("copy.db.partial-") })
-        {
-            usleep(200)
+        _ = eventuallyOnThisThread(within: .seconds(60), every: .microseconds(200)) {
+            !running.process.isRunning
+                || ((try? FileManager.default.contentsOfDirectory(atPath: work)) ?? []).contains(where: { $0.hasPrefix("copy.db.partial-") })
         }
         kill(running.process.processIdentifier, SIGKILL)
         running.process.waitUntilExit()

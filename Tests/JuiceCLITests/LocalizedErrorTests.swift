@@ -109,11 +109,11 @@ import Testing
             .notARegularFile(.fifo), .fileNotReadableWritable, .fileReadOnly,
             .directoryNotWritable(directory: "/d", fileExists: true), .directoryNotWritable(directory: "/d", fileExists: false),
             .cannotCreateDirectory(directory: "/d", failure), .cannotOpen(failure),
-            .permissionDenied(.running(sql: "COMMIT"), engineMessage: "attempt to write a readonly database"),
+            .permissionDenied(.running("COMMIT"), engineMessage: "attempt to write a readonly database"),
             .leaseUnavailable(file: "/d/x.lease-hook", failure),
-            .busy(.preparing(sql: "BEGIN IMMEDIATE"), seconds: 5, engineMessage: "database is locked"),
-            .diskFull(.running(sql: "COMMIT")), .engineFailure(.opening, code: 1, engineMessage: "SQL logic error"),
-            .connectionUnavailable(code: 7), .writeAheadLogRefused(journalMode: "delete"),
+            .busy(.preparing("BEGIN IMMEDIATE"), seconds: 5, engineMessage: "database is locked"),
+            .diskFull(.running("COMMIT")), .engineFailure(.opening, code: 1, engineMessage: "SQL logic error"),
+            .connectionUnavailable(code: 7), .sharedLoggingRefused(mode: "delete"),
             .negativeInitialStock(.kiwi), .negativeQuantity(.kiwi), .sequenceRefused(found: 3, expected: 2),
             .idRefused(EventID(high: 1, low: 2), previous: EventID(high: 1, low: 3)), .unexpected("boom"),
             .markedDamaged(marker: "/s/juice.db.damaged", foundAt: "2026-11-24T01:51:37Z", detail: "Page 12: btreeInitPage() returns error code 11"),
@@ -129,7 +129,7 @@ import Testing
             case .notADatabase, .cutShort, .emptyFile, .nothingReadable, .foreignDatabase, .newerSchema, .noSchemaVersion, .stockRowsMissing,
                 .journalRowNotAnEvent, .deadLetterWithoutEventID, .damaged, .notARegularFile, .fileNotReadableWritable,
                 .fileReadOnly, .directoryNotWritable, .cannotCreateDirectory, .cannotOpen, .permissionDenied,
-                .leaseUnavailable, .busy, .diskFull, .engineFailure, .connectionUnavailable, .writeAheadLogRefused,
+                .leaseUnavailable, .busy, .diskFull, .engineFailure, .connectionUnavailable, .sharedLoggingRefused,
                 .negativeInitialStock, .negativeQuantity, .sequenceRefused, .idRefused, .unexpected, .markedDamaged,
                 .migrationFailed, .storeReadOnly, .migrationNeedsWriting, .directoryMissing, .targetExists, .targetUnwritable,
                 .sequencesExhausted:
@@ -145,6 +145,19 @@ import Testing
             #expect(!error.description.contains("--"), "\(error.description)")
             #expect(!error.description.contains("JUICE_MAKER_STORE"), "\(error.description)")
             #expect(!error.description.contains("\n"))
+        }
+    }
+
+    /// The ports' error speaks of a store, its engine and its working files, in both
+    /// languages: never of one adapter's engine (SQLite, its SQL, its write-ahead log).
+    /// What the engine said itself (`engineMessage`, "SQL logic error") is passed on.
+    @Test func noLibraryStoreErrorNamesAnAdaptersEngine() {
+        for reason in Self.everyReason {
+            for text in [reason.description, reason.korean] {
+                for word in ["SQLite", "SQL '", "WAL", "-wal", "write-ahead"] {
+                    #expect(!text.contains(word), "\(text)")
+                }
+            }
         }
     }
 

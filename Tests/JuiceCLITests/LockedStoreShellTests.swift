@@ -57,12 +57,8 @@ extension RunningProgram {
     /// Waits until `condition(stderr)` holds, or the process ends, or `limit` passes
     /// (a safety net against a hang, not a speed requirement).
     func waitForStandardError(limit: Duration = .seconds(30), until condition: (String) -> Bool) -> Bool {
-        let deadline = ContinuousClock.now + limit
-        while ContinuousClock.now < deadline {
-            if condition(stderr) { return true }
-            if !process.isRunning { return condition(stderr) }
-            Thread.sleep(forTimeInterval: 0.02)
-        }
+        // A file: nothing signals what is written to it, so it is looked at.
+        _ = eventuallyOnThisThread(within: limit) { condition(stderr) || !process.isRunning }
         return condition(stderr)
     }
 }

@@ -5,10 +5,10 @@ import Testing
 @testable import JuiceCLI
 
 /// The CLI skips its own confirmation of what a plugin already shows the person: it
-/// asks for the `EventPresentingPlugin` capability, whatever the plugin's type.
+/// asks every plugin for its `shownKinds`, whatever the plugin's type.
 @Suite(.tags(.unit)) struct PersonSeesTests {
     /// A plugin that is not the CLI notifier but shows orders to the person.
-    final class Announcer: EventPresentingPlugin {
+    final class Announcer: JuiceMakerPlugin {
         static let type = "announcer"
         static let configuration: [ConfigurationKey] = []
         let shownKinds: Set<EventKind>

@@ -14,20 +14,33 @@ import Testing
 
     @Test func onlyTheRegistryImportsPluginModules() throws {
         // The fleet commands reach NATS through its transport (`NATSClient`), not its plugin.
-        let sources = Self.root.appendingPathComponent("Sources/JuiceCLI")
+        // A plugin module is named `<Folder>Plugin` (`import WebhookPlugin`, `@testable import …`).
+        let importing = try Self.files(in: "Sources/JuiceCLI") { $0.hasSuffix("Plugin") }
+        #expect(importing.contains("PluginRegistry.swift"))
+        #expect(importing == ["PluginRegistry.swift"], "\(importing.sorted())")
+    }
+
+    /// The HTTP transport stands below the domain and the kit: what it shares with them
+    /// (a message in both languages, URLs, RFC 3339 dates) is in `JuicePrimitives`.
+    @Test func theHTTPTransportImportsNeitherTheKitNorTheCore() throws {
+        let importing = try Self.files(in: "Sources/JuiceHTTP") { ["JuiceMakerCore", "JuiceMakerPluginKit"].contains($0) }
+        #expect(importing == [], "\(importing.sorted())")
+    }
+
+    /// The Swift files of `folder` with an import of a module `imported` picks.
+    private static func files(in folder: String, importing imported: (String) -> Bool) throws -> [String] {
+        let sources = root.appendingPathComponent(folder)
         let files = try #require(FileManager.default.enumerator(at: sources, includingPropertiesForKeys: nil))
         var importing: [String] = []
         for case let file as URL in files where file.pathExtension == "swift" {
             let text = try String(contentsOf: file, encoding: .utf8)
-            // A plugin module is named `<Folder>Plugin` (`import WebhookPlugin`, `@testable import …`).
-            let importsPlugin = text.split(separator: "\n").contains { line in
+            let imports = text.split(separator: "\n").contains { line in
                 let words = line.split(separator: " ")
-                return words.contains("import") && words.last?.hasSuffix("Plugin") == true
+                return words.contains("import") && imported(words.last.map(String.init) ?? "")
             }
-            if importsPlugin { importing.append(file.lastPathComponent) }
+            if imports { importing.append(file.lastPathComponent) }
         }
-        #expect(importing.contains("PluginRegistry.swift"))
-        #expect(importing == ["PluginRegistry.swift"], "\(importing.sorted())")
+        return importing
     }
 
     /// `juice subscribers` asks a plugin type (`isFedFromFleet`) what `juice fleet

@@ -68,9 +68,11 @@ import Testing
     func deliverFollowStopsWith128PlusTheSignal(_ signal: Int32, _ status: Int32) throws {
         let sandbox = try JuiceSandbox()
         let out = sandbox.root + "/delivered.jsonl"
-        let slow = try sandbox.write("", to: "slow")
-        // Takes a line and writes it out; while `slow` exists, then needs a second for the next.
-        let program = #"while read -r line; do printf '%s\n' "$line" >> "$0"; if [ -e "$1" ]; then sleep 1; fi; done"#
+        // Takes a line and writes it out; while `slow` exists, then waits on it, a named
+        // pipe nobody writes: it is stopped after its first line, whatever the machine's load.
+        let slow = sandbox.root + "/slow"
+        #expect(mkfifo(slow, 0o600) == 0)
+        let program = #"while read -r line; do printf '%s\n' "$line" >> "$0"; if [ -e "$1" ]; then read -r x < "$1"; fi; done"#
         let follower = try sandbox.loggingConfig(
             extra: #"""
                 , { "type": "command", "name": "audit", "command": ["/bin/sh", "-c", \#(quoted(program)), \#(quoted(out)), \#(quoted(slow))] }

@@ -1,4 +1,5 @@
 import Foundation
+import JuicePrimitives
 import JuiceTestSupport
 import Testing
 @testable import JuiceMakerCore

@@ -1,5 +1,6 @@
 import FoundationEssentials
 import JuiceMakerPluginKit
+import JuicePrimitives
 import JuiceTestSupport
 import Testing
 

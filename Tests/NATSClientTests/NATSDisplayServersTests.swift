@@ -4,6 +4,7 @@ import JuiceMakerPluginKit
 import JuiceTestSupport
 import NATSClient
 import Testing
+import JuicePrimitives
 
 /// `NATSOptions.displayServers` (servers in errors, never their user or password)
 /// against what it printed when FoundationEssentials' `URLComponents` took the

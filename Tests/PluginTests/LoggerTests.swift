@@ -2,6 +2,7 @@ import Foundation
 import JuiceJSON
 import JuiceMakerCore
 import JuiceMakerPluginKit
+import JuicePrimitives
 import JuiceTestSupport
 import LoggerPlugin
 import Testing

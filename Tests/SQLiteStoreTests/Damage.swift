@@ -80,6 +80,30 @@ enum Damage {
         return Int64(info.st_size)
     }
 
+    /// When the file at `path` was last written (to the nanosecond), or nil when there is none.
+    static func modified(_ path: String) -> Duration? {
+        var info = stat()
+        guard stat(path, &info) == 0 else { return nil }
+        #if os(Linux)
+        return .seconds(info.st_mtim.tv_sec) + .nanoseconds(info.st_mtim.tv_nsec)
+        #else
+        return .seconds(info.st_mtimespec.tv_sec) + .nanoseconds(info.st_mtimespec.tv_nsec)
+        #endif
+    }
+
+    /// Whether some process waits for a `flock` on the file at `path`: a blocked request
+    /// is a `->` line of `/proc/locks` naming the file's inode. True where there is no
+    /// `/proc/locks` (nothing to look at; the caller goes on at once).
+    static func hasLockWaiter(_ path: String) -> Bool {
+        var info = stat()
+        guard stat(path, &info) == 0, let locks = try? String(contentsOfFile: "/proc/locks", encoding: .utf8) else { return true }
+        let inode = String(info.st_ino)
+        return locks.split(separator: "\n").contains { line in
+            let fields = line.split(separator: " ")
+            return fields.contains("->") && fields.contains { $0.split(separator: ":").last.map(String.init) == inode }
+        }
+    }
+
     /// The permission bits of `path`, or nil when there is no file.
     static func mode(of path: String) -> mode_t? {
         var info = stat()

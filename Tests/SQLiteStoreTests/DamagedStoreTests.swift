@@ -58,8 +58,9 @@ import Testing
         // The lingering copy: the record, exclusively locked, as the last close left it.
         let lingering = open(path + ".clean", O_RDWR | O_CLOEXEC)
         try #require(lingering >= 0 && flock(lingering, LOCK_EX) == 0)
+        // Released once the opener below waits for it: the kernel lists the waiter.
         let released = Thread {
-            usleep(200_000)
+            _ = eventuallyOnThisThread(within: .seconds(60)) { Damage.hasLockWaiter(path + ".clean") }
             close(lingering)
         }
         released.start()
@@ -94,11 +95,13 @@ import Testing
         let path = directory.file("juice.db")
         try Damage.makeHistory(at: path)
         let process = try Probe.start(["loop", "--store", path, "--seed", "7"], in: directory, name: "loop").process
-        // Wait until the loop has committed (its write-ahead log grows), then kill it
-        // mid-flight. Watched from outside: opening the store would queue for its lock.
-        let deadline = ContinuousClock.now + .seconds(30)
-        while (Damage.size(of: path + "-wal") ?? 0) == 0, ContinuousClock.now < deadline { usleep(5_000) }
-        usleep(50_000)
+        // Wait until the loop has committed (its write-ahead log grows) and committed
+        // again (the log is written once more), then kill it mid-flight. Watched from
+        // outside: opening the store would queue for its lock.
+        let wal = path + "-wal"
+        #expect(eventuallyOnThisThread(within: .seconds(30), every: .milliseconds(5)) { (Damage.size(of: wal) ?? 0) > 0 })
+        let first = Damage.modified(wal)
+        #expect(eventuallyOnThisThread(within: .seconds(30), every: .milliseconds(5)) { Damage.modified(wal) != first })
         kill(process.processIdentifier, SIGKILL)
         process.waitUntilExit()
         try Damage.flip(path, page: Damage.firstJournalLeaf(of: path), keepingTime: true)

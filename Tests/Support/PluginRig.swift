@@ -2,6 +2,7 @@ import Foundation
 import JuiceJSON
 import JuiceMakerCore
 import JuiceMakerPluginKit
+import JuicePrimitives
 import Locking
 
 /// A `TextSink` that keeps every write, in order.

@@ -29,7 +29,25 @@ package func eventually(within limit: Duration = .seconds(120), _ condition: () 
     let deadline = ContinuousClock.now + limit
     while ContinuousClock.now < deadline {
         if try condition() { return true }
+        // A kept sleep: the poll's interval, for what has no signal (see above).
         try? await Task.sleep(for: .milliseconds(10))
+    }
+    return try condition()
+}
+
+/// `eventually` for a test that runs on a thread of its own (a synchronous test, a
+/// helper thread): polls `condition` every `interval` until it holds or `limit` passes
+/// (only a hang reaches it); returns whether it held. The same rule: only for what sends
+/// this process no signal (another process's files and locks, a store's own checking
+/// thread).
+package func eventuallyOnThisThread(
+    within limit: Duration = .seconds(120), every interval: Duration = .milliseconds(10), _ condition: () throws -> Bool
+) rethrows -> Bool {
+    let deadline = ContinuousClock.now + limit
+    while ContinuousClock.now < deadline {
+        if try condition() { return true }
+        // A kept sleep, as in `eventually`: the poll's interval, for what has no signal.
+        usleep(UInt32(clamping: Int64(interval / .microseconds(1))))
     }
     return try condition()
 }

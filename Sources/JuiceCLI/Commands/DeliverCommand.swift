@@ -12,6 +12,7 @@ import Musl
 import JuiceJSON
 import JuiceMakerCore
 import JuiceMakerPluginKit
+import JuicePrimitives
 import Locking
 import SQLiteStore
 

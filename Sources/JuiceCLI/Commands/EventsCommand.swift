@@ -1,5 +1,6 @@
 import JuiceMakerCore
 import JuiceMakerPluginKit
+import JuicePrimitives
 
 /// `juice events [--since N] [--type T]… [--limit N]`: the journal, oldest first.
 /// Without `--since`, `--limit` keeps the newest; with it, the first after N.

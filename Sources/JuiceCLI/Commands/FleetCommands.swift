@@ -11,6 +11,7 @@ import Musl
 #endif
 import JuiceMakerCore
 import JuiceMakerPluginKit
+import JuicePrimitives
 #if canImport(NATSClient)
 import NATSClient
 #endif

@@ -3,6 +3,7 @@ import FleetConfiguration
 import JuiceMakerCore
 import JuiceMakerPluginKit
 import NATSClient
+import JuicePrimitives
 
 /// The configured webhook, command and logger subscribers fed from the fleet's stream,
 /// each through its own durable consumer (`juice fleet deliver`, and `juice subscribers

@@ -7,6 +7,7 @@ import Foundation
 import JuiceJSON
 import JuiceMakerCore
 import JuiceMakerPluginKit
+import JuicePrimitives
 #if canImport(NATSClient)
 import NATSClient
 #endif

@@ -241,8 +241,6 @@ enum StoreCommandSupport {
 extension Catalog {
     /// The words of `juice store …`.
     enum StoreCommands {
-        typealias T = LocalizedText
-
         static let needsAFile = T(
             "'juice store' works on a store file; --in-memory has none.",
             ko: "'juice store'는 저장소 파일에 씁니다. --in-memory에는 파일이 없습니다.")

@@ -11,6 +11,7 @@ import Musl
 import JuiceJSON
 import JuiceMakerCore
 import JuiceMakerPluginKit
+import JuicePrimitives
 
 /// `juice subscribers`: each configured subscriber, its type, whether it is enabled,
 /// and, for durable ones (webhook, command), its cursor, how many events it is

@@ -7,6 +7,7 @@ import Foundation
 import JuiceJSON
 import JuiceMakerCore
 import JuiceMakerPluginKit
+import JuicePrimitives
 import SQLiteStore
 
 /// Checks a parsed config document strictly and turns it into a `JuiceConfig`.

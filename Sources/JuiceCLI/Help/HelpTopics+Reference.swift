@@ -57,7 +57,7 @@ extension HelpTopics {
                         + "a new store, mode 0600."),
                 HelpItem(
                     "header damaged",
-                    "store recover saves what the other pages hold; every other command exits 74 (not a SQLite database), "
+                    "store recover saves what the other pages hold; every other command exits 74 (not a database), "
                         + "pointing to store recover."),
                 HelpItem(
                     "nothing readable",

@@ -5,8 +5,6 @@ import JuiceMakerPluginKit
 /// keys, values and numbers are data and stay as written.
 extension Catalog {
     enum ConfigErrors {
-        typealias T = LocalizedText
-
         /// `file: path: reason`, or less when the file or the path is not known.
         static func located(_ error: ConfigurationError) -> T {
             // Texts from the file (values, keys, names) are echoed: escaped and cut.
@@ -61,7 +59,7 @@ extension Catalog {
             case let .malformedJSON(line, column, problem):
                 return "JSON 형식이 잘못되었습니다(\(line)행 \(column)열): \(korean(problem))"
             case let .cannotRead(failure):
-                return "파일을 읽을 수 없습니다(\(StoreErrors.system(failure)))"
+                return "파일을 읽을 수 없습니다(\(failure.korean))"
             case let .notARegularFile(kind):
                 return "일반 파일이 아닙니다(\(kind.korean)). JSON 파일의 경로를 주세요"
             case .notUTF8:

@@ -15,8 +15,6 @@ import JuiceMakerPluginKit
 /// `juice subscribers`.
 extension Catalog {
     enum Delivery {
-        typealias T = LocalizedText
-
         static let noDurableSubscribers = T(
             "No durable subscribers (webhook, command) are enabled in the config.",
             ko: "설정에 켜진 내구성 구독자(webhook, command)가 없습니다.")

@@ -1,11 +1,10 @@
 import JuiceMakerCore
 import JuiceMakerPluginKit
+import JuicePrimitives
 
 /// Error lines: each says what was wrong and how to fix it.
 extension Catalog {
     enum Errors {
-        typealias T = LocalizedText
-
         static let prefix = T("Error:", ko: "오류:")
 
         // Command line (exit 64)
@@ -77,9 +76,6 @@ extension Catalog {
                 "'\(command)' is a screen for a person and prints no JSON; leave out '--json' (for scripts: juice order, juice stock set).",
                 ko: "'\(command)'은(는) 사람이 쓰는 화면이라 JSON을 출력하지 않습니다. '--json'을 빼세요 (스크립트에는 juice order, juice stock set).")
         }
-        static let inMemoryWithStore = T(
-            "'--in-memory' and '--store' name two different stores; give one of them.",
-            ko: "'--in-memory'와 '--store'는 서로 다른 저장소입니다. 하나만 쓰세요.")
 
         // Values (exit 65)
         static func countTooSmall(_ count: String) -> T {

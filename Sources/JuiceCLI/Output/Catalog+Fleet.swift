@@ -8,8 +8,6 @@ import JuiceMakerPluginKit
 /// The words of `juice fleet`.
 extension Catalog {
     enum Fleet {
-        typealias T = LocalizedText
-
         static let notBuilt = T(
             "this juice was built without NATS, so it has no fleet commands: install the NATS C client "
                 + "(sudo apt-get install libnats-dev, or brew install cnats) and rebuild (swift build); see juice help fleet.",

@@ -2,8 +2,6 @@
 /// the help page's headings. Each command's own texts are in its declaration.
 extension Catalog {
     enum Help {
-        typealias T = LocalizedText
-
         // Global options
         static let config = T("Read the config from this file.", ko: "이 파일에서 설정을 읽습니다.")
         static let store = T("Use the store at this path (also JUICE_MAKER_STORE).", ko: "이 경로의 저장소를 씁니다 (JUICE_MAKER_STORE도 가능).")

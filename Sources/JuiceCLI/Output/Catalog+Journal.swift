@@ -3,8 +3,6 @@ import JuiceMakerCore
 /// The words for journal rows this version cannot read (`juice events`, `juice watch`).
 extension Catalog {
     enum Journal {
-        typealias T = LocalizedText
-
         /// One line per unreadable row; `reason` is escaped by the caller's `TerminalText`.
         static func unreadable(_ sequence: Int64, reason: String) -> T {
             T(

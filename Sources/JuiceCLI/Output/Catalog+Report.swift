@@ -4,8 +4,6 @@ import JuiceMakerCore
 /// the report, and its errors (their help is in their declarations).
 extension Catalog {
     enum Report {
-        typealias T = LocalizedText
-
         // Headings
         static func title(_ from: String, _ until: String, _ window: String, _ by: Bucket) -> T {
             T(
@@ -51,7 +49,6 @@ extension Catalog {
                 "short of \(fruit.englishName): \(missing) in \(orders) \(orders == 1 ? "order" : "orders")",
                 ko: "\(fruit.koreanName) 부족: 주문 \(orders)건에 \(missing)개")
         }
-        static let noSales = T("No juice was sold in this window.", ko: "이 기간에 팔린 쥬스가 없습니다.")
         static let noLostSales = T("No order failed in this window.", ko: "이 기간에 실패한 주문이 없습니다.")
         static let noConsumption = T("No fruit was used in this window.", ko: "이 기간에 쓴 과일이 없습니다.")
         static func left(_ quantity: Int) -> T {

@@ -5,8 +5,6 @@ import JuiceMakerPluginKit
 /// one-line event summaries.
 extension Catalog {
     enum Results {
-        typealias T = LocalizedText
-
         static func orderMade(_ juice: Juice, count: Int) -> T {
             count == 1
                 ? T("Here's your \(juice.englishName)! Enjoy!", ko: "\(juice.koreanName) 나왔습니다! 맛있게 드세요!")

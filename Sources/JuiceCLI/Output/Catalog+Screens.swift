@@ -4,8 +4,6 @@ import JuiceMakerCore
 /// their prompts, questions and refusals (their help is in their declarations).
 extension Catalog {
     enum Screens {
-        typealias T = LocalizedText
-
         // Shared
         static let yesNo = T("(y/N)", ko: "(y/N)")
 

@@ -7,8 +7,8 @@ import JuiceMakerPluginKit
 /// show`). Every number is written as `ConfigurationType.format` writes its `Double`
 /// (`10`, not `10.0` or `1e1`), so the printed config does not depend on how a number
 /// was spelled in the file.
-public enum JSONWriter {
-    public static func compact(_ value: JSONValue) -> String {
+package enum JSONWriter {
+    package static func compact(_ value: JSONValue) -> String {
         JSONTextWriter.text(of: normalized(value))
     }
 

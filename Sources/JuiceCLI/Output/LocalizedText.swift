@@ -20,7 +20,10 @@ struct LocalizedText: Sendable, Equatable {
 
 /// The one catalog of everything `juice` says, in English and Korean. Its members
 /// live in extensions by theme: help texts, errors, results.
-enum Catalog {}
+enum Catalog {
+    /// The short name every theme's entries are written with.
+    typealias T = LocalizedText
+}
 
 extension Catalog {
     /// A value a message echoes (a word typed, a name or value from the config, a field

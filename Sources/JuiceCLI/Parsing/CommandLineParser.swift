@@ -60,12 +60,12 @@ enum ParseOutcome: Sendable {
 /// argument (`juice --version extra` is a usage error).
 ///
 /// Every mistake throws a usage `CLIError` naming the command whose usage applies.
-public struct CommandLineParser: Sendable {
+package struct CommandLineParser: Sendable {
     let root: CommandSpec
     let globalOptions: [OptionSpec]
 
     /// The parser for `juice`'s own command table.
-    public static let juice = CommandLineParser(root: CommandTable.root, globalOptions: CommandTable.globalOptions)
+    package static let juice = CommandLineParser(root: CommandTable.root, globalOptions: CommandTable.globalOptions)
 
     init(root: CommandSpec, globalOptions: [OptionSpec]) {
         self.root = root
@@ -73,7 +73,7 @@ public struct CommandLineParser: Sendable {
     }
 
     /// Parses `words`; the result is only whether it parsed (for fuzzing and scripts).
-    public func accepts(_ words: [String]) -> Bool {
+    package func accepts(_ words: [String]) -> Bool {
         (try? parse(words)) != nil
     }
 

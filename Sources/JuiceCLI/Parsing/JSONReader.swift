@@ -7,12 +7,12 @@ import JuiceMakerPluginKit
 /// A column counts Unicode scalars (code points) from the start of the line, the first
 /// being 1; a byte-order mark at the start of the file is not counted
 /// (`JSONParseError.location(in:)`).
-public struct JSONSyntaxError: Error, Sendable, Equatable, CustomStringConvertible {
-    public let line: Int
-    public let column: Int
-    public let problem: JSONProblem
+package struct JSONSyntaxError: Error, Sendable, Equatable, CustomStringConvertible {
+    package let line: Int
+    package let column: Int
+    package let problem: JSONProblem
 
-    public var description: String { "malformed JSON at line \(line), column \(column): \(problem)" }
+    package var description: String { "malformed JSON at line \(line), column \(column): \(problem)" }
 }
 
 /// Reads the config's JSON into a `JSONValue`, keeping object keys in file order and
@@ -23,11 +23,11 @@ public struct JSONSyntaxError: Error, Sendable, Equatable, CustomStringConvertib
 /// compared code point by code point, RFC 8259 section 8.3, so `"\u00e9"` and
 /// `"e\u0301"` are two keys), at most 64 objects and arrays nested, no number beyond
 /// `Double`'s range. Every error names the line and column (`JSONSyntaxError`).
-public enum JSONReader {
+package enum JSONReader {
     static let options = JSONParser.Options(duplicateKeys: .refuse, maximumDepth: 64, numbers: .doubles)
 
     /// Parses one JSON document (surrounding whitespace allowed).
-    public static func parse(_ text: String) throws(JSONSyntaxError) -> JSONValue {
+    package static func parse(_ text: String) throws(JSONSyntaxError) -> JSONValue {
         do {
             return try JSONParser.parse(text, options: options)
         } catch {

@@ -49,12 +49,6 @@ enum ValueParsing {
         return .value(value)
     }
 
-    /// `reading(text)` when it is within `Int`.
-    static func wholeNumber(_ text: String) -> Int? {
-        guard case .value(let value)? = reading(text) else { return nil }
-        return value
-    }
-
     /// `--since N` (0 or more), or nil when not given.
     static func since(_ invocation: Invocation, _ option: Option) throws(CLIError) -> Int64? {
         guard let text = invocation[option] else { return nil }

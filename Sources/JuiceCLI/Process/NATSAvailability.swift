@@ -1,6 +1,7 @@
 import FleetConfiguration
 import JuiceMakerCore
 import JuiceMakerPluginKit
+import JuicePrimitives
 
 #if !canImport(NATSPlugin)
 /// The `nats` subscriber in a build without libnats (`natsPluginType`): the same keys

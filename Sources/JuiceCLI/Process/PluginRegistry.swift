@@ -75,10 +75,10 @@ struct PluginRegistry: Sendable {
         }
     }
 
-    /// Whether a built plugin shows events of `kind` to the person (it declares
-    /// `EventPresentingPlugin`), so the CLI must not print the same fact again.
+    /// Whether a built plugin shows events of `kind` to the person (its `shownKinds`),
+    /// so the CLI must not print the same fact again.
     static func personSees(_ kind: EventKind, among plugins: [BuiltPlugin]) -> Bool {
-        plugins.contains { ($0.plugin as? any EventPresentingPlugin)?.shownKinds.contains(kind) ?? false }
+        plugins.contains { $0.plugin.shownKinds.contains(kind) }
     }
 }
 

@@ -9,8 +9,8 @@ import Foundation
 #endif
 
 /// The `juice` process as the thin executable (`Sources/juice/main.swift`) starts it:
-/// the one public door into the CLI library.
-public enum JuiceProcess {
+/// the one door into the CLI library.
+package enum JuiceProcess {
     /// Runs one command line with the real streams and returns the exit code.
     /// - Parameters:
     ///   - arguments: the words after `juice`.
@@ -18,7 +18,7 @@ public enum JuiceProcess {
     ///   - workingDirectory: the directory relative paths are taken from.
     ///   - undecodableArgument: the position (from 1) of the first argument that was
     ///     not valid UTF-8 (`firstUndecodableArgument()`), which is refused.
-    public static func run(
+    package static func run(
         arguments: [String], environment: [String: String], workingDirectory: String, undecodableArgument: Int? = nil
     ) async -> Int32 {
         switch start(
@@ -34,7 +34,7 @@ public enum JuiceProcess {
     /// errors, `--version`, `--help`, `config schema`); a command that does work is
     /// left `pending`, for the caller to `finish` in a task. The process awaits only
     /// then, so those answers never start the concurrency runtime's threads.
-    public static func start(
+    package static func start(
         arguments: [String], environment: [String: String], workingDirectory: String, undecodableArgument: Int? = nil
     ) -> Started {
         let runner = Runner(
@@ -52,23 +52,23 @@ public enum JuiceProcess {
     }
 
     /// What `start` did: answered (the exit code), or left a command to run.
-    public enum Started: Sendable {
+    package enum Started: Sendable {
         case finished(Int32)
         case pending(PendingCommand)
     }
 
     /// A command line whose command reads the config, the store or plugins.
-    public struct PendingCommand: Sendable {
+    package struct PendingCommand: Sendable {
         let runner: Runner
         let prepared: Runner.Prepared
 
         /// Runs it; the exit code.
-        public func finish() async -> Int32 { await runner.finish(prepared).rawValue }
+        package func finish() async -> Int32 { await runner.finish(prepared).rawValue }
     }
 
     /// This process's environment, read from `environ` (`environment(entries:)`). Not
     /// through `ProcessInfo` (start-up rule "Date only", the Performance article).
-    public static func currentEnvironment() -> [String: String] {
+    package static func currentEnvironment() -> [String: String] {
         #if canImport(Glibc) || canImport(Musl)
         var entries: [String] = []
         var entry = environ
@@ -98,7 +98,7 @@ public enum JuiceProcess {
     }
 
     /// The working directory (`getcwd`), or "" when it cannot be read (removed).
-    public static func currentDirectory() -> String {
+    package static func currentDirectory() -> String {
         #if canImport(Glibc) || canImport(Musl)
         guard let path = getcwd(nil, 0) else { return "" }
         defer { free(path) }
@@ -110,7 +110,7 @@ public enum JuiceProcess {
 
     /// The position (from 1) of the first of this process's arguments that is not valid
     /// UTF-8, or nil. `CommandLine.arguments` has already replaced such bytes with U+FFFD.
-    public static func firstUndecodableArgument() -> Int? {
+    package static func firstUndecodableArgument() -> Int? {
         (1..<Int(CommandLine.argc)).first { index in
             guard let argument = CommandLine.unsafeArgv[index] else { return false }
             return String(validatingCString: argument) == nil

@@ -11,6 +11,7 @@ import Musl
 import JuiceJSON
 import JuiceMakerCore
 import JuiceMakerPluginKit
+import JuicePrimitives
 
 /// `juice report --json` and `juice report picklist --json`: the same figures as the
 /// text, as one object (its shape is documented in the article "The report").

@@ -9,6 +9,7 @@ import Glibc
 import Musl
 #endif
 import JuiceMakerCore
+import JuicePrimitives
 
 /// How `juice report` buckets fruit consumed over time. Days and weeks are UTC; a
 /// week starts on Monday.

@@ -1,3 +1,5 @@
+import JuicePrimitives
+
 /// The two languages every message exists in.
 public enum Language: String, Sendable, CaseIterable {
     case korean = "ko"
@@ -18,5 +20,12 @@ public enum Language: String, Sendable, CaseIterable {
             .first { !$0.isEmpty } ?? ""
         let code = chosen.prefix { $0 != "_" && $0 != "." && $0 != "@" }
         self = code.lowercased() == "ko" ? .korean : .english
+    }
+}
+
+extension PluginMessage {
+    /// The text in `language`.
+    public func callAsFunction(_ language: Language) -> String {
+        language == .korean ? korean : english
     }
 }

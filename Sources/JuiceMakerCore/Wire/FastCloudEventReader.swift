@@ -10,6 +10,7 @@ import Musl
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import JuicePrimitives
 
 /// Reads an event straight from the bytes of the JSON `CloudEventFormat.encode` writes,
 /// without a `JSONValue` and without a string for each field (several times faster: a

@@ -1,5 +1,6 @@
 import JuiceJSON
 import JuiceMakerCore
+import JuicePrimitives
 
 /// A config value that is wrong: the file, the JSON path (`subscribers[1].level`) and
 /// why, as a `Reason` a front end renders in its person's language. `description` is

@@ -5,6 +5,7 @@ import Musl
 #endif
 import JuiceJSON
 import JuiceMakerCore
+import JuicePrimitives
 
 /// One config key, declared once: its name, type (with its range or allowed values),
 /// default, description and whether it is required.

@@ -141,9 +141,6 @@ extension DurableDelivery {
     /// What the runner did in this process.
     public var statistics: DeliveryStatistics { state.withLock { $0.statistics } }
 
-    /// Events handed to a windowed destination and not yet answered.
-    public var requestsInFlight: Int { state.withLock { $0.inFlight.count } }
-
     /// Waits until `condition` holds for the phase and statistics, or until `deadline`
     /// (nil: none); returns whether it held. Woken by the runner's changes, never a
     /// poll: for a caller that watches a runner work (a test, a tool).

@@ -4,6 +4,7 @@ import FoundationEssentials
 import Foundation
 #endif
 import JuiceMakerCore
+import JuicePrimitives
 import Locking
 
 /// What the runner does when a destination refuses an event (see `DurableDelivery`).

@@ -4,6 +4,7 @@ import FoundationEssentials
 import Foundation
 #endif
 import JuiceMakerCore
+import JuicePrimitives
 import Locking
 
 /// The runner's bookkeeping in the journal (cursor writes, closed after shutdown,

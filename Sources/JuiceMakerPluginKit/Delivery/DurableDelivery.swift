@@ -10,6 +10,7 @@ import Musl
 #endif
 import Dispatch
 import JuiceMakerCore
+import JuicePrimitives
 import Locking
 import Synchronization
 

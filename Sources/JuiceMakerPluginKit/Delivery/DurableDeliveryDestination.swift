@@ -1,4 +1,5 @@
 import JuiceMakerCore
+import JuicePrimitives
 
 /// Where a durable subscriber sends events: an HTTP endpoint, a program's stdin.
 ///

@@ -1,4 +1,5 @@
 import JuiceJSON
+import JuicePrimitives
 
 /// When a durable subscriber tries a failed event again.
 ///

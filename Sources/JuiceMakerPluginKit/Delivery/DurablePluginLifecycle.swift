@@ -1,5 +1,6 @@
 import EventBus
 import JuiceMakerCore
+import JuicePrimitives
 import Locking
 
 /// A destination a durable plugin owns: something (a connection, a running program)

@@ -1,5 +1,6 @@
 import EventBus
 import JuiceMakerCore
+import JuicePrimitives
 
 /// A front-end module that hears the juice maker's events: the extension point.
 ///
@@ -55,6 +56,11 @@ public protocol JuiceMakerPlugin: AnyObject, Sendable {
     /// `.none`, not fed.
     var fleetRole: FleetRole { get }
 
+    /// The kinds of event this plugin itself shows to the person at the terminal (the
+    /// CLI notifier): a command skips its own one-line confirmation of such a kind, so
+    /// the person does not read the same fact twice. Provided: none.
+    var shownKinds: Set<EventKind> { get }
+
     /// Whether plugins of this type have a `fleetRole` other than `.none`, for the
     /// commands that list subscribers without building them (`juice subscribers`).
     /// Provided: `false`; a type whose plugins have a fleet role says `true`.
@@ -75,6 +81,9 @@ extension JuiceMakerPlugin {
 
     /// Not fed from the fleet's stream.
     public var fleetRole: FleetRole { .none }
+
+    /// Shows the person nothing.
+    public var shownKinds: Set<EventKind> { [] }
 
     /// Not fed from the fleet's stream.
     public static var isFedFromFleet: Bool { false }
@@ -173,29 +182,4 @@ public struct PluginHost: Sendable {
             throw PluginError(error)
         }
     }
-}
-
-/// A plugin's message for the person in both languages `juice` speaks, since the
-/// host's catalog cannot know a plugin's words. The host picks the language.
-public struct PluginMessage: Sendable, Equatable, CustomStringConvertible {
-    public let english: String
-    public let korean: String
-
-    public init(english: String, korean: String) {
-        self.english = english
-        self.korean = korean
-    }
-
-    /// Text that is the same in every language: a program's own output, a name.
-    public init(untranslated text: String) {
-        self.init(english: text, korean: text)
-    }
-
-    /// The text in `language`.
-    public func callAsFunction(_ language: Language) -> String {
-        language == .korean ? korean : english
-    }
-
-    /// The English text, for logs and tests.
-    public var description: String { english }
 }

@@ -1,3 +1,4 @@
+import JuicePrimitives
 extension PluginContext {
     /// A file named in a plugin's config, as the plugin opens it: an absolute path as
     /// given, `~/…` under `HOME`, anything else relative to `stateDirectory` (the

@@ -1,4 +1,5 @@
 import JuiceMakerCore
+import JuicePrimitives
 
 /// Why a plugin could not start (`JuiceMakerPlugin.attach(to:)`): the kit's own error,
 /// so a plugin never has to throw the core's.

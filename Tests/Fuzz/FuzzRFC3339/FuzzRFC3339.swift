@@ -1,5 +1,6 @@
 import FuzzSupport
 import JuiceMakerCore
+import JuicePrimitives
 
 /// RFC 3339 parsing on any text: a date or nil, never a trap; a date it returns
 /// formats to text that parses back to the same millisecond.

@@ -1,6 +1,7 @@
 // What the loaders of the libraries `juice` opens only when needed share (CTLS,
-// CReadline, CNATSLoader): opening the first of a library's names that loads. Not a
-// target of its own: each loader includes this header.
+// CReadline, CNATSLoader): opening the first of a library's names that loads. The
+// target `CDynamicLibrary`: a loader includes `<dynamic_library.h>`, and a target whose
+// code includes a loader depends on it (a system library target has no dependencies).
 #ifndef JUICE_DYNAMIC_LIBRARY_H
 #define JUICE_DYNAMIC_LIBRARY_H
 
