@@ -1,5 +1,6 @@
 import CNATSLoader
 import JuiceMakerCore
+import JuicePrimitives
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
