@@ -86,15 +86,13 @@ struct FleetIntegrationTests {
     }
 
     private static func waitForStreamBlocking(_ url: String, count: UInt64, within seconds: Double) -> UInt64 {
-        let deadline = Date(timeIntervalSinceNow: seconds)
         var seen: UInt64 = 0
-        while Date() < deadline {
+        _ = eventuallyOnThisThread(within: .milliseconds(Int(seconds * 1000)), every: .milliseconds(200)) {
             if let connection = try? NATSConnection(NATSOptions(servers: url.split(separator: ",").map(String.init), timeout: 2, reconnects: false)) {
                 seen = (try? connection.streamMessageCount("JUICEMAKER")) ?? seen
                 connection.close()
-                if seen >= count { return seen }
             }
-            usleep(200_000)
+            return seen >= count
         }
         return seen
     }
@@ -107,6 +105,8 @@ struct FleetIntegrationTests {
         for quarter in 0..<4 {
             let lines = String(repeating: "mango-kiwi\n", count: count / 4)
             for shell in shells { try shell.type(lines) }
+            // Not a wait for anything: the orders' pace, so that what happens between the
+            // quarters lands while orders are being made.
             try await Task.sleep(for: .milliseconds(400))
             await between(quarter)
         }
@@ -128,11 +128,11 @@ struct FleetIntegrationTests {
             switch quarter {
             case 0, 2:
                 await server.halt()
-                try? await Task.sleep(for: .seconds(1))  // the shells keep ordering while NATS is down
+                try? await Task.sleep(for: .seconds(1))  // not a wait: the outage; the shells keep ordering while NATS is down
             default:
                 // While NATS is down the events wait in the journal, and `juice subscribers` shows the lag.
                 if let output = try? await machines[0].running(["subscribers", "--json"]).stdout { lagDuringOutage.append(output) }
-                try? await Task.sleep(for: .milliseconds(1500))  // longer than a publish's timeout (1 s): the publishes under way fail
+                try? await Task.sleep(for: .milliseconds(1500))  // not a wait: longer than a publish's timeout (1 s), so publishes under way fail
                 try? await server.start()
             }
         }
@@ -154,10 +154,9 @@ struct FleetIntegrationTests {
         // PubAcks may still be on their way when the stream is complete).
         for machine in machines {
             var output = ""
-            for _ in 0..<100 {
+            // Each look is a juice run of its own (tens of milliseconds): no pause between them.
+            for _ in 0..<300 where !output.contains("\"lag\":0") {
                 output = try await machine.running(["subscribers", "--json"]).stdout
-                if output.contains("\"lag\":0") { break }
-                try await Task.sleep(for: .milliseconds(100))
             }
             #expect(output.contains("\"lag\":0"), "\(machine.name): \(output)")
         }

@@ -46,12 +46,16 @@ struct FleetReadingTests {
             #expect((row["ageSeconds"] as? Double ?? 99) < 60)
         }
         // fleet watch: one machine's events from the start, as JSON lines or prefixed notifier lines.
-        let ids = Set(try await machines[1].eventIDs())
         for json in [true, false] {
+            let shown = Set(try await machines[1].eventIDs())
             let arguments = ["fleet", "watch", "--since", "all", "--machine", "shop-b", "--nats", server.url] + (json ? ["--json"] : [])
             let watch = try machines[0].start(arguments, inputFile: "/dev/null")
+            _ = await eventually(within: .seconds(15)) { watch.stdout.split(separator: "\n").count >= shown.count }
+            // Nothing more may come: a marker order, published after, must be the last thing shown.
+            #expect(try await machines[1].running(["order", "kiwi"]).status == 0)
+            #expect(try await machines[1].running(["deliver"]).status == 0, "\(machines[1].errors)")
+            let ids = Set(try await machines[1].eventIDs())
             _ = await eventually(within: .seconds(15)) { watch.stdout.split(separator: "\n").count >= ids.count }
-            try await Task.sleep(for: .milliseconds(300))  // nothing more may come
             _ = await watch.terminated()
             let lines = watch.stdout.split(separator: "\n")
             if json {
@@ -100,18 +104,18 @@ struct FleetReadingTests {
                 #"[{"type": "webhook", "name": "central-hook", "url": "\#(hook.url)", "secret": "\#(secret)", "retrySchedule": [0.2, 0.5, 1, 1, 1, 1, 1, 1]}]"#,
             extra: #""fleet": {"url": "\#(server.url)", "ackWait": 2}"#)
         for round in 0..<5 {
+            // Killed mid-stream: once it has sent a few more requests (more each round).
+            let before = hook.requests.count
             let process = try central.start(["fleet", "deliver", "--follow"], inputFile: "/dev/null").process
-            try await Task.sleep(for: .milliseconds(250 + round * 100))
+            _ = await eventually(within: .seconds(30)) { hook.requests.count >= before + 10 + round * 10 }
             kill(process.processIdentifier, SIGKILL)
             await exited(process)
         }
         let killedAfter = Set(hook.requests.compactMap { $0.headers["webhook-id"] })
         let last = try central.start(["fleet", "deliver", "--follow"], inputFile: "/dev/null").process
         defer { terminate(last) }
-        let deadline = Date(timeIntervalSinceNow: 180)  // bounds a hang only; a loaded machine delivers slowly
-        while Date() < deadline, !union.isSubset(of: Set(hook.requests.compactMap { $0.headers["webhook-id"] })) {
-            try await Task.sleep(for: .milliseconds(100))
-        }
+        // The deadline bounds a hang only; a loaded machine delivers slowly.
+        _ = await eventually(within: .seconds(180)) { union.isSubset(of: Set(hook.requests.compactMap { $0.headers["webhook-id"] })) }
         await terminated(last)
         let requests = hook.requests
         let received = Set(requests.compactMap { $0.headers["webhook-id"] })

@@ -91,8 +91,9 @@ struct FleetStreamIdentityTests {
         let fleet = try await Self.deleteTheStreamUnderADeliverer { fleet, _, deleted in
             let said = await eventually(within: .seconds(30)) { !Self.lines(fleet, containing: "was deleted on the server").isEmpty }
             #expect(said, "\(fleet.central.errors)")
-            // The outage this case is about lasts 5 s (the deliverer said it above): the stream
-            // comes back after that, as the machine's next publish creates it.
+            // Not a wait for anything: the outage this case is about lasts 5 s (the deliverer
+            // said it above), longer than two of its looks; then the machine's next publish
+            // creates the stream again.
             try await Task.sleep(until: deleted + .seconds(5))
         }
         #expect(Self.lines(fleet, containing: "stream JUICEMAKER was deleted on the server").count == 1, "\(fleet.central.errors)")

@@ -125,12 +125,12 @@ final class NATSServerProcess: @unchecked Sendable {
         }
         let process = try Program(binary, arguments).start(inputFile: "/dev/null", errorsTo: logPath + ".stderr").process
         lock.withLock { $0 = process }
-        let deadline = Date(timeIntervalSinceNow: 15)
-        while Date() < deadline {
-            if let log = try? String(contentsOfFile: logPath, encoding: .utf8), log.contains("Server is ready") { return }
-            guard process.isRunning else { break }
-            usleep(20_000)
+        var ready = false
+        _ = eventuallyOnThisThread(within: .seconds(15), every: .milliseconds(20)) {
+            ready = (try? String(contentsOfFile: logPath, encoding: .utf8))?.contains("Server is ready") ?? false
+            return ready || !process.isRunning
         }
+        if ready { return }
         let log = (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? ""
         stop()
         throw FleetTestError("nats-server \(name) did not start on port \(port): \(log.suffix(600))")

@@ -73,14 +73,28 @@ struct DeliverCommand: JuiceCommand {
             await stop.requested()
             return .success  // the runner makes it 128 + the signal
         }
+        // Read before any lease is taken: a command that commits after this and finds a
+        // lease held leaves its events to this run.
+        let journal = try session.journal()
+        let lastBefore: Int64
+        do throws(StoreError) {
+            lastBefore = try journal.lastSequence()
+        } catch {
+            throw CLIError(.storeIO, Catalog.Errors.store(error))
+        }
         var outcomes = await Self.deliverAll(runners, stop: stop, flushDeadline: context.config.flushDeadlineSeconds) { delivery in
             await delivery.deliverPending(waitingAtMost: Self.patience)
         }
         if !leavesHeldLeases { outcomes = try await Self.awaitOtherHolders(outcomes, runners, session: session, stop: stop) }
         // Events committed while this run held the leases, by commands that left them to
-        // it, are handed on when it closes; only after a run that moved a cursor, so a
-        // subscriber that cannot move never starts a chain of background runs.
-        session.handsOffDelivery = outcomes.contains { $0.statistics.delivered + $0.statistics.deadLettered + $0.statistics.skipped > 0 }
+        // it, are handed on when it closes: after a run that moved a cursor, or one during
+        // which events were committed (a run that had nothing to move, holding a lease when
+        // a command committed, would otherwise strand that command's events until the next
+        // command). A subscriber that cannot move starts no chain: without new commits,
+        // a run that moved nothing hands nothing on.
+        let moved = outcomes.contains { $0.statistics.delivered + $0.statistics.deadLettered + $0.statistics.skipped > 0 }
+        let committedMeanwhile = ((try? journal.lastSequence()) ?? lastBefore) > lastBefore
+        session.handsOffDelivery = moved || committedMeanwhile
         return Self.report(outcomes, context: context)
     }
 

@@ -30,8 +30,9 @@ import JuiceMakerPluginKit
 /// 3. If the lease is held, its holder delivers the event. `juice deliver --follow`
 ///    sees every commit while it runs. `juice deliver` and the screens look again once
 ///    they have let their leases go, and start a background `juice deliver` themselves
-///    when they find work; `juice deliver` only when it moved a cursor in its own run,
-///    so a subscriber that cannot move (one the store refuses) never starts a chain.
+///    when they find work; `juice deliver` only when it moved a cursor in its own run or
+///    events were committed during it, so a subscriber that cannot move (one the store
+///    refuses) never starts a chain of its own.
 ///
 /// A command stopped by a signal starts nothing (the person stopped it). Whatever is not
 /// delivered waits in the journal with its retry state, as before: `juice subscribers`
