@@ -62,6 +62,8 @@ public struct ConsumerState: Sendable, Equatable {
     /// Its deliver policy when it is `all` or `new`; `nil` for another (a consumer
     /// created again from a stream sequence).
     public let deliverPolicy: ConsumerSettings.Start?
+    /// Pull requests waiting on it now: a reader (`juice fleet deliver`) is fetching.
+    public let waiting: Int64
 
     /// Every message it has not seen acknowledged: what its subscriber lags behind.
     public var lag: UInt64 { pending + UInt64(max(0, ackPending)) }
@@ -74,6 +76,7 @@ public struct ConsumerState: Sendable, Equatable {
         maxAckPending = info.Config?.pointee.MaxAckPending ?? 0
         let policy = info.Config?.pointee.DeliverPolicy
         deliverPolicy = policy == js_DeliverAll ? .all : policy == js_DeliverNew ? .new : nil
+        waiting = info.NumWaiting
     }
 }
 
@@ -173,8 +176,26 @@ extension NATSConnection {
         return ConsumerState(updated.pointee)
     }
 
+    /// Where a consumer is made to start again (`rewindConsumer`).
+    public enum RewindPoint: Sendable, Equatable {
+        /// At the first message stored at or after this time.
+        case time(Date)
+        /// At this stream sequence.
+        case streamSequence(UInt64)
+    }
+
+    /// Deletes consumer `name` of `stream` (when it exists) and creates it again with
+    /// `settings`, starting at `point`: every message from there is sent again, to
+    /// whichever reader binds to it next (`juice subscribers rewind NAME@fleet`).
+    public func rewindConsumer(
+        _ name: String, of stream: String, settings: ConsumerSettings, to point: RewindPoint
+    ) throws(NATSError) -> ConsumerState {
+        if try consumer(name, of: stream) != nil { try deleteConsumer(name, of: stream) }
+        return try putConsumer(name, of: stream, settings: settings, resumingAfter: nil, rewoundTo: point)
+    }
+
     private func putConsumer(
-        _ name: String, of stream: String, settings: ConsumerSettings, resumingAfter: UInt64?
+        _ name: String, of stream: String, settings: ConsumerSettings, resumingAfter: UInt64?, rewoundTo point: RewindPoint? = nil
     ) throws(NATSError) -> ConsumerState {
         let strings = CStrings()
         var config = jsConsumerConfig()
@@ -184,10 +205,17 @@ extension NATSConnection {
         config.AckPolicy = js_AckExplicit
         config.AckWait = Int64((settings.ackWait * 1e9).rounded())
         config.MaxAckPending = Int64(settings.maxAckPending)
-        if let resumingAfter {
+        switch (point, resumingAfter) {
+        case (.time(let date)?, _):
+            config.DeliverPolicy = js_DeliverByStartTime
+            config.OptStartTime = Int64((date.timeIntervalSince1970 * 1e9).rounded())
+        case (.streamSequence(let sequence)?, _):
             config.DeliverPolicy = js_DeliverByStartSequence
-            config.OptStartSeq = resumingAfter + 1
-        } else {
+            config.OptStartSeq = max(1, sequence)
+        case (nil, let after?):
+            config.DeliverPolicy = js_DeliverByStartSequence
+            config.OptStartSeq = after + 1
+        case (nil, nil):
             config.DeliverPolicy = settings.start == .new ? js_DeliverNew : js_DeliverAll
         }
         var info: UnsafeMutablePointer<jsConsumerInfo>?

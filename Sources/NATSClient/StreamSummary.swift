@@ -25,6 +25,8 @@ public struct StreamSummary: Sendable, Equatable {
     public let lastSequence: UInt64
     /// The sequence of its oldest message.
     public let firstSequence: UInt64
+    /// When its oldest message was stored; `nil` when it holds none.
+    public let firstTime: Date?
     /// When the server created it, in nanoseconds since 1970 (UTC): a stream deleted and
     /// created again under the same name has another (`StreamIdentity`).
     public let created: Int64
@@ -48,6 +50,7 @@ public struct StreamSummary: Sendable, Equatable {
         messages = info.State.Msgs
         lastSequence = info.State.LastSeq
         firstSequence = info.State.FirstSeq
+        firstTime = info.State.Msgs > 0 ? Date(timeIntervalSince1970: Double(info.State.FirstTime) / 1e9) : nil
         created = info.Created
     }
 

@@ -1,0 +1,88 @@
+import Foundation
+import JuiceTestSupport
+import Testing
+#if canImport(NATSClient)
+import NATSClient
+
+/// `juice subscribers rewind NAME@fleet --to SEQUENCE|TIME`: a receiver that lost data
+/// gets the stream's messages from there again, with the event ids it knows, through the
+/// next `juice fleet deliver`; never while a deliverer reads the consumer.
+@Suite(.tags(.nats, .process, .slow), .notInUnitRun, .enabled(if: FleetEnvironment.isAvailable, FleetEnvironment.skipNote), .serialized)
+struct FleetRewindTests {
+    typealias Fleet = FleetConsumerLifetimeTests.Fleet
+
+    /// The ids of the stream's messages from stream sequence `first` on, read by a reader of the test's own.
+    static func streamIDs(_ fleet: Fleet, from first: UInt64) async throws -> [String] {
+        try await FleetIntegrationTests.streamMessages(fleet.server.url).filter { $0.streamSequence >= first }.map(\.id)
+    }
+
+    @Test(.timeLimit(.minutes(3)))
+    func aRewoundFleetSubscriberGetsTheStreamAgainFromThereWithTheSameIDs() async throws {
+        let fleet = try await Fleet.started()
+        defer { fleet.stop() }
+        let published = try await fleet.publish(3)
+        #expect(try await fleet.central.running(["fleet", "deliver"]).status == 0, "\(fleet.central.errors)")
+        #expect(Set(fleet.received) == published && fleet.received.count == published.count)
+
+        // By stream sequence: 3 to 6 come again, in the stream's order, with their ids.
+        let rewind = try await fleet.central.running(["subscribers", "rewind", "central-hook@fleet", "--to", "3"])
+        #expect(rewind.status == 0, "\(rewind.stderr)")
+        #expect(rewind.stdout.contains("rewound to stream sequence 3 of stream JUICEMAKER"), "\(rewind.stdout)")
+        let before = fleet.received.count
+        #expect(try await fleet.central.running(["fleet", "deliver"]).status == 0, "\(fleet.central.errors)")
+        let again = Array(fleet.received.dropFirst(before))
+        #expect(again == (try await Self.streamIDs(fleet, from: 3)), "\(again)")
+
+        // By time: from the first message stored at or after the 5th's time (to the millisecond).
+        let fifth = try #require(try await FleetIntegrationTests.streamMessages(fleet.server.url).first { $0.streamSequence == 5 })
+        let stored = try #require(try Self.storedTime(fleet, 5))
+        let format = ISO8601DateFormatter()
+        format.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        let byTime = try await fleet.central.running(["subscribers", "rewind", "central-hook@fleet", "--to", format.string(from: stored)])
+        #expect(byTime.status == 0, "\(byTime.stderr)")
+        let afterTime = fleet.received.count
+        #expect(try await fleet.central.running(["fleet", "deliver"]).status == 0, "\(fleet.central.errors)")
+        let sent = Array(fleet.received.dropFirst(afterTime))
+        #expect(Set(sent).isSubset(of: Set(try await Self.streamIDs(fleet, from: 4))) && sent.contains(fifth.id), "\(sent)")
+        #expect(Set(fleet.received) == published, "only the published events, some again")
+    }
+
+    /// Stored time of stream message `sequence`, as a consumer started by sequence sees it.
+    static func storedTime(_ fleet: Fleet, _ sequence: UInt64) throws -> Date? {
+        let connection = try fleet.server.connect()
+        defer { connection.close() }
+        let reader = try connection.reader(stream: "JUICEMAKER", filter: "juicemaker.>", start: .all)
+        defer { reader.stop() }
+        while let message = try reader.next(timeout: 5) {
+            if message.metadata?.streamSequence == sequence { return message.metadata?.stored }
+        }
+        return nil
+    }
+
+    @Test(.timeLimit(.minutes(2)))
+    func aRewindWhileADelivererReadsIsRefusedAndChangesNothing() async throws {
+        let fleet = try await Fleet.started()
+        defer { fleet.stop() }
+        let published = try await fleet.publish(2)
+        let follower = try await fleet.follow(1, until: published)[0]
+        defer { terminate(follower) }
+        let floor = try fleet.consumer()?.ackFloor
+        let rewind = try await fleet.central.running(["subscribers", "rewind", "central-hook@fleet", "--to", "1"])
+        #expect(rewind.status == 75, "\(rewind.stdout)\(rewind.stderr)")
+        #expect(rewind.stderr.contains("is being read by a juice fleet deliver"), "\(rewind.stderr)")
+        #expect(try fleet.consumer()?.ackFloor == floor, "the consumer is as it was")
+        #expect(fleet.received.count == published.count)
+    }
+
+    @Test(.timeLimit(.minutes(2)))
+    func badTargetsAndUnknownNamesAreOneLineEach() async throws {
+        let fleet = try await Fleet.started()
+        defer { fleet.stop() }
+        _ = try await fleet.publish(1)
+        let unknown = try await fleet.central.running(["subscribers", "rewind", "nobody@fleet", "--to", "1"])
+        #expect(unknown.status == 65 && unknown.stderr.split(separator: "\n").count == 1, "\(unknown.stderr)")
+        let bad = try await fleet.central.running(["subscribers", "rewind", "central-hook@fleet", "--to", "yesterday-ish"])
+        #expect(bad.status == 65 && bad.stderr.split(separator: "\n").count == 1, "\(bad.stderr)")
+    }
+}
+#endif
