@@ -20,8 +20,8 @@ import SQLiteStore
 enum StoreGroup: CommandDeclaration {
     static let configuration = CommandConfiguration(
         commandName: "store",
-        abstract: LocalizedText("Check, back up or recover the store file.", ko: "저장소 파일을 검사하거나 백업하거나 복구합니다."),
-        subcommands: [StoreCheckCommand.self, StoreBackupCommand.self, StoreRecoverCommand.self])
+        abstract: LocalizedText("Check, back up, recover or compact the store file.", ko: "저장소 파일을 검사하거나 백업하거나 복구하거나 압축합니다."),
+        subcommands: [StoreCheckCommand.self, StoreBackupCommand.self, StoreRecoverCommand.self, StoreCompactCommand.self])
 }
 
 /// `juice store check`: SQLite's integrity check over the store. Exit 0 when it finds
