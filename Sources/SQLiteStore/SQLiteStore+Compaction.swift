@@ -87,8 +87,12 @@ extension SQLiteStore {
     /// `journal_rollups`, then its rows go. The conditions are read again in each
     /// transaction, so a rewind or a new dead letter between batches is respected.
     /// Then free pages go back to the file system, a bounded step at a time.
+    ///
+    /// `stops` is asked between batches: when it says yes, the run ends there (what was
+    /// deleted stays deleted, whole batches only).
     public func compact(
-        before cutoff: Date, subscribers: [String] = [], batchSize: Int = compactionBatchSize, now: Date = Date()
+        before cutoff: Date, subscribers: [String] = [], batchSize: Int = compactionBatchSize, now: Date = Date(),
+        stops: () -> Bool = { false }
     ) throws(StoreError) -> CompactionResult {
         let cutoffMilliseconds = Int64((cutoff.timeIntervalSince1970 * 1000).rounded(.down))
         let writer = try writable()
@@ -116,6 +120,7 @@ extension SQLiteStore {
                 result.limit = limit
                 break
             }
+            if stops() { break }
         }
         (result.freedPages, result.givesSpaceBack) = try giveSpaceBack(writer)
         return result

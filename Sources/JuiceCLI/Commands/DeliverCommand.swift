@@ -25,7 +25,8 @@ import SQLiteStore
 /// journal). With `--follow` it keeps delivering, also events committed by other
 /// `juice` processes, until Ctrl-C, SIGTERM or SIGHUP; then it stops like any command,
 /// by the flush deadline, and exits 128 + the signal (130, 143, 129). A signal also
-/// stops `juice deliver` without `--follow` by the flush deadline.
+/// stops `juice deliver` without `--follow` by the flush deadline. With `--follow` and
+/// `store.retention` set, it also compacts the store once a day (`FollowCompaction`).
 struct DeliverCommand: JuiceCommand {
     static let configuration = CommandConfiguration(
         commandName: "deliver",
@@ -69,7 +70,10 @@ struct DeliverCommand: JuiceCommand {
             if !context.settings.quiet {
                 context.console.standardError.write(Catalog.Delivery.following(runners.map(\.name))(context.language) + "\n")
             }
+            let compaction = FollowCompaction(session)
+            async let compacted: Void = compaction?.run(stop: stop) ?? ()
             await stop.requested()
+            await compacted
             return .success  // the runner makes it 128 + the signal
         }
         var outcomes = await Self.deliverAll(runners, stop: stop, flushDeadline: context.config.flushDeadlineSeconds) { delivery in

@@ -25,7 +25,11 @@ extension HelpTopics {
                     + "is marked beside the file (<store>.damaged, naming the file's device and inode); while the mark is there, "
                     + "every change exits 74 with the way out, and queries that do not reach the damage still answer."),
             .items([
-                HelpItem("juice store check", "PRAGMA integrity_check; exit 74 and the mark when damage is found."),
+                HelpItem(
+                    "juice store check",
+                    "PRAGMA integrity_check, then the rollups (every row a sum of one of the report's kinds, no journal row "
+                        + "at or before where history starts); exit 74 and the mark when damage is found. Says where history "
+                        + "starts once compaction has run."),
                 HelpItem(
                     "juice store backup FILE",
                     "A consistent copy taken while other processes write, written into FILE.partial-<pid> beside FILE, checked "
@@ -44,6 +48,29 @@ extension HelpTopics {
                         + "each durable subscriber, the events it had not been sent that are gone are listed, and juice "
                         + "subscribers shows them until juice subscribers acknowledge NAME. Move FILE into place with no juice "
                         + "running; the mark applies to the old file only. A recovery that fails removes every file it made."),
+            ]),
+            .paragraph(
+                "Retention (store.retention, e.g. 400d; default: keep every event). juice store compact, and juice deliver "
+                    + "--follow at most once a day while store.retention is set, sort the journal into three parts:"),
+            .items([
+                HelpItem(
+                    "kept",
+                    "Every event newer than the retention; every event a durable subscriber (any cursor, and every durable "
+                        + "subscriber in the config, one without a cursor counting as at 0) has not passed; every event "
+                        + "from the oldest a dead letter or retry state names on; and always the newest event, so numbering "
+                        + "goes on after it and no sequence is given twice."),
+                HelpItem(
+                    "folded",
+                    "The older events' sums, per hour, as the report reads them (sales, lost sales, shortages, fruit used), "
+                        + "go into the store's rollups before the events go: juice report and juice metrics read the same "
+                        + "before and after, and a report's projection started over starts from the rollups. store recover "
+                        + "keeps them."),
+                HelpItem(
+                    "gone",
+                    "The events themselves: their ids, times to the millisecond and data. juice events, juice watch --since "
+                        + "and a new or rewound subscriber start where history starts. Each write transaction deletes at most "
+                        + "500 events, so an order waits at most one such transaction. Freed pages are reused by new events: "
+                        + "the file stops growing, it does not shrink."),
             ]),
             .paragraph("A store file that is not whole, command by command:"),
             .items([
