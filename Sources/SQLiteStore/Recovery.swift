@@ -79,7 +79,7 @@ struct Recovery {
             try restoreStock()
             // Cursors first: a dead letter or retry state without its event names a
             // sequence the journal was seen to reach, which the cursors help say.
-            for table in ["cursors", "dead_letters", "retry_states", "recoveries", "lost_events", "journal_rollups", "compaction_state"] {
+            for table in ["cursors", "dead_letters", "retry_states", "recoveries", "lost_events", "journal_rollups", "compaction_state", "rewinds"] {
                 try copy(table)
             }
             try countSkipped()
@@ -135,8 +135,13 @@ struct Recovery {
             !damageMet && cutShort == nil && source != nil && unsoundSequences.isEmpty
             && Int64(events) == max(bound, lastSequence) - max(0, deleted)
         if !complete, let pages {
-            try pages.forEachTableLeafRecord { rowid, values throws(StoreError) in
-                guard let row = RowCheck.journalRow(rowid: rowid, values) else { return }
+            try pages.forEachTableLeafRecord { rowid, values, whole throws(StoreError) in
+                guard var row = RowCheck.journalRow(rowid: rowid, values) else { return }
+                // A row the file's end cuts reads with zeros for its last bytes: its digest,
+                // the last column, is not what was written, so the row is checked without it
+                // (its event must still decode, be written exactly as the store writes it,
+                // and agree with every other column).
+                if !whole { row[6] = .null }
                 try save(row, sequence: rowid)
             }
         }

@@ -79,6 +79,11 @@ enum RowCheck {
                 .integer(Int64.min / 3_600_000...Int64.max / 3_600_000), .integer(1...5), .text(nonEmpty: true), .text(nonEmpty: false),
                 .integer(0...Int64.max), .integer(0...Int64.max),
             ]),
+        // A subscriber's last rewind: from and to cursors it reached.
+        "rewinds": Table(
+            columns: "subscriber, from_sequence, to_sequence, rewound_at",
+            rules: [.text(nonEmpty: true), .integer(0...EventEnvelope.greatestSequence), .integer(0...EventEnvelope.greatestSequence), .real],
+            reaches: 1),
         // Where history starts: the last sequence compaction deleted was reached.
         "compaction_state": Table(
             columns: "id, through, events, compacted_at",

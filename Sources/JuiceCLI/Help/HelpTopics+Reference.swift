@@ -112,6 +112,14 @@ extension HelpTopics {
                     + "attempt the event becomes a dead letter and delivery moves on. juice subscribers shows each subscriber's "
                     + "cursor, lag, next attempt and dead letters; juice subscribers retry NAME [--dead-letters] resumes it."),
             .paragraph(
+                "A receiver that lost data asks for it again with juice subscribers rewind NAME --to SEQUENCE|TIME: the cursor "
+                    + "moves back to just before that event (or the first event at or after that time), its retry state goes, and "
+                    + "the next juice deliver sends the events again with the ids the receiver already has. It never moves a "
+                    + "cursor forward, nor before where history starts (store.retention; refused with one line saying where, "
+                    + "exit 65), and it needs the subscriber's lease (exit 75 while a juice deliver --follow holds it). juice "
+                    + "subscribers shows the last rewind and, while the events are sent again, how many are left. A fleet "
+                    + "subscriber (NAME@fleet) cannot be rewound yet."),
+            .paragraph(
                 "One process delivers a subscriber's events at a time: the holder of its lease (a flock on "
                     + "<store>.lease-NAME, freed by the kernel when the holder exits). juice order and juice stock commit, print and "
                     + "exit, and leave delivery to a background juice deliver started after they exit (backgroundDelivery, on by "
