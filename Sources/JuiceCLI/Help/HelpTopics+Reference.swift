@@ -269,8 +269,19 @@ extension HelpTopics {
                 "A screen whose terminal hung up (a read ends or fails with EIO and the terminal's attributes can no longer be "
                     + "read) stops as if SIGHUP had come, exit 129, also when the SIGHUP comes late or never."),
             .paragraph(
+                "Except juice deliver --follow, where SIGHUP reloads the config. It is a daemon: under systemd it has no "
+                    + "terminal to lose, and SIGHUP is how daemons are told to reload (systemctl reload, ExecReload). It reads "
+                    + "the config file it started with again and applies what changed among its durable subscribers: an added "
+                    + "one starts from its cursor, a removed one stops as at exit, a changed one stops and starts again from "
+                    + "its cursor, an unchanged one is not touched. No event is lost, and at most the deliveries a changed or "
+                    + "removed subscriber had in flight (its maxInFlight) are sent again, once. A config that does not pass "
+                    + "the checks of juice config check is refused with one line on stderr and the one in use stays. Other "
+                    + "keys (store, retention, language, flushDeadlineSeconds, subscribers that are not durable) take effect "
+                    + "at the next start. Stop it with Ctrl-C or SIGTERM; run from a terminal you close, it keeps running."),
+            .paragraph(
                 "Under systemd, a juice deliver --follow service stopped with SIGTERM exits 143: count it as success "
-                    + "(SuccessExitStatus=143), as config/juice-deliver.service does."),
+                    + "(SuccessExitStatus=143), as config/juice-deliver.service does; systemctl reload sends it SIGHUP "
+                    + "(ExecReload)."),
         ])
 
     static let report = HelpTopic(
