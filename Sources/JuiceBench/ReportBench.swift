@@ -108,7 +108,7 @@ enum ReportBench {
     /// maker would: orders made (juiceMade, then one stockChanged per fruit), orders
     /// failed (orderFailed with the shortages), restocks; in batches of changes per
     /// transaction. Returns how many events were written.
-    private static func generate(at path: String, from start: Int64, to end: Int64) throws -> Int {
+    static func generate(at path: String, from start: Int64, to end: Int64, events: Int = events) throws -> Int {
         let store = try SQLiteStore(path: path, durability: .normal, initialStock: Stock(repeating: 50))
         var ids = EventIDGenerator()
         var random = SystemRandomNumberGenerator()

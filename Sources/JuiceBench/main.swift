@@ -4,7 +4,7 @@ import SQLiteStore
 /// juice-bench: every figure beside its baseline, measured in the same run.
 let usage = """
     usage: juice-bench [SECTION ...] [--store memory|sqlite] [--durability full|normal] [--check-every N] [--json | --markdown]
-           (SECTION: bus, orders, webhook, cli, follow, report, json, config, fleet, all; several may be named)
+           (SECTION: bus, orders, webhook, cli, follow, report, retention, json, config, fleet, all; several may be named)
            juice-bench start-order
 
       bus      ns per event: direct call, closure array, EventBus sync (1 and 4) and queued,
@@ -21,6 +21,10 @@ let usage = """
       report   wall time of `juice report --since 30d` (and --svg) on 1,000,000 events against
                the sqlite3 shell running the same GROUP BY over the journal (not in `all`: it
                writes a large store)
+      retention
+               a store of --events N events (10,000,000 by default) over 400 days: juice report, events --since,
+               subscribers, a new subscriber's catch-up and store compact, each against the sqlite3 shell doing the
+               same work on the same file (not in `all`: it writes a large store)
       json     seconds the config's JSON reader takes for large inputs (40,000 keys, 10^6 escapes, 10 MB)
       config   seconds one `juice config check` takes for 1 (the baseline), 8,000 and 16,000 subscribers
       fleet    events/s the nats subscriber publishes a 100,000-event journal to a local JetStream at,
@@ -61,6 +65,11 @@ func main() -> Int32 {
     let store = option("--store")
     let durability = option("--durability")
     let checkEvery = option("--check-every")
+    let eventCount = option("--events")
+    if eventCount == [] || eventCount.map({ Int($0[0]).map { $0 < 2 } ?? true }) == true {
+        FileHandle.standardError.write(Data("juice-bench: --events needs a whole number of at least 2\n\(usage)\n".utf8))
+        return 64
+    }
     if store == [] || durability == [] || checkEvery == [] || checkEvery.map({ Int64($0[0]) == nil }) == true {
         FileHandle.standardError.write(Data("juice-bench: --store, --durability and --check-every need a value\n\(usage)\n".utf8))
         return 64
@@ -79,7 +88,7 @@ func main() -> Int32 {
             return 70
         }
     }
-    let known = ["bus", "orders", "webhook", "cli", "follow", "report", "json", "config", "fleet", "all"]
+    let known = ["bus", "orders", "webhook", "cli", "follow", "report", "retention", "json", "config", "fleet", "all"]
     guard arguments.allSatisfy(known.contains) else {
         FileHandle.standardError.write(Data("juice-bench: unknown arguments \(arguments.joined(separator: " "))\n\(usage)\n".utf8))
         return 64
@@ -89,7 +98,9 @@ func main() -> Int32 {
     #endif
     // Several sections may be named (`juice-bench bus orders cli`); `all` is every one but report and fleet.
     let chosen = Set(arguments.isEmpty ? ["all"] : arguments)
-    func runs(_ section: String) -> Bool { chosen.contains(section) || (chosen.contains("all") && section != "report" && section != "fleet") }
+    func runs(_ section: String) -> Bool {
+        chosen.contains(section) || (chosen.contains("all") && section != "report" && section != "fleet" && section != "retention")
+    }
     var sections: [(String, [(String, Double)])] = []
     do {
         if runs("bus") {
@@ -119,6 +130,10 @@ func main() -> Int32 {
         if runs("follow") { sections.append(("follow", try FollowBench.run(json: json))) }
         if runs("report") {
             sections.append(("report", try ReportBench.run(json: json)))
+        }
+        if runs("retention") {
+            let events = eventCount.flatMap { Int($0[0]) } ?? RetentionBench.defaultEvents
+            sections.append(("retention", try RetentionBench.run(events: events, json: json)))
         }
         if runs("fleet") {
             #if canImport(NATSPlugin)

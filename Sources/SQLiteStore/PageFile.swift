@@ -246,6 +246,16 @@ struct BTreePage {
         return (rowid, payload)
     }
 
+    /// Where the table-leaf cell at `start` ends on its page: its size and rowid, its
+    /// payload's bytes on the page, and the overflow page number when it has one.
+    func tableLeafCellEnd(at start: Int) -> Int? {
+        var offset = start
+        guard let size = Varint.read(bytes, at: &offset), size >= 0, size <= Int64(Int32.max), Varint.read(bytes, at: &offset) != nil
+        else { return nil }
+        let local = localSize(of: Int(size))
+        return offset + local + (local < Int(size) ? 4 : 0)
+    }
+
     static func bigEndian32(_ bytes: [UInt8], at offset: Int) -> UInt32 {
         guard offset + 4 <= bytes.count else { return 0 }
         return bytes[offset..<offset + 4].reduce(0) { $0 << 8 | UInt32($1) }
@@ -273,16 +283,20 @@ enum Varint {
 extension PageFile {
     /// Calls `body` with the rowid and values of every readable cell of every table
     /// leaf in the file, in page order, whichever tree (if any) still reaches it.
-    func forEachTableLeafRecord(_ body: (Int64, [PageValue]) throws(StoreError) -> Void) throws(StoreError) {
+    ///
+    /// `body` also hears whether the record's bytes on its page all lie within the file:
+    /// a record the file's end cuts reads with zeros for its last bytes.
+    func forEachTableLeafRecord(_ body: (Int64, [PageValue], _ whole: Bool) throws(StoreError) -> Void) throws(StoreError) {
         guard pageCount >= 1 else { return }
         var claims = OverflowClaims()
         for number in 1...pageCount {
             guard let page = bTreePage(number), page.kind == .tableLeaf else { continue }
+            let available = size - (number - 1) * pageSize
             for start in page.cells {
                 guard let (rowid, payload) = page.cell(at: start, in: self, claims: &claims), let rowid, let payload,
                     let values = PageRecord.values(payload)
                 else { continue }
-                try body(rowid, values)
+                try body(rowid, values, page.tableLeafCellEnd(at: start).map { $0 <= available } ?? false)
             }
         }
     }

@@ -12,6 +12,19 @@ struct ProjectionFold {
     let folds: [String]
     /// The version of `folds`; a projection folded by another version starts over.
     let version: Int64
+    /// The statement that fills an emptied `table` from `journal_rollups`: a projection
+    /// that starts over starts from the sums of the events compaction deleted, then
+    /// folds the journal after them.
+    let seed: String
+
+    /// The last sequence the projection has folded in (0: none, or another version's).
+    func folded(_ connection: Connection) throws(StoreError) -> Int64 {
+        var folded: Int64 = 0
+        try connection.forEachRow("SELECT folded, version FROM \(stateTable) WHERE id = 1") { row in
+            folded = row.int64(1) == version ? row.int64(0) : 0
+        }
+        return folded
+    }
 
     /// Folds the journal rows after the projection's cursor up to `last`, inside the
     /// open write transaction, and moves the cursor to `last`.
@@ -24,7 +37,8 @@ struct ProjectionFold {
         }
         if storedVersion != version {
             try connection.run("DELETE FROM \(table)")
-            folded = 0
+            try connection.run(seed)
+            folded = try connection.compactionState().through
         }
         guard last != folded || storedVersion != version else { return }
         if last > folded {

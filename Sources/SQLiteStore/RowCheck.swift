@@ -72,6 +72,22 @@ enum RowCheck {
             columns: "recovered_at, last_sequence", rules: [.real, .integer(0...EventEnvelope.greatestSequence)], reaches: 1),
         "lost_events": Table(
             columns: "subscriber, first, last, recovered_at", rules: [.text(nonEmpty: true), sequences, sequences, .real], reaches: 2),
+        // The sums of deleted events: an hour, one of the report's kinds, its item and fruit, non-negative sums.
+        "journal_rollups": Table(
+            columns: "hour, kind, item, fruit, events, amount",
+            rules: [
+                .integer(Int64.min / 3_600_000...Int64.max / 3_600_000), .integer(1...5), .text(nonEmpty: true), .text(nonEmpty: false),
+                .integer(0...Int64.max), .integer(0...Int64.max),
+            ]),
+        // A subscriber's last rewind: from and to cursors it reached.
+        "rewinds": Table(
+            columns: "subscriber, from_sequence, to_sequence, rewound_at",
+            rules: [.text(nonEmpty: true), .integer(0...EventEnvelope.greatestSequence), .integer(0...EventEnvelope.greatestSequence), .real],
+            reaches: 1),
+        // Where history starts: the last sequence compaction deleted was reached.
+        "compaction_state": Table(
+            columns: "id, through, events, compacted_at",
+            rules: [.integer(1...1), .integer(0...EventEnvelope.greatestSequence), .integer(0...Int64.max), .real], reaches: 1),
     ]
 
     /// Whether `values` is a row of `table` by its columns' rules.

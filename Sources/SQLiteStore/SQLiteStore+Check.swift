@@ -41,6 +41,25 @@ enum Integrity {
         return rows == ["ok"] ? [] : rows.compactMap(withoutHeading)
     }
 
+    /// What is wrong with the rollups and where history starts, in a file SQLite finds
+    /// sound: no journal row at or before the last sequence compaction deleted, and
+    /// every rollup row one `RowCheck` admits (one of the report's kinds, sums not below 0).
+    static func compactionProblems(_ connection: Connection) throws(StoreError) -> [String] {
+        var problems: [String] = []
+        let state = try connection.compactionState()
+        let early =
+            try connection.integer("SELECT count(*) FROM journal WHERE sequence <= ?1") { $0.bind(1, state.through) } ?? 0
+        if early > 0 {
+            problems.append("journal holds \(early) events at or before sequence \(state.through), which compaction deleted")
+        }
+        var unsound = 0
+        try connection.forEachRow("SELECT hour, kind, item, fruit, events, amount FROM journal_rollups") { row in
+            if !(row.values(6).map { RowCheck.admits($0, to: "journal_rollups") } ?? false) { unsound += 1 }
+        }
+        if unsound > 0 { problems.append("journal_rollups holds \(unsound) rows that are not sums of events") }
+        return problems
+    }
+
     /// A problem without the "*** in database main ***" line SQLite puts before the
     /// first one (in the same row); nil for a row that is only that line.
     private static func withoutHeading(_ row: String) -> String? {
@@ -127,7 +146,8 @@ extension SQLiteStore {
     public func check(limit: Int = 20) throws(StoreError) -> StoreCheckResult {
         let connection = try Connection(path: path, mode: connectionMode, vfs: vfs)
         connection.onDamage = { [mark] error in mark.record(error) }
-        let problems = try Integrity.problems(connection, thorough: true, limit: max(1, limit) + 1)
+        var problems = try Integrity.problems(connection, thorough: true, limit: max(1, limit) + 1)
+        if problems.isEmpty { problems = try Integrity.compactionProblems(connection) }
         guard let first = problems.first else { return .ok }
         mark.record(first)
         return .damaged(problems: Array(problems.prefix(max(1, limit))), more: problems.count > max(1, limit))

@@ -122,7 +122,12 @@ enum ReportProjection {
             folded INTEGER NOT NULL,
             version INTEGER NOT NULL
         );
-        CREATE TABLE IF NOT EXISTS report_hourly (
+        CREATE TABLE IF NOT EXISTS report_hourly \(hourlySums)
+        """
+
+    /// The columns of a table of hourly sums (`report_hourly`, `journal_rollups`).
+    static let hourlySums = """
+        (
             hour INTEGER NOT NULL,
             kind INTEGER NOT NULL,
             item TEXT NOT NULL,
@@ -135,6 +140,10 @@ enum ReportProjection {
 
     static let select = """
         SELECT hour, kind, item, fruit, events, amount FROM report_hourly WHERE hour BETWEEN ?1 AND ?2
+        """
+
+    static let rollupSelect = """
+        SELECT hour, kind, item, fruit, events, amount FROM journal_rollups WHERE hour BETWEEN ?1 AND ?2
         """
 
     private static let upsert = """
@@ -216,7 +225,14 @@ enum ReportProjection {
                     add($0)
                 }
             } else {
-                folded = 0
+                // Another version's sums: the rollups, then the journal after them.
+                try connection.forEachRow(rollupSelect) { statement in
+                    statement.bind(1, firstHour)
+                    statement.bind(2, lastHour)
+                } row: {
+                    add($0)
+                }
+                folded = try connection.compactionState().through
             }
             if last > folded {
                 for sql in Self.sums {
@@ -243,7 +259,12 @@ enum ReportProjection {
     /// Folds journal rows after the projection's cursor up to `last`, inside the open
     /// write transaction. A projection of another fold version starts over.
     static func catchUp(_ connection: Connection, through last: Int64) throws(StoreError) {
-        try ProjectionFold(table: "report_hourly", stateTable: "report_state", folds: folds, version: version)
-            .catchUp(connection, through: last)
+        try fold.catchUp(connection, through: last)
     }
+
+    /// The projection's fold; started over, it starts from the rollups.
+    static let fold = ProjectionFold(
+        table: "report_hourly", stateTable: "report_state", folds: folds, version: version,
+        seed:
+            "INSERT INTO report_hourly (hour, kind, item, fruit, events, amount) SELECT hour, kind, item, fruit, events, amount FROM journal_rollups")
 }

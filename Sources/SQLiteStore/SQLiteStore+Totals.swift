@@ -106,7 +106,14 @@ enum TotalsProjection {
     /// Folds journal rows after the totals' cursor up to `last`, inside the open write
     /// transaction. Totals of another fold version (`ReportProjection.version`) start over.
     static func catchUp(_ connection: Connection, through last: Int64) throws(StoreError) {
-        try ProjectionFold(table: "journal_totals", stateTable: "journal_totals_state", folds: folds, version: ReportProjection.version)
-            .catchUp(connection, through: last)
+        try fold.catchUp(connection, through: last)
     }
+
+    /// The totals' fold; started over, they start from the rollups.
+    static let fold = ProjectionFold(
+        table: "journal_totals", stateTable: "journal_totals_state", folds: folds, version: ReportProjection.version,
+        seed: """
+            INSERT INTO journal_totals (kind, item, events, amount)
+            SELECT kind, item, sum(events), sum(amount) FROM journal_rollups WHERE kind IN (1, 2, 4) GROUP BY kind, item
+            """)
 }

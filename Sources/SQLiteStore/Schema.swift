@@ -63,6 +63,9 @@ enum Schema {
         // 5 → 6: what a recovery found lost, and where its numbering continues
         // (SQLiteStore+Losses.swift).
         SQLiteStore.lossesTables,
+        // 6 → 7: the rollups of the events compaction deleted, and where history starts
+        // (SQLiteStore+Compaction.swift); each subscriber's last rewind (SQLiteStore+Rewind.swift).
+        SQLiteStore.compactionTables + SQLiteStore.rewindsTable,
     ]
 
     static var latestVersion: Int32 { Int32(migrations.count + 1) }

@@ -51,6 +51,7 @@ import Testing
         #expect(
             from == [
                 "language": "default", "initialStock": "file", "store.path": "JUICE_MAKER_STORE", "store.durability": "default",
+                "store.retention": "default",
                 "flushDeadlineSeconds": "default", "backgroundDelivery": "file", "machine": "file", "fleet.url": "file",
                 "fleet.subjectPrefix": "default", "fleet.stream": "file", "fleet.credentials": "default",
                 "fleet.token": "environment", "fleet.timeoutSeconds": "default", "fleet.ackWait": "default",

@@ -29,6 +29,7 @@ import Testing
         let settings = service(try String(contentsOfFile: Self.unit, encoding: .utf8))
         #expect(settings["ExecStart"] == ["/usr/local/bin/juice deliver --follow"])
         #expect(settings["SuccessExitStatus"] == ["143"])
+        #expect(settings["ExecReload"] == ["/bin/kill -HUP $MAINPID"], "SIGHUP reloads juice deliver --follow")
         #expect(settings["Restart"] == ["on-failure"])
         #expect(settings["NoNewPrivileges"] == ["yes"])
         #expect(settings["ProtectSystem"] == ["strict"])

@@ -10,6 +10,8 @@ import Testing
 @Suite(.tags(.process, .slow), .notInUnitRun) struct StopSignalTests {
     /// SIGTERM (what `kill` and service managers send) and SIGHUP (the terminal went away).
     static let signals: [(signal: Int32, status: Int32)] = [(SIGTERM, 143), (SIGHUP, 129)]
+    /// What stops `juice deliver --follow` (SIGHUP reloads it).
+    static let followSignals: [(signal: Int32, status: Int32)] = [(SIGTERM, 143), (SIGINT, 130)]
 
     @Test(arguments: signals)
     func watchStopsWith128PlusTheSignal(_ signal: Int32, _ status: Int32) throws {
@@ -63,8 +65,9 @@ import Testing
 
     /// `juice deliver --follow` with a slow command subscriber: stopped while events
     /// are still waiting, it exits by the flush deadline; what it did not deliver
-    /// stays in the journal and the next `juice deliver` sends it.
-    @Test(arguments: signals)
+    /// stays in the journal and the next `juice deliver` sends it. (SIGHUP reloads its
+    /// config instead: DeliverReloadTests.)
+    @Test(arguments: followSignals)
     func deliverFollowStopsWith128PlusTheSignal(_ signal: Int32, _ status: Int32) throws {
         let sandbox = try JuiceSandbox()
         let out = sandbox.root + "/delivered.jsonl"

@@ -50,7 +50,7 @@ import Testing
         #expect(try store.lastSequence() == 4)
 
         let raw = try RawDatabase(path)
-        #expect(try raw.value("PRAGMA user_version") == "6")
+        #expect(try raw.value("PRAGMA user_version") == "7")
         #expect(try raw.value("SELECT count(*) FROM sqlite_schema WHERE type = 'index' AND name = 'journal_by_type'") == "1")
         #expect(try raw.value("SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND name = 'retry_states'") == "1")
         #expect(try raw.value("SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND name = 'deliveries'") == "1")
@@ -84,7 +84,7 @@ import Testing
         _ = try SQLiteStore(path: path)
         let store = try SQLiteStore(path: path)
         #expect(try store.stock() == Stock(repeating: 7))
-        #expect(try RawDatabase(path).value("PRAGMA user_version") == "6")
+        #expect(try RawDatabase(path).value("PRAGMA user_version") == "7")
     }
 
     /// Builds a store as version `version` (1 to 4) wrote it: version 1's tables
@@ -132,7 +132,7 @@ import Testing
         }
         try JuiceMaker(store: store).make(.mangoKiwi)
         #expect(try store.report(firstHour: 0, lastHour: 1 << 40).throughSequence == 4)
-        #expect(try RawDatabase(path).value("PRAGMA user_version") == "6")
+        #expect(try RawDatabase(path).value("PRAGMA user_version") == "7")
     }
 
     /// A file whose `user_version` lags the tables it holds (restored from a copy of
@@ -149,7 +149,7 @@ import Testing
         let store = try SQLiteStore(path: path)
         #expect(try store.lastSequence() == 3)
         try JuiceMaker(store: store).make(.banana)
-        #expect(try RawDatabase(path).value("PRAGMA user_version") == "6")
+        #expect(try RawDatabase(path).value("PRAGMA user_version") == "7")
     }
 
     /// A table of the right name and the wrong shape cannot be migrated over: the
@@ -166,7 +166,7 @@ import Testing
             Issue.record("opened a store whose retry_states table has the wrong columns")
         } catch {
             #expect(error.kind == .corrupt, "\(error)")
-            #expect(error.description.contains("from version 2 to 6"), "\(error)")
+            #expect(error.description.contains("from version 2 to 7"), "\(error)")
             #expect(error.description.contains("retry_states"), "\(error)")
         }
         #expect(try RawDatabase(path).value("PRAGMA user_version") == "2")
@@ -177,13 +177,13 @@ import Testing
         defer { directory.remove() }
         let path = directory.file("juice.db")
         _ = try SQLiteStore(path: path)
-        try RawDatabase(path).execute("PRAGMA user_version = 7")
+        try RawDatabase(path).execute("PRAGMA user_version = 8")
         do {
             _ = try SQLiteStore(path: path)
             Issue.record("opened a store of a newer schema")
         } catch {
             #expect(error.kind == .newerVersion)
-            #expect(error.description.contains("schema version 7; this one knows up to 6"), "\(error)")
+            #expect(error.description.contains("schema version 8; this one knows up to 7"), "\(error)")
         }
     }
 }

@@ -215,7 +215,7 @@ import Testing
             _ = try SQLiteStore(path: path, options: .init(access: .readOnly))
             Issue.record("opened an old store read-only")
         } catch {
-            #expect(error.reason == .migrationNeedsWriting(found: 3, supported: 6), "\(error)")
+            #expect(error.reason == .migrationNeedsWriting(found: 3, supported: 7), "\(error)")
         }
     }
 }

@@ -24,9 +24,11 @@ import SQLiteStore
 /// than `patience`; the oldest failed event is tried at once, whatever its schedule
 /// said. Exit 0 when all caught up, 75 when some events must wait (they stay in the
 /// journal). With `--follow` it keeps delivering, also events committed by other
-/// `juice` processes, until Ctrl-C, SIGTERM or SIGHUP; then it stops like any command,
-/// by the flush deadline, and exits 128 + the signal (130, 143, 129). A signal also
-/// stops `juice deliver` without `--follow` by the flush deadline.
+/// `juice` processes, until Ctrl-C or SIGTERM; then it stops like any command, by the
+/// flush deadline, and exits 128 + the signal (130, 143). SIGHUP makes it reload its
+/// config (`DeliverReload`). A signal also
+/// stops `juice deliver` without `--follow` by the flush deadline. With `--follow` and
+/// `store.retention` set, it also compacts the store once a day (`FollowCompaction`).
 struct DeliverCommand: JuiceCommand {
     static let configuration = CommandConfiguration(
         commandName: "deliver",
@@ -58,6 +60,8 @@ struct DeliverCommand: JuiceCommand {
 
     func run(_ session: Session) async throws(CLIError) -> ExitCode {
         let context = session.context
+        // Following, SIGHUP reloads the config (`DeliverReload`) instead of stopping.
+        if follow { _ = session.stopSignals(reloadsOnHangUp: true) }
         _ = try session.maker(attachingPlugins: true)
         let runners = Self.runners(session)
         guard !runners.isEmpty else {
@@ -70,7 +74,14 @@ struct DeliverCommand: JuiceCommand {
             if !context.settings.quiet {
                 context.console.standardError.write(Catalog.Delivery.following(runners.map(\.name))(context.language) + "\n")
             }
+            let compaction = FollowCompaction(session)
+            async let compacted: Void = compaction?.run(stop: stop) ?? ()
+            var config = context.config
+            for await _ in stop.reloads where !stop.isRequested {
+                config = await DeliverReload.reload(session, current: config)
+            }
             await stop.requested()
+            await compacted
             return .success  // the runner makes it 128 + the signal
         }
         // Read before any lease is taken: a command that commits after this and finds a

@@ -20,8 +20,8 @@ import SQLiteStore
 enum StoreGroup: CommandDeclaration {
     static let configuration = CommandConfiguration(
         commandName: "store",
-        abstract: LocalizedText("Check, back up or recover the store file.", ko: "저장소 파일을 검사하거나 백업하거나 복구합니다."),
-        subcommands: [StoreCheckCommand.self, StoreBackupCommand.self, StoreRecoverCommand.self])
+        abstract: LocalizedText("Check, back up, recover or compact the store file.", ko: "저장소 파일을 검사하거나 백업하거나 복구하거나 압축합니다."),
+        subcommands: [StoreCheckCommand.self, StoreBackupCommand.self, StoreRecoverCommand.self, StoreCompactCommand.self])
 }
 
 /// `juice store check`: SQLite's integrity check over the store. Exit 0 when it finds
@@ -52,6 +52,9 @@ struct StoreCheckCommand: JuiceCommand {
         case .ok: (problems, more) = ([], false)
         case let .damaged(found, moreFound): (problems, more) = (found, moreFound)
         }
+        let history = problems.isEmpty ? try? store.compactionState() : nil
+        var okLines = [Catalog.StoreCommands.checkOK(store.path)(context.language)]
+        if let history, history.through > 0 { okLines.append(Catalog.StoreCommands.historyStarts(history)(context.language)) }
         // The problems are printed even with --quiet: they are what the exit code is about.
         context.printResult(
             json: .object([
@@ -59,8 +62,10 @@ struct StoreCheckCommand: JuiceCommand {
                 ("ok", .bool(problems.isEmpty)),
                 ("problems", .array(problems.map(JSONValue.string))),
                 ("more", .bool(more)),
+                ("historyStart", history.map { .number(Double($0.historyStart)) } ?? .null),
+                ("foldedEvents", history.map { .number(Double($0.deletedEvents)) } ?? .null),
             ]),
-            lines: problems.isEmpty ? [Catalog.StoreCommands.checkOK(store.path)(context.language)] : Self.shown(problems),
+            lines: problems.isEmpty ? okLines : Self.shown(problems),
             shownWhenQuiet: !problems.isEmpty)
         guard problems.isEmpty else {
             throw CLIError(.storeIO, Catalog.StoreCommands.checkDamaged(store.path, problems: problems.count, more: more))
@@ -250,6 +255,12 @@ extension Catalog {
             return T(
                 "store \(path): ok (SQLite's integrity check found nothing wrong)",
                 ko: "저장소 \(path): 이상 없음(SQLite 무결성 검사에서 아무 문제도 찾지 못했습니다)")
+        }
+
+        static func historyStarts(_ state: CompactionState) -> T {
+            T(
+                "history starts at sequence \(state.historyStart): \(state.deletedEvents) older events are folded into the report's rollups",
+                ko: "기록은 순번 \(state.historyStart)부터입니다. 그보다 오래된 이벤트 \(state.deletedEvents)개는 보고서 롤업에 접혀 있습니다")
         }
 
         static func checkDamaged(_ path: String, problems: Int, more: Bool) -> T {

@@ -12,6 +12,7 @@ import JuiceJSON
 import JuiceMakerCore
 import JuiceMakerPluginKit
 import JuicePrimitives
+import SQLiteStore
 
 /// `juice subscribers`: each configured subscriber, its type, whether it is enabled,
 /// and, for durable ones (webhook, command), its cursor, how many events it is
@@ -24,7 +25,7 @@ struct SubscribersCommand: JuiceCommand {
         commandName: "subscribers",
         abstract: LocalizedText(
             "List the configured subscribers, their state and cursor lag.", ko: "설정된 구독자와 상태, 커서 지연을 보여 줍니다."),
-        subcommands: [SubscribersRetryCommand.self, SubscribersAcknowledgeCommand.self])
+        subcommands: [SubscribersRetryCommand.self, SubscribersAcknowledgeCommand.self, SubscribersRewindCommand.self])
 
     init(_ invocation: Invocation) throws(CLIError) {}
 
@@ -42,10 +43,24 @@ struct SubscribersCommand: JuiceCommand {
             throw CLIError(.storeIO, Catalog.Errors.store(error))
         }
         let lost: [LostEvents]
+        var rewinds: [String: CursorRewind] = [:]
+        var history: CompactionState?
         do {
             lost = try journal.lostEvents(for: nil)
+            if let store = journal as? SQLiteStore {
+                rewinds = try store.rewinds()
+                history = try store.compactionState()
+            }
         } catch {
             throw CLIError(.storeIO, Catalog.Errors.store(error))
+        }
+        // Events compaction deleted are not owed to anyone: lag counts from where history starts.
+        if let through = history?.through, through > 0 {
+            for (name, status) in statuses where status.cursor < through {
+                statuses[name] = DurableSubscriberStatus(
+                    name: name, cursor: status.cursor, lag: max(0, status.lag - (through - status.cursor)), retry: status.retry,
+                    deadLetters: status.deadLetters)
+            }
         }
         let fleet: [FleetSubscriberStatus]
         do {
@@ -68,6 +83,18 @@ struct SubscribersCommand: JuiceCommand {
                     ("deadLetters", status.map { .integer($0.deadLetters) } ?? .integer(0)),
                 ]
                 if let retry = status?.retry { members += Self.retryMembers(retry) }
+                if status != nil, let history { members.append(("historyStart", .number(Double(history.historyStart)))) }
+                if status != nil, let rewind = rewinds[entry.name] {
+                    members.append(
+                        (
+                            "rewound",
+                            .object([
+                                ("from", .number(Double(rewind.from))), ("to", .number(Double(rewind.to))),
+                                ("at", .string(RFC3339.format(Date(timeIntervalSince1970: rewind.at)))),
+                                ("replaying", .bool((status?.cursor ?? 0) < rewind.from)),
+                            ])
+                        ))
+                }
                 let losses = lost.filter { $0.subscriber == entry.name }
                 if !losses.isEmpty { members.append(("lostEvents", Self.lostMembers(losses))) }
                 return .object(members)
@@ -130,6 +157,13 @@ struct SubscribersCommand: JuiceCommand {
         for losses in lost { context.console.print(Catalog.Delivery.lost(losses)) }
         for status in fleet where status.deadLettersOfGoneStreams > 0 {
             context.console.print(Catalog.Delivery.lettersOfGoneStream(status.name, count: status.deadLettersOfGoneStreams))
+        }
+        for entry in subscribers {
+            guard let rewind = rewinds[entry.name], let status = statuses[entry.name], status.cursor < rewind.from else { continue }
+            context.console.print(Catalog.Delivery.replaying(entry.name, rewind, cursor: status.cursor))
+        }
+        if let history, history.through > 0, !statuses.isEmpty {
+            context.console.print(Catalog.StoreCommands.historyStarts(history))
         }
         return .success
     }

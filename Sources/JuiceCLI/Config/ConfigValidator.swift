@@ -65,11 +65,23 @@ struct ConfigValidator: Sendable {
         }
         var storePath: String?
         var durability = Durability.full
+        var retentionDays: Int?
         if case .object(let store)? = member(ConfigKeys.store) {
             for member in store {
                 switch (member.key, member.value) {
                 case (ConfigKeys.storePath.name, .string(let text)): storePath = absolute(text)
                 case (ConfigKeys.durability.name, .string(let text)): durability = Durability(rawValue: text) ?? .full
+                case (ConfigKeys.retention.name, .string(let text)):
+                    guard let days = ConfigKeys.retentionDays(text) else {
+                        throw ConfigurationError(
+                            path: "store.retention",
+                            plugin: PluginMessage(
+                                english: "expected a number of days or weeks from 1d to \(ConfigKeys.maximumRetentionDays)d, e.g. 400d or 60w; "
+                                    + "found \(ConfigurationType.echo(member.value))",
+                                korean: "1d부터 \(ConfigKeys.maximumRetentionDays)d까지의 일 또는 주가 필요합니다(예: 400d, 60w). "
+                                    + "받은 값: \(ConfigurationType.echo(member.value))"))
+                    }
+                    retentionDays = days
                 default: break
                 }
             }
@@ -98,7 +110,8 @@ struct ConfigValidator: Sendable {
         let entries = try validateSubscribers(listed ?? BuiltInConfig.subscribers, unresolved: substitution.unresolvedPaths)
         return JuiceConfig(
             source: source, language: language, initialStock: initialStock, storePath: storePath,
-            durability: durability, flushDeadlineSeconds: flush, backgroundDelivery: background, subscribers: entries, machine: machine, fleet: fleet,
+            durability: durability, retentionDays: retentionDays, flushDeadlineSeconds: flush, backgroundDelivery: background, subscribers: entries,
+            machine: machine, fleet: fleet,
             members: members, substituted: substitution.redaction, warnings: substitution.unresolved)
     }
 

@@ -31,6 +31,9 @@ struct JuiceConfig: Sendable {
     /// `store.path`, made absolute against the config file's directory.
     let storePath: String?
     let durability: Durability
+    /// `store.retention`: how many days of events the journal keeps before `juice store
+    /// compact` may fold them into rollups and delete them; nil keeps every event.
+    var retentionDays: Int? = nil
     let flushDeadlineSeconds: Double
     /// `backgroundDelivery`: whether `juice order` and `juice stock set|add|remove` hand
     /// durable subscribers' deliveries to a background `juice deliver` (`DeliveryHandOff`)
@@ -74,7 +77,27 @@ enum ConfigKeys {
     static let durability = ConfigurationKey(
         "durability", .oneOf(Durability.allCases.map(\.rawValue)), default: .string(Durability.full.rawValue),
         description: "full: every commit survives a power loss; normal: faster, the last commits may not.")
-    static let store = ConfigurationKey("store", .object([storePath, durability]), description: "The embedded SQLite store.")
+    static let retention = ConfigurationKey(
+        "retention", .string([.nonEmpty("retention")]),
+        description: "How long the journal keeps events, as days or weeks (400d, 60w): juice store compact, and juice deliver "
+            + "--follow once a day, fold older events that every durable subscriber has passed into the report's rollups and "
+            + "delete them. Default: keep every event.")
+    static let store = ConfigurationKey(
+        "store", .object([storePath, durability, retention]), description: "The embedded SQLite store.")
+
+    /// The longest retention accepted: 100 years.
+    static let maximumRetentionDays = 36_500
+
+    /// `400d` or `60w` as days; nil for any other text or a value out of range.
+    static func retentionDays(_ text: String) -> Int? {
+        guard let unit = text.last, let multiplier = ["d": 1, "w": 7][String(unit)] else { return nil }
+        let digits = text.dropLast()
+        guard !digits.isEmpty, digits.count <= 6, digits.allSatisfy({ $0.isASCII && $0.isNumber }), let number = Int(digits) else {
+            return nil
+        }
+        let days = number * multiplier
+        return (1...maximumRetentionDays).contains(days) ? days : nil
+    }
     static let flushDeadlineSeconds = ConfigurationKey(
         "flushDeadlineSeconds", .number(minimum: 0, maximum: 60, unit: "seconds"),
         default: .number(JuiceConfig.defaultFlushDeadlineSeconds),

@@ -25,7 +25,11 @@ extension HelpTopics {
                     + "is marked beside the file (<store>.damaged, naming the file's device and inode); while the mark is there, "
                     + "every change exits 74 with the way out, and queries that do not reach the damage still answer."),
             .items([
-                HelpItem("juice store check", "PRAGMA integrity_check; exit 74 and the mark when damage is found."),
+                HelpItem(
+                    "juice store check",
+                    "PRAGMA integrity_check, then the rollups (every row a sum of one of the report's kinds, no journal row "
+                        + "at or before where history starts); exit 74 and the mark when damage is found. Says where history "
+                        + "starts once compaction has run."),
                 HelpItem(
                     "juice store backup FILE",
                     "A consistent copy taken while other processes write, written into FILE.partial-<pid> beside FILE, checked "
@@ -44,6 +48,29 @@ extension HelpTopics {
                         + "each durable subscriber, the events it had not been sent that are gone are listed, and juice "
                         + "subscribers shows them until juice subscribers acknowledge NAME. Move FILE into place with no juice "
                         + "running; the mark applies to the old file only. A recovery that fails removes every file it made."),
+            ]),
+            .paragraph(
+                "Retention (store.retention, e.g. 400d; default: keep every event). juice store compact, and juice deliver "
+                    + "--follow at most once a day while store.retention is set, sort the journal into three parts:"),
+            .items([
+                HelpItem(
+                    "kept",
+                    "Every event newer than the retention; every event a durable subscriber (any cursor, and every durable "
+                        + "subscriber in the config, one without a cursor counting as at 0) has not passed; every event "
+                        + "from the oldest a dead letter or retry state names on; and always the newest event, so numbering "
+                        + "goes on after it and no sequence is given twice."),
+                HelpItem(
+                    "folded",
+                    "The older events' sums, per hour, as the report reads them (sales, lost sales, shortages, fruit used), "
+                        + "go into the store's rollups before the events go: juice report and juice metrics read the same "
+                        + "before and after, and a report's projection started over starts from the rollups. store recover "
+                        + "keeps them."),
+                HelpItem(
+                    "gone",
+                    "The events themselves: their ids, times to the millisecond and data. juice events, juice watch --since "
+                        + "and a new or rewound subscriber start where history starts. Each write transaction deletes at most "
+                        + "500 events, so an order waits at most one such transaction. Freed pages are reused by new events: "
+                        + "the file stops growing, it does not shrink."),
             ]),
             .paragraph("A store file that is not whole, command by command:"),
             .items([
@@ -84,6 +111,17 @@ extension HelpTopics {
                 "A failure is retried on retrySchedule (attempts and the next attempt are kept in the store); after the last "
                     + "attempt the event becomes a dead letter and delivery moves on. juice subscribers shows each subscriber's "
                     + "cursor, lag, next attempt and dead letters; juice subscribers retry NAME [--dead-letters] resumes it."),
+            .paragraph(
+                "A receiver that lost data asks for it again with juice subscribers rewind NAME --to SEQUENCE|TIME: the cursor "
+                    + "moves back to just before that event (or the first event at or after that time), its retry state goes, and "
+                    + "the next juice deliver sends the events again with the ids the receiver already has. It never moves a "
+                    + "cursor forward, nor before where history starts (store.retention; refused with one line saying where, "
+                    + "exit 65), and it needs the subscriber's lease (exit 75 while a juice deliver --follow holds it). juice "
+                    + "subscribers shows the last rewind and, while the events are sent again, how many are left. A fleet "
+                    + "subscriber (NAME@fleet) is rewound on the server: its consumer is created again at that stream sequence "
+                    + "(what juice subscribers shows as its cursor) or at the first message stored at or after that time, and the "
+                    + "next juice fleet deliver sends from there; refused while a juice fleet deliver reads the consumer (exit "
+                    + "75) and before where the stream's history starts (its maxAge or maxBytes dropped the messages; exit 65)."),
             .paragraph(
                 "One process delivers a subscriber's events at a time: the holder of its lease (a flock on "
                     + "<store>.lease-NAME, freed by the kernel when the holder exits). juice order and juice stock commit, print and "
@@ -258,8 +296,19 @@ extension HelpTopics {
                 "A screen whose terminal hung up (a read ends or fails with EIO and the terminal's attributes can no longer be "
                     + "read) stops as if SIGHUP had come, exit 129, also when the SIGHUP comes late or never."),
             .paragraph(
+                "Except juice deliver --follow, where SIGHUP reloads the config. It is a daemon: under systemd it has no "
+                    + "terminal to lose, and SIGHUP is how daemons are told to reload (systemctl reload, ExecReload). It reads "
+                    + "the config file it started with again and applies what changed among its durable subscribers: an added "
+                    + "one starts from its cursor, a removed one stops as at exit, a changed one stops and starts again from "
+                    + "its cursor, an unchanged one is not touched. No event is lost, and at most the deliveries a changed or "
+                    + "removed subscriber had in flight (its maxInFlight) are sent again, once. A config that does not pass "
+                    + "the checks of juice config check is refused with one line on stderr and the one in use stays. Other "
+                    + "keys (store, retention, language, flushDeadlineSeconds, subscribers that are not durable) take effect "
+                    + "at the next start. Stop it with Ctrl-C or SIGTERM; run from a terminal you close, it keeps running."),
+            .paragraph(
                 "Under systemd, a juice deliver --follow service stopped with SIGTERM exits 143: count it as success "
-                    + "(SuccessExitStatus=143), as config/juice-deliver.service does."),
+                    + "(SuccessExitStatus=143), as config/juice-deliver.service does; systemctl reload sends it SIGHUP "
+                    + "(ExecReload)."),
         ])
 
     static let report = HelpTopic(

@@ -48,8 +48,15 @@ struct PluginRegistry: Sendable {
     func build(
         _ config: JuiceConfig, context: (SubscriberEntry) -> PluginContext, deadline: ContinuousClock.Instant
     ) async throws(ConfigurationError) -> [BuiltPlugin] {
+        try await build(config.subscribers, of: config, context: context, deadline: deadline)
+    }
+
+    /// `build`, for `entries` of `config` only (a reload builds what changed).
+    func build(
+        _ entries: [SubscriberEntry], of config: JuiceConfig, context: (SubscriberEntry) -> PluginContext, deadline: ContinuousClock.Instant
+    ) async throws(ConfigurationError) -> [BuiltPlugin] {
         var built: [BuiltPlugin] = []
-        for entry in config.subscribers where entry.enabled {
+        for entry in entries where entry.enabled {
             guard let type = plugin(named: entry.type) else { continue }
             do {
                 built.append(BuiltPlugin(entry: entry, plugin: try type.init(configuration: entry.configuration, context: context(entry))))

@@ -161,7 +161,7 @@ struct Runner: Sendable {
         let plugins: [BuiltPlugin]
         do {
             let deadline = ContinuousClock.now + .milliseconds(Int(config.flushDeadlineSeconds * 1000))
-            plugins = try await registry.build(config, context: { pluginContext(for: $0, context) }, deadline: deadline)
+            plugins = try await registry.build(config, context: { context.pluginContext(for: $0) }, deadline: deadline)
         } catch {
             throw CLIError(.config, Catalog.Errors.config(error))
         }
@@ -179,17 +179,6 @@ struct Runner: Sendable {
             return stopped
         }
         return try result.get()
-    }
-
-    /// What a plugin is told. Output for the person goes to stdout, to stderr under
-    /// `--json` (stdout is for the JSON), and nowhere under `--quiet`.
-    private func pluginContext(for entry: SubscriberEntry, _ context: CommandContext) -> PluginContext {
-        let personal: any TextSink = context.settings.quiet ? NullSink() : context.settings.json ? standardError : standardOutput
-        return PluginContext(
-            name: entry.name, language: context.language, colorAllowed: context.settings.colorAllowed,
-            stateDirectory: context.location.stateDirectory, environment: environment,
-            standardOutput: personal, standardError: standardError,
-            mayAsk: context.invocation.command.runnable?.isScreen ?? false)
     }
 
     private func loadConfig(option: String?) throws(CLIError) -> JuiceConfig {

@@ -15,6 +15,17 @@ struct CommandContext: Sendable {
 
     var language: Language { console.language }
 
+    /// What a plugin is told. Output for the person goes to stdout, to stderr under
+    /// `--json` (stdout is for the JSON), and nowhere under `--quiet`.
+    func pluginContext(for entry: SubscriberEntry) -> PluginContext {
+        let personal: any TextSink = settings.quiet ? NullSink() : settings.json ? console.standardError : console.standardOutput
+        return PluginContext(
+            name: entry.name, language: language, colorAllowed: settings.colorAllowed,
+            stateDirectory: location.stateDirectory, environment: environment,
+            standardOutput: personal, standardError: console.standardError,
+            mayAsk: invocation.command.runnable?.isScreen ?? false)
+    }
+
     /// Prints a command's result on standard output: with `--json`, `json` as one
     /// compact line; otherwise `lines`, one a line, which `--quiet` drops unless they are
     /// `shownWhenQuiet` (what went wrong). Only the form printed is made.
@@ -34,7 +45,7 @@ struct CommandContext: Sendable {
 /// Used by one task only; not shared.
 final class Session {
     let context: CommandContext
-    private let plugins: [BuiltPlugin]
+    private var plugins: [BuiltPlugin]
     /// Whether the command declared it needs the store (`CommandNeeds.store`).
     private let opensStore: Bool
     private var opened: (store: any StockStore & EventJournal, maker: JuiceMaker)?
@@ -68,9 +79,12 @@ final class Session {
     /// plugins) or follows (`watch`) catches them, so a signal never cuts a change
     /// short nor keeps plugins from shutting down; the runner then exits with 128 +
     /// the signal (`stoppedBy`).
-    func stopSignals() -> StopSignals {
+    ///
+    /// `reloadsOnHangUp` (only `juice deliver --follow`, before anything caught signals)
+    /// makes SIGHUP a request to reload the config instead (`StopSignals.reloads`).
+    func stopSignals(reloadsOnHangUp: Bool = false) -> StopSignals {
         if let stop { return stop }
-        let started = StopSignals()
+        let started = StopSignals(reloadsOnHangUp: reloadsOnHangUp)
         stop = started
         return started
     }
@@ -94,23 +108,41 @@ final class Session {
             if leavesDurable { handsOffDelivery = true }
             for built in plugins {
                 if leavesDurable, built.plugin.durable != nil { continue }
-                let name = built.entry.name
-                let host = PluginHost(
-                    maker: maker, journal: store,
-                    reportError: { detail in
-                        stderr.write("juice: \(Catalog.Errors.subscriberReport(name, detail)(language))\n")
-                    }, describeStoreError: Catalog.Errors.storeForPlugin)
-                do throws(PluginError) {
-                    try built.plugin.attach(to: host)
-                } catch {
-                    switch error {
-                    case let .store(failure): throw CLIError(.storeIO, Catalog.Errors.store(failure))
-                    case let .failed(message): throw CLIError(.config, Catalog.Errors.subscriberReport(name, message))
-                    }
-                }
+                try attach(built, maker: maker, store: store, stderr: stderr, language: language)
             }
         }
         return maker
+    }
+
+    private func attach(
+        _ built: BuiltPlugin, maker: JuiceMaker, store: any StockStore & EventJournal, stderr: any TextSink, language: Language
+    ) throws(CLIError) {
+        let name = built.entry.name
+        let host = PluginHost(
+            maker: maker, journal: store,
+            reportError: { detail in
+                stderr.write("juice: \(Catalog.Errors.subscriberReport(name, detail)(language))\n")
+            }, describeStoreError: Catalog.Errors.storeForPlugin)
+        do throws(PluginError) {
+            try built.plugin.attach(to: host)
+        } catch {
+            switch error {
+            case let .store(failure): throw CLIError(.storeIO, Catalog.Errors.store(failure))
+            case let .failed(message): throw CLIError(.config, Catalog.Errors.subscriberReport(name, message))
+            }
+        }
+    }
+
+    /// What a reload changes (`juice deliver --follow` on SIGHUP): `removed` plugins
+    /// leave the session (the caller shut them down), `added` ones are attached and
+    /// join it, so `close()` shuts them down. The plugins were built from the new config.
+    func replace(removing removed: Set<String>, adding added: [BuiltPlugin]) throws(CLIError) {
+        plugins.removeAll { removed.contains($0.entry.name) }
+        let (store, maker) = try open()
+        for built in added {
+            try attach(built, maker: maker, store: store, stderr: context.console.standardError, language: context.language)
+            plugins.append(built)
+        }
     }
 
     private func open() throws(CLIError) -> (store: any StockStore & EventJournal, maker: JuiceMaker) {

@@ -54,11 +54,21 @@ final class StopSignals: Sendable {
     /// cancelled here).
     private let sources: Locked<[any DispatchSourceSignal]>
     private let waiting = Locked(Waiting())
+    /// With `reloadsOnHangUp`, each SIGHUP before a stop: what `juice deliver --follow`
+    /// reloads its config on. Finished at the first stop.
+    let reloads: AsyncStream<Void>
+    private let reloadRequests: AsyncStream<Void>.Continuation
+    private let reloadsOnHangUp: Bool
 
     /// Starts catching SIGINT, SIGTERM and SIGHUP, except one the process was started
     /// ignoring: `nohup juice deliver --follow` keeps running when the terminal closes,
     /// and a job a script put in the background keeps ignoring Ctrl-C.
-    init() {
+    ///
+    /// With `reloadsOnHangUp` (a daemon's convention), SIGHUP does not stop: each one
+    /// arriving before a stop is handed to `reloads`.
+    init(reloadsOnHangUp: Bool = false) {
+        self.reloadsOnHangUp = reloadsOnHangUp
+        (reloads, reloadRequests) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
         var ends: [Int32] = [-1, -1]
         if pipe(&ends) == 0 {
             for end in ends { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
@@ -80,7 +90,14 @@ final class StopSignals: Sendable {
         sources.withLock { sources in
             for source in sources {
                 let number = Int32(source.handle)
-                source.setEventHandler { [weak self] in self?.request(number) }
+                source.setEventHandler { [weak self] in
+                    guard let self else { return }
+                    if number == SIGHUP, self.reloadsOnHangUp {
+                        if !self.isRequested { self.reloadRequests.yield() }
+                        return
+                    }
+                    self.request(number)
+                }
                 source.resume()
             }
         }
@@ -154,6 +171,7 @@ final class StopSignals: Sendable {
             return Array(waiting.continuations.values)
         }
         for waiter in waiters { waiter.resume() }
+        reloadRequests.finish()
     }
 
     /// The terminal went away without a SIGHUP (one not sent, or not yet arrived):
