@@ -32,6 +32,12 @@ public struct EventEnvelope: Sendable, Hashable {
     public let streamSequence: Int64?
 
     /// - Parameters:
+    ///   - sequence: its position in the journal it is read from.
+    ///   - id: its unique id.
+    ///   - time: when the change was committed.
+    ///   - source: the machine, as a CloudEvents `source`.
+    ///   - changeID: the change it belongs to.
+    ///   - event: what happened.
     ///   - publishedSequence: the machine's own sequence, when `sequence` is not it (an
     ///     event read from the fleet's stream); `nil`: `sequence`.
     ///   - streamSequence: its sequence in the stream it was read from, if it was.
