@@ -47,7 +47,7 @@ struct FleetRewindTests {
         #expect(try await fleet.central.running(["fleet", "deliver"]).status == 0, "\(fleet.central.errors)")
         let sent = Array(fleet.received.dropFirst(afterTime))
         let fromFive = try await Self.streamIDs(fleet, from: 5)
-        #expect(sent.count == fromFive.count && Set(sent) == Set(fromFive), "\(sent)")
+        #expect(sent.count == fromFive.count && Set(sent) == Set(fromFive), "\(sent): \(byTime.stdout)")
         #expect(Set(fleet.received) == published, "only the published events, some again")
     }
 

@@ -40,7 +40,7 @@ import Testing
     @Test func reportsAndMetricsAreTheSameAfterCompaction() async throws {
         let sandbox = try JuiceSandbox(config: #"{"subscribers": [], "store": {"retention": "120d"}}"#)
         let now = Int64(Date().timeIntervalSince1970 * 1000)
-        try await offPool {
+        _ = try await offPool {
             try ReportHistory.write(to: sandbox.storePath, seed: 0x5E7E_47, changes: 500, start: now - 400 * Self.day, maximumStep: 36 * Self.hour)
         }
         let at = ISO8601DateFormatter().string(from: Date(timeIntervalSince1970: Double(now / Self.hour * Self.hour) / 1000))
@@ -105,7 +105,7 @@ import Testing
                  "subscribers": [{"type": "command", "name": "sink", "command": ["/bin/sh", "-c", "cat > /dev/null"]}]}
                 """#)
         let now = Int64(Date().timeIntervalSince1970 * 1000)
-        try await offPool {
+        _ = try await offPool {
             try ReportHistory.write(to: sandbox.storePath, seed: 31, changes: 60, start: now - 90 * Self.day, maximumStep: 48 * Self.hour)
         }
         let held = try sandbox.run(["store", "compact", "--json"])
