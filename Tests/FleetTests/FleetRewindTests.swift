@@ -37,11 +37,14 @@ struct FleetRewindTests {
         let fromThree = try await Self.streamIDs(fleet, from: 3)
         #expect(again.count == fromThree.count && Set(again) == Set(fromThree), "\(again)")
 
-        // By time: from the first message stored at or after the 5th's time (to the millisecond).
-        let stored = try #require(try Self.storedTime(fleet, 5))
+        // By time: a time between the 4th message's storing and the 5th's (seconds apart,
+        // two runs): from the 5th on.
+        let fourth = try #require(try Self.storedTime(fleet, 4))
+        let fifth = try #require(try Self.storedTime(fleet, 5))
+        let between = fourth.addingTimeInterval(fifth.timeIntervalSince(fourth) / 2)
         let format = ISO8601DateFormatter()
         format.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-        let byTime = try await fleet.central.running(["subscribers", "rewind", "central-hook@fleet", "--to", format.string(from: stored)])
+        let byTime = try await fleet.central.running(["subscribers", "rewind", "central-hook@fleet", "--to", format.string(from: between)])
         #expect(byTime.status == 0, "\(byTime.stderr)")
         let afterTime = fleet.received.count
         #expect(try await fleet.central.running(["fleet", "deliver"]).status == 0, "\(fleet.central.errors)")
