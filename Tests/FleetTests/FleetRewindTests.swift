@@ -93,5 +93,30 @@ struct FleetRewindTests {
         let bad = try await fleet.central.running(["subscribers", "rewind", "central-hook@fleet", "--to", "yesterday-ish"])
         #expect(bad.status == 65 && bad.stderr.split(separator: "\n").count == 1, "\(bad.stderr)")
     }
+
+    /// A stream whose limits dropped its first messages: a rewind to before where its
+    /// history starts is refused with one line saying where, and changes nothing.
+    @Test(.timeLimit(.minutes(2)))
+    func aRewindBeforeTheStreamsHistoryIsRefused() async throws {
+        let fleet = try await Fleet.started()
+        defer { fleet.stop() }
+        let connection = try fleet.server.connect()
+        defer { connection.close() }
+        // Room for a few messages only: the oldest go as new ones come.
+        try connection.ensureStream("JUICEMAKER", subjects: "juicemaker.>", replicas: 1, retention: StreamRetention(maxBytes: 2_000))
+        _ = try await fleet.publish(3)
+        let first = try #require(try connection.stream("JUICEMAKER")?.firstSequence)
+        #expect(first > 1, "the stream dropped its first messages")
+        #expect(try await fleet.central.running(["fleet", "deliver"]).status == 0, "\(fleet.central.errors)")
+        let consumer = try #require(try fleet.consumer())
+        for target in ["1", "2000-01-01"] {
+            let rewind = try await fleet.central.running(["subscribers", "rewind", "central-hook@fleet", "--to", target])
+            #expect(rewind.status == 65, "\(rewind.stdout)\(rewind.stderr)")
+            let lines = rewind.stderr.split(separator: "\n")
+            #expect(lines.count == 1 && lines[0].contains("history starts at stream sequence \(first)"), "\(rewind.stderr)")
+            let now = try #require(try fleet.consumer())
+            #expect(now.ackFloor == consumer.ackFloor && now.pending == consumer.pending, "the consumer is as it was")
+        }
+    }
 }
 #endif
