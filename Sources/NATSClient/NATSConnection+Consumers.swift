@@ -190,36 +190,8 @@ extension NATSConnection {
     public func rewindConsumer(
         _ name: String, of stream: String, settings: ConsumerSettings, to point: RewindPoint
     ) throws(NATSError) -> ConsumerState {
-        // A time is found in the stream here, as a sequence: the server's start by time
-        // was seen to start past messages stored after it.
-        var start = point
-        if case .time(let date) = point { start = .streamSequence(try firstSequence(storedAtOrAfter: date, in: stream)) }
         if try consumer(name, of: stream) != nil { try deleteConsumer(name, of: stream) }
-        return try putConsumer(name, of: stream, settings: settings, resumingAfter: nil, rewoundTo: start)
-    }
-
-    /// The sequence of the first message of `stream` stored at or after `date` (one past
-    /// the last when none is): a binary search over its sequences, a gap (a message
-    /// deleted) read past.
-    func firstSequence(storedAtOrAfter date: Date, in stream: String) throws(NATSError) -> UInt64 {
-        guard let summary = try self.stream(stream), summary.messages > 0 else { return 1 }
-        var (low, high) = (summary.firstSequence, summary.lastSequence + 1)
-        while low < high {
-            let middle = low + (high - low) / 2
-            // The first message held at or after `middle`.
-            var probe = middle
-            var stored: Date?
-            while probe < high, stored == nil {
-                stored = try message(at: probe, of: stream)?.storedTime
-                if stored == nil { probe += 1 }
-            }
-            guard let stored else {
-                high = middle
-                continue
-            }
-            if stored < date { low = probe + 1 } else { high = middle }
-        }
-        return low
+        return try putConsumer(name, of: stream, settings: settings, resumingAfter: nil, rewoundTo: point)
     }
 
     private func putConsumer(

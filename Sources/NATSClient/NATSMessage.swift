@@ -55,12 +55,6 @@ public final class NATSMessage: @unchecked Sendable {
         )
     }
 
-    /// When the stream stored it, for a message read by its sequence (`NATSConnection.message(at:of:)`).
-    public var storedTime: Date? {
-        let nanoseconds = nats.pointee.natsMsg_GetTime(message)
-        return nanoseconds > 0 ? Date(timeIntervalSince1970: Double(nanoseconds) / 1e9) : nil
-    }
-
     /// Acknowledges it and waits for the server to confirm (a durable consumer's
     /// explicit ack): after this returns it is not delivered again.
     public func acknowledge() throws(NATSError) {

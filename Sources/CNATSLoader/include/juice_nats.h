@@ -32,7 +32,7 @@
     X(natsOptions_SetDisconnectedCB) X(natsOptions_SetReconnectedCB) \
     X(natsOptions_SetUserCredentialsFromFiles) X(natsStatus_GetText) X(natsSubscription_Destroy) \
     X(natsSubscription_Fetch) X(natsSubscription_NextMsg) X(natsSubscription_Unsubscribe) \
-    X(nats_GetLastError) X(natsMsg_GetTime)
+    X(nats_GetLastError)
 
 /// The libnats functions the NATS plugin calls.
 struct juice_nats_functions {
