@@ -10,7 +10,7 @@ import Locking
 ///   from just after the ack floor last seen, bound to anew, and said in one line to
 ///   `report`: nothing acknowledged is sent again except what was acknowledged since that
 ///   look, nothing unacknowledged is lost.
-/// - A stream that is gone is said in one line, and again each `goneReportInterval`
+/// - A stream that is gone is said in one line, and again each `StreamAbsence.reportInterval`
 ///   while it stays gone; fetching goes on (empty).
 /// - A new stream of the same name (deleted and created again, also within a second) is
 ///   a new history: the consumer is created on it from its first message, said in one
@@ -21,8 +21,6 @@ public final class DurableConsumer: Sendable {
     /// Between looks at whether the stream and the consumer still exist, while fetches
     /// come back empty or fail.
     static let checkInterval = Duration.seconds(2)
-    /// How often a stream that stays gone is said again.
-    static let goneReportInterval = Duration.seconds(60)
 
     public let connection: NATSConnection
     public let stream: String
@@ -42,8 +40,7 @@ public final class DurableConsumer: Sendable {
         /// Counts the new streams read (the subscription's `generation`).
         var generation = 0
         /// Since when the stream is gone, and when that was last said; `nil` while it exists.
-        var goneSince: ContinuousClock.Instant?
-        var goneSaid: ContinuousClock.Instant?
+        var absence = StreamAbsence()
     }
 
     /// Creates the consumer when missing (or brings its settings to `settings`) and binds to it.
@@ -113,13 +110,7 @@ public final class DurableConsumer: Sendable {
         let (known, floor) = state.withLock { ($0.identity, $0.ackFloor) }
         // A stream created again has another creation time; its sequences start over, below what was acknowledged.
         guard summary.identity == known else { return try read(newStream: summary) }
-        let back = state.withLock { state -> Duration? in
-            defer {
-                state.goneSince = nil
-                state.goneSaid = nil
-            }
-            return state.goneSince.map { ContinuousClock.now - $0 }
-        }
+        let back = state.withLock { $0.absence.ended(at: .now) }
         if let back { report("stream \(stream) is there again, the same stream (not found for \(Self.seconds(back))); delivery goes on") }
         let seen: ConsumerState?
         do {
@@ -152,7 +143,7 @@ public final class DurableConsumer: Sendable {
         fromTheStart.start = .all
         // Another deliverer of this consumer may have created it on the new stream already: then it is used.
         let ensured = try connection.ensureConsumer(name, of: stream, settings: fromTheStart)
-        let gone = state.withLock { $0.goneSince.map { ContinuousClock.now - $0 } }
+        let gone = state.withLock { $0.absence.away(at: .now) }
         try rebind(ensured.state, identity: summary.identity)
         let away = gone.map { " (the stream was gone for \(Self.seconds($0)))" } ?? ""
         report(
@@ -172,8 +163,7 @@ public final class DurableConsumer: Sendable {
                 if state.identity != identity { state.ackFloor = 0 }
                 state.ackFloor = max(state.ackFloor, consumer.ackFloor)
                 state.identity = identity
-                state.goneSince = nil
-                state.goneSaid = nil
+                state.absence = StreamAbsence()
             }
             return state.subscription
         }
@@ -181,17 +171,9 @@ public final class DurableConsumer: Sendable {
         if state.withLock({ $0.stopped }) { fresh.stop() }
     }
 
-    /// Says that the stream is gone: at once, then each `goneReportInterval` while it stays gone.
+    /// Says that the stream is gone: at once, then each `StreamAbsence.reportInterval` while it stays gone.
     private func streamIsGone() {
-        let now = ContinuousClock.now
-        let away = state.withLock { state -> Duration? in
-            let since = state.goneSince ?? now
-            state.goneSince = since
-            if let said = state.goneSaid, now - said < Self.goneReportInterval { return nil }
-            state.goneSaid = now
-            return now - since
-        }
-        guard let away else { return }
+        guard let away = state.withLock({ $0.absence.gone(at: .now) }) else { return }
         let still = away < Self.checkInterval ? "" : " (gone for \(Self.seconds(away)))"
         report(
             "stream \(stream) was deleted on the server\(still); nothing to deliver until a machine creates it again, "

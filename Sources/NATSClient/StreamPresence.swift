@@ -1,7 +1,7 @@
 /// Whether the stream a reader reads is still the one it found, looked at now and then
 /// (`juice fleet watch`: an ordered reader whose stream is deleted just sees nothing
 /// more). It says, in one line each, that the stream is gone (at once, then every
-/// `goneReportInterval` while it stays gone), and what is there when a stream of that
+/// `StreamAbsence.reportInterval` while it stays gone), and what is there when a stream of that
 /// name is back: the same one, or a new one to read from its first message.
 public final class StreamPresence {
     /// What a look found that the reader acts on.
@@ -18,8 +18,7 @@ public final class StreamPresence {
     private let report: (String) -> Void
     private var identity: StreamIdentity
     private var lastLook = ContinuousClock.now
-    private var goneSince: ContinuousClock.Instant?
-    private var goneSaid: ContinuousClock.Instant?
+    private var absence = StreamAbsence()
 
     /// - Parameter summary: the stream as the reader found it.
     public init(connection: NATSConnection, summary: StreamSummary, report: @escaping (String) -> Void) {
@@ -42,19 +41,14 @@ public final class StreamPresence {
             return nil
         }
         guard let summary else {
-            let since = goneSince ?? now
-            goneSince = since
-            if let said = goneSaid, now - said < DurableConsumer.goneReportInterval { return nil }
-            goneSaid = now
-            let still = now - since < Self.checkInterval ? "" : " (gone for \(DurableConsumer.seconds(now - since)))"
+            guard let gone = absence.gone(at: now) else { return nil }
+            let still = gone < Self.checkInterval ? "" : " (gone for \(DurableConsumer.seconds(gone)))"
             report(
                 "stream \(name) was deleted on the server\(still); nothing to show until a machine creates it again (said again every minute while it is gone)"
             )
             return nil
         }
-        let away = goneSince.map { " (the stream was gone for \(DurableConsumer.seconds(now - $0)))" } ?? ""
-        goneSince = nil
-        goneSaid = nil
+        let away = absence.ended(at: now).map { " (the stream was gone for \(DurableConsumer.seconds($0)))" } ?? ""
         guard summary.identity != identity else {
             if !away.isEmpty { report("stream \(name) is there again, the same stream\(away)") }
             return nil
@@ -62,5 +56,35 @@ public final class StreamPresence {
         identity = summary.identity
         report("stream \(name) is a new stream, created \(summary.identity)\(away): showing it from its first message")
         return .newStream(summary)
+    }
+}
+
+/// A stream gone from the server, as a reader says it: since when, and when that was
+/// last said. Said at once, then each `reportInterval` while it stays gone
+/// (`DurableConsumer`, `StreamPresence`).
+struct StreamAbsence: Sendable {
+    /// How often a stream that stays gone is said again.
+    static let reportInterval = Duration.seconds(60)
+
+    private var since: ContinuousClock.Instant?
+    private var said: ContinuousClock.Instant?
+
+    /// Notes the stream gone at `now`; how long it has been gone when that is to be said
+    /// now, else `nil`.
+    mutating func gone(at now: ContinuousClock.Instant) -> Duration? {
+        let since = since ?? now
+        self.since = since
+        if let said, now - said < Self.reportInterval { return nil }
+        said = now
+        return now - since
+    }
+
+    /// How long it has been gone, if it is.
+    func away(at now: ContinuousClock.Instant) -> Duration? { since.map { now - $0 } }
+
+    /// The stream is there: how long it was gone, if it was; forgotten from then on.
+    mutating func ended(at now: ContinuousClock.Instant) -> Duration? {
+        defer { self = StreamAbsence() }
+        return away(at: now)
     }
 }
