@@ -66,7 +66,7 @@ extension Recovery {
     /// journal saved: a dead letter's event, where the journal has its sequence, is
     /// the one it names; a dead letter or retry state without one names a sequence the
     /// old journal was seen to reach (a retry state: the next one after it); a cursor
-    /// is not an index entry in disguise.
+    /// is not an index entry in disguise (named by its event's id or type).
     private func isSound(_ values: [PageValue], of table: String) throws(StoreError) -> Bool {
         guard RowCheck.admits(values, to: table) else { return false }
         if table == "lost_events", case let .integer(first) = values[1], case let .integer(last) = values[2] { return first <= last }
@@ -74,14 +74,17 @@ extension Recovery {
             return true
         }
         var saved: String?
-        try target.forEachRow("SELECT id FROM journal WHERE sequence = ?1") { statement in
+        var savedType: String?
+        try target.forEachRow("SELECT id, type FROM journal WHERE sequence = ?1") { statement in
             statement.bind(1, sequence)
         } row: { row in
             saved = row.text(0)
+            savedType = row.text(1)
         }
-        // A "cursor" named by the id of the event at its sequence is an entry of the
-        // journal's id index, read from a page that took the cursors' place.
-        if table == "cursors" { return saved == nil || values[0].text != saved }
+        // A "cursor" named by the id or the type of the event at its sequence is an
+        // entry of one of the journal's indexes (by id, by type), read from a page that
+        // took the cursors' place: both are (text, sequence) records, as a cursor is.
+        if table == "cursors" { return saved == nil || (values[0].text != saved && values[0].text != savedType) }
         if let saved { return table == "retry_states" || values[2].text == saved }
         return sequence <= lastSequence + (table == "retry_states" ? 1 : 0)
     }

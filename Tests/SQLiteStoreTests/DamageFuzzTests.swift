@@ -21,6 +21,8 @@ import Testing
     static let kept: [DamageCase] = [
         // An index leaf copied over the cursors' leaf: 83 cursors named by event ids.
         DamageCase(store: 1, kind: .pageDuplicate, seed: 7_794_874_298_742_628_343),
+        // The journal_by_type index leaf copied over the cursors' leaf: 105 cursors.
+        DamageCase(store: 1, kind: .pageDuplicate, seed: 1_772_668_026_200_087_921),
         // A dead letter whose event id is damaged: the new store's dead letters do not read.
         DamageCase(store: 1, kind: .byteFlips, seed: 8_924_261_895_498_254_213),
         // A dead letter whose subscriber is invalid UTF-8.
