@@ -138,7 +138,3 @@ package final class CommandSubscriber: DurableDeliveryPlugin {
         await lifecycle.shutdown(deadline: deadline)
     }
 }
-
-/// The program is what the subscriber owns: shutdown closes its stdin and lets it exit
-/// (`SupervisedProgram.stop`).
-extension SupervisedProgram: OwnedDurableDestination {}

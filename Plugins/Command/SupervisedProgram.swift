@@ -25,7 +25,7 @@ import Spawning
 /// - Its stderr is reported line by line, bounded (`StandardErrorRelay`); its stdout is discarded.
 /// - Every blocking step (the restart pause, writing, waiting for the program to
 ///   read) runs on the program's own serial queue, never on the cooperative pool;
-///   cancelling the calling task ends it at once.
+///   `cancelSends` ends it at once.
 final class SupervisedProgram: DurableDestination {
     static let firstPause = Duration.milliseconds(100)
     static let longestPause = Duration.seconds(30)
@@ -77,31 +77,36 @@ final class SupervisedProgram: DurableDestination {
 
     var displayName: String { arguments.first.map { PathText.lastComponent(of: $0) } ?? "?" }
 
-    func deliver(_ envelope: EventEnvelope) async throws(DeliveryFailure) {
-        let line = Array((CloudEventFormat.encode(envelope) + "\n").utf8)
-        let attempt = state.withLock { state -> UInt64 in
-            state.attempts &+= 1
-            return state.attempts
-        }
-        let outcome: DeliveryFailure? = await withTaskCancellationHandler {
-            await withCheckedContinuation { continuation in
-                io.async { [self] in
-                    do throws(DeliveryFailure) {
-                        try send(line, attempt: attempt)
-                        continuation.resume(returning: nil)
-                    } catch {
-                        continuation.resume(returning: error)
-                    }
+    /// One event at a time, in journal order.
+    var intake: DeliveryIntake { .window(1) }
+
+    /// Writes each event's line on `io` and answers it once the program has read it.
+    func send(_ offer: DeliveryOffer) {
+        for (position, event) in zip(0..., offer.events) {
+            let line = Array((CloudEventFormat.encode(event.envelope) + "\n").utf8)
+            let attempt = state.withLock { state -> UInt64 in
+                state.attempts &+= 1
+                return state.attempts
+            }
+            io.async { [self] in
+                do throws(DeliveryFailure) {
+                    try send(line, attempt: attempt)
+                    offer.answer(position, nil)
+                } catch {
+                    offer.answer(position, error)
                 }
             }
-        } onCancel: {
-            let channel = state.change { state -> LineChannel? in
-                state.cancelledAttempts = max(state.cancelledAttempts, attempt)
-                return state.channel
-            }
-            channel?.interrupt()
         }
-        if let outcome { throw outcome }
+    }
+
+    /// Ends the attempts under way: the one writing or waiting for the program to read
+    /// is interrupted, and those queued fail at once.
+    func cancelSends() {
+        let channel = state.change { state -> LineChannel? in
+            state.cancelledAttempts = max(state.cancelledAttempts, state.attempts)
+            return state.channel
+        }
+        channel?.interrupt()
     }
 
     /// On `io`: waits out the restart pause, starts the program if needed, sends `line`.

@@ -1,4 +1,3 @@
-import Dispatch
 import FleetConfiguration
 import JuiceMakerCore
 import JuiceMakerPluginKit
@@ -10,7 +9,7 @@ import NATSClient
 /// after it is lost), the stream checked once per connection.
 ///
 /// Published in flights: the runner offers runs of events on its own thread
-/// (`BlockingDurableDestination`), and each is accepted only once its PubAck is in.
+/// (`DeliveryIntake.pipelined`), and each is accepted only once its PubAck is in.
 /// When an offered event's PubAck is not in, a flight starts with it: it and the events
 /// after it (the run's later ones, then the runner's `upcoming` ones with the same
 /// `kinds`; the runner reads `readBatch` at a time), up to `flight`, are published
@@ -23,18 +22,17 @@ import NATSClient
 /// the cursor once per `cursorBatch` accepted events, in journal order. An event after
 /// a failure is sent again in a later flight with the same `Nats-Msg-Id`: the stream's
 /// duplicate window drops it if it had been stored.
-final class NATSDestination: BlockingDurableDestination {
+final class NATSDestination: DurableDestination {
     /// Events published before waiting for their answers, at most. Each flight ends in
     /// a pause: the server idles from its last PubAck until the next flight's first
     /// message, so long flights publish faster (`juice-bench fleet` measures it).
     static let flight = 2048
-    /// Events the runner reads at once: long enough that a flight (the rest of the
-    /// run and the events read ahead after it) can be long.
-    var readBatch: Int { Self.flight / 2 }
-    /// The cursor is written once per this many accepted events (and at the end of
-    /// each journal batch, on a failure, at shutdown): a crash resends at most these,
-    /// and the stream's duplicate window (`Nats-Msg-Id`) drops what it had stored.
-    var cursorBatch: Int { Self.flight }
+    /// Pipelined: the runner reads half a flight at once, so that a flight (the rest of
+    /// the run and the events read ahead after it) can be long, and writes the cursor
+    /// once per flight of accepted events (and at the end of each journal batch, on a
+    /// failure, at shutdown): a crash resends at most these, and the stream's duplicate
+    /// window (`Nats-Msg-Id`) drops what it had stored.
+    var intake: DeliveryIntake { .pipelined(readBatch: Self.flight / 2, cursorBatch: Self.flight) }
     let options: NATSOptions
     let subjectPrefix: String
     let stream: String
@@ -46,10 +44,9 @@ final class NATSDestination: BlockingDurableDestination {
     let kinds: Set<EventKind>?
     private let connection = Locked<NATSConnection?>(nil)
     /// What the publishing side keeps between offers; its lock also keeps publishes one
-    /// at a time (the runner never offers two at once, but `deliver` runs on `queue`).
+    /// at a time (the runner never offers two at once).
     private let publishing = Locked(Publishing())
     private let closed = Locked(false)
-    private let queue = DispatchQueue(label: "juice.nats.publish")
 
     /// What the last flight left, and the subjects of the last source seen.
     private struct Publishing {
@@ -95,27 +92,24 @@ final class NATSDestination: BlockingDurableDestination {
     }
 
     /// On the runner's own thread: libnats waits for each PubAck up to `timeout`. The
-    /// events published ahead are the run's later ones, then the runner's `upcoming`.
-    func deliverBlocking(
-        _ events: ArraySlice<CommittedEvent>, upcoming: ArraySlice<CommittedEvent>, accepted: (Int) -> Bool
-    ) -> DeliveryFailure? {
-        publishing.withLock { window in publish(events, upcoming: upcoming, window: &window, accepted: accepted) }
-    }
-
-    /// One event alone (the runner offers runs through `deliverBlocking`; this is the
-    /// plain `DurableDestination` call, without publishing ahead).
-    func deliver(_ envelope: EventEnvelope) async throws(DeliveryFailure) {
-        // libnats blocks until the PubAck: off the cooperative pool, on a queue of its own.
-        let failure: DeliveryFailure? = await withCheckedContinuation { continuation in
-            queue.async { [self] in
-                continuation.resume(
-                    returning: publishing.withLock { window in
-                        publish([CommittedEvent(envelope, text: nil)], upcoming: [], window: &window) { _ in true }
-                    })
+    /// events published ahead are the run's later ones, then the offer's `upcoming`.
+    /// Answers each accepted event in order, then the first that failed.
+    func send(_ offer: DeliveryOffer) {
+        var accepted = 0
+        let failure = publishing.withLock { window in
+            publish(offer.events, upcoming: offer.upcoming, window: &window) { count in
+                accepted = count
+                return offer.answer(count - 1, nil)
             }
         }
-        if let failure { throw failure }
+        if let failure { offer.answer(accepted, failure) }
     }
+
+    /// Nothing to cancel: each publish is bounded by the connection's timeout.
+    func cancelSends() {}
+
+    /// Closes the connection when the publisher shuts down.
+    func stop(deadline: ContinuousClock.Instant) async { close() }
 
     /// The subject `envelope` goes to.
     func subject(for envelope: EventEnvelope) -> String {

@@ -102,8 +102,3 @@ public final class NATSPublisher: DurableDeliveryPlugin {
         await lifecycle.shutdown(deadline: deadline)
     }
 }
-
-/// The connection is what the publisher owns: shutdown closes it (`NATSDestination.close`).
-extension NATSDestination: OwnedDurableDestination {
-    func stop(deadline: ContinuousClock.Instant) async { close() }
-}

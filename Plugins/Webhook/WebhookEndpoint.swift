@@ -28,12 +28,14 @@ import Locking
 /// each on a kept-alive connection of its own (TLS verified against the system's
 /// trust store), on the pool's threads, never on the cooperative pool. Each request is
 /// built and signed on its connection's thread when it is sent.
-final class WebhookEndpoint: OwnedDurableDestination, WindowedDurableDestination {
+final class WebhookEndpoint: DurableDestination {
     let url: ParsedURL
     /// The URL as it may be shown: without user name or password.
     let displayURL: String
     /// Requests in flight, at most (1 when `ordered`).
     let window: Int
+    /// A window of `window` requests, answered from the pool's threads.
+    var intake: DeliveryIntake { .window(window) }
     private let signature: WebhookSignature?
     private let timeout: Double
     /// The longest wait a `Retry-After` may ask for: the longest step of the retry schedule.
@@ -66,14 +68,21 @@ final class WebhookEndpoint: OwnedDurableDestination, WindowedDurableDestination
         return HTTPRequest(fields: fields, body: body)
     }
 
-    /// Sends `envelope` on a free connection of the pool; `completion` hears the outcome.
-    func send(_ envelope: EventEnvelope, completion: @escaping @Sendable (DeliveryFailure?) -> Void) {
-        guard !closed.withLock({ $0 }) else { return completion(notSent) }
-        let deadline = ContinuousClock.now + .seconds(timeout)
-        pool.submit(until: deadline, { [self] in request(for: envelope, timestamp: Int64(Date().timeIntervalSince1970)) }) { [self] result in
-            switch result {
-            case .success(let head): completion(outcome(head))
-            case .failure(let error): completion(closed.withLock { $0 } ? notSent : failure(error))
+    /// Sends each event of `offer` on a free connection of the pool and answers it with the outcome.
+    func send(_ offer: DeliveryOffer) {
+        for (position, event) in zip(0..., offer.events) {
+            let envelope = event.envelope
+            guard !closed.withLock({ $0 }) else {
+                offer.answer(position, notSent)
+                continue
+            }
+            let deadline = ContinuousClock.now + .seconds(timeout)
+            pool.submit(until: deadline, { [self] in request(for: envelope, timestamp: Int64(Date().timeIntervalSince1970)) }) {
+                [self] result in
+                switch result {
+                case .success(let head): offer.answer(position, outcome(head))
+                case .failure(let error): offer.answer(position, closed.withLock { $0 } ? notSent : failure(error))
+                }
             }
         }
     }
@@ -81,19 +90,6 @@ final class WebhookEndpoint: OwnedDurableDestination, WindowedDurableDestination
     /// Ends the requests under way (shutdown's deadline came).
     func cancelSends() {
         pool.cancelInFlight()
-    }
-
-    /// One event alone (a dead letter sent again): as `send`; cancelling the calling
-    /// task ends the requests under way.
-    func deliver(_ envelope: EventEnvelope) async throws(DeliveryFailure) {
-        let failure: DeliveryFailure? = await withTaskCancellationHandler {
-            await withCheckedContinuation { continuation in
-                send(envelope) { continuation.resume(returning: $0) }
-            }
-        } onCancel: {
-            pool.cancelInFlight()
-        }
-        if let failure { throw failure }
     }
 
     /// What an answer means: `nil` for 2xx, else the failure the runner acts on.

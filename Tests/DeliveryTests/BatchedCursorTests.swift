@@ -5,9 +5,9 @@ import Locking
 import JuiceTestSupport
 import Testing
 
-/// A blocking destination that writes the cursor every 4 events, refuses one event, and
+/// A pipelined destination that writes the cursor every 4 events, refuses one event, and
 /// notes, at each offer, the cursor in the journal and what the runner said comes next.
-private final class BatchingDestination: BlockingDurableDestination {
+private final class BatchingDestination: DurableDestination {
     struct Offer: Equatable {
         let sequence: Int64
         let cursor: Int64
@@ -20,8 +20,8 @@ private final class BatchingDestination: BlockingDurableDestination {
     let refused: Int64
     private let offers = Locked<[Offer]>([])
     var seen: [Offer] { offers.withLock { $0 } }
-    var cursorBatch: Int { 4 }
     let readBatch: Int
+    var intake: DeliveryIntake { .pipelined(readBatch: readBatch, cursorBatch: 4) }
 
     init(journal: any EventJournal, refusing refused: Int64, readBatch: Int = DurableDelivery.batchSize) {
         self.journal = journal
@@ -31,24 +31,25 @@ private final class BatchingDestination: BlockingDurableDestination {
 
     /// Notes each event of the run as it comes to it, with what comes after it (the
     /// rest of the run, then the runner's `upcoming`).
-    func deliverBlocking(
-        _ events: ArraySlice<CommittedEvent>, upcoming: ArraySlice<CommittedEvent>, accepted: (Int) -> Bool
-    ) -> DeliveryFailure? {
+    func send(_ offer: DeliveryOffer) {
+        let (events, upcoming) = (offer.events, offer.upcoming)
         for (offset, event) in zip(1..., events) {
             let envelope = event.envelope
             let cursor = (try? journal.cursor(named: "batched")) ?? -1
             let after = events.dropFirst(offset).map(\.envelope.sequence) + upcoming.map(\.envelope.sequence)
             let withText = event.text == CloudEventFormat.encode(envelope)
             offers.withLock { $0.append(Offer(sequence: envelope.sequence, cursor: cursor, upcoming: after, withText: withText)) }
-            if envelope.sequence == refused { return DeliveryFailure(PluginMessage(untranslated: "refused")) }
-            if !accepted(offset) { return nil }
+            if envelope.sequence == refused {
+                offer.answer(offset - 1, DeliveryFailure(PluginMessage(untranslated: "refused")))
+                return
+            }
+            if !offer.answer(offset - 1, nil) { return }
         }
-        return nil
     }
 
-    func deliver(_ envelope: EventEnvelope) async throws(DeliveryFailure) {
-        Issue.record("a blocking destination is offered events on the runner's thread")
-    }
+    func cancelSends() {}
+
+    func stop(deadline: ContinuousClock.Instant) async {}
 }
 
 @Suite("The cursor written per batch", .tags(.unit))

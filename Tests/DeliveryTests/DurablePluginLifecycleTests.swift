@@ -6,7 +6,7 @@ import Locking
 import Testing
 
 /// A destination that records what it was handed and when it was stopped.
-private final class RecordingDestination: OwnedDurableDestination {
+private final class RecordingDestination: DurableDestination {
     private struct Record {
         var delivered: [EventID] = []
         var stops = 0
@@ -18,12 +18,20 @@ private final class RecordingDestination: OwnedDurableDestination {
     var stops: Int { record.withLock { $0.stops } }
     var deliveredAfterStop: Bool { record.withLock { $0.deliveredAfterStop } }
 
-    func deliver(_ envelope: EventEnvelope) async throws(DeliveryFailure) {
-        record.withLock { record in
-            if record.stops > 0 { record.deliveredAfterStop = true }
-            record.delivered.append(envelope.id)
+    private let tasks = DeliveryTasks()
+    var intake: DeliveryIntake { .window(1) }
+
+    /// Each event in a task of its own, as an async destination delivers.
+    func send(_ offer: DeliveryOffer) {
+        tasks.run(offer) { [record] envelope async throws(DeliveryFailure) in
+            record.withLock { record in
+                if record.stops > 0 { record.deliveredAfterStop = true }
+                record.delivered.append(envelope.id)
+            }
         }
     }
+
+    func cancelSends() { tasks.cancel() }
 
     func stop(deadline: ContinuousClock.Instant) async {
         record.withLock { $0.stops += 1 }

@@ -10,10 +10,18 @@ private final class RefusingDestination: DurableDestination {
     private let count = Locked(0)
     var attempts: Int { count.withLock { $0 } }
 
-    func deliver(_ envelope: EventEnvelope) async throws(DeliveryFailure) {
-        count.withLock { $0 += 1 }
-        throw DeliveryFailure(PluginMessage(untranslated: "connection refused"))
+    var intake: DeliveryIntake { .window(1) }
+
+    func send(_ offer: DeliveryOffer) {
+        for position in offer.events.indices.map({ $0 - offer.events.startIndex }) {
+            count.withLock { $0 += 1 }
+            offer.answer(position, DeliveryFailure(PluginMessage(untranslated: "connection refused")))
+        }
     }
+
+    func cancelSends() {}
+
+    func stop(deadline: ContinuousClock.Instant) async {}
 }
 
 @Suite("Attempts asked for before their time", .tags(.unit))

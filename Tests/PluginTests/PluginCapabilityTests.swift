@@ -1,6 +1,7 @@
 import JuiceMakerCore
 import JuiceMakerPluginKit
 import JuiceTestSupport
+import Locking
 import CLINotifierPlugin
 import LoggerPlugin
 import Testing
@@ -46,13 +47,25 @@ import Testing
         try rig.maker.make(.strawberry)  // fails: a warning, above notice
         let events = try rig.journal()
         // Not attached: the log is not open, and the event is not taken.
-        await #expect(throws: DeliveryFailure.self) { try await destination.deliver(events[0]) }
+        #expect(Self.accepts(destination, events[0]) == false)
         try logger.attach(to: rig.host)
         let logged = splitLines(try String(contentsOfFile: directory.file("juice.log"), encoding: .utf8)).count
-        for envelope in events { try await destination.deliver(envelope) }
+        for envelope in events { #expect(Self.accepts(destination, envelope) == true) }
         let lines = splitLines(try String(contentsOfFile: directory.file("juice.log"), encoding: .utf8))
         // Each event of a logged kind is written once more, in order, when handed over.
         #expect(lines.count - logged == events.filter { kinds?.contains($0.event.kind) ?? true }.count)
         await logger.shutdown(deadline: generousDeadline())
+    }
+
+    /// Whether `destination` accepts `envelope` offered alone (the logger answers at
+    /// once); `nil` when it has not answered.
+    private static func accepts(_ destination: any DurableDestination, _ envelope: EventEnvelope) -> Bool? {
+        let answer = Locked<Bool?>(nil)
+        destination.send(
+            DeliveryOffer([CommittedEvent(envelope, text: nil)]) { _, failure in
+                answer.withLock { $0 = failure == nil }
+                return true
+            })
+        return answer.withLock { $0 }
     }
 }

@@ -64,7 +64,7 @@ public struct CommittedEvent: Sendable, Equatable {
 }
 
 /// A journal row with its committed text: `JournalEntry`, for readers that send the
-/// JSON as committed (durable delivery to a `BlockingDurableDestination`).
+/// JSON as committed (durable delivery to a pipelined destination).
 public enum CommittedEntry: Sendable, Equatable {
     case event(CommittedEvent)
     case unreadable(UnreadableEvent)

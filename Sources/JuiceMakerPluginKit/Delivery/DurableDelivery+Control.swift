@@ -112,13 +112,12 @@ extension DurableDelivery {
             }
         }
         _ = await waiters.wait(until: deadline, current: { state.withLock { isIdle($0) } }, for: isIdle)
-        let (current, sequence, inFlight) = update { state -> (Task<Void, Never>?, Int64?, Set<Int64>) in
+        let (sequence, inFlight) = update { state -> (Int64?, Set<Int64>) in
             state.stopping = true
-            return (state.current, state.currentSequence, state.inFlight)
+            return (state.currentSequence, state.inFlight)
         }
-        current?.cancel()
-        if !inFlight.isEmpty { windowedDestination?.cancelSends() }
-        let handedOver = inFlight.sorted() + (current != nil ? sequence.map { [$0] } ?? [] : [])
+        if sequence != nil || !inFlight.isEmpty { destination.cancelSends() }
+        let handedOver = inFlight.sorted() + (sequence.map { [$0] } ?? [])
         if !handedOver.isEmpty {
             // Said here, before returning, so the line is out before the process exits.
             reportError(Self.handedOver(handedOver))

@@ -5,13 +5,13 @@ import Foundation
 #endif
 import JuiceMakerCore
 
-/// The runner's pass in journal order (see `DurableDelivery`): each event offered only
-/// after every earlier one is done with, one at a time to a task, or in runs to a
-/// `BlockingDurableDestination`, with the cursor written as they are accepted.
+/// The runner's pass in journal order for a pipelined destination (see
+/// `DurableDelivery`): each event offered only after every earlier one is done with,
+/// in runs (`DeliveryIntake.pipelined`), with the cursor written as they are accepted.
 extension DurableDelivery {
     /// Delivers `batch` in order until it ends, an event fails or must wait.
     ///
-    /// For a `BlockingDurableDestination` the batch is read further ahead (the next
+    /// The batch is read further ahead (the next
     /// `readSize`, on a thread of its own while this one is delivered, joined once
     /// fewer than half remain), so the destination's look ahead
     /// (`upcoming`: the readable events after this one) never runs dry at a batch's
@@ -19,17 +19,15 @@ extension DurableDelivery {
     /// unreadable row is never offered: it becomes a dead letter at once and the
     /// cursor moves past it.
     func deliver(_ first: [CommittedEntry], retry: DeliveryRetryState?, served: UInt64, reader: inout JournalReadAhead?) {
-        let cursorBatch = max(1, destination.cursorBatch)
-        let readsAhead = blockingDestination != nil
         var batch = first
-        // For a blocking destination, the readable events of `batch`, in order (its runs
+        // The readable events of `batch`, in order (its runs
         // are slices of them); `readable[nextReadable...]` are those after the entry
         // being delivered.
-        var readable = readsAhead ? first.compactMap(Self.readableEvent) : []
+        var readable = first.compactMap(Self.readableEvent)
         var nextReadable = 0
         // Whether `reader` is reading the next batch while this one is delivered.
         var readingAhead = false
-        if readsAhead, first.count == readSize, let last = first.last {
+        if first.count == readSize, let last = first.last {
             let made = reader ?? JournalReadAhead(journal)
             reader = made
             made.read(after: last.sequence, limit: readSize)
@@ -95,54 +93,30 @@ extension DurableDelivery {
                     return
                 }
             }
-            if let blocking = blockingDestination {
-                // A run: this event and the readable rows after it, up to the first
-                // unreadable one (or, while the next batch is read, to half a batch
-                // before the end: it is joined there, and the next run goes on). A
-                // retried event is offered alone.
-                var end = index
-                let limit = readingAhead ? batch.count - readSize / 2 + 1 : batch.count
-                while attempts == 0, end < limit, case .event = batch[end] { end += 1 }
-                let first = nextReadable - 1
-                let run = readable[first..<(first + end - index + 1)]
-                progress { $0.forceAttempt = false }
-                let (handled, failure) = deliver(
-                    run, to: blocking, upcoming: readable[run.endIndex...], unrecorded: &unrecorded, cursorBatch: cursorBatch)
-                if let failure {
-                    persistCursor()
-                    recordFailure(of: run[run.startIndex + handled].envelope, attempt: attempts + 1, failure: failure, early: early)
-                    return
-                }
-                if attempts > 0, handled > 0 {
-                    _ = write { () throws(StoreError) in try journal.setRetryState(nil, for: name) }
-                    persistCursor()
-                    unrecorded = 0
-                }
-                guard handled == run.count else { return }  // stopping
-                index = end
-                nextReadable = run.endIndex
-                continue
-            }
-            progress { state in
-                state.forceAttempt = false
-                state.statistics.attempts += 1
-            }
-            if let failure = attempt(envelope) {
+            // A run: this event and the readable rows after it, up to the first
+            // unreadable one (or, while the next batch is read, to half a batch
+            // before the end: it is joined there, and the next run goes on). A
+            // retried event is offered alone.
+            var end = index
+            let limit = readingAhead ? batch.count - readSize / 2 + 1 : batch.count
+            while attempts == 0, end < limit, case .event = batch[end] { end += 1 }
+            let first = nextReadable - 1
+            let run = readable[first..<(first + end - index + 1)]
+            progress { $0.forceAttempt = false }
+            let (handled, failure) = deliver(run, upcoming: readable[run.endIndex...], unrecorded: &unrecorded)
+            if let failure {
                 persistCursor()
-                recordFailure(of: envelope, attempt: attempts + 1, failure: failure, early: early)
+                recordFailure(of: run[run.startIndex + handled].envelope, attempt: attempts + 1, failure: failure, early: early)
                 return
             }
-            progress {
-                $0.handledUpTo = envelope.sequence; $0.statistics.delivered += 1
-            }
-            if attempts > 0 {
+            if attempts > 0, handled > 0 {
                 _ = write { () throws(StoreError) in try journal.setRetryState(nil, for: name) }
-            }
-            unrecorded += 1
-            if unrecorded >= cursorBatch || attempts > 0 {
                 persistCursor()
                 unrecorded = 0
             }
+            guard handled == run.count else { return }  // stopping
+            index = end
+            nextReadable = run.endIndex
         }
     }
 }

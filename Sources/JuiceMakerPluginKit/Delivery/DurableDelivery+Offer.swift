@@ -2,10 +2,10 @@ import Dispatch
 import JuiceMakerCore
 import Locking
 
-/// How the runner hands events to its destination (see `DurableDelivery`): one at a
-/// time to a task, or in runs to a `BlockingDurableDestination` on its own thread.
+/// How the runner hands events to its destination (see `DurableDelivery`): one alone,
+/// waited for on the runner's thread, or in runs to a pipelined destination.
 extension DurableDelivery {
-    /// Offers the events of `run` that the kinds filter lets through to a blocking
+    /// Offers the events of `run` that the kinds filter lets through to a pipelined
     /// destination in one call, and keeps the books as it accepts them: the cursor is
     /// written every `cursorBatch` accepted events (`unrecorded` counts them).
     ///
@@ -14,8 +14,7 @@ extension DurableDelivery {
     /// stopped the destination: it failed on `run[run.startIndex + handled]`. Fewer
     /// than `run.count` without a failure: shutdown stopped it.
     func deliver(
-        _ run: ArraySlice<CommittedEvent>, to blocking: any BlockingDurableDestination, upcoming: ArraySlice<CommittedEvent>,
-        unrecorded: inout Int, cursorBatch: Int
+        _ run: ArraySlice<CommittedEvent>, upcoming: ArraySlice<CommittedEvent>, unrecorded: inout Int
     ) -> (handled: Int, failure: DeliveryFailure?) {
         // Where each offered event is in `run`, counted from its start (nil: all are offered).
         let positions: [Int]? = kinds.map { kinds in
@@ -23,13 +22,13 @@ extension DurableDelivery {
         }
         let offered = positions.map { ArraySlice($0.map { run[run.startIndex + $0] }) } ?? run
         /// Done with once `count` offered events are accepted: everything before the next offered one.
-        func handled(after count: Int) -> Int {
+        @Sendable func handled(after count: Int) -> Int {
             count == offered.count ? run.count : positions?[count] ?? count
         }
-        var accepted = 0
-        var booked = (accepted: 0, handled: 0)
+        let books = Locked(RunBooks(unrecorded: unrecorded))
         /// Moves the books (`handledUpTo`, the statistics) up to what is accepted now.
-        func book(failed: Bool) {
+        @Sendable func book(failed: Bool) {
+            let (accepted, booked) = books.withLock { ($0.accepted, $0.booked) }
             let done = handled(after: accepted)
             let delivered = accepted - booked.accepted
             let skipped = (done - accepted) - (booked.handled - booked.accepted)
@@ -40,18 +39,30 @@ extension DurableDelivery {
                 state.statistics.attempts += delivered + (failed ? 1 : 0)
                 state.statistics.skipped += skipped
             }
-            booked = (accepted, done)
+            books.withLock { $0.booked = (accepted, done) }
         }
-        let failure = blocking.deliverBlocking(offered, upcoming: upcoming) { count in
-            accepted = count
-            unrecorded += 1
-            if unrecorded >= cursorBatch {
-                book(failed: false)
-                persistCursor()
-                unrecorded = 0
-            }
-            return !isStopping
-        }
+        let cursorBatch = cursorBatch
+        destination.send(
+            DeliveryOffer(offered, upcoming: upcoming) { [self] position, failure in
+                let due = books.withLock { books -> Bool in
+                    if let failure {
+                        if books.failure == nil { books.failure = failure }
+                        return false
+                    }
+                    guard books.failure == nil, position == books.accepted else { return false }
+                    books.accepted = position + 1
+                    books.unrecorded += 1
+                    return books.unrecorded >= cursorBatch
+                }
+                if due {
+                    book(failed: false)
+                    persistCursor()
+                    books.withLock { $0.unrecorded = 0 }
+                }
+                return !isStopping
+            })
+        let (accepted, failure, left) = books.withLock { ($0.accepted, $0.failure, $0.unrecorded) }
+        unrecorded = left
         book(failed: failure != nil)
         return (handled(after: accepted), failure)
     }
@@ -61,34 +72,31 @@ extension DurableDelivery {
         if case .event(let envelope) = entry { envelope } else { nil }
     }
 
-    /// Hands `envelope` to the destination in a task (cancelled by shutdown) and
-    /// waits for it on this thread, or to a `BlockingDurableDestination` on this
-    /// thread directly; the failure, if it failed.
+    /// Offers `envelope` alone and waits on this thread for its answer (shutdown cancels
+    /// the send); the failure, if it failed.
     func attempt(_ envelope: EventEnvelope) -> DeliveryFailure? {
-        if let blocking = blockingDestination {
-            return blocking.deliverBlocking([CommittedEvent(envelope, text: nil)], upcoming: []) { _ in true }
-        }
         let outcome = Locked<DeliveryFailure?>(nil)
         let done = DispatchSemaphore(value: 0)
-        let destination = destination
-        let task = Task.detached {
-            do throws(DeliveryFailure) {
-                try await destination.deliver(envelope)
-            } catch {
-                outcome.withLock { $0 = error }
-            }
-            done.signal()
-        }
-        if update({ state in
-            state.current = task; state.currentSequence = envelope.sequence; return state.stopping
-        }) {
-            task.cancel()
-        }
+        update { $0.currentSequence = envelope.sequence }
+        destination.send(
+            DeliveryOffer([CommittedEvent(envelope, text: nil)]) { [state] _, failure in
+                outcome.withLock { $0 = failure }
+                done.signal()
+                return !state.withLock { $0.stopping }
+            })
+        // A shutdown that began before the send could not cancel it: cancel it now.
+        if isStopping { destination.cancelSends() }
         done.wait()
-        update { state in
-            state.current = nil
-            state.currentSequence = nil
-        }
+        update { $0.currentSequence = nil }
         return outcome.withLock { $0 }
     }
+}
+
+/// What a pipelined run has accepted so far. Its answers come on the runner's own
+/// thread, before `send` returns; the lock keeps that a checked promise, not a guess.
+struct RunBooks: Sendable {
+    var accepted = 0
+    var booked = (accepted: 0, handled: 0)
+    var unrecorded: Int
+    var failure: DeliveryFailure?
 }

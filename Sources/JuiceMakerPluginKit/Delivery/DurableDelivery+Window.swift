@@ -7,7 +7,7 @@ import JuiceMakerCore
 import Locking
 import Synchronization
 
-/// How the runner keeps several events in flight to a `WindowedDurableDestination`
+/// How the runner keeps several events in flight to a windowed destination (`DeliveryIntake.window`)
 /// (see `DurableDelivery`): sends within the window, takes each answer as it comes,
 /// moves the cursor over the acknowledged prefix, and gives each failed event its own
 /// schedule.
@@ -16,7 +16,7 @@ extension DurableDelivery {
     /// where it left it) until nothing is in flight and nothing can be sent now; then
     /// settles (caught up, waiting for a retry, disabled) and waits for work as the
     /// one-at-a-time pass does. Returns with nothing in flight.
-    func deliverWindowed(to destination: any WindowedDurableDestination, window kept: inout DeliveryWindow?, served: UInt64) {
+    func deliverWindowed(size: Int, window kept: inout DeliveryWindow?, served: UInt64) {
         let cursor: Int64
         let retry: DeliveryRetryState?
         do {
@@ -29,9 +29,9 @@ extension DurableDelivery {
         }
         if pausesDisabled(retry, served: served) { return }
         progress { $0.handledUpTo = max($0.handledUpTo, cursor) }
-        let reused = kept.flatMap { $0.base == cursor && $0.size == destination.window ? $0 : nil }
+        let reused = kept.flatMap { $0.base == cursor && $0.size == size ? $0 : nil }
         var pass = WindowPass(
-            window: reused ?? DeliveryWindow(size: destination.window, base: cursor),
+            window: reused ?? DeliveryWindow(size: size, base: cursor),
             written: retry.flatMap { $0.sequence > cursor ? $0 : nil }, served: served)
         if reused == nil {
             // Failures kept from the last window, and the journal's for the oldest event.
@@ -42,7 +42,7 @@ extension DurableDelivery {
             pass.skipping = deadLetterSequences(after: cursor)
         }
         defer { kept = pass.window }
-        run(&pass, to: destination)
+        run(&pass)
     }
 
     /// What one pass keeps besides the window.
@@ -63,8 +63,7 @@ extension DurableDelivery {
         var unrecorded = 0
     }
 
-    private func run(_ pass: inout WindowPass, to destination: any WindowedDurableDestination) {
-        let cursorBatch = max(1, destination.cursorBatch)
+    private func run(_ pass: inout WindowPass) {
         while true {
             let (answers, stopping, force, forget, requests) = state.withLock { state in
                 defer {
@@ -114,7 +113,7 @@ extension DurableDelivery {
                 read(into: &pass, served: requests)
             }
             if !pass.disabled, !pass.storeFailed {
-                send(pass.window.takeSendable(now: now, force: force), to: destination)
+                send(pass.window.takeSendable(now: now, force: force))
             }
             // `takeSendable` also marks in flight: read it after.
             if pass.window.inFlight > 0 {
@@ -189,7 +188,7 @@ extension DurableDelivery {
         }
     }
 
-    private func send(_ envelopes: [EventEnvelope], to destination: any WindowedDurableDestination) {
+    private func send(_ envelopes: [EventEnvelope]) {
         guard !envelopes.isEmpty else { return }
         update { state in
             state.phase = .delivering
@@ -197,12 +196,14 @@ extension DurableDelivery {
         }
         for envelope in envelopes {
             let sequence = envelope.sequence
-            destination.send(envelope) { [state] failure in
-                state.change { state in
-                    state.answers.append((sequence, failure))
-                    state.inFlight.remove(sequence)
-                }
-            }
+            destination.send(
+                DeliveryOffer([CommittedEvent(envelope, text: nil)]) { [state] _, failure in
+                    state.change { state in
+                        state.answers.append((sequence, failure))
+                        state.inFlight.remove(sequence)
+                        return !state.stopping
+                    }
+                })
         }
     }
 

@@ -24,7 +24,7 @@ import Synchronization
 /// - **In order, one at a time,** unless the destination keeps a window: an event is
 ///   offered only after every earlier one was delivered, skipped by the `kinds` filter,
 ///   or given up on as a dead letter.
-/// - **A window** (`WindowedDurableDestination`, `window` above 1): up to `window` events
+/// - **A window** (`DeliveryIntake.window` above 1): up to `window` events
 ///   are in flight at once, in no order between them; an event is sent only while fewer
 ///   than `window` offered events lie between the cursor and it, so the cursor, which
 ///   moves only over the contiguous prefix of events done with, is never more than
@@ -44,9 +44,9 @@ import Synchronization
 ///   leaves delivery to the holder (`DeliveryPhase.leftToAnotherRunner`), tries again
 ///   at each wake-up and, while following, every `leaseRetryInterval`.
 /// - **Off the cooperative pool.** Journal reads and writes, and the waits between
-///   passes, run on the runner's own thread; the destination's `deliver` runs in a
-///   task the thread waits for (and shutdown cancels), a `BlockingDurableDestination`'s
-///   `deliverBlocking` on the thread itself.
+///   passes, run on the runner's own thread; a windowed destination's answers come
+///   from its own threads (shutdown cancels what is unanswered), a pipelined one's
+///   `send` runs on the runner's thread itself.
 /// - **Retries on a schedule.** A failed event is retried per `schedule`; its
 ///   attempts and next attempt are kept in the journal (`retryState`), so the schedule
 ///   holds across processes. After the last attempt it is recorded as a dead letter
@@ -80,15 +80,15 @@ public final class DurableDelivery: Sendable {
 
     let journal: any EventJournal
     let destination: any DurableDestination
-    /// `destination` when it delivers on the runner's thread; looked up once.
-    let blockingDestination: (any BlockingDurableDestination)?
-    /// `destination` when it takes several events at once; looked up once.
-    let windowedDestination: (any WindowedDurableDestination)?
+    /// How `destination` takes events (`DurableDestination.intake`); read once.
+    let intake: DeliveryIntake
     /// `journal` when its events are acknowledged one by one; looked up once.
     let acknowledgingJournal: (any EventAcknowledgingJournal)?
-    /// Events read from the journal at once: `batchSize`, or what a blocking
-    /// destination asks for (`BlockingDurableDestination.readBatch`).
+    /// Events read from the journal at once: `batchSize`, or what a pipelined
+    /// destination asks for (`DeliveryIntake.pipelined`).
     let readSize: Int
+    /// How many accepted events may go unrecorded before the cursor is written.
+    let cursorBatch: Int
     let reportError: @Sendable (PluginMessage) -> Void
     let describeStoreError: @Sendable (StoreError) -> PluginMessage
     /// The runner's state; its thread waits on it, `change` wakes it.
@@ -119,9 +119,8 @@ public final class DurableDelivery: Sendable {
         var storeFailureReported = false
         /// `true` once shutdown has closed the journal to this runner.
         var writesClosed = false
-        /// The delivery under way, cancelled by shutdown.
-        var current: Task<Void, Never>?
-        /// The sequence of the event `current` delivers.
+        /// The event offered alone and not yet answered (`attempt`), whose send
+        /// shutdown cancels.
         var currentSequence: Int64?
         var lease: DeliveryLease?
         /// A windowed destination's answers not yet taken by the runner's thread.
@@ -159,10 +158,16 @@ public final class DurableDelivery: Sendable {
         self.kinds = kinds
         self.schedule = schedule
         self.destination = destination
-        blockingDestination = destination as? any BlockingDurableDestination
-        windowedDestination = blockingDestination == nil ? destination as? any WindowedDurableDestination : nil
+        intake = destination.intake
         acknowledgingJournal = (journal as? JournalView)?.acknowledging ?? journal as? any EventAcknowledgingJournal
-        readSize = max(1, blockingDestination?.readBatch ?? Self.batchSize)
+        switch intake {
+        case .window:
+            readSize = Self.batchSize
+            cursorBatch = 1
+        case let .pipelined(readBatch, cursorBatch):
+            readSize = max(1, readBatch)
+            self.cursorBatch = max(1, cursorBatch)
+        }
         self.reportError = reportError
         self.describeStoreError = describeStoreError
     }
@@ -222,8 +227,8 @@ public final class DurableDelivery: Sendable {
             }) {
                 redeliverDeadLetters()
             }
-            if let windowed = windowedDestination {
-                deliverWindowed(to: windowed, window: &window, served: served)
+            if case .window(let size) = intake {
+                deliverWindowed(size: max(1, size), window: &window, served: served)
                 continue
             }
             let cursor: Int64
@@ -231,11 +236,8 @@ public final class DurableDelivery: Sendable {
             let retry: DeliveryRetryState?
             do {
                 cursor = max(try journal.cursor(named: name), state.withLock { $0.handledUpTo })
-                // A blocking destination may send the JSON as committed: read with the events.
-                batch =
-                    blockingDestination != nil
-                    ? try journal.committedEntries(after: cursor, limit: readSize)
-                    : try journal.entries(after: cursor, limit: readSize).map { CommittedEntry($0, text: nil) }
+                // A pipelined destination may send the JSON as committed: read with the events.
+                batch = try journal.committedEntries(after: cursor, limit: readSize)
                 retry = try journal.retryState(for: name)
                 update { $0.handledUpTo = max($0.handledUpTo, cursor) }
             } catch {

@@ -1,71 +1,90 @@
 import JuiceMakerCore
 import JuicePrimitives
+import Locking
 
-/// Where a durable subscriber sends events: an HTTP endpoint, a program's stdin.
+/// Where a durable subscriber's events go: an HTTP endpoint, a program's stdin, a
+/// stream. The one shape every destination has: it is handed a window of events and
+/// answers each one, accepted, to be retried (after a time it may name) or refused
+/// for good (`DeliveryFailure`). It knows nothing of journals, cursors or retries:
+/// the runner (`DurableDelivery`) keeps those.
 ///
-/// The runner (`DurableDelivery`) calls `deliver` for one event at a time, in journal
-/// order, never concurrently with itself, from a task it cancels at shutdown (a
-/// `WindowedDurableDestination` is handed several at once through `send` instead).
-/// Returning means the event is handed over for good (the cursor moves past it);
-/// throwing means it was not, and the same event (same `id`) is offered again later.
+/// The runner never has more than the window's events unanswered (`intake`), never
+/// offers an event while it is unanswered, and offers an event again (same `id`) when
+/// its answer was a failure, or when it was never answered before shutdown.
 public protocol DurableDestination: Sendable {
-    /// Hands `envelope` over, or throws why not. Should return promptly once the
-    /// calling task is cancelled.
-    func deliver(_ envelope: EventEnvelope) async throws(DeliveryFailure)
+    /// How the runner hands events over: a window of answers that come on any thread
+    /// (one at a time is a window of 1), or pipelined runs answered on the calling
+    /// thread. Read once, when the runner is made.
+    var intake: DeliveryIntake { get }
 
-    /// How many delivered events the runner may leave unrecorded before it writes the
-    /// cursor (one store transaction). 1, the default: after every event, so a crash
-    /// resends at most the event under way. A destination whose resends are cheap and
-    /// deduplicated (the `nats` subscriber: `Nats-Msg-Id`) may say more; the cursor is
-    /// still written at the end of each journal batch, before waiting, on a failure and
-    /// at shutdown, and still only past events the destination accepted, in order.
-    var cursorBatch: Int { get }
+    /// Hands `offer.events` over, in journal order, and answers each of them once
+    /// through `offer.answer`, on any thread, before or after returning (a
+    /// `.pipelined` destination: in order, on this thread, before returning; it stops
+    /// at its first failure, and the events after it are offered again later).
+    func send(_ offer: DeliveryOffer)
+
+    /// Ends every send under way now, promptly (shutdown's deadline came): each is still
+    /// answered, with a failure. Later sends are not affected.
+    func cancelSends()
+
+    /// Releases what the destination holds (a connection, a running program) by
+    /// `deadline`. Called once the runner stopped offering events; may be called again.
+    func stop(deadline: ContinuousClock.Instant) async
 }
 
-extension DurableDestination {
-    public var cursorBatch: Int { 1 }
+/// How a runner hands events to its destination (`DurableDestination.intake`).
+public enum DeliveryIntake: Sendable, Equatable {
+    /// Up to `size` events unanswered at once, each offered alone; answers come on any
+    /// thread, in any order. 1 delivers one at a time, in journal order.
+    case window(Int)
+    /// Runs of events in journal order, offered on the runner's own thread (a client
+    /// library that blocks up to its own timeout), answered in order before `send`
+    /// returns, with the readable events after them (`DeliveryOffer.upcoming`) to start
+    /// on: a pipelined publisher's window is its flight. The runner reads `readBatch`
+    /// events at once and writes its cursor once per `cursorBatch` accepted events (and
+    /// at each batch's end, on a failure, at shutdown): a crash resends at most that
+    /// many, so resends must be cheap and deduplicated (`Nats-Msg-Id`).
+    case pipelined(readBatch: Int, cursorBatch: Int)
+
+    /// Events unanswered at once, at most (a pipelined run counts as one).
+    public var window: Int {
+        if case .window(let size) = self { max(1, size) } else { 1 }
+    }
 }
 
-/// A destination whose delivery is blocking work with a bound of its own (a client
-/// library that waits for an answer up to its timeout), and that takes events in
-/// runs: the runner calls `deliverBlocking` on its own thread, never on the
-/// cooperative pool, with as many events as it has in order, instead of handing
-/// `deliver` one event at a time to a task. That saves the task, two thread
-/// hand-offs and the runner's bookkeeping per event, and lets a pipelined
-/// destination (the `nats` subscriber) publish ahead. Shutdown cannot cancel it: it
-/// must return within its own timeout per event, and return at once when `accepted`
-/// says to stop (`DurableDelivery.shutdown` still returns by its deadline).
-public protocol BlockingDurableDestination: DurableDestination {
-    /// Hands `events` over in order, each as `deliver` would, and returns the failure
-    /// that stopped it, or `nil` when all were accepted (or `accepted` said to stop).
-    ///
-    /// - After each event it accepted, it calls `accepted(n)` with how many of `events`
-    ///   it has accepted so far (1, 2, …); the runner keeps its books there (the
-    ///   cursor moves per `cursorBatch`). When that returns `false` (shutdown), it
-    ///   returns `nil` at once, without offering more.
-    /// - A failure is for the first event not accepted, `events[events.startIndex + n]`
-    ///   after `n` calls: it is offered again later (same `id`), with those after it.
-    /// - `upcoming`: the readable events after `events` in the runner's batch, in
-    ///   order, before the `kinds` filter. It may start on them (publish ahead), but
-    ///   accepts each only in a later call that offers it.
-    /// - Each event comes with its CloudEvents JSON as the journal committed it, when
-    ///   the journal keeps it (`text`; else `nil`: encode it).
-    func deliverBlocking(
-        _ events: ArraySlice<CommittedEvent>, upcoming: ArraySlice<CommittedEvent>, accepted: (Int) -> Bool
-    ) -> DeliveryFailure?
+/// Events offered to a destination, and where its answers go.
+public struct DeliveryOffer: Sendable {
+    /// The events to hand over, in journal order, each with its CloudEvents JSON as
+    /// the journal committed it when the runner read that (`text`; else `nil`: encode it).
+    public let events: ArraySlice<CommittedEvent>
+    /// For a `.pipelined` destination: the readable events after `events` in the
+    /// runner's batch, in order, before its `kinds` filter. It may start on them
+    /// (publish ahead), but answers each only in a later offer. Empty otherwise.
+    public let upcoming: ArraySlice<CommittedEvent>
+    private let answered: @Sendable (Int, DeliveryFailure?) -> Bool
 
-    /// How many events the runner reads from the journal at once (it reads the next
-    /// ones while these are delivered): `DurableDelivery.batchSize`, the default. A
-    /// destination that publishes ahead in large flights may ask for more, so that
-    /// its flights, which cannot reach past what the runner holds, stay long.
-    var readBatch: Int { get }
+    /// An offer whose answers go to `answered` (the position in `events`, counted from
+    /// 0, and `nil` for accepted or why not; it returns `false` once the runner stops).
+    package init(
+        _ events: ArraySlice<CommittedEvent>, upcoming: ArraySlice<CommittedEvent> = [],
+        answered: @escaping @Sendable (Int, DeliveryFailure?) -> Bool
+    ) {
+        self.events = events
+        self.upcoming = upcoming
+        self.answered = answered
+    }
+
+    /// Answers `events[events.startIndex + position]`: `nil` when it was accepted for
+    /// good, else why not. Returns `false` once the runner is stopping: a pipelined
+    /// destination then returns at once, without handing over more.
+    @discardableResult
+    public func answer(_ position: Int, _ failure: DeliveryFailure?) -> Bool {
+        answered(position, failure)
+    }
 }
 
-extension BlockingDurableDestination {
-    public var readBatch: Int { DurableDelivery.batchSize }
-}
-
-/// Why a delivery did not happen, and what the runner should do about it.
+/// Why a delivery did not happen, and what the runner should do about it: retry on
+/// its schedule, retry after the time the destination names, or stop for good.
 public struct DeliveryFailure: Error, Sendable, Equatable, CustomStringConvertible {
     /// What went wrong, in one line, in both languages. Must never contain a secret.
     public let message: PluginMessage
@@ -86,4 +105,51 @@ public struct DeliveryFailure: Error, Sendable, Equatable, CustomStringConvertib
     }
 
     public var description: String { reason }
+}
+
+/// Deliveries that are async work (a destination written with `async` calls): each
+/// offered event in a task of its own, answered when the task ends, every task
+/// cancelled by `cancel()`. A destination keeps one and forwards `send` and
+/// `cancelSends` to it.
+public final class DeliveryTasks: Sendable {
+    private let tasks = Locked(Running())
+
+    private struct Running {
+        var next = 0
+        var tasks: [Int: Task<Void, Never>] = [:]
+        /// Tasks that ended before they were kept.
+        var ended: Set<Int> = []
+    }
+
+    public init() {}
+
+    /// Starts `deliver` for each event of `offer`, each answered with its outcome.
+    public func run(_ offer: DeliveryOffer, _ deliver: @escaping @Sendable (EventEnvelope) async throws(DeliveryFailure) -> Void) {
+        for (position, event) in zip(0..., offer.events) {
+            let key = tasks.withLock { running -> Int in
+                defer { running.next += 1 }
+                return running.next
+            }
+            let task = Task.detached { [tasks] in
+                var failure: DeliveryFailure?
+                do throws(DeliveryFailure) {
+                    try await deliver(event.envelope)
+                } catch {
+                    failure = error
+                }
+                tasks.withLock { running in
+                    if running.tasks.removeValue(forKey: key) == nil { running.ended.insert(key) }
+                }
+                offer.answer(position, failure)
+            }
+            tasks.withLock { running in
+                if running.ended.remove(key) == nil { running.tasks[key] = task }
+            }
+        }
+    }
+
+    /// Cancels every task under way; each still answers.
+    public func cancel() {
+        for task in tasks.withLock({ $0.tasks.values }) { task.cancel() }
+    }
 }

@@ -3,14 +3,6 @@ import JuiceMakerCore
 import JuicePrimitives
 import Locking
 
-/// A destination a durable plugin owns: something (a connection, a running program)
-/// that shutdown releases once the runner has stopped.
-public protocol OwnedDurableDestination: DurableDestination {
-    /// Releases what the destination holds, by `deadline`. Called after the runner
-    /// stopped offering events; may be called again.
-    func stop(deadline: ContinuousClock.Instant) async
-}
-
 /// The life every durable plugin shares (the webhook poster, the command subscriber,
 /// the `nats` publisher): attach once, deliver through a `DurableDelivery` runner
 /// woken by the bus, shut down by a deadline. A plugin keeps one and forwards its
@@ -25,7 +17,7 @@ public protocol OwnedDurableDestination: DurableDestination {
 /// - **Bounded shutdown.** `shutdown` cancels the wake-up, gives the runner until
 ///   `deadline` to deliver what it can, then stops the destination by the same
 ///   deadline. Before any `attach` it does nothing; it may be called again.
-public final class DurablePluginLifecycle<Destination: OwnedDurableDestination>: Sendable {
+public final class DurablePluginLifecycle<Destination: DurableDestination>: Sendable {
     /// The subscriber's name, which is also its cursor's name.
     public let name: String
     /// The kinds delivered; `nil` means every kind.

@@ -1,27 +1,6 @@
 import JuiceJSON
 import JuiceMakerCore
 
-/// A destination that takes several events at once and answers each on its own (an
-/// HTTP endpoint over a pool of connections). The runner (`DurableDelivery`) keeps up
-/// to `window` of them in flight and moves its cursor over the acknowledged prefix
-/// only; see `DurableDelivery` for what that guarantees.
-///
-/// The runner calls `send` on its own thread, never twice for the same event at once,
-/// and never with more than `window` events unanswered.
-public protocol WindowedDurableDestination: DurableDestination {
-    /// Events handed over and not yet answered, at most: `maxInFlight`, or 1 when the
-    /// destination must see events in journal order (`ordered`). At least 1.
-    var window: Int { get }
-
-    /// Starts handing `envelope` over and returns at once; `completion` is called once,
-    /// on any thread, with `nil` when the event was accepted for good, or why not.
-    func send(_ envelope: EventEnvelope, completion: @escaping @Sendable (DeliveryFailure?) -> Void)
-
-    /// Ends every send under way now, promptly (shutdown's deadline came): each still
-    /// calls its completion, with a failure. Later sends are not affected.
-    func cancelSends()
-}
-
 /// A journal whose events can be acknowledged one by one, out of order, besides the
 /// cursor over their contiguous prefix (a JetStream consumer: each message has its
 /// own ack). A windowed runner acknowledges each event as soon as it is delivered or
