@@ -219,6 +219,12 @@ let package = Package(
         .target(
             name: "JuiceMakerPluginKit", dependencies: ["JuicePrimitives", "JuiceJSON", "JuiceMakerCore", "EventBus", "Locking"],
             swiftSettings: importsWhatItUses),
+        /// Delivery, a service the host owns: per durable subscriber a runner over the
+        /// journal (cursors, windows, retry schedules, leases, dead letters) that hands
+        /// events to the plugin's destination. Plugins never import it.
+        .target(
+            name: "JuiceDelivery", dependencies: ["JuicePrimitives", "JuiceMakerCore", "JuiceMakerPluginKit", "EventBus", "Locking"],
+            swiftSettings: importsWhatItUses),
         /// Test doubles for code that listens to a `JuiceMaker` (`RecordingSubscriber`).
         .target(name: "JuiceMakerTesting", dependencies: ["JuiceMakerCore", "EventBus", "Locking"], swiftSettings: importsWhatItUses),
         .systemLibrary(
@@ -288,8 +294,9 @@ let package = Package(
         .target(
             name: "JuiceCLI",
             dependencies: [
-                "Locking", "JuiceJSON", "JuiceMakerCore", "JuiceMakerPluginKit", "SQLiteStore", "LoggerPlugin", "CLINotifierPlugin",
-                "WebhookPlugin", "CommandPlugin", "MetricsPlugin", "CReadline", "CDynamicLibrary", "FleetConfiguration", "CStartAfterExit",
+                "Locking", "JuiceJSON", "JuiceMakerCore", "JuiceMakerPluginKit", "JuiceDelivery", "SQLiteStore", "LoggerPlugin",
+                "CLINotifierPlugin", "WebhookPlugin", "CommandPlugin", "MetricsPlugin", "CReadline", "CDynamicLibrary", "FleetConfiguration",
+                "CStartAfterExit",
             ] + natsDependency, swiftSettings: startCompiling),
         .executableTarget(
             name: "juice", dependencies: ["JuiceCLI"], exclude: ["start-order.txt"], swiftSettings: startCompiling,
@@ -300,7 +307,8 @@ let package = Package(
         .executableTarget(
             name: "JuiceBench",
             dependencies: [
-                "Locking", "EventBus", "JuiceJSON", "JuiceMakerCore", "JuiceMakerPluginKit", "SQLiteStore", "CSQLite", "LoggerPlugin",
+                "Locking", "EventBus", "JuiceJSON", "JuiceMakerCore", "JuiceMakerPluginKit", "JuiceDelivery", "SQLiteStore", "CSQLite",
+                "LoggerPlugin",
                 "CLINotifierPlugin", "WebhookPlugin", "JuiceCLI", "FleetConfiguration", "JuiceMakerTesting", "Spawning",
             ] + natsDependency + (withNATS ? ["CNATS"] : [])),
         /// A small process the store tests start many times at once (orders, restocks, crashes).
@@ -351,7 +359,10 @@ let package = Package(
             dependencies: ["JuiceHTTP", "JuiceMakerCore", "JuiceMakerPluginKit", "CCrypto", "Locking", "JuiceTestSupport"]),
         .testTarget(
             name: "DeliveryTests",
-            dependencies: ["WebhookPlugin", "CommandPlugin", "JuiceJSON", "JuiceMakerPluginKit", "JuiceCLI", "juice", "Locking", "JuiceTestSupport"]),
+            dependencies: [
+                "WebhookPlugin", "CommandPlugin", "JuiceJSON", "JuiceMakerPluginKit", "JuiceDelivery", "JuiceCLI", "juice", "Locking",
+                "JuiceTestSupport",
+            ]),
         /// The NATS client and the fleet's addressing (URLs, subjects, names) without a
         /// server; the client's own tests only where libnats is.
         .testTarget(
@@ -361,8 +372,8 @@ let package = Package(
         .testTarget(
             name: "FleetTests",
             dependencies: [
-                "JuiceCLI", "juice", "JuiceMakerCore", "JuiceMakerPluginKit", "FleetConfiguration", "Locking", "CCrypto", "JuiceTestSupport",
-                "SQLiteStore", "WebhookPlugin",
+                "JuiceCLI", "juice", "JuiceMakerCore", "JuiceMakerPluginKit", "JuiceDelivery", "FleetConfiguration", "Locking", "CCrypto",
+                "JuiceTestSupport", "SQLiteStore", "WebhookPlugin",
             ]
                 + natsDependency),
 

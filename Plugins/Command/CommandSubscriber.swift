@@ -76,7 +76,6 @@ package final class CommandSubscriber: DurableDeliveryPlugin {
     private let context: PluginContext
     private let environment: [String: String]
     private let workingDirectory: String
-    private let lifecycle: DurablePluginLifecycle<SupervisedProgram>
 
     /// Builds the subscriber from its section. Starts nothing yet.
     package init(configuration: PluginConfiguration, context: PluginContext) throws(ConfigurationError) {
@@ -105,7 +104,6 @@ package final class CommandSubscriber: DurableDeliveryPlugin {
         retrySchedule = try configuration.retrySchedule(.retrySchedule) ?? .standard
         timeoutSeconds = try configuration.number(Self.timeoutKey) ?? Self.defaultTimeoutSeconds
         self.context = context
-        lifecycle = DurablePluginLifecycle(name: context.name, kinds: eventKinds, schedule: retrySchedule)
     }
 
     /// The executable for `program`: a path with `/` as is (relative to `directory`),
@@ -114,27 +112,16 @@ package final class CommandSubscriber: DurableDeliveryPlugin {
         ProgramLaunch.executable(program, in: directory, path: path)
     }
 
-    /// The runner, once attached.
-    package var delivery: DurableDelivery? { lifecycle.delivery }
-
     /// Fed from the fleet's stream by its own runner, as from the journal.
     package var fleetRole: FleetRole { .subscriber }
 
     /// Fed from the fleet's stream (`fleetRole`).
     package static var isFedFromFleet: Bool { true }
 
-    /// Starts the runner (pending events go out at once) and subscribes a wake-up.
-    package func attach(to host: PluginHost) throws(PluginError) {
-        try lifecycle.attach(to: host) { host in
-            SupervisedProgram(
-                name: context.name, arguments: command, environment: environment, workingDirectory: workingDirectory,
-                timeout: .milliseconds(Int64((timeoutSeconds * 1000).rounded(.up))), report: host.reportError)
-        }
-    }
-
-    /// Delivers what it can by `deadline`, closes the program's stdin and lets it
-    /// exit until `deadline`; the rest waits in the journal.
-    package func shutdown(deadline: ContinuousClock.Instant) async {
-        await lifecycle.shutdown(deadline: deadline)
+    /// The program, started on the first event the host offers it.
+    package func makeDestination(for host: PluginHost) throws(PluginError) -> any DurableDestination {
+        SupervisedProgram(
+            name: context.name, arguments: command, environment: environment, workingDirectory: workingDirectory,
+            timeout: .milliseconds(Int64((timeoutSeconds * 1000).rounded(.up))), report: host.reportError)
     }
 }

@@ -16,7 +16,7 @@ import NATSClient
 /// `subjectPrefix`, `stream`, `replicas`, `maxAge`, `maxBytes`, `discard`,
 /// `credentials` or `token`, `tlsCA`, `tlsCertificate` with `tlsKey`, `events`, `timeoutSeconds`, `retrySchedule`).
 ///
-/// Delivery is durable (`DurableDelivery`), like the webhook's: each event is one
+/// The host delivers durably, as to the webhook: each event is one
 /// JetStream publish to `<prefix>.<machine>.<kind>.<subject>`, body the CloudEvents
 /// structured JSON, header `content-type: application/cloudevents+json` (the name the
 /// CloudEvents NATS binding reads; NATS headers are case-sensitive) and
@@ -42,8 +42,6 @@ public final class NATSPublisher: DurableDeliveryPlugin {
     public let eventKinds: Set<EventKind>?
     public let retrySchedule: RetrySchedule
 
-    private let lifecycle: DurablePluginLifecycle<NATSDestination>
-
     public init(configuration: PluginConfiguration, context: PluginContext) throws(ConfigurationError) {
         options = try Self.options(configuration, context: context, name: "juice \(context.name)")
         subjectPrefix = try Fleet.subjectPrefix(of: configuration)
@@ -54,7 +52,6 @@ public final class NATSPublisher: DurableDeliveryPlugin {
             discard: try configuration.string(Fleet.discardKey).flatMap(StreamRetention.Discard.init(rawValue:)))
         eventKinds = try configuration.eventKinds(Fleet.eventsKey)
         retrySchedule = try configuration.retrySchedule(.retrySchedule) ?? Self.defaultSchedule
-        lifecycle = DurablePluginLifecycle(name: context.name, kinds: eventKinds, schedule: retrySchedule)
     }
 
     /// The connection options a `nats` section (or `fleet` section) describes: checks
@@ -82,23 +79,11 @@ public final class NATSPublisher: DurableDeliveryPlugin {
             timeout: timeout, reconnects: true, name: name)
     }
 
-    /// The runner, once attached.
-    public var delivery: DurableDelivery? { lifecycle.delivery }
-
-    /// Starts the runner (pending events go out at once) and subscribes a wake-up; the
-    /// connection is made on the first publish. Events whose `source` names no
-    /// machine go to the subjects of the maker's.
-    public func attach(to host: PluginHost) throws(PluginError) {
-        try lifecycle.attach(to: host) { host in
-            NATSDestination(
-                options: options, subjectPrefix: subjectPrefix, stream: stream, replicas: replicas, retention: retention,
-                machine: Fleet.machine(fromSource: host.maker.source) ?? Fleet.defaultMachineName, kinds: eventKinds)
-        }
-    }
-
-    /// Publishes what it can by `deadline`, then closes the connection; the rest waits
-    /// in the journal.
-    public func shutdown(deadline: ContinuousClock.Instant) async {
-        await lifecycle.shutdown(deadline: deadline)
+    /// The stream as a destination; the connection is made on the first publish.
+    /// Events whose `source` names no machine go to the subjects of the maker's.
+    public func makeDestination(for host: PluginHost) throws(PluginError) -> any DurableDestination {
+        NATSDestination(
+            options: options, subjectPrefix: subjectPrefix, stream: stream, replicas: replicas, retention: retention,
+            machine: Fleet.machine(fromSource: host.maker.source) ?? Fleet.defaultMachineName, kinds: eventKinds)
     }
 }

@@ -24,8 +24,8 @@ import JuicePrimitives
 /// - `maxInFlight`: requests out at once, each on a kept connection of its own
 ///   (default 16, 1 to 256); `ordered: true` sends one at a time, in journal order.
 ///
-/// Delivery is durable (`DurableDelivery`) and windowed: the order path only wakes the
-/// runner; up to `maxInFlight` requests are out at once, the cursor moves over the
+/// The host delivers (durably, windowed) to its endpoint: the order path only wakes the
+/// host's runner; up to `maxInFlight` requests are out at once, the cursor moves over the
 /// acknowledged prefix, and each failed event keeps its own schedule. Each request's body is the event in
 /// CloudEvents structured JSON (`Content-Type: application/cloudevents+json`), and its
 /// `webhook-id` is the event id, the same on every retry: receivers deduplicate on it.
@@ -67,8 +67,8 @@ package final class Webhook: DurableDeliveryPlugin {
     /// Requests in flight at most: `maxInFlight`, or 1 when `ordered`.
     package let window: Int
 
-    private let endpoint: WebhookEndpoint
-    private let lifecycle: DurablePluginLifecycle<WebhookEndpoint>
+    private let target: HTTPTarget
+    private let signature: WebhookSignature?
 
     /// Builds the poster from its section. Connects to nothing yet.
     package init(configuration: PluginConfiguration, context: PluginContext) throws(ConfigurationError) {
@@ -103,14 +103,9 @@ package final class Webhook: DurableDeliveryPlugin {
         timeoutSeconds = try configuration.number(Self.timeoutKey) ?? Self.defaultTimeoutSeconds
         retrySchedule = try configuration.retrySchedule(.retrySchedule) ?? .standard
         window = try configuration.deliveryWindow()
-        endpoint = WebhookEndpoint(
-            url: url, target: target, signature: signature, timeout: timeoutSeconds,
-            longestRetryAfter: retrySchedule.delays.max() ?? 0, window: window)
-        lifecycle = DurablePluginLifecycle(name: context.name, kinds: eventKinds, schedule: retrySchedule)
+        self.target = target
+        self.signature = signature
     }
-
-    /// The runner, once attached.
-    package var delivery: DurableDelivery? { lifecycle.delivery }
 
     /// Whether `url` goes unencrypted over the network: plain http to a host other
     /// than a loopback name or address.
@@ -125,8 +120,9 @@ package final class Webhook: DurableDeliveryPlugin {
         guard isPlainHTTPOffMachine else { return [] }
         return [
             PluginMessage(
-                english: "warning: \(endpoint.displayURL) is plain http:// to another machine; events travel unencrypted (use https://)",
-                korean: "경고: \(endpoint.displayURL)은(는) 다른 컴퓨터로 가는 암호화되지 않은 http://입니다. 이벤트가 암호화 없이 전송됩니다(https://를 쓰세요)")
+                english:
+                    "warning: \(URLCredentials.redacted(url.string)) is plain http:// to another machine; events travel unencrypted (use https://)",
+                korean: "경고: \(URLCredentials.redacted(url.string))은(는) 다른 컴퓨터로 가는 암호화되지 않은 http://입니다. 이벤트가 암호화 없이 전송됩니다(https://를 쓰세요)")
         ]
     }
 
@@ -136,14 +132,10 @@ package final class Webhook: DurableDeliveryPlugin {
     /// Fed from the fleet's stream (`fleetRole`).
     package static var isFedFromFleet: Bool { true }
 
-    /// Starts the runner (pending events go out at once) and subscribes a wake-up.
-    package func attach(to host: PluginHost) throws(PluginError) {
-        try lifecycle.attach(to: host, warnings: startWarnings) { _ in endpoint }
-    }
-
-    /// Delivers what it can by `deadline`, then stops; the rest waits in the journal
-    /// for the next `juice` command or `juice deliver`.
-    package func shutdown(deadline: ContinuousClock.Instant) async {
-        await lifecycle.shutdown(deadline: deadline)
+    /// The endpoint, which the host delivers to: its own pool of connections.
+    package func makeDestination(for host: PluginHost) throws(PluginError) -> any DurableDestination {
+        WebhookEndpoint(
+            url: url, target: target, signature: signature, timeout: timeoutSeconds,
+            longestRetryAfter: retrySchedule.delays.max() ?? 0, window: window)
     }
 }

@@ -2,6 +2,7 @@
 import CNATS
 import FleetConfiguration
 import Foundation
+import JuiceDelivery
 import JuiceMakerCore
 import JuiceMakerPluginKit
 import Locking
@@ -197,7 +198,8 @@ enum FleetBench {
     ) throws -> Timed {
         let url = server.url
         let name = "bench-nats-\(round)"
-        let plugin = try NATSPublisher(
+        let plugin = try Delivered(
+            NATSPublisher.self,
             configuration: PluginConfiguration(
                 path: "bench",
                 values: [

@@ -1,5 +1,6 @@
 import Foundation
 import JuiceJSON
+import JuiceDelivery
 import JuiceMakerCore
 import JuiceMakerPluginKit
 import JuicePrimitives
@@ -56,7 +57,8 @@ enum WebhookBench {
         defer { endpoint.stop() }
         let store = InMemoryStore(initialStock: Stock(repeating: Stock.maximumQuantity))
         let maker = JuiceMaker(store: store)
-        let plugin = try Webhook(
+        let plugin = try Delivered(
+            Webhook.self,
             configuration: PluginConfiguration(
                 path: "bench",
                 values: [
@@ -95,8 +97,9 @@ enum WebhookBench {
             standardOutput: sink, standardError: sink)
     }
 
-    private static func webhook(url: String, name: String) throws -> Webhook {
-        try Webhook(
+    private static func webhook(url: String, name: String) throws -> Delivered<Webhook> {
+        try Delivered(
+            Webhook.self,
             configuration: PluginConfiguration(
                 path: "bench", values: [JSONMember(key: "url", value: .string(url)), JSONMember(key: "secret", value: .string("whsec_YmVuY2g="))]),
             context: context(name))

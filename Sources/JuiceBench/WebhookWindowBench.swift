@@ -1,5 +1,6 @@
 import Foundation
 import JuiceJSON
+import JuiceDelivery
 import JuiceMakerCore
 import JuiceMakerPluginKit
 import Locking
@@ -79,13 +80,13 @@ enum WebhookWindowBench {
     }
 
     /// A signed webhook to `url`; `window` sets `maxInFlight` (nil: the default).
-    private static func webhook(url: String, name: String, window: Int?) throws -> Webhook {
+    private static func webhook(url: String, name: String, window: Int?) throws -> Delivered<Webhook> {
         var values: [JSONMember] = [
             JSONMember(key: "url", value: .string(url)), JSONMember(key: "secret", value: .string("whsec_YmVuY2g=")),
             JSONMember(key: "timeoutSeconds", value: .number(30)),
         ]
         if let window { values.append(JSONMember(key: "maxInFlight", value: .integer(window))) }
-        return try Webhook(configuration: PluginConfiguration(path: "bench", values: values), context: WebhookBench.context(name))
+        return try Delivered(Webhook.self, configuration: PluginConfiguration(path: "bench", values: values), context: WebhookBench.context(name))
     }
 
     /// `events` delivered from scratch with `window` in flight: events per second, and
@@ -116,7 +117,8 @@ enum WebhookWindowBench {
         defer { endpoint.stop() }
         let store = InMemoryStore(initialStock: Stock(repeating: Stock.maximumQuantity))
         let maker = JuiceMaker(store: store)
-        let plugin = try Webhook(
+        let plugin = try Delivered(
+            Webhook.self,
             configuration: PluginConfiguration(
                 path: "bench", values: [JSONMember(key: "url", value: .string(endpoint.url)), JSONMember(key: "timeoutSeconds", value: .number(30))]),
             context: WebhookBench.context("bench-latency"))

@@ -1,3 +1,4 @@
+import JuiceDelivery
 import JuiceMakerCore
 import JuiceMakerPluginKit
 import JuicePrimitives

@@ -1,6 +1,7 @@
 import CommandPlugin
 import Foundation
 import JuiceJSON
+import JuiceDelivery
 import JuiceMakerCore
 import JuiceMakerPluginKit
 import JuiceTestSupport
@@ -12,7 +13,7 @@ import Testing
     /// attached to a new delivery rig.
     private func attachedSubscriber(
         _ script: String, in directory: TemporaryDirectory, events: [String]? = nil
-    ) throws -> (plugin: CommandSubscriber, rig: Rig) {
+    ) throws -> (plugin: Delivered<CommandSubscriber>, rig: Rig) {
         let rig = Rig.delivery()
         var values: [(key: String, value: JSONValue)] = [
             ("command", .array([.string("/bin/sh"), .string("-c"), .string(script)])),
@@ -21,7 +22,7 @@ import Testing
             ("retrySchedule", .array(Array(repeating: .number(0.01), count: 10))),
         ]
         if let events { values.append(("events", .array(events.map { .string($0) }))) }
-        let plugin = try CommandSubscriber(configuration: section(values), context: rig.context(name: "feed"))
+        let plugin = try Delivered(CommandSubscriber.self, configuration: section(values), context: rig.context(name: "feed"))
         try plugin.attach(to: rig.host)
         return (plugin, rig)
     }

@@ -1,3 +1,4 @@
+import JuiceDelivery
 import JuiceMakerCore
 import JuiceMakerPluginKit
 import JuicePrimitives
@@ -40,7 +41,7 @@ private final class RecordingDestination: DurableDestination {
 
 /// The attach-once / deliver / shutdown life the durable plugins share.
 @Suite(.tags(.unit)) struct DurablePluginLifecycleTests {
-    private func lifecycle(_ rig: Rig, kinds: Set<EventKind>? = nil) -> DurablePluginLifecycle<RecordingDestination> {
+    private func lifecycle(_ rig: Rig, kinds: Set<EventKind>? = nil) -> DurablePluginLifecycle {
         DurablePluginLifecycle(name: rig.name, kinds: kinds, schedule: RetrySchedule(delays: [0.01]))
     }
 
@@ -63,7 +64,7 @@ private final class RecordingDestination: DurableDestination {
         let delivery = try #require(lifecycle.delivery)
         #expect(await delivery.deliverPending() == .caughtUp)
         await lifecycle.shutdown(deadline: generousDeadline())
-        let destination = try #require(lifecycle.destination)
+        let destination = try #require(lifecycle.destination as? RecordingDestination)
         #expect(destination.delivered == (try rig.journal().map(\.id)))
         #expect(destination.stops == 1)
         #expect(!destination.deliveredAfterStop)
@@ -94,7 +95,7 @@ private final class RecordingDestination: DurableDestination {
         // No wake-up after shutdown: an event made now waits in the journal.
         try rig.maker.make(.banana)
         await lifecycle.shutdown(deadline: generousDeadline())
-        let destination = try #require(lifecycle.destination)
+        let destination = try #require(lifecycle.destination as? RecordingDestination)
         #expect(destination.delivered.isEmpty)
         #expect(try rig.store.cursor(named: rig.name) == 0)
     }

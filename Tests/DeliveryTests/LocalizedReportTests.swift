@@ -1,4 +1,5 @@
 import Foundation
+import JuiceDelivery
 import JuiceMakerCore
 import JuiceTestSupport
 import Testing
@@ -25,9 +26,9 @@ import WebhookPlugin
         return hangul && !words.contains { englishWords.contains($0) }
     }
 
-    private func webhook(_ rig: Rig, url: String, schedule: [Double], name: String = "hook") throws -> Webhook {
-        try Webhook(
-            configuration: section([("url", .string(url)), ("retrySchedule", .array(schedule.map { .number($0) }))]),
+    private func webhook(_ rig: Rig, url: String, schedule: [Double], name: String = "hook") throws -> Delivered<Webhook> {
+        try Delivered(
+            Webhook.self, configuration: section([("url", .string(url)), ("retrySchedule", .array(schedule.map { .number($0) }))]),
             context: rig.context(name: name))
     }
 

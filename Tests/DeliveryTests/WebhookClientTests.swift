@@ -1,4 +1,5 @@
 import Foundation
+import JuiceDelivery
 import JuiceMakerCore
 import JuiceMakerPluginKit
 import JuiceTestSupport
@@ -8,8 +9,9 @@ import WebhookPlugin
 /// The webhook plugin over its own HTTP client: what reaches the server, and the words
 /// a failed attempt leaves in the journal (the catalog's, as with URLSession).
 @Suite(.tags(.unit)) struct WebhookClientTests {
-    private func webhook(_ rig: Rig, url: String, timeout: Double = 5, schedule: [Double] = [60]) throws -> Webhook {
-        try Webhook(
+    private func webhook(_ rig: Rig, url: String, timeout: Double = 5, schedule: [Double] = [60]) throws -> Delivered<Webhook> {
+        try Delivered(
+            Webhook.self,
             configuration: section([
                 ("url", .string(url)), ("timeoutSeconds", .number(timeout)), ("retrySchedule", .array(schedule.map { .number($0) })),
                 ("events", .array([.string("juiceMade")])),
@@ -18,7 +20,7 @@ import WebhookPlugin
     }
 
     /// The last error the journal keeps for the subscriber once its first attempt failed.
-    private func firstFailure(_ rig: Rig, _ plugin: Webhook) async throws -> String {
+    private func firstFailure(_ rig: Rig, _ plugin: Delivered<Webhook>) async throws -> String {
         try plugin.attach(to: rig.host)
         try rig.maker.make(.banana)
         #expect(await eventually { (try? rig.store.retryState(for: "hook")) != nil })

@@ -1,5 +1,6 @@
 import Foundation
 import JuiceJSON
+import JuiceDelivery
 import JuiceMakerCore
 import JuiceMakerPluginKit
 import JuiceTestSupport
@@ -12,7 +13,7 @@ import WebhookPlugin
     private func webhook(
         _ rig: Rig, url: String, secret: String? = nil, events: [String]? = nil, schedule: [Double] = [0.05, 0.1, 0.1],
         timeout: Double = 5, maxInFlight: Int? = nil
-    ) throws -> Webhook {
+    ) throws -> Delivered<Webhook> {
         var values: [(key: String, value: JSONValue)] = [
             ("url", .string(url)), ("retrySchedule", .array(schedule.map { .number($0) })),
             ("timeoutSeconds", .number(timeout)),
@@ -20,11 +21,11 @@ import WebhookPlugin
         if let maxInFlight { values.append(("maxInFlight", .number(Double(maxInFlight)))) }
         if let secret { values.append(("secret", .string(secret))) }
         if let events { values.append(("events", .array(events.map { .string($0) }))) }
-        return try Webhook(configuration: section(values), context: rig.context())
+        return try Delivered(Webhook.self, configuration: section(values), context: rig.context())
     }
 
     /// A new delivery rig and the webhook `make` builds for it, attached.
-    private func attached(_ make: (Rig) throws -> Webhook) throws -> (plugin: Webhook, rig: Rig) {
+    private func attached(_ make: (Rig) throws -> Delivered<Webhook>) throws -> (plugin: Delivered<Webhook>, rig: Rig) {
         let rig = Rig.delivery()
         let plugin = try make(rig)
         try plugin.attach(to: rig.host)

@@ -1,5 +1,6 @@
 import Foundation
 import JuiceJSON
+import JuiceDelivery
 import JuiceMakerCore
 import JuiceMakerPluginKit
 import JuiceTestSupport
@@ -25,12 +26,12 @@ import WebhookPlugin
         return .signed(latency: latency, verify: { signature?.verify(header: $0, id: $1, timestamp: $2, body: $3) ?? false }, script: script)
     }
 
-    private func webhook(_ rig: Rig, url: String, schedule: [Double], extra: [(key: String, value: JSONValue)] = []) throws -> Webhook {
+    private func webhook(_ rig: Rig, url: String, schedule: [Double], extra: [(key: String, value: JSONValue)] = []) throws -> Delivered<Webhook> {
         let values: [(key: String, value: JSONValue)] = [
             ("url", .string(url)), ("secret", .string(Self.secret)), ("retrySchedule", .array(schedule.map { .number($0) })),
             ("timeoutSeconds", .number(10)),
         ]
-        return try Webhook(configuration: section(values + extra), context: rig.context())
+        return try Delivered(Webhook.self, configuration: section(values + extra), context: rig.context())
     }
 
     /// Event 5 of 40 is answered 500 while the rest are answered 200, 16 in flight:

@@ -79,7 +79,7 @@ struct CompleteCommand: JuiceCommand {
     func run(_ session: Session) throws(CLIError) -> ExitCode {
         let completer = Completer(root: CommandTable.root, globalOptions: CommandTable.globalOptions)
         // Only durable subscribers have something to retry.
-        let reply = completer.reply(words) { session.builtPlugins.filter { $0.plugin.durable != nil }.map(\.entry.name) }
+        let reply = completer.reply(words) { session.builtPlugins.filter { $0.durable != nil }.map(\.entry.name) }
         let records: [String]
         switch reply {
         case .files: records = ["files"]

@@ -10,6 +10,7 @@ import Glibc
 import Musl
 #endif
 import JuiceJSON
+import JuiceDelivery
 import JuiceMakerCore
 import JuiceMakerPluginKit
 import JuicePrimitives
@@ -177,7 +178,7 @@ struct DeliverCommand: JuiceCommand {
     /// The enabled durable subscribers, attached, in config order.
     static func runners(_ session: Session) -> [(name: String, delivery: DurableDelivery)] {
         session.builtPlugins.compactMap { built in
-            guard let delivery = built.plugin.durable?.delivery else { return nil }
+            guard let delivery = built.durable?.delivery else { return nil }
             return (built.entry.name, delivery)
         }
     }

@@ -1,3 +1,4 @@
+import JuiceDelivery
 import JuiceMakerCore
 import JuicePrimitives
 import JuiceMakerPluginKit
@@ -59,7 +60,7 @@ enum DeliverReload {
         } catch {
             stderr.write("juice: \(Catalog.Delivery.reloadRefused(error.message)(language))\n")
         }
-        for plugin in built { plugin.plugin.durable?.delivery?.follow() }
+        for plugin in built { plugin.durable?.delivery?.follow() }
         stderr.write(
             "juice: \(Catalog.Delivery.reloaded(added: added, changed: changed, removed: removed, kept: after.count - added.count - changed.count)(language))\n"
         )

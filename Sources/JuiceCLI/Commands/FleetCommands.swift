@@ -150,7 +150,7 @@ enum FleetCommandSupport {
             throw configError(error, context: context)
         }
         for built in plugins {
-            let window = built.plugin.durable?.window ?? 1
+            let window = built.durable?.window ?? 1
             if window > maxAckPending {
                 throw CLIError(.config, Catalog.Fleet.windowAboveMaxAckPending(built.entry.name, window: window, maxAckPending: maxAckPending))
             }

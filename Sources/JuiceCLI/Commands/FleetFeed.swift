@@ -1,5 +1,6 @@
 #if canImport(NATSClient)
 import FleetConfiguration
+import JuiceDelivery
 import JuiceMakerCore
 import JuiceMakerPluginKit
 import NATSClient
@@ -34,7 +35,7 @@ struct FleetFeed {
         for built in plugins {
             // Messages held (fetched, not yet acknowledged): two windows, so the next is
             // read while one is in flight; within what the consumer may have out.
-            let batch = min(maxAckPending, max(64, 2 * (built.plugin.durable?.window ?? 1)))
+            let batch = min(maxAckPending, max(64, 2 * (built.durable?.window ?? 1)))
             let name = built.entry.name
             let report: @Sendable (PluginMessage) -> Void = { detail in
                 stderr.write("juice: \(Catalog.Errors.subscriberReport(name, detail)(language))\n")
@@ -56,7 +57,7 @@ struct FleetFeed {
             let kept = Fleet.bookkeepingName(name)
             if let retry = try? local.retryState(for: kept), retry.disabled { try? local.setRetryState(nil, for: kept) }
             do throws(PluginError) {
-                try built.plugin.attach(
+                try built.attach(
                     to: PluginHost(
                         maker: maker, journal: journal, reportError: report, describeStoreError: Catalog.Errors.storeForPlugin))
             } catch {
@@ -73,7 +74,7 @@ struct FleetFeed {
                     describeStoreError: Catalog.Errors.storeForPlugin)
                 runners.append((name, delivery))
             case .subscriber:
-                if let delivery = built.plugin.durable?.delivery { runners.append((name, delivery)) }
+                if let delivery = built.durable?.delivery { runners.append((name, delivery)) }
             case .none:
                 break
             }

@@ -26,7 +26,7 @@ struct FollowCompaction: Sendable {
         guard let days = context.config.retentionDays, let store = try? session.journal() as? SQLiteStore, !store.isReadOnly else { return nil }
         self.store = store
         self.days = days
-        subscribers = session.builtPlugins.filter { $0.plugin.durable != nil }.map(\.entry.name)
+        subscribers = session.builtPlugins.filter { $0.durable != nil }.map(\.entry.name)
         console = context.console
         quiet = context.settings.quiet
     }

@@ -60,7 +60,7 @@ struct StoreCompactCommand: JuiceCommand {
     /// Compacts `store` keeping `days` days, held back by every durable subscriber the
     /// config names (also one that has no cursor yet).
     static func compact(_ store: SQLiteStore, days: Int, session: Session) throws(CLIError) -> CompactionResult {
-        let subscribers = session.builtPlugins.filter { $0.plugin.durable != nil }.map(\.entry.name)
+        let subscribers = session.builtPlugins.filter { $0.durable != nil }.map(\.entry.name)
         let cutoff = Date(timeIntervalSinceNow: -Double(days) * 86_400)
         do {
             return try store.compact(before: cutoff, subscribers: subscribers)

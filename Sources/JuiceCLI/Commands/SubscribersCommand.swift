@@ -9,6 +9,7 @@ import Glibc
 import Musl
 #endif
 import JuiceJSON
+import JuiceDelivery
 import JuiceMakerCore
 import JuiceMakerPluginKit
 import JuicePrimitives

@@ -54,7 +54,7 @@ struct SubscribersRetryCommand: JuiceCommand {
             throw FleetCommandSupport.unavailableBuild
             #endif
         }
-        guard built.plugin.durable != nil else {
+        guard built.durable != nil else {
             throw CLIError(.badValue, Catalog.Delivery.notDurable(name))
         }
         _ = try session.maker(attachingPlugins: true)
@@ -78,7 +78,7 @@ struct SubscribersRetryCommand: JuiceCommand {
             return try !journal.deadLetters(for: name).isEmpty
         }
         do throws(StoreError) {
-            if built.plugin.durable != nil, try pending(name) { return false }
+            if built.durable != nil, try pending(name) { return false }
             return try pending(Fleet.bookkeepingName(name))
         } catch {
             throw CLIError(.storeIO, Catalog.Errors.store(error))

@@ -66,7 +66,7 @@ struct SubscribersRewindCommand: JuiceCommand {
         guard let built = session.builtPlugins.first(where: { $0.entry.name == name }) else {
             throw CLIError(.badValue, Catalog.Delivery.unknownSubscriber(name))
         }
-        guard built.plugin.durable != nil else { throw CLIError(.badValue, Catalog.Delivery.notDurable(name)) }
+        guard built.durable != nil else { throw CLIError(.badValue, Catalog.Delivery.notDurable(name)) }
         let store = try StoreCommandSupport.store(session)
         let lease: DeliveryLease?
         do {

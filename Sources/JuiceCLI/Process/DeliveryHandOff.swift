@@ -11,6 +11,7 @@ import FoundationEssentials
 import Foundation
 #endif
 import CStartAfterExit
+import JuiceDelivery
 import JuiceMakerCore
 import JuiceMakerPluginKit
 

@@ -1,6 +1,7 @@
 import CLINotifierPlugin
 import CommandPlugin
 import FleetConfiguration
+import JuiceDelivery
 import JuiceMakerCore
 import JuiceMakerPluginKit
 import LoggerPlugin
@@ -10,10 +11,30 @@ import WebhookPlugin
 import NATSPlugin
 #endif
 
-/// A subscriber that was built from the config.
+/// A subscriber that was built from the config: its plugin, and for a durable one the
+/// delivery the host runs for it.
 struct BuiltPlugin: Sendable {
     let entry: SubscriberEntry
     let plugin: any JuiceMakerPlugin
+    /// The host's delivery to a durable plugin's destination; `nil` for the others.
+    let durable: Delivered<any DurableDeliveryPlugin>?
+
+    init(entry: SubscriberEntry, plugin: any JuiceMakerPlugin) {
+        self.entry = entry
+        self.plugin = plugin
+        durable = plugin.durable.map { Delivered(erased: $0, name: entry.name) }
+    }
+
+    /// Starts the plugin: a durable one's delivery, or the plugin's own `attach`.
+    func attach(to host: PluginHost) throws(PluginError) {
+        if let durable { try durable.attach(to: host) } else { try plugin.attach(to: host) }
+    }
+
+    /// Stops the plugin by `deadline`: a durable one's delivery and destination, or the
+    /// plugin's own `shutdown`.
+    func shutdown(deadline: ContinuousClock.Instant) async {
+        if let durable { await durable.shutdown(deadline: deadline) } else { await plugin.shutdown(deadline: deadline) }
+    }
 }
 
 /// The one place that lists the plugin types `juice` knows (the bootstrap). Adding a
@@ -76,8 +97,7 @@ struct PluginRegistry: Sendable {
     static func shutDown(_ plugins: [BuiltPlugin], deadline: ContinuousClock.Instant) async {
         await withTaskGroup(of: Void.self) { group in
             for built in plugins.reversed() {
-                let plugin = built.plugin
-                group.addTask { await plugin.shutdown(deadline: deadline) }
+                group.addTask { await built.shutdown(deadline: deadline) }
             }
         }
     }

@@ -107,7 +107,7 @@ final class Session {
             let leavesDurable = handingOffDelivery && context.config.backgroundDelivery
             if leavesDurable { handsOffDelivery = true }
             for built in plugins {
-                if leavesDurable, built.plugin.durable != nil { continue }
+                if leavesDurable, built.durable != nil { continue }
                 try attach(built, maker: maker, store: store, stderr: stderr, language: language)
             }
         }
@@ -124,7 +124,7 @@ final class Session {
                 stderr.write("juice: \(Catalog.Errors.subscriberReport(name, detail)(language))\n")
             }, describeStoreError: Catalog.Errors.storeForPlugin)
         do throws(PluginError) {
-            try built.plugin.attach(to: host)
+            try built.attach(to: host)
         } catch {
             switch error {
             case let .store(failure): throw CLIError(.storeIO, Catalog.Errors.store(failure))

@@ -11,6 +11,12 @@ public protocol EventAcknowledgingJournal: EventJournal {
     func acknowledge(_ sequence: Int64, for subscriber: String)
 }
 
+/// `journal`, or the journal behind a plugin's view of it, when its events are
+/// acknowledged one by one: what a runner acknowledges each event to.
+package func acknowledgingJournal(_ journal: any EventJournal) -> (any EventAcknowledgingJournal)? {
+    (journal as? JournalView)?.acknowledging ?? journal as? any EventAcknowledgingJournal
+}
+
 extension ConfigurationKey {
     /// Requests in flight unless `maxInFlight` says otherwise. 16 keeps a subscriber
     /// above 300 events/s at 50 ms per answer while asking no more of a receiver than

@@ -1,20 +1,26 @@
-import EventBus
 import JuiceMakerCore
 
-/// A plugin that must not lose events: it delivers through a `DurableDelivery`
-/// runner with its own cursor in the journal (the webhook poster, the command
-/// subscriber).
+/// A plugin that must not lose events (the webhook poster, the command subscriber, the
+/// `nats` publisher): its config and its destination, nothing more. The host delivers
+/// (the JuiceDelivery module): it keeps the subscriber's cursor in the journal, reads
+/// the events after it, offers them to the destination in the window it asks for,
+/// retries on `retrySchedule`, keeps dead letters and leases, and hands delivery to a
+/// background `juice deliver` after a short command. The plugin knows nothing of that.
 ///
-/// Besides what `JuiceMakerPlugin` promises, the host may drive the runner directly:
-/// `juice deliver` calls `deliverPending`, `juice deliver --follow` calls `follow`,
-/// `juice subscribers retry` calls `retry`. `shutdown(deadline:)` still ends it.
+/// The host never calls `attach(to:)` or `shutdown(deadline:)` of a durable plugin (both
+/// are provided, doing nothing): it makes the destination with `makeDestination(for:)`
+/// when delivery starts, and stops it (`DurableDestination.stop`) when delivery ends.
 public protocol DurableDeliveryPlugin: JuiceMakerPlugin {
-    /// The runner, once `attach` has run; `nil` before.
-    var delivery: DurableDelivery? { get }
-    /// The kinds it delivers (its `events` filter); `nil` means every kind.
+    /// The kinds it takes (its `events` filter); `nil` means every kind.
     var eventKinds: Set<EventKind>? { get }
-    /// Deliveries it keeps in flight at most (`maxInFlight`; 1 when `ordered`).
+    /// When events it failed to take are offered again, before they become dead letters.
+    var retrySchedule: RetrySchedule { get }
+    /// Deliveries it keeps in flight at most (`maxInFlight`; 1 when `ordered`), which
+    /// the host knows before it makes the destination. Provided: 1.
     var window: Int { get }
+    /// The destination the host delivers to, made once when delivery starts; what it
+    /// connects to is connected on its first `send`. Throw to refuse to start.
+    func makeDestination(for host: PluginHost) throws(PluginError) -> any DurableDestination
 }
 
 extension DurableDeliveryPlugin {
@@ -23,22 +29,10 @@ extension DurableDeliveryPlugin {
 
     /// One at a time, unless the plugin keeps a window.
     public var window: Int { 1 }
-}
 
-extension DurableDelivery {
-    /// The attach step every durable plugin shares: a runner named `name` on the
-    /// host's journal, woken by a synchronous subscription to the kinds it delivers
-    /// (one atomic load on the order path while a pass is due), started at once so
-    /// pending events go out now.
-    public static func attach(
-        name: String, kinds: Set<EventKind>?, schedule: RetrySchedule, destination: any DurableDestination,
-        to host: PluginHost
-    ) throws(PluginError) -> (delivery: DurableDelivery, wakeUps: Subscription) {
-        let delivery = DurableDelivery(
-            name: name, journal: host.journal, kinds: kinds, schedule: schedule,
-            destination: destination, reportError: host.reportError, describeStoreError: host.describeStoreError)
-        let wakeUps = try host.subscribe(name, delivery: .synchronous, kinds: kinds) { _ in delivery.wake() }
-        delivery.start()
-        return (delivery, wakeUps)
-    }
+    /// Nothing: the host delivers (`makeDestination(for:)`).
+    public func attach(to host: PluginHost) throws(PluginError) {}
+
+    /// Nothing: the host stops delivery and the destination.
+    public func shutdown(deadline: ContinuousClock.Instant) async {}
 }

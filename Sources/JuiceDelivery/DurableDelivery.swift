@@ -10,6 +10,7 @@ import Musl
 #endif
 import Dispatch
 import JuiceMakerCore
+import JuiceMakerPluginKit
 import JuicePrimitives
 import Locking
 import Synchronization
@@ -62,21 +63,21 @@ import Synchronization
 /// `DurableDelivery+Window.swift` (its bookkeeping in `DeliveryWindow`); its journal
 /// bookkeeping and its failure handling in `DurableDelivery+Journal.swift` and
 /// `DurableDelivery+Failures.swift`.
-public final class DurableDelivery: Sendable {
+package final class DurableDelivery: Sendable {
     /// Events read from the journal at once.
-    public static let batchSize = 256
+    package static let batchSize = 256
     /// How often a following runner that could not take the lease tries again.
-    public static let leaseRetryInterval = Duration.milliseconds(250)
+    package static let leaseRetryInterval = Duration.milliseconds(250)
     /// The longest one wait of a follower's watch: a bound that lets the watch of a
     /// stopped runner end, not a poll (the wait returns at the first new event).
     static let followBound = Duration.seconds(2)
 
     /// The subscriber's name, which is also its cursor's name.
-    public let name: String
+    package let name: String
     /// The kinds delivered; others are passed over. `nil` means every kind.
-    public let kinds: Set<EventKind>?
+    package let kinds: Set<EventKind>?
     /// When failed events are tried again.
-    public let schedule: RetrySchedule
+    package let schedule: RetrySchedule
 
     let journal: any EventJournal
     let destination: any DurableDestination
@@ -148,7 +149,7 @@ public final class DurableDelivery: Sendable {
     ///     failing for the first time, a dead letter, a disabled destination).
     ///   - describeStoreError: words a store failure for those lines
     ///     (`PluginHost.describeStoreError`).
-    public init(
+    package init(
         name: String, journal: any EventJournal, kinds: Set<EventKind>? = nil, schedule: RetrySchedule = .standard,
         destination: any DurableDestination, reportError: @escaping @Sendable (PluginMessage) -> Void,
         describeStoreError: @escaping @Sendable (StoreError) -> PluginMessage = { PluginMessage(untranslated: $0.detail) }
@@ -159,7 +160,7 @@ public final class DurableDelivery: Sendable {
         self.schedule = schedule
         self.destination = destination
         intake = destination.intake
-        acknowledgingJournal = (journal as? JournalView)?.acknowledging ?? journal as? any EventAcknowledgingJournal
+        acknowledgingJournal = JuiceMakerPluginKit.acknowledgingJournal(journal)
         switch intake {
         case .window:
             readSize = Self.batchSize

@@ -1,5 +1,6 @@
 import Dispatch
 import JuiceMakerCore
+import JuiceMakerPluginKit
 import Locking
 
 /// How the runner hands events to its destination (see `DurableDelivery`): one alone,

@@ -1,4 +1,5 @@
 import JuiceMakerCore
+import JuiceMakerPluginKit
 
 /// The events a windowed runner has read after its cursor and where each stands: the
 /// bookkeeping of `DurableDelivery`'s window, without threads or I/O.

@@ -1,7 +1,8 @@
 import JuiceMakerCore
+import JuiceMakerPluginKit
 
 /// What a durable subscriber's runner is doing now.
-public enum DeliveryPhase: Sendable, Equatable {
+package enum DeliveryPhase: Sendable, Equatable {
     /// Not started, or starting its first pass over the journal.
     case starting
     /// Handing events over.
@@ -21,21 +22,21 @@ public enum DeliveryPhase: Sendable, Equatable {
 }
 
 /// Counts of what one runner did in this process.
-public struct DeliveryStatistics: Sendable, Equatable {
+package struct DeliveryStatistics: Sendable, Equatable {
     /// Calls to the destination, successful or not.
-    public var attempts = 0
+    package var attempts = 0
     /// Events handed over.
-    public var delivered = 0
+    package var delivered = 0
     /// Attempts that failed.
-    public var failed = 0
+    package var failed = 0
     /// Events given up on and recorded as dead letters.
-    public var deadLettered = 0
+    package var deadLettered = 0
     /// Events passed over by the subscriber's `events` filter.
-    public var skipped = 0
+    package var skipped = 0
     /// Dead letters redelivered by `retry(deadLetters: true)`.
-    public var redelivered = 0
+    package var redelivered = 0
 
-    public init() {}
+    package init() {}
 }
 
 /// A durable subscriber's standing in the journal, read without running it

@@ -4,6 +4,7 @@ import FoundationEssentials
 import Foundation
 #endif
 import JuiceMakerCore
+import JuiceMakerPluginKit
 import Locking
 import Synchronization
 
@@ -15,7 +16,7 @@ extension DurableDelivery {
     /// Starts delivering in the background, on a thread of its own: whatever is
     /// pending now, then whatever `wake()` announces. Retries wait for their
     /// scheduled time. Idempotent.
-    public func start() {
+    package func start() {
         beginOnce(\.started, thread: "juice.delivery.\(name)") { [self] in run() }
     }
 
@@ -34,7 +35,7 @@ extension DurableDelivery {
     /// Tells the runner the journal may hold new events. Cheap (one atomic load while
     /// a pass is already due); safe from any thread, also inside an order's
     /// synchronous bus handler.
-    public func wake() {
+    package func wake() {
         guard !wakeQueued.load(ordering: .sequentiallyConsistent) else { return }
         wakeQueued.store(true, ordering: .sequentiallyConsistent)
         // Wakes the runner's thread only: no async caller waits for a request count.
@@ -98,7 +99,7 @@ extension DurableDelivery {
     /// Finishes what was asked before the call (events announced by `wake()`, a
     /// pending `deliverPending`), stops, and returns by `deadline`: a delivery still
     /// under way then is cancelled and its event stays undelivered in the journal.
-    public func shutdown(deadline: ContinuousClock.Instant) async {
+    package func shutdown(deadline: ContinuousClock.Instant) async {
         let target = state.withLock { $0.requests }
         // Idle: a pass that served every request so far has settled, and no pass is under
         // way. The phase matters as well as the count: a pass that follows a retry's timed
@@ -135,15 +136,15 @@ extension DurableDelivery {
     // MARK: Observation
 
     /// What the runner is doing now.
-    public var phase: DeliveryPhase { state.withLock { $0.phase } }
+    package var phase: DeliveryPhase { state.withLock { $0.phase } }
 
     /// What the runner did in this process.
-    public var statistics: DeliveryStatistics { state.withLock { $0.statistics } }
+    package var statistics: DeliveryStatistics { state.withLock { $0.statistics } }
 
     /// Waits until `condition` holds for the phase and statistics, or until `deadline`
     /// (nil: none); returns whether it held. Woken by the runner's changes, never a
     /// poll: for a caller that watches a runner work (a test, a tool).
-    public func wait(
+    package func wait(
         until deadline: ContinuousClock.Instant?,
         for condition: @escaping @Sendable (DeliveryPhase, DeliveryStatistics) -> Bool
     ) async -> Bool {

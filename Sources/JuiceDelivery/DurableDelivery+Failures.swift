@@ -4,6 +4,7 @@ import FoundationEssentials
 import Foundation
 #endif
 import JuiceMakerCore
+import JuiceMakerPluginKit
 import JuicePrimitives
 import Locking
 

@@ -4,6 +4,7 @@ import FoundationEssentials
 import Foundation
 #endif
 import JuiceMakerCore
+import JuiceMakerPluginKit
 
 /// The runner's pass in journal order for a pipelined destination (see
 /// `DurableDelivery`): each event offered only after every earlier one is done with,

@@ -1,4 +1,5 @@
 import JuiceMakerCore
+import JuiceMakerPluginKit
 import Locking
 
 /// Reads the next journal batch on a thread of its own while the runner delivers the
