@@ -15,7 +15,7 @@ import Locking
 /// Delivery is synchronous: each event's lines are written, as one write, before the
 /// command that caused it returns, and in journal order. Colour is used only when
 /// the context allows it and standard output is a terminal.
-package final class CLINotifier: JuiceMakerPlugin {
+package final class CLINotifier: EventObserver {
     /// The config `type` that selects the notifier.
     package static let type = "cli-notifier"
     static let eventsKey = ConfigurationKey.events("Only these kinds of event are shown; default all.")
@@ -23,6 +23,13 @@ package final class CLINotifier: JuiceMakerPlugin {
         "stockChanges", .boolean, default: .bool(true), description: "false hides the per-fruit stock lines.")
     /// The keys the notifier reads.
     package static let configuration = [eventsKey, stockChangesKey]
+    /// An observer that shows the person the kinds it is set to show (so a command
+    /// does not confirm those again), and renders events for the commands that show
+    /// them themselves.
+    package static let declaration = PluginDeclaration.observer(
+        CLINotifier.self, type: type, configuration: configuration,
+        eventRenderer: { style in NotificationRenderer(language: style.language, color: style.color, asks: style.asks) },
+        shownKinds: { section in (try? shownKinds(section)) ?? [] })
 
     /// The kinds this notifier shows.
     package let shownKinds: Set<EventKind>
@@ -34,11 +41,7 @@ package final class CLINotifier: JuiceMakerPlugin {
 
     /// Builds the notifier from its config section.
     package init(configuration: PluginConfiguration, context: PluginContext) throws(ConfigurationError) {
-        var kinds = try configuration.eventKinds(Self.eventsKey) ?? Set(EventKind.allCases)
-        if try configuration.bool(Self.stockChangesKey) == false {
-            kinds.remove(.stockChanged)
-        }
-        self.shownKinds = kinds
+        self.shownKinds = try Self.shownKinds(configuration)
         self.context = context
         self.renderer = NotificationRenderer(
             language: context.language,
@@ -46,9 +49,14 @@ package final class CLINotifier: JuiceMakerPlugin {
             asks: context.mayAsk)
     }
 
-    /// How the notifier shows events, for a command that shows them itself.
-    package static func eventRenderer(_ style: EventRenderingStyle) -> (any EventRenderer)? {
-        NotificationRenderer(language: style.language, color: style.color, asks: style.asks)
+    /// The kinds a notifier with `configuration` shows: its `events`, less
+    /// `stockChanged` with `stockChanges: false`.
+    static func shownKinds(_ configuration: PluginConfiguration) throws(ConfigurationError) -> Set<EventKind> {
+        var kinds = try configuration.eventKinds(Self.eventsKey) ?? Set(EventKind.allCases)
+        if try configuration.bool(Self.stockChangesKey) == false {
+            kinds.remove(.stockChanged)
+        }
+        return kinds
     }
 
     /// The lines a person reads for `envelope` (see `NotificationRenderer`).

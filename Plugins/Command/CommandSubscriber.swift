@@ -63,6 +63,8 @@ package final class CommandSubscriber: DurableDeliveryPlugin {
     ]
     /// How long the program may take to read one event unless `timeoutSeconds` says otherwise.
     package static let defaultTimeoutSeconds = 10.0
+    /// A durable plugin, fed from the fleet's stream by the host's runner too.
+    package static let declaration = PluginDeclaration.destination(CommandSubscriber.self, type: type, configuration: configuration)
 
     /// The program and its arguments, the program's path resolved.
     package let command: [String]
@@ -112,11 +114,8 @@ package final class CommandSubscriber: DurableDeliveryPlugin {
         ProgramLaunch.executable(program, in: directory, path: path)
     }
 
-    /// Fed from the fleet's stream by its own runner, as from the journal.
-    package var fleetRole: FleetRole { .subscriber }
-
-    /// Fed from the fleet's stream (`fleetRole`).
-    package static var isFedFromFleet: Bool { true }
+    /// The events it takes, one at a time, on its schedule.
+    package var deliverySettings: DeliverySettings { DeliverySettings(kinds: eventKinds, schedule: retrySchedule) }
 
     /// The program, started on the first event the host offers it.
     package func makeDestination(for host: PluginHost) throws(PluginError) -> any DurableDestination {

@@ -28,7 +28,7 @@ import Locking
 /// detached (logs nothing) for the rest of the process: the command still runs and
 /// the journal still holds every event. A write that fails later (a full disk) is
 /// reported once; the logger keeps trying with later lines.
-package final class EventLogger: JuiceMakerPlugin {
+package final class EventLogger: EventObserver {
     /// The config `type` that selects the logger.
     package static let type = "logger"
     static let levelKey = ConfigurationKey(
@@ -44,6 +44,11 @@ package final class EventLogger: JuiceMakerPlugin {
     static let eventsKey = ConfigurationKey.events("Only these kinds of event are logged; default all.")
     /// The keys the logger reads.
     package static let configuration = [levelKey, formatKey, pathKey, eventsKey]
+    /// An observer, fed from the fleet's stream through its log (`LoggerDestination`):
+    /// the host's runner hands it each event of the kinds it logs.
+    package static let declaration = PluginDeclaration.observer(
+        EventLogger.self, type: type, configuration: configuration,
+        fedFromFleet: { logger in (LoggerDestination(logger: logger), logger.loggedKinds) })
 
     /// Events the mailbox holds before it drops new ones: about 2 MB of envelopes,
     /// far more than one command produces, enough for bursts of thousands of orders.
@@ -161,13 +166,6 @@ package final class EventLogger: JuiceMakerPlugin {
         writer.flush()
         return true
     }
-
-    /// Fed from the fleet's stream through `write`: a stream message is acknowledged
-    /// once its line is handed to the log.
-    package var fleetRole: FleetRole { .destination(LoggerDestination(logger: self), kinds: loggedKinds) }
-
-    /// Fed from the fleet's stream (`fleetRole`).
-    package static var isFedFromFleet: Bool { true }
 
     /// Waits, until `deadline` at the latest, for the mailbox to empty, then writes
     /// every line it holds and closes the log. Returns by `deadline` even when a

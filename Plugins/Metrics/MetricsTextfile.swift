@@ -35,7 +35,7 @@ import Locking
 ///
 /// Lag and last success are as of the last write: a cursor that moves without a new
 /// event (a delivery) shows at the next change; `juice metrics` reads them now.
-package final class MetricsTextfile: JuiceMakerPlugin {
+package final class MetricsTextfile: EventObserver {
     /// The config `type` that selects the metrics textfile.
     package static let type = "metrics"
     static let pathKey = ConfigurationKey(
@@ -45,6 +45,8 @@ package final class MetricsTextfile: JuiceMakerPlugin {
             "The textfile node_exporter reads (*.prom in its textfile directory), replaced whole at each change; relative to the store's directory.")
     /// The keys the metrics textfile reads.
     package static let configuration = [pathKey]
+    /// An observer.
+    package static let declaration = PluginDeclaration.observer(MetricsTextfile.self, type: type, configuration: configuration)
 
     /// The longest one wait of the follower: a bound that lets a stopped follower's
     /// thread end, not a poll (the wait returns at the first new event).

@@ -29,6 +29,10 @@ import NATSClient
 public final class NATSPublisher: DurableDeliveryPlugin {
     public static let type = Fleet.subscriberType
     public static let configuration = Fleet.subscriberKeys
+    /// A durable plugin that publishes this machine's events to the fleet: not fed from
+    /// the fleet's stream (that would echo them).
+    public static let declaration = PluginDeclaration.destination(
+        NATSPublisher.self, type: type, configuration: configuration, fedFromFleet: false)
     /// The retry schedule unless `retrySchedule` says otherwise: short first steps, so
     /// a brief outage costs seconds, then up to 10 h (about 28 h in all).
     public static let defaultSchedule = RetrySchedule(delays: [1, 2, 5, 10, 30, 60, 300, 600, 1800, 3600, 7200, 18000, 36000, 36000])
@@ -78,6 +82,9 @@ public final class NATSPublisher: DurableDeliveryPlugin {
             tls: try Fleet.tlsFiles(of: configuration, relativeTo: context.stateDirectory),
             timeout: timeout, reconnects: true, name: name)
     }
+
+    /// The events it publishes, in journal order, on its schedule.
+    public var deliverySettings: DeliverySettings { DeliverySettings(kinds: eventKinds, schedule: retrySchedule) }
 
     /// The stream as a destination; the connection is made on the first publish.
     /// Events whose `source` names no machine go to the subjects of the maker's.

@@ -53,6 +53,14 @@ package final class Webhook: DurableDeliveryPlugin {
     ]
     /// How long one request may take unless `timeoutSeconds` says otherwise.
     package static let defaultTimeoutSeconds = 10.0
+    /// A durable plugin, fed from the fleet's stream by the host's runner too, signed
+    /// and retried the same way; it warns of plain `http://` to another machine.
+    package static let declaration = PluginDeclaration.destination(
+        Webhook.self, type: type, configuration: configuration,
+        startWarnings: { section in
+            guard let text = try? section.string(urlKey), let url = ParsedURL(text) else { return [] }
+            return startWarnings(for: url)
+        })
 
     /// The endpoint.
     package let url: ParsedURL
@@ -109,15 +117,19 @@ package final class Webhook: DurableDeliveryPlugin {
 
     /// Whether `url` goes unencrypted over the network: plain http to a host other
     /// than a loopback name or address.
-    package var isPlainHTTPOffMachine: Bool {
+    package var isPlainHTTPOffMachine: Bool { Self.isPlainHTTPOffMachine(url) }
+
+    static func isPlainHTTPOffMachine(_ url: ParsedURL) -> Bool {
         guard url.scheme.lowercased() == "http", let host = url.decodedHost?.lowercased() else { return false }
         return !(host == "localhost" || host.hasSuffix(".localhost") || host == "::1" || host.hasPrefix("127."))
     }
 
     /// The warning for a plain `http://` endpoint on another machine, if any: said at
     /// start, and by `juice config check` before anything runs.
-    package var startWarnings: [PluginMessage] {
-        guard isPlainHTTPOffMachine else { return [] }
+    package var startWarnings: [PluginMessage] { Self.startWarnings(for: url) }
+
+    static func startWarnings(for url: ParsedURL) -> [PluginMessage] {
+        guard isPlainHTTPOffMachine(url) else { return [] }
         return [
             PluginMessage(
                 english:
@@ -126,11 +138,8 @@ package final class Webhook: DurableDeliveryPlugin {
         ]
     }
 
-    /// Fed from the fleet's stream by its own runner, signed and retried the same way.
-    package var fleetRole: FleetRole { .subscriber }
-
-    /// Fed from the fleet's stream (`fleetRole`).
-    package static var isFedFromFleet: Bool { true }
+    /// The events it takes, on its schedule, `maxInFlight` at once.
+    package var deliverySettings: DeliverySettings { DeliverySettings(kinds: eventKinds, schedule: retrySchedule, window: window) }
 
     /// The endpoint, which the host delivers to: its own pool of connections.
     package func makeDestination(for host: PluginHost) throws(PluginError) -> any DurableDestination {

@@ -26,7 +26,7 @@ enum MemoryOrdersBench {
     }
 
     /// The figure: two synchronous subscribers that only count.
-    static func attachCounters(_ maker: JuiceMaker) throws -> [any JuiceMakerPlugin] {
+    static func attachCounters(_ maker: JuiceMaker) throws -> [any EventObserver] {
         let juices = Tally()
         let changes = Tally()
         _ = try maker.subscribe("bench-made", kinds: [.juiceMade]) { _ in juices.add(1) }
@@ -36,7 +36,7 @@ enum MemoryOrdersBench {
 
     /// The design's 1,000,000 orders/s figure, with the shipped logger (queued, text) and notifier (synchronous),
     /// both writing to /dev/null.
-    static func attachPlugins(_ maker: JuiceMaker) throws -> [any JuiceMakerPlugin] {
+    static func attachPlugins(_ maker: JuiceMaker) throws -> [any EventObserver] {
         let sink = try FileSink(appendingTo: "/dev/null", onFailure: { _ in })
         let context = PluginContext(
             name: "bench", language: .english, colorAllowed: false, stateDirectory: "/tmp",
@@ -55,7 +55,7 @@ enum MemoryOrdersBench {
         return [logger, notifier]
     }
 
-    static func ordersPerSecond(attaching attach: (JuiceMaker) throws -> [any JuiceMakerPlugin]) throws -> Double {
+    static func ordersPerSecond(attaching attach: (JuiceMaker) throws -> [any EventObserver]) throws -> Double {
         let maker = JuiceMaker(store: InMemoryStore(initialStock: Stock(repeating: Stock.maximumQuantity)))
         let plugins = try attach(maker)
         defer {

@@ -108,27 +108,36 @@ package final class Delivered<Plugin: Sendable>: Sendable {
     package let plugin: Plugin
     /// The plugin as the durable contract.
     package let durable: any DurableDeliveryPlugin
+    /// Said once, when delivery starts (`PluginDeclaration.startWarnings`).
+    package let warnings: [PluginMessage]
     private let lifecycle: DurablePluginLifecycle
 
     /// `plugin`, delivered under `name` (its subscriber's name, also its cursor's).
-    package init(_ plugin: Plugin, name: String) where Plugin: DurableDeliveryPlugin {
+    package init(_ plugin: Plugin, name: String, warnings: [PluginMessage] = []) where Plugin: DurableDeliveryPlugin {
         self.plugin = plugin
         durable = plugin
-        lifecycle = DurablePluginLifecycle(name: name, kinds: plugin.eventKinds, schedule: plugin.retrySchedule)
+        self.warnings = warnings
+        let settings = plugin.deliverySettings
+        lifecycle = DurablePluginLifecycle(name: name, kinds: settings.kinds, schedule: settings.schedule)
     }
 
-    /// A plugin of `type` built from its section, delivered under the context's name.
+    /// A plugin of `type` built from its section, delivered under the context's name,
+    /// with the start warnings its declaration reads from the section.
     package convenience init(
         _ type: Plugin.Type, configuration: PluginConfiguration, context: PluginContext
     ) throws(ConfigurationError) where Plugin: DurableDeliveryPlugin {
-        self.init(try type.init(configuration: configuration, context: context), name: context.name)
+        self.init(
+            try type.init(configuration: configuration, context: context), name: context.name,
+            warnings: type.declaration.startWarnings(configuration))
     }
 
     /// A plugin the registry built, of any durable type.
-    package init(erased plugin: any DurableDeliveryPlugin, name: String) where Plugin == any DurableDeliveryPlugin {
+    package init(erased plugin: any DurableDeliveryPlugin, name: String, warnings: [PluginMessage]) where Plugin == any DurableDeliveryPlugin {
         self.plugin = plugin
         durable = plugin
-        lifecycle = DurablePluginLifecycle(name: name, kinds: plugin.eventKinds, schedule: plugin.retrySchedule)
+        self.warnings = warnings
+        let settings = plugin.deliverySettings
+        lifecycle = DurablePluginLifecycle(name: name, kinds: settings.kinds, schedule: settings.schedule)
     }
 
     /// A member of the plugin.
@@ -140,12 +149,15 @@ package final class Delivered<Plugin: Sendable>: Sendable {
     /// The destination, once attached; `nil` before.
     package var destination: (any DurableDestination)? { lifecycle.destination }
 
+    /// The window the plugin asked for (`DeliverySettings.window`).
+    package var window: Int { durable.deliverySettings.window }
+
     /// Reports the plugin's start warnings, makes its destination and starts delivering
     /// (pending events go out at once) with a wake-up on the bus. Only the first call
     /// does anything.
     package func attach(to host: PluginHost) throws(PluginError) {
         let durable = durable
-        try lifecycle.attach(to: host, warnings: durable.startWarnings) { host throws(PluginError) in
+        try lifecycle.attach(to: host, warnings: warnings) { host throws(PluginError) in
             try durable.makeDestination(for: host)
         }
     }

@@ -5,22 +5,22 @@ import JuiceTestSupport
 import Testing
 import WebhookPlugin
 
-/// What the durable plugins tell the host through the kit's capabilities, which the
-/// CLI reads instead of testing for their types.
+/// What the durable plugins tell the host through their declarations, which the CLI
+/// reads instead of testing for their types.
 @Suite(.tags(.unit)) struct DurablePluginCapabilityTests {
-    private func isFleetSubscriber(_ plugin: any JuiceMakerPlugin) -> Bool {
-        if case .subscriber = plugin.fleetRole { true } else { false }
-    }
-
-    @Test func theWebhookAndTheCommandAreFedFromTheFleetByTheirOwnRunners() throws {
-        let rig = Rig.delivery()
-        let webhook = try Webhook(configuration: section([("url", .string("https://example.com/hook"))]), context: rig.context())
-        let command = try CommandSubscriber(configuration: section([("command", .array([.string("/bin/cat")]))]), context: rig.context())
-        for plugin: any JuiceMakerPlugin in [webhook, command] {
-            #expect(isFleetSubscriber(plugin), "\(type(of: plugin))")
-            #expect(plugin.durable != nil)
-            #expect(plugin.startWarnings.isEmpty)
-            #expect(type(of: plugin).eventRenderer(EventRenderingStyle(language: .english, color: false, asks: true)) == nil)
+    @Test func theWebhookAndTheCommandAreFedFromTheFleetByTheHostsRunners() throws {
+        let webhook = section([("url", .string("https://example.com/hook"))])
+        let command = section([("command", .array([.string("/bin/cat")]))])
+        for (declaration, section) in [(Webhook.declaration, webhook), (CommandSubscriber.declaration, command)] {
+            #expect(declaration.isDurable, "\(declaration.type)")
+            #expect(declaration.isFedFromFleet)
+            guard case .subscriber = declaration.durableFleetRole else {
+                Issue.record("\(declaration.type) is not fed from the fleet by a runner")
+                continue
+            }
+            #expect(declaration.startWarnings(section).isEmpty)
+            #expect(declaration.eventRenderer == nil)
         }
+        #expect(Webhook.declaration.secretKeys == ["secret"])
     }
 }

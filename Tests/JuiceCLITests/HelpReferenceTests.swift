@@ -58,7 +58,7 @@ import Testing
     @Test func theConfigTopicNamesEveryDeclaredKey() {
         let text = TopicText().render(topics.config)
         var keys = ConfigKeys.topLevel(.standard).map(\.name) + ConfigKeys.commonSubscriber(.standard).map(\.name)
-        for plugin in PluginRegistry.standard.types { keys += plugin.configuration.map(\.name) + ["type \"\(plugin.type)\""] }
+        for plugin in PluginRegistry.standard.declarations { keys += plugin.configuration.map(\.name) + ["type \"\(plugin.type)\""] }
         for key in keys {
             #expect(text.contains("\n  \(key)"), "the config topic lacks \(key)")
         }

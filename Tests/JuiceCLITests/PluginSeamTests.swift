@@ -43,7 +43,7 @@ import Testing
         return importing
     }
 
-    /// `juice subscribers` asks a plugin type (`isFedFromFleet`) what `juice fleet
+    /// `juice subscribers` asks a declaration (`isFedFromFleet`) what `juice fleet
     /// deliver` asks a built plugin (`fleetRole`): for every shipped plugin they agree.
     @Test func eachTypeSaysWhetherItsPluginsAreFedFromTheFleet() async throws {
         let directory = try TemporaryDirectory()
@@ -52,10 +52,12 @@ import Testing
             "command": [("command", .array([.string("/bin/cat")]))], "nats": [("url", .string("nats://127.0.0.1:4222"))],
         ]
         var fed: [String] = []
-        for type in PluginRegistry.standard.types {
-            let plugin: any JuiceMakerPlugin
+        for type in PluginRegistry.standard.declarations {
+            let plugin: BuiltPlugin
             do {
-                plugin = try type.init(configuration: section(sections[type.type] ?? []), context: Rig().context(stateDirectory: directory.path))
+                let entry = SubscriberEntry(
+                    path: "subscribers[0]", type: type.type, name: type.type, enabled: true, configuration: section(sections[type.type] ?? []))
+                plugin = try BuiltPlugin(entry: entry, declaration: type, context: Rig().context(stateDirectory: directory.path))
             } catch {
                 // Only the `nats` of a build without libnats refuses to be built.
                 #expect(type.type == "nats" && !type.isFedFromFleet, "\(type.type): \(error)")
@@ -82,7 +84,7 @@ import Testing
         let failed = try #require(events.first { $0.event.kind == .orderFailed })
         #expect(standard.lines(for: failed).last == "  🍓 딸기 6개 부족")
         // A registry whose plugins render nothing shows each event as its JSON line.
-        let bare = PluginRegistry(types: PluginRegistry.standard.types.filter { $0.eventRenderer(style) == nil })
+        let bare = PluginRegistry(declarations: PluginRegistry.standard.declarations.filter { $0.eventRenderer == nil })
         #expect(events.map(bare.eventRenderer(style).lines(for:)) == events.map { [CloudEventFormat.encode($0)] })
     }
 }

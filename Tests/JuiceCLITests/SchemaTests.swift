@@ -39,8 +39,8 @@ import Testing
         #expect(Set(properties.keys) == Set(ConfigKeys.topLevel(.standard).map(\.name)))
         let items = try #require((properties["subscribers"] as? [String: Any])?["items"] as? [String: Any])
         let branches = try #require(items["allOf"] as? [[String: Any]])
-        #expect(branches.count == PluginRegistry.standard.types.count)
-        for (branch, plugin) in zip(branches, PluginRegistry.standard.types) {
+        #expect(branches.count == PluginRegistry.standard.declarations.count)
+        for (branch, plugin) in zip(branches, PluginRegistry.standard.declarations) {
             let then = try #require(branch["then"] as? [String: Any])
             #expect(then["additionalProperties"] as? Bool == false)
             let keys = Set((then["properties"] as? [String: Any])?.keys.map { $0 } ?? [])

@@ -6,8 +6,8 @@ import CLINotifierPlugin
 import LoggerPlugin
 import Testing
 
-/// What the logger and the notifier tell the host through the kit's capabilities,
-/// which the CLI reads instead of testing for their types.
+/// What the logger and the notifier tell the host through their declarations, which
+/// the CLI reads instead of testing for their types.
 @Suite(.tags(.unit)) struct PluginCapabilityTests {
     @Test func theNotifiersRendererShowsWhatTheNotifierShows() async throws {
         for language in [Language.english, .korean] {
@@ -16,15 +16,15 @@ import Testing
             try notifier.attach(to: rig.host)
             try rig.maker.make(.strawberry)  // fails: 16 needed, 10 in stock
             try rig.maker.make(.kiwi)
-            let renderer = try #require(CLINotifier.eventRenderer(EventRenderingStyle(language: language, color: false, asks: true)))
+            let renderer = try #require(CLINotifier.declaration.eventRenderer?(EventRenderingStyle(language: language, color: false, asks: true)))
             #expect(try rig.journal().flatMap(renderer.lines(for:)) == rig.output.lines)
-            #expect(notifier.startWarnings.isEmpty)
-            guard case .none = notifier.fleetRole else {
+            #expect(CLINotifier.declaration.startWarnings(section([])).isEmpty)
+            guard case .none = CLINotifier.declaration.fleetRole(of: notifier) else {
                 Issue.record("the notifier is fed from the fleet")
                 return
             }
             // Where nobody can answer, the failure is stated, not asked about.
-            let stating = try #require(CLINotifier.eventRenderer(EventRenderingStyle(language: language, color: false, asks: false)))
+            let stating = try #require(CLINotifier.declaration.eventRenderer?(EventRenderingStyle(language: language, color: false, asks: false)))
             let failure = try #require(try rig.journal().first { $0.event.kind == .orderFailed })
             #expect(stating.lines(for: failure).first != renderer.lines(for: failure).first)
             await notifier.shutdown(deadline: generousDeadline())
@@ -37,7 +37,7 @@ import Testing
         let logger = try EventLogger(
             configuration: section([("path", .string("juice.log")), ("level", .string("notice"))]),
             context: rig.context(name: "logger", stateDirectory: directory.path))
-        guard case .destination(let destination, let kinds) = logger.fleetRole else {
+        guard case .destination(let destination, let kinds) = EventLogger.declaration.fleetRole(of: logger) else {
             Issue.record("the logger is not fed from the fleet through a destination")
             return
         }

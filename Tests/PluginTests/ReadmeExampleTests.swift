@@ -7,10 +7,11 @@ import Testing
 // The plugin from the article "Writing a plugin"
 // (Sources/JuiceMakerPluginKit/JuiceMakerPluginKit.docc/WritingAPlugin.md), verbatim:
 // if this stops compiling or behaving as described, the article is wrong.
-public final class Tally: JuiceMakerPlugin {
-    public static let type = "tally"  // selects it in config
+public final class Tally: EventObserver {
     static let events = ConfigurationKey.events()  // declared once: checks, default, schema
-    public static let configuration = [events]  // besides type, name, enabled
+    public static let declaration = PluginDeclaration.observer(
+        Tally.self, type: "tally",  // selects it in config
+        configuration: [events])  // besides type, name, enabled
     private let context: PluginContext
     private let kinds: Set<EventKind>?
 

@@ -40,7 +40,7 @@ struct ConfigCheckCommand: JuiceCommand {
         // What an enabled subscriber would warn about when it starts (plain http:// to
         // another machine): said here too, as a warning; the config is still valid.
         let startWarnings = session.builtPlugins.flatMap { built in
-            built.plugin.startWarnings.map { Catalog.Errors.subscriberReport(built.entry.name, $0) }
+            built.startWarnings.map { Catalog.Errors.subscriberReport(built.entry.name, $0) }
         }
         for warning in startWarnings {
             context.console.standardError.write("juice: \(TerminalText.escaped(warning(context.language)))\n")

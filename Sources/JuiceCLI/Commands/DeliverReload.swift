@@ -37,7 +37,7 @@ enum DeliverReload {
             return current
         }
         let isDurable = { (entry: SubscriberEntry) in
-            entry.enabled && context.registry.plugin(named: entry.type) is any DurableDeliveryPlugin.Type
+            entry.enabled && context.registry.plugin(named: entry.type)?.isDurable == true
         }
         let before = Dictionary(current.subscribers.filter(isDurable).map { ($0.name, $0) }) { first, _ in first }
         let after = next.subscribers.filter(isDurable)

@@ -134,7 +134,7 @@ enum FleetCommandSupport {
     /// ones but the NATS publisher, and loggers).
     static func fedPlugins(_ session: Session) -> [BuiltPlugin] {
         session.builtPlugins.filter { built in
-            if case .none = built.plugin.fleetRole { false } else { true }
+            if case .none = built.fleetRole { false } else { true }
         }
     }
 

@@ -67,7 +67,7 @@ struct FleetFeed {
                 case let .failed(message): throw CLIError(.config, Catalog.Errors.subscriberReport(name, message))
                 }
             }
-            switch built.plugin.fleetRole {
+            switch built.fleetRole {
             case let .destination(destination, kinds):
                 let delivery = DurableDelivery(
                     name: name, journal: journal, kinds: kinds, destination: destination, reportError: report,

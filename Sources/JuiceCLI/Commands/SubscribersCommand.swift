@@ -37,7 +37,7 @@ struct SubscribersCommand: JuiceCommand {
         let subscribers = context.config.subscribers
         var statuses: [String: DurableSubscriberStatus] = [:]
         do {
-            for entry in subscribers where context.registry.plugin(named: entry.type) is any DurableDeliveryPlugin.Type {
+            for entry in subscribers where context.registry.plugin(named: entry.type)?.isDurable == true {
                 statuses[entry.name] = try DurableSubscriberStatus.read(entry.name, from: journal)
             }
         } catch {

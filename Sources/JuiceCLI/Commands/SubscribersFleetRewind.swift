@@ -39,7 +39,7 @@ enum FleetRewind {
         #if canImport(NATSClient)
         let context = session.context
         let shown = Fleet.bookkeepingName(name)
-        guard let built = session.builtPlugins.first(where: { $0.entry.name == name }), type(of: built.plugin).isFedFromFleet else {
+        guard let built = session.builtPlugins.first(where: { $0.entry.name == name }), built.declaration.isFedFromFleet else {
             throw CLIError(.badValue, Catalog.Delivery.unknownSubscriber(shown))
         }
         guard context.config.fleet != nil else { throw CLIError(.config, Catalog.Delivery.fleetRewindWithoutFleet(shown)) }

@@ -39,7 +39,7 @@ enum ConfigSchema {
 
     private static func subscribers(_ key: ConfigurationKey, _ registry: PluginRegistry) -> JSONValue {
         let common = ConfigKeys.commonSubscriber(registry)
-        let branches = registry.types.map { plugin -> JSONValue in
+        let branches = registry.declarations.map { plugin -> JSONValue in
             let required = plugin.configuration.filter(\.isRequired).map { JSONValue.string($0.name) }
             var then: [(key: String, value: JSONValue)] = [("additionalProperties", .bool(false))]
             if !required.isEmpty { then.append(("required", .array(required))) }

@@ -61,7 +61,7 @@ struct HelpTopics: Sendable {
             .paragraph("Every subscriber (an item of subscribers) has these keys, and those of its type:"),
             .items(ConfigKeys.commonSubscriber(registry).flatMap { Self.items($0, parent: "") }),
         ]
-        for plugin in registry.types {
+        for plugin in registry.declarations {
             blocks.append(.paragraph("type \"\(plugin.type)\":"))
             blocks.append(.items(plugin.configuration.flatMap { Self.items($0, parent: "") }))
         }

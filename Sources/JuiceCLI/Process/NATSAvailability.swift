@@ -4,12 +4,14 @@ import JuiceMakerPluginKit
 import JuicePrimitives
 
 #if !canImport(NATSPlugin)
-/// The `nats` subscriber in a build without libnats (`natsPluginType`): the same keys
+/// The `nats` subscriber in a build without libnats (`natsDeclaration`): the same keys
 /// are declared (the config is checked and the schema printed as with NATS), and an
 /// enabled one refuses to start, saying how to get NATS.
-final class NATSUnavailable: JuiceMakerPlugin {
+final class NATSUnavailable: EventObserver {
     static let type = Fleet.subscriberType
     static let configuration = Fleet.subscriberKeys
+    /// Declared as the `nats` publisher is; it never builds.
+    static let declaration = PluginDeclaration.observer(NATSUnavailable.self, type: type, configuration: configuration)
 
     init(configuration: PluginConfiguration, context: PluginContext) throws(ConfigurationError) {
         throw ConfigurationError(

@@ -4,6 +4,7 @@ import FleetConfiguration
 import JuiceDelivery
 import JuiceMakerCore
 import JuiceMakerPluginKit
+import JuicePrimitives
 import LoggerPlugin
 import MetricsPlugin
 import WebhookPlugin
@@ -11,46 +12,71 @@ import WebhookPlugin
 import NATSPlugin
 #endif
 
-/// A subscriber that was built from the config: its plugin, and for a durable one the
-/// delivery the host runs for it.
+/// A subscriber that was built from the config: an observer, or a durable plugin with
+/// the delivery the host runs for it.
 struct BuiltPlugin: Sendable {
     let entry: SubscriberEntry
-    let plugin: any JuiceMakerPlugin
-    /// The host's delivery to a durable plugin's destination; `nil` for the others.
+    /// What its type declared.
+    let declaration: PluginDeclaration
+    /// The plugin, when it observes.
+    let observer: (any EventObserver)?
+    /// The host's delivery to a durable plugin's destination; `nil` for an observer.
     let durable: Delivered<any DurableDeliveryPlugin>?
 
-    init(entry: SubscriberEntry, plugin: any JuiceMakerPlugin) {
+    /// Builds the plugin `declaration` describes from `entry`'s section.
+    init(entry: SubscriberEntry, declaration: PluginDeclaration, context: PluginContext) throws(ConfigurationError) {
         self.entry = entry
-        self.plugin = plugin
-        durable = plugin.durable.map { Delivered(erased: $0, name: entry.name) }
+        self.declaration = declaration
+        switch declaration.kind {
+        case .observer(let make):
+            observer = try make(entry.configuration, context)
+            durable = nil
+        case .destination(let make):
+            observer = nil
+            durable = Delivered(
+                erased: try make(entry.configuration, context), name: entry.name,
+                warnings: declaration.startWarnings(entry.configuration))
+        }
     }
 
-    /// Starts the plugin: a durable one's delivery, or the plugin's own `attach`.
+    /// Warnings about its section that do not stop it (`PluginDeclaration.startWarnings`).
+    var startWarnings: [PluginMessage] { declaration.startWarnings(entry.configuration) }
+
+    /// How `juice fleet deliver` feeds it.
+    var fleetRole: FleetRole {
+        if let observer { declaration.fleetRole(of: observer) } else { declaration.durableFleetRole }
+    }
+
+    /// The kinds it shows the person itself.
+    var shownKinds: Set<EventKind> { declaration.shownKinds(entry.configuration) }
+
+    /// Starts it: an observer's `attach`, or a durable plugin's delivery.
     func attach(to host: PluginHost) throws(PluginError) {
-        if let durable { try durable.attach(to: host) } else { try plugin.attach(to: host) }
+        if let durable { try durable.attach(to: host) } else { try observer?.attach(to: host) }
     }
 
-    /// Stops the plugin by `deadline`: a durable one's delivery and destination, or the
-    /// plugin's own `shutdown`.
+    /// Stops it by `deadline`: an observer's `shutdown`, or a durable plugin's delivery
+    /// and destination.
     func shutdown(deadline: ContinuousClock.Instant) async {
-        if let durable { await durable.shutdown(deadline: deadline) } else { await plugin.shutdown(deadline: deadline) }
+        if let durable { await durable.shutdown(deadline: deadline) } else { await observer?.shutdown(deadline: deadline) }
     }
 }
 
-/// The one place that lists the plugin types `juice` knows (the bootstrap). Adding a
-/// plugin is one line in `standard`.
+/// The one place that lists the plugin types `juice` knows (the bootstrap), by their
+/// declarations. Adding a plugin is one line in `standard`.
 struct PluginRegistry: Sendable {
-    let types: [any JuiceMakerPlugin.Type]
+    let declarations: [PluginDeclaration]
 
     /// Every plugin shipped with JuiceMaker.
-    static let standard = PluginRegistry(types: [
-        EventLogger.self, CLINotifier.self, Webhook.self, CommandSubscriber.self, natsPluginType, MetricsTextfile.self,
+    static let standard = PluginRegistry(declarations: [
+        EventLogger.declaration, CLINotifier.declaration, Webhook.declaration, CommandSubscriber.declaration, natsDeclaration,
+        MetricsTextfile.declaration,
     ])
 
-    var typeNames: [String] { types.map { $0.type } }
+    var typeNames: [String] { declarations.map(\.type) }
 
-    func plugin(named type: String) -> (any JuiceMakerPlugin.Type)? {
-        types.first { $0.type == type }
+    func plugin(named type: String) -> PluginDeclaration? {
+        declarations.first { $0.type == type }
     }
 
     /// How a command that shows events itself (`juice watch`, `juice fleet watch`, the
@@ -58,8 +84,8 @@ struct PluginRegistry: Sendable {
     /// CLI notifier), so every command shows an event the same way; with none, as the
     /// event's CloudEvents JSON line.
     func eventRenderer(_ style: EventRenderingStyle) -> any EventRenderer {
-        for type in types {
-            if let renderer = type.eventRenderer(style) { return renderer }
+        for declaration in declarations {
+            if let renderer = declaration.eventRenderer?(style) { return renderer }
         }
         return CloudEventLineRenderer()
     }
@@ -78,9 +104,9 @@ struct PluginRegistry: Sendable {
     ) async throws(ConfigurationError) -> [BuiltPlugin] {
         var built: [BuiltPlugin] = []
         for entry in entries where entry.enabled {
-            guard let type = plugin(named: entry.type) else { continue }
+            guard let declaration = plugin(named: entry.type) else { continue }
             do {
-                built.append(BuiltPlugin(entry: entry, plugin: try type.init(configuration: entry.configuration, context: context(entry))))
+                built.append(try BuiltPlugin(entry: entry, declaration: declaration, context: context(entry)))
             } catch {
                 await Self.shutDown(built, deadline: deadline)
                 var located = config.substituted.apply(to: error)
@@ -105,16 +131,16 @@ struct PluginRegistry: Sendable {
     /// Whether a built plugin shows events of `kind` to the person (its `shownKinds`),
     /// so the CLI must not print the same fact again.
     static func personSees(_ kind: EventKind, among plugins: [BuiltPlugin]) -> Bool {
-        plugins.contains { $0.plugin.shownKinds.contains(kind) }
+        plugins.contains { $0.shownKinds.contains(kind) }
     }
 }
 
 /// The `nats` subscriber: the NATS plugin in a build with libnats; without it, one
 /// that declares the same keys and refuses to start (`NATSUnavailable`).
 #if canImport(NATSPlugin)
-let natsPluginType: any JuiceMakerPlugin.Type = NATSPublisher.self
+let natsDeclaration = NATSPublisher.declaration
 #else
-let natsPluginType: any JuiceMakerPlugin.Type = NATSUnavailable.self
+let natsDeclaration = NATSUnavailable.declaration
 #endif
 
 /// An event as its CloudEvents JSON line: what a registry without a renderer shows.

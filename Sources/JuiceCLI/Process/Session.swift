@@ -186,8 +186,8 @@ final class Session {
             case .file(let path, _) = context.location
         else { return }
         let subscribers = plugins.compactMap { built -> DeliveryHandOff.Subscriber? in
-            guard let durable = built.plugin.durable else { return nil }
-            return DeliveryHandOff.Subscriber(name: built.entry.name, kinds: durable.eventKinds)
+            guard let durable = built.durable else { return nil }
+            return DeliveryHandOff.Subscriber(name: built.entry.name, kinds: durable.durable.deliverySettings.kinds)
         }
         guard !subscribers.isEmpty else { return }
         let reports = DeliveryHandOff.handOn(

@@ -2,7 +2,7 @@ import JuiceMakerCore
 
 /// Turns one event into the lines a person reads: what a command that shows events
 /// itself (`juice watch`, `juice fleet watch`, the screens) needs from the plugin
-/// that shows them (`JuiceMakerPlugin.eventRenderer`), so it shows them the same way.
+/// that shows them (`PluginDeclaration.eventRenderer`), so it shows them the same way.
 public protocol EventRenderer: Sendable {
     /// The lines for `envelope`, without newlines. Pure: no I/O.
     func lines(for envelope: EventEnvelope) -> [String]

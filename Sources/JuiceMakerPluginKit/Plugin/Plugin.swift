@@ -2,94 +2,58 @@ import EventBus
 import JuiceMakerCore
 import JuicePrimitives
 
-/// A front-end module that hears the juice maker's events: the extension point.
+/// What every plugin is: a declared type, built from its config section. A plugin is
+/// one of two kinds, each a small contract: an `EventObserver` hears events in process
+/// (the logger, the CLI notifier, the metrics textfile); a `DurableDeliveryPlugin`
+/// takes them durably through a destination the host delivers to (the webhook, the
+/// command subscriber, the `nats` publisher).
 ///
-/// The host (the `juice` CLI's registry) guarantees, in this order:
-/// 1. `init(configuration:context:)` is called once with the plugin's config
-///    section, already checked against `configuration` (unknown keys, types,
-///    ranges, required keys); read values through the same declarations
-///    (`configuration.string(Self.level)`), which return the declared default.
-///    Throw `ConfigurationError(path:plugin:)` (naming the field, its `PluginMessage`
-///    in both languages) to refuse it; nothing runs then.
-/// 2. `attach(to:)` is called once, before the first command runs. Subscribe there
-///    (`host.subscribe(context.name, …)`). Durable plugins also read
-///    `host.journal` and keep a cursor named after `context.name`. Throw a
-///    `PluginError` to refuse to start; the command stops then.
-/// 3. Handlers run as the plugin asked: synchronous handlers on the committing
+/// What the host needs to know about a type (its config keys, which of them are
+/// secret, its fleet role, how it renders events for a person, its start warnings)
+/// is its `declaration`, which the host reads without building a plugin: not a
+/// requirement each instance implements.
+public protocol JuiceMakerPlugin: AnyObject, Sendable {
+    /// What the host knows of this type of plugin (`PluginDeclaration.observer` or
+    /// `.destination`): the config `type`, the keys, and the rest the host reads.
+    static var declaration: PluginDeclaration { get }
+
+    /// Builds the plugin from its section, already checked against the declared keys
+    /// (unknown keys, types, ranges, required keys); read values through the same
+    /// declarations (`configuration.string(Self.level)`), which return the declared
+    /// default. Throw `ConfigurationError(path:plugin:)` (naming the field, its
+    /// `PluginMessage` in both languages) to refuse it; nothing runs then.
+    init(configuration: PluginConfiguration, context: PluginContext) throws(ConfigurationError)
+}
+
+/// A plugin that hears the maker's events in process: synchronously, on the committing
+/// thread, or through its own queue (the NotificationCenter side). Four requirements:
+/// `declaration` and `init(configuration:context:)` (from `JuiceMakerPlugin`), and:
+///
+/// 1. `attach(to:)` is called once, before the first command runs. Subscribe there
+///    (`host.subscribe(context.name, …)`). Throw a `PluginError` to refuse to start;
+///    the command stops then.
+/// 2. Handlers run as the plugin asked: synchronous handlers on the committing
 ///    thread, inside the order (keep them cheap); queued ones on the plugin's own
 ///    serial context, in journal order. A throw is reported with the plugin's name
 ///    and never affects an order, another plugin or the next event.
-/// 4. `shutdown(deadline:)` is awaited once before exit, after the bus has drained.
+/// 3. `shutdown(deadline:)` is awaited once before exit, after the bus has drained.
 ///    Flush what can be flushed before `deadline`, then return; never block past it.
-public protocol JuiceMakerPlugin: AnyObject, Sendable {
-    /// The config `type` that selects this plugin (`"logger"`).
-    static var type: String { get }
-    /// The keys this plugin reads from its section, besides `type`, `name` and
-    /// `enabled`, each declared once: name, type, range or allowed values, default,
-    /// description, required. The host checks every subscriber's section against
-    /// them (disabled ones too) and `juice config schema` prints them as JSON Schema.
-    static var configuration: [ConfigurationKey] { get }
-
-    /// Builds the plugin from its section. Invalid values throw, naming the path.
-    init(configuration: PluginConfiguration, context: PluginContext) throws(ConfigurationError)
-
+///
+/// An observer hears what the bus carries while it is attached; a plugin that must not
+/// lose an event is a `DurableDeliveryPlugin` instead.
+public protocol EventObserver: JuiceMakerPlugin {
     /// Starts listening.
     func attach(to host: PluginHost) throws(PluginError)
 
     /// Flushes and stops by `deadline`.
     func shutdown(deadline: ContinuousClock.Instant) async
-
-    /// This plugin as a `DurableDeliveryPlugin`, or `nil`. Provided: the host asks this
-    /// instead of casting (`as? any DurableDeliveryPlugin`; start-up rule "no
-    /// conformance lookups at start", the Performance article).
-    var durable: (any DurableDeliveryPlugin)? { get }
-
-    // Capabilities: what a command may ask of a plugin, each with a default, so the
-    // host never tests for a concrete plugin type.
-
-    /// Warnings about this plugin's configuration that do not stop it (plain `http://`
-    /// to another machine): the plugin reports them once, when it attaches, and
-    /// `juice config check` says them before anything runs. Provided: none.
-    var startWarnings: [PluginMessage] { get }
-
-    /// How `juice fleet deliver` feeds this plugin from the fleet's stream. Provided:
-    /// `.none`, not fed.
-    var fleetRole: FleetRole { get }
-
-    /// The kinds of event this plugin itself shows to the person at the terminal (the
-    /// CLI notifier): a command skips its own one-line confirmation of such a kind, so
-    /// the person does not read the same fact twice. Provided: none.
-    var shownKinds: Set<EventKind> { get }
-
-    /// Whether plugins of this type have a `fleetRole` other than `.none`, for the
-    /// commands that list subscribers without building them (`juice subscribers`).
-    /// Provided: `false`; a type whose plugins have a fleet role says `true`.
-    static var isFedFromFleet: Bool { get }
-
-    /// How this kind of plugin turns events into the lines a person reads, for the
-    /// commands that show events themselves (`juice watch`, the screens), or `nil`.
-    /// Provided: `nil`. The host uses the first registered type that offers one.
-    static func eventRenderer(_ style: EventRenderingStyle) -> (any EventRenderer)?
 }
 
 extension JuiceMakerPlugin {
-    /// Not durable.
-    public var durable: (any DurableDeliveryPlugin)? { nil }
-
-    /// No warnings.
-    public var startWarnings: [PluginMessage] { [] }
-
-    /// Not fed from the fleet's stream.
-    public var fleetRole: FleetRole { .none }
-
-    /// Shows the person nothing.
-    public var shownKinds: Set<EventKind> { [] }
-
-    /// Not fed from the fleet's stream.
-    public static var isFedFromFleet: Bool { false }
-
-    /// Renders nothing.
-    public static func eventRenderer(_ style: EventRenderingStyle) -> (any EventRenderer)? { nil }
+    /// The config `type` that selects this plugin (`declaration.type`).
+    public static var type: String { declaration.type }
+    /// The keys this plugin reads (`declaration.configuration`).
+    public static var configuration: [ConfigurationKey] { declaration.configuration }
 }
 
 /// What the host tells a plugin about where it runs.
@@ -129,7 +93,8 @@ public struct PluginContext: Sendable {
     }
 }
 
-/// What a plugin attaches to: exactly what a plugin may do, and nothing more.
+/// What a plugin attaches to (an observer), or what its destination is made for (a
+/// durable plugin): exactly what a plugin may do, and nothing more.
 ///
 /// A plugin can subscribe to the maker's events and call its public commands
 /// (`maker`), read the journal after a cursor and keep its own cursors and dead

@@ -1,7 +1,7 @@
 import JuiceMakerCore
 import JuicePrimitives
 
-/// Why a plugin could not start (`JuiceMakerPlugin.attach(to:)`): the kit's own error,
+/// Why a plugin could not start (`EventObserver.attach(to:)`, `DurableDeliveryPlugin.makeDestination(for:)`): the kit's own error,
 /// so a plugin never has to throw the core's.
 ///
 /// The host stops the command and tells the person: a store failure in the words it
