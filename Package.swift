@@ -10,9 +10,10 @@ import PackageDescription
 // knows nothing of plugins either, and JuiceHTTP nothing of the domain (what it shares
 // with it is in JuicePrimitives); plugins import JuiceMakerPluginKit, JuiceMakerCore,
 // JuicePrimitives, EventBus (the subscription token and delivery modes), Locking, Spawning
-// and transports only; JuiceMakerTesting is for tests;
-// the CLI's plugin registry is the one place that knows every plugin. No module
-// re-exports another (no `@_exported import`): each file imports what it uses.
+// and transports only, never JuiceDelivery (the host's delivery service, which the CLI
+// and the bench import); JuiceMakerTesting is for tests; the CLI's plugin registry is
+// the one place that knows every plugin. No module re-exports another (no
+// `@_exported import`): each file imports what it uses.
 
 /// The compiler holds the core, the kit, the doubles and the plugins to that: a member
 /// of another module's type (`withLock`, `range(of:)`) needs that module imported in
@@ -214,8 +215,9 @@ let package = Package(
         /// The domain (fruits, juices, `JuiceMaker`), its events, the store ports with the
         /// in-memory adapter, and the wire format.
         .target(name: "JuiceMakerCore", dependencies: ["JuicePrimitives", "EventBus", "Locking", "JuiceJSON"], swiftSettings: importsWhatItUses),
-        /// What a plugin author needs: the plugin contract and host, configuration
-        /// declarations and errors, text output, durable delivery.
+        /// What a plugin author needs: the two plugin contracts (observer, durable) and
+        /// the declaration the host reads, configuration keys and errors, text output,
+        /// the one destination shape.
         .target(
             name: "JuiceMakerPluginKit", dependencies: ["JuicePrimitives", "JuiceJSON", "JuiceMakerCore", "EventBus", "Locking"],
             swiftSettings: importsWhatItUses),
