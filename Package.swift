@@ -217,9 +217,9 @@ let package = Package(
         .target(name: "JuiceMakerCore", dependencies: ["JuicePrimitives", "EventBus", "Locking", "JuiceJSON"], swiftSettings: importsWhatItUses),
         /// What a plugin author needs: the two plugin contracts (observer, durable) and
         /// the declaration the host reads, configuration keys and errors, text output,
-        /// the one destination shape.
+        /// the one destination shape, and an HTTP endpoint in that shape (over JuiceHTTP).
         .target(
-            name: "JuiceMakerPluginKit", dependencies: ["JuicePrimitives", "JuiceJSON", "JuiceMakerCore", "EventBus", "Locking"],
+            name: "JuiceMakerPluginKit", dependencies: ["JuicePrimitives", "JuiceJSON", "JuiceMakerCore", "EventBus", "Locking", "JuiceHTTP"],
             swiftSettings: importsWhatItUses),
         /// Delivery, a service the host owns: per durable subscriber a runner over the
         /// journal (cursors, windows, retry schedules, leases, dead letters) that hands

@@ -1,39 +1,18 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
-import JuiceMakerCore
 import JuiceHTTP
+import JuiceMakerCore
 import JuiceMakerPluginKit
 import JuicePrimitives
 
-/// POSTs each event to an HTTP endpoint, signed, at least once, several at a time (in journal order when `ordered`).
+/// POSTs each event to an HTTP endpoint, signed, at least once: a durable plugin whose
+/// destination is the kit's `HTTPDestination`, and which turns an event into a request.
 ///
-/// Config (`type: "webhook"`):
-/// - `url` (required): `http://` or `https://`. Plain `http://` to a host other than
-///   this machine is allowed but warned about at start.
-/// - `secret`: signs every request (see `WebhookSignature`): Standard Webhooks key
-///   material, `whsec_<base64>` or the base64 alone, padding optional; usually
-///   `"${JUICE_WEBHOOK_SECRET}"`. Never printed, logged or put in an error.
-///   Without it requests carry `webhook-id` and `webhook-timestamp` but no signature.
-/// - `events`: kinds to send (`["juiceMade", "orderFailed"]`); default all.
-/// - `timeoutSeconds`: how long one request may take (default 10, 0.1 to 300).
-/// - `retrySchedule`: seconds to wait after each failed attempt (default
-///   `RetrySchedule.standard`: 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h).
-/// - `maxInFlight`: requests out at once, each on a kept connection of its own
-///   (default 16, 1 to 256); `ordered: true` sends one at a time, in journal order.
-///
-/// The host delivers (durably, windowed) to its endpoint: the order path only wakes the
-/// host's runner; up to `maxInFlight` requests are out at once, the cursor moves over the
-/// acknowledged prefix, and each failed event keeps its own schedule. Each request's body is the event in
-/// CloudEvents structured JSON (`Content-Type: application/cloudevents+json`), and its
-/// `webhook-id` is the event id, the same on every retry: receivers deduplicate on it.
-/// 2xx is success; 410 Gone stops delivery (logged) until `juice subscribers retry`;
-/// 429 and 503 with `Retry-After` are retried when asked; anything else, a timeout or
-/// a refused connection is retried on the schedule, then kept as a dead letter.
+/// Each request's body is the event in CloudEvents structured JSON, its `webhook-id` the
+/// event id, the same on every retry (receivers deduplicate on it), signed the Standard
+/// Webhooks way when a `secret` is set (`WebhookSignature`). The host delivers (up to
+/// `maxInFlight` at once, each failed event on its own schedule, then a dead letter);
+/// `HTTPDestination` says what an answer means (2xx accepted, 410 refused for good, 429
+/// and 503 retried after their `Retry-After`).
 package final class Webhook: DurableDeliveryPlugin {
-    /// The config `type` that selects the webhook poster.
     package static let type = "webhook"
     static let urlKey = ConfigurationKey(
         "url", .string([.httpURL]), required: true,
@@ -45,16 +24,12 @@ package final class Webhook: DurableDeliveryPlugin {
     )
     static let eventsKey = ConfigurationKey.events("Only these kinds of event are sent; default all.")
     static let timeoutKey = ConfigurationKey(
-        "timeoutSeconds", .number(minimum: 0.1, maximum: 300, unit: "seconds"), default: .number(defaultTimeoutSeconds),
+        "timeoutSeconds", .number(minimum: 0.1, maximum: 300, unit: "seconds"), default: .number(10),
         description: "How long one request may take.")
-    /// The keys the webhook reads.
     package static let configuration = [
         urlKey, secretKey, eventsKey, timeoutKey, ConfigurationKey.retrySchedule, ConfigurationKey.maxInFlight, ConfigurationKey.ordered,
     ]
-    /// How long one request may take unless `timeoutSeconds` says otherwise.
-    package static let defaultTimeoutSeconds = 10.0
-    /// A durable plugin, fed from the fleet's stream by the host's runner too, signed
-    /// and retried the same way; it warns of plain `http://` to another machine.
+    /// Fed from the fleet's stream by the host's runner too; warns of plain `http://` to another machine.
     package static let declaration = PluginDeclaration.destination(
         Webhook.self, type: type, configuration: configuration,
         startWarnings: { section in
@@ -62,61 +37,48 @@ package final class Webhook: DurableDeliveryPlugin {
             return startWarnings(for: url)
         })
 
-    /// The endpoint.
     package let url: ParsedURL
-    /// The configured `events` filter; `nil` means every kind.
-    package let eventKinds: Set<EventKind>?
-    /// How long one request may take, in seconds.
-    package let timeoutSeconds: Double
-    /// When failed events are tried again.
-    package let retrySchedule: RetrySchedule
-    /// Whether requests are signed (a `secret` was configured).
-    package let isSigned: Bool
-    /// Requests in flight at most: `maxInFlight`, or 1 when `ordered`.
-    package let window: Int
-
+    package let deliverySettings: DeliverySettings
+    private let timeoutSeconds: Double
     private let target: HTTPTarget
     private let signature: WebhookSignature?
 
-    /// Builds the poster from its section. Connects to nothing yet.
+    /// Reads and checks the section. Connects to nothing yet.
     package init(configuration: PluginConfiguration, context: PluginContext) throws(ConfigurationError) {
         // The declaration (`.httpURL`, required) has checked the text parses with a host.
         guard let text = try configuration.string(Self.urlKey), let url = ParsedURL(text) else {
             throw Self.urlKey.missing(in: configuration.path)
         }
         self.url = url
-        let target: HTTPTarget
         do {
             target = try HTTPTarget(url: url)
         } catch {
             throw ConfigurationError(path: "\(configuration.path).url", plugin: PluginMessage(english: error.english, korean: error.korean))
         }
-        var signature: WebhookSignature?
-        if let secret = try configuration.string(Self.secretKey) {
-            guard let parsed = WebhookSignature(secret: secret) else {
-                // Never echo the secret: say what is wrong with it, not what it is.
-                let command = "printf 'whsec_%s' \"$(openssl rand -base64 32)\""
-                throw ConfigurationError(
-                    path: "\(configuration.path).secret",
-                    plugin: PluginMessage(
-                        english: "expected base64 key material, whsec_ followed by base64 (padding optional), as Standard Webhooks "
-                            + "secrets are (the value is not shown); for a new one: \(command)",
-                        korean: "base64 키 값이어야 합니다. Standard Webhooks 비밀 값처럼 whsec_ 뒤에 base64를 씁니다(패딩은 "
-                            + "생략 가능, 값은 보여 주지 않음). 새로 만들려면: \(command)"))
-            }
-            signature = parsed
+        signature = try configuration.string(Self.secretKey).map { secret throws(ConfigurationError) in
+            guard let parsed = WebhookSignature(secret: secret) else { throw Self.badSecret(at: configuration.path) }
+            return parsed
         }
-        isSigned = signature != nil
-        eventKinds = try configuration.eventKinds(Self.eventsKey)
-        timeoutSeconds = try configuration.number(Self.timeoutKey) ?? Self.defaultTimeoutSeconds
-        retrySchedule = try configuration.retrySchedule(.retrySchedule) ?? .standard
-        window = try configuration.deliveryWindow()
-        self.target = target
-        self.signature = signature
+        timeoutSeconds = try configuration.number(Self.timeoutKey) ?? 10
+        deliverySettings = DeliverySettings(
+            kinds: try configuration.eventKinds(Self.eventsKey), schedule: try configuration.retrySchedule(.retrySchedule) ?? .standard,
+            window: try configuration.deliveryWindow())
     }
 
-    /// Whether `url` goes unencrypted over the network: plain http to a host other
-    /// than a loopback name or address.
+    /// Never echoes the secret: says what is wrong with it, not what it is.
+    private static func badSecret(at path: String) -> ConfigurationError {
+        let command = "printf 'whsec_%s' \"$(openssl rand -base64 32)\""
+        return ConfigurationError(
+            path: "\(path).secret",
+            plugin: PluginMessage(
+                english: "expected base64 key material, whsec_ followed by base64 (padding optional), as Standard Webhooks "
+                    + "secrets are (the value is not shown); for a new one: \(command)",
+                korean: "base64 키 값이어야 합니다. Standard Webhooks 비밀 값처럼 whsec_ 뒤에 base64를 씁니다(패딩은 "
+                    + "생략 가능, 값은 보여 주지 않음). 새로 만들려면: \(command)"))
+    }
+
+    /// Whether `url` goes unencrypted over the network: plain http to a host other than
+    /// a loopback name or address.
     package var isPlainHTTPOffMachine: Bool { Self.isPlainHTTPOffMachine(url) }
 
     static func isPlainHTTPOffMachine(_ url: ParsedURL) -> Bool {
@@ -124,27 +86,38 @@ package final class Webhook: DurableDeliveryPlugin {
         return !(host == "localhost" || host.hasSuffix(".localhost") || host == "::1" || host.hasPrefix("127."))
     }
 
-    /// The warning for a plain `http://` endpoint on another machine, if any: said at
-    /// start, and by `juice config check` before anything runs.
+    /// The warning for a plain `http://` endpoint on another machine, if any.
     package var startWarnings: [PluginMessage] { Self.startWarnings(for: url) }
 
     static func startWarnings(for url: ParsedURL) -> [PluginMessage] {
         guard isPlainHTTPOffMachine(url) else { return [] }
+        let shown = URLCredentials.redacted(url.string)
         return [
             PluginMessage(
-                english:
-                    "warning: \(URLCredentials.redacted(url.string)) is plain http:// to another machine; events travel unencrypted (use https://)",
-                korean: "경고: \(URLCredentials.redacted(url.string))은(는) 다른 컴퓨터로 가는 암호화되지 않은 http://입니다. 이벤트가 암호화 없이 전송됩니다(https://를 쓰세요)")
+                english: "warning: \(shown) is plain http:// to another machine; events travel unencrypted (use https://)",
+                korean: "경고: \(shown)은(는) 다른 컴퓨터로 가는 암호화되지 않은 http://입니다. 이벤트가 암호화 없이 전송됩니다(https://를 쓰세요)")
         ]
     }
 
-    /// The events it takes, on its schedule, `maxInFlight` at once.
-    package var deliverySettings: DeliverySettings { DeliverySettings(kinds: eventKinds, schedule: retrySchedule, window: window) }
-
-    /// The endpoint, which the host delivers to: its own pool of connections.
+    /// The endpoint, with a pool of `maxInFlight` connections of its own.
     package func makeDestination(for host: PluginHost) throws(PluginError) -> any DurableDestination {
-        WebhookEndpoint(
-            url: url, target: target, signature: signature, timeout: timeoutSeconds,
-            longestRetryAfter: retrySchedule.delays.max() ?? 0, window: window)
+        HTTPDestination(
+            target: target, displayURL: URLCredentials.redacted(url.string), window: deliverySettings.window, timeout: timeoutSeconds,
+            longestRetryAfter: deliverySettings.schedule.delays.max() ?? 0
+        ) { [signature] envelope, timestamp in Self.request(for: envelope, timestamp: timestamp, signature: signature) }
+    }
+
+    /// The request for `envelope`, signed at `timestamp` (Unix seconds) when there is a key.
+    static func request(for envelope: EventEnvelope, timestamp: Int64, signature: WebhookSignature?) -> HTTPRequest {
+        let body = Array(CloudEventFormat.encode(envelope).utf8)
+        let id = envelope.id.description
+        var fields: [(name: String, value: String)] = [
+            ("Content-Type", CloudEventFormat.contentType), ("User-Agent", "JuiceMaker"), ("Accept", "*/*"),
+            ("webhook-id", id), ("webhook-timestamp", String(timestamp)),
+        ]
+        if let signature {
+            fields.append(("webhook-signature", signature.signature(id: id, timestamp: timestamp, body: body)))
+        }
+        return HTTPRequest(fields: fields, body: body)
     }
 }

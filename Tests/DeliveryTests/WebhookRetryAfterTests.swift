@@ -12,8 +12,8 @@ import Testing
     @Test("a huge value is capped at the longest step of the retry schedule")
     func hugeValuesAreCapped() {
         let longest = RetrySchedule.standard.delays.max() ?? 0
-        #expect(WebhookEndpoint.retryAfterSeconds("99999999999999999999", now: example, longest: longest) == 36_000)
-        #expect(WebhookEndpoint.retryAfterSeconds("Fri, 31 Dec 9999 23:59:59 GMT", now: example, longest: longest) == 36_000)
-        #expect(WebhookEndpoint.retryAfterSeconds("60", now: example, longest: longest) == 60)
+        #expect(HTTPDestination.retryAfterSeconds("99999999999999999999", now: example, longest: longest) == 36_000)
+        #expect(HTTPDestination.retryAfterSeconds("Fri, 31 Dec 9999 23:59:59 GMT", now: example, longest: longest) == 36_000)
+        #expect(HTTPDestination.retryAfterSeconds("60", now: example, longest: longest) == 60)
     }
 }
