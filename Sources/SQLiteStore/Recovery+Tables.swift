@@ -99,9 +99,13 @@ extension Recovery {
         guard listed.map({ $0 > 0 }) ?? (roots[table] != nil) else { return ([], true) }
         let count = columns.split(separator: ",").count
         var rows: [([PageValue], Bool)] = []
-        var damaged = source == nil
+        // In a file cut short SQLite reads a page's missing bytes as zeros, so a row there
+        // may come back with values it never held (a quantity of 0); the page reader
+        // takes only cells the file holds whole.
+        let pagesOnly = cutShort != nil && pageRecords(of: table) != nil
+        var damaged = source == nil || pagesOnly
         var notText = 0
-        if let source {
+        if let source, !pagesOnly {
             do throws(StoreError) {
                 try source.forEachRow("SELECT \(columns) FROM \(table)") { row in
                     if let values = row.values(count) { rows.append((values, true)) } else { notText += 1 }

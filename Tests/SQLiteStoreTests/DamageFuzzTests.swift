@@ -12,8 +12,10 @@ import Testing
 /// recovery that traps ends the process: the case is the last "damage fuzz: trying"
 /// line printed.
 @Suite(.tags(.slow), .notInUnitRun) struct DamageFuzzTests {
-    /// The stores the fixed set damages (each built once, with its own seeded history).
-    static let fixedStores: [UInt64] = [1, 2]
+    /// The stores the fixed set damages (each built once, with its own seeded history):
+    /// 1 and 2 laid out as older versions created stores, 3 as stores are created now
+    /// (`FuzzStore.legacyLayout`).
+    static let fixedStores: [UInt64] = [1, 2, 3]
     /// Seeds per kind and store in the fixed set.
     static let fixedSeeds: ClosedRange<UInt64> = 1...20
 
@@ -38,6 +40,12 @@ import Testing
         // The schema version (60–63) set to 125146401 and to 7: refused as a newer juice's.
         DamageCase(store: 2, kind: .headerField, seed: 13_539_850_981_172_295_401),
         DamageCase(store: 1, kind: .headerField, seed: 13_061_936_762_912_175_819),
+        // A store cut inside the stock's page: its rows' missing bytes read as zeros
+        // (strawberry 0 where the table held 11).
+        DamageCase(store: 2, kind: .truncation, seed: 10_059_163_035_987_169_625),
+        // One bit of a dead letter's subscriber flipped ("hook" read as "h_ok"): nothing in
+        // the file can tell, so it is a note, as any other self-consistent value is.
+        DamageCase(store: 1, kind: .byteFlips, seed: 10_953_242_451_057_984_355),
         // Sixteen flips on page 1, one in the application id.
         DamageCase(store: 2, kind: .byteFlips, seed: 6_332_839_916_017_895_763),
     ]
