@@ -6,7 +6,8 @@ import JuiceMakerCore
 ///     struct Options: CommandOptions {
 ///         let limit: Option<Int?>
 ///         init(_ options: inout OptionList) {
-///             limit = options.integer("limit", value: "n", in: 1...Int(Int64.max), help: …) { .limitTooSmall($0) }
+///             limit = options.integer(
+///                 "limit", value: "n", in: 1...Int(Int64.max), help: …, belowMinimum: Catalog.Errors.limitTooSmall)
 ///         }
 ///     }
 ///
@@ -14,7 +15,12 @@ import JuiceMakerCore
 /// `--help`, the man page and completions read it. The command reads each value typed,
 /// `try options.limit.value`, from `Options(invocation)`. An `Option` is only made by
 /// declaring it on an `OptionList`, so an option the command reads cannot be missing
-/// from its list, and there is no list to keep in step.
+/// from its list, and there is no list to keep in step. The list is what one run of
+/// `init` declares, so `init` declares every option, unconditionally, and does nothing
+/// else; the values are read (and refused) in the command's `init`, in its own order.
+///
+/// No reflection (`Mirror` casts to a protocol on a command's path: start-up rule "no
+/// conformance lookups at start", the Performance article of `JuiceMakerCore`).
 protocol CommandOptions: Sendable {
     init(_ options: inout OptionList)
 }
