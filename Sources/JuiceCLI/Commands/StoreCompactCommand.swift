@@ -17,25 +17,28 @@ struct StoreCompactCommand: JuiceCommand {
         commandName: "compact",
         abstract: LocalizedText(
             "Fold events older than store.retention into the report's rollups, delete them, give the space back.",
-            ko: "store.retention보다 오래된 이벤트를 보고서 롤업에 접어 넣고 지운 뒤 공간을 돌려줍니다."),
-        options: [retention.spec])
-    static let retention = Option(
-        "retention", value: "days",
-        help: LocalizedText(
-            "How long to keep events (400d, 60w); default: the config's store.retention.",
-            ko: "이벤트를 얼마나 보관할지(400d, 60w). 기본값: 설정의 store.retention."))
+            ko: "store.retention보다 오래된 이벤트를 보고서 롤업에 접어 넣고 지운 뒤 공간을 돌려줍니다."))
+
+    struct Options: CommandOptions {
+        /// In days.
+        let retention: Option<Int?>
+        init(_ options: inout OptionList) {
+            retention = options.value(
+                "retention", value: "days",
+                help: LocalizedText(
+                    "How long to keep events (400d, 60w); default: the config's store.retention.",
+                    ko: "이벤트를 얼마나 보관할지(400d, 60w). 기본값: 설정의 store.retention.")
+            ) { text, _ throws(CLIError) in
+                guard let days = ConfigKeys.retentionDays(text) else { throw CLIError(.badValue, Catalog.StoreCommands.badRetention(text)) }
+                return days
+            }
+        }
+    }
 
     let retentionDays: Int?
 
     init(_ invocation: Invocation) throws(CLIError) {
-        guard let text = invocation[Self.retention] else {
-            retentionDays = nil
-            return
-        }
-        guard let days = ConfigKeys.retentionDays(text) else {
-            throw CLIError(.badValue, Catalog.StoreCommands.badRetention(text))
-        }
-        retentionDays = days
+        retentionDays = try Options(invocation).retention.value
     }
 
     func run(_ session: Session) throws(CLIError) -> ExitCode {
