@@ -97,6 +97,10 @@ extension Recovery {
         let schemaQuery = "SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND name = ?1"
         let listed = source.flatMap { try? $0.integer(schemaQuery) { $0.bind(1, table) } }
         guard listed.map({ $0 > 0 }) ?? (roots[table] != nil) else { return ([], true) }
+        if foreignTrees.contains(table) {
+            unsound[table, default: []].insert("its pages hold another table's rows")
+            return ([], false)
+        }
         let count = columns.split(separator: ",").count
         var rows: [([PageValue], Bool)] = []
         // In a file cut short SQLite reads a page's missing bytes as zeros, so a row there

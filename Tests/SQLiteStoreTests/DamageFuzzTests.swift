@@ -25,6 +25,12 @@ import Testing
         DamageCase(store: 1, kind: .pageDuplicate, seed: 7_794_874_298_742_628_343),
         // The journal_by_type index leaf copied over the cursors' leaf: 105 cursors.
         DamageCase(store: 1, kind: .pageDuplicate, seed: 1_772_668_026_200_087_921),
+        // Other small trees' leaves copied over the cursors' leaf, which SQLite reads as
+        // cursors: the dead letters' index (hook at 445), the retry states (gone at 2),
+        // the stock (banana at 54).
+        DamageCase(store: 1, kind: .pageDuplicate, seed: 3_634_157_734_099_250_033),
+        DamageCase(store: 3, kind: .pageDuplicate, seed: 9_396_702_110_131_696_059),
+        DamageCase(store: 2, kind: .pageDuplicate, seed: 2_125_030_491_994_215_417),
         // A dead letter whose event id is damaged: the new store's dead letters do not read.
         DamageCase(store: 1, kind: .byteFlips, seed: 8_924_261_895_498_254_213),
         // A dead letter whose subscriber is invalid UTF-8.
