@@ -122,7 +122,8 @@ public final class SQLiteStore: StockStore, EventJournal {
             throw StoreError(.negativeInitialStock(fruit), path: path)
         }
         if options.createsDirectories, options.access != .readOnly { try StoreFile.createParentDirectories(of: path) }
-        let inspection = try StoreFile.inspect(path, latestVersion: Schema.latestVersion, allowReadOnly: options.access != .readWrite)
+        let inspection = try StoreFile.inspect(
+            path, latestVersion: Schema.latestVersion, allowReadOnly: options.access != .readWrite, takesEmptyDatabase: options.access != .readOnly)
         let readOnlyCause: StoreError.ReadOnlyCause? =
             switch inspection {
             case let .openReadOnly(cause): cause

@@ -52,8 +52,12 @@ enum StoreFile {
     /// Checks, without changing it, that the file at `path` is a JuiceMaker store
     /// SQLite may open, or that there is none yet (no file, an empty one, or one whose
     /// creation was interrupted) and one can be created there. A store that can be
-    /// read but not written is `openReadOnly` when `allowReadOnly`, else refused.
-    static func inspect(_ path: String, latestVersion: Int32, allowReadOnly: Bool = false) throws(StoreError) -> Inspection {
+    /// read but not written is `openReadOnly` when `allowReadOnly`, else refused. With
+    /// `takesEmptyDatabase` (a store opened to be written), a database without tables is
+    /// `create` too: most often a store another process is creating.
+    static func inspect(
+        _ path: String, latestVersion: Int32, allowReadOnly: Bool = false, takesEmptyDatabase: Bool = false
+    ) throws(StoreError) -> Inspection {
         let directory = PathText.parent(of: path)
         let directoryShown = directory.isEmpty ? "." : directory
         var info = stat()
@@ -91,7 +95,7 @@ enum StoreFile {
             throw StoreError(.fileNotReadableWritable, path: path)
         }
         let header = try readHeader(path, length: 100) ?? []
-        if readOnly == nil, isEmptyDatabase(header) {
+        if takesEmptyDatabase, readOnly == nil, isEmptyDatabase(header) {
             // Nothing but a header: a store being created (SQLite writes page 1 before
             // the tables, to keep free pages apart) or an empty database, which holds
             // nothing to lose; SQLite's locks order this process after its creator.
@@ -186,6 +190,10 @@ enum StoreFile {
             throw unreachable(path, error)
         }
         if info.st_mode & S_IFMT == S_IFREG, info.st_size == 0 || interruptedWhileEmpty(path) { throw noStore(at: path) }
+        // A database without tables is no store to read (opening would make it one).
+        if isEmptyDatabase((try? readHeader(path, length: 100)) ?? []) {
+            throw StoreError(.foreignDatabase(applicationID: 0), path: path)
+        }
     }
 
     /// Whether a process died while writing to a file that was empty before: its
