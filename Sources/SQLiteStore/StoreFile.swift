@@ -106,7 +106,7 @@ enum StoreFile {
         } catch  where error.isCutShort && isBeingWritten(path, sizeWas: size) {
             // Another process is creating the file (its pages go out after page 1, whose
             // header names them all): SQLite's locks order this one after it.
-            return readOnly.map { .openReadOnly($0) } ?? (size == 0 || interruptedWhileEmpty(path) ? .create : .open)
+            return readOnly.map { .openReadOnly($0) } ?? (interruptedWhileEmpty(path) ? .create : .open)
         }
         return readOnly.map { .openReadOnly($0) } ?? .open
     }

@@ -57,15 +57,17 @@ struct StoreCompactCommand: JuiceCommand {
         }
         let store = try StoreCommandSupport.store(session)
         var result = try Self.compact(store, days: days, session: session)
-        var rewritten: (pagesBefore: Int64, pagesAfter: Int64)?
+        var rewritten = false
         if rewrite, !result.givesSpaceBack {
+            let pages: (pagesBefore: Int64, pagesAfter: Int64)
             do {
-                rewritten = try store.rewriteKeepingFreePagesApart()
+                pages = try store.rewriteKeepingFreePagesApart()
             } catch {
                 throw CLIError(.storeIO, Catalog.Errors.store(error))
             }
+            rewritten = true
             result.givesSpaceBack = true
-            result.freedPages += Int((rewritten?.pagesBefore ?? 0) - (rewritten?.pagesAfter ?? 0))
+            result.freedPages += Int(pages.pagesBefore - pages.pagesAfter)
         }
         context.printResult(
             json: .object([
@@ -74,7 +76,7 @@ struct StoreCompactCommand: JuiceCommand {
                 ("stoppedBy", Self.json(result.limit)), ("transactions", .integer(result.batches)),
                 ("longestTransactionMilliseconds", .number(result.longestBatchMilliseconds)),
                 ("freedPages", .integer(result.freedPages)), ("givesSpaceBack", .bool(result.givesSpaceBack)),
-                ("rewritten", .bool(rewritten != nil)),
+                ("rewritten", .bool(rewritten)),
             ]),
             lines: Catalog.StoreCommands.compacted(result, store: store.path, days: days).map { $0(context.language) })
         return .success
