@@ -159,6 +159,8 @@ final class PageFile {
         while payload.count < size {
             guard claims.pages.insert(next).inserted, let overflow = self.page(next) else { return nil }
             let take = min(size - payload.count, usableSize - 4)
+            // Bytes past the file's end are not the payload's (they read as zeros).
+            guard (next - 1) * pageSize + 4 + take <= self.size else { return nil }
             payload += overflow[4..<4 + take]
             next = Int(BTreePage.bigEndian32(overflow, at: 0))
         }
@@ -246,12 +248,14 @@ struct BTreePage {
         return (rowid, payload)
     }
 
-    /// Where the table-leaf cell at `start` ends on its page: its size and rowid, its
-    /// payload's bytes on the page, and the overflow page number when it has one.
-    func tableLeafCellEnd(at start: Int) -> Int? {
-        var offset = start
-        guard let size = Varint.read(bytes, at: &offset), size >= 0, size <= Int64(Int32.max), Varint.read(bytes, at: &offset) != nil
-        else { return nil }
+    /// Where the cell at `start` of a page that holds records ends on its page: its
+    /// child (interior pages), size and rowid (table leaves), its payload's bytes on
+    /// the page, and the overflow page number when it has one.
+    func cellEnd(at start: Int) -> Int? {
+        guard kind != .tableInterior else { return nil }
+        var offset = start + (isLeaf ? 0 : 4)
+        guard let size = Varint.read(bytes, at: &offset), size >= 0, size <= Int64(Int32.max) else { return nil }
+        if kind == .tableLeaf, Varint.read(bytes, at: &offset) == nil { return nil }
         let local = localSize(of: Int(size))
         return offset + local + (local < Int(size) ? 4 : 0)
     }
@@ -296,7 +300,7 @@ extension PageFile {
                 guard let (rowid, payload) = page.cell(at: start, in: self, claims: &claims), let rowid, let payload,
                     let values = PageRecord.values(payload)
                 else { continue }
-                try body(rowid, values, page.tableLeafCellEnd(at: start).map { $0 <= available } ?? false)
+                try body(rowid, values, page.cellEnd(at: start).map { $0 <= available } ?? false)
             }
         }
     }
@@ -319,7 +323,10 @@ extension PageFile {
                 if let child = page.leftChild(at: start) { pending.append(child) }
                 // Table-interior cells hold only keys; every other cell holds a record.
                 guard page.kind != .tableInterior else { continue }
-                guard let (rowid, payload) = page.cell(at: start, in: self, claims: &claims), let payload,
+                // A record the file's end cuts would read with zeros for its last bytes:
+                // a value it never held (a quantity of 0).
+                guard let end = page.cellEnd(at: start), end <= size - (number - 1) * pageSize,
+                    let (rowid, payload) = page.cell(at: start, in: self, claims: &claims), let payload,
                     let values = PageRecord.values(payload)
                 else {
                     whole = false

@@ -97,11 +97,19 @@ extension Recovery {
         let schemaQuery = "SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND name = ?1"
         let listed = source.flatMap { try? $0.integer(schemaQuery) { $0.bind(1, table) } }
         guard listed.map({ $0 > 0 }) ?? (roots[table] != nil) else { return ([], true) }
+        if foreignTrees.contains(table) {
+            unsound[table, default: []].insert("its pages hold another table's rows")
+            return ([], false)
+        }
         let count = columns.split(separator: ",").count
         var rows: [([PageValue], Bool)] = []
-        var damaged = source == nil
+        // In a file cut short SQLite reads a page's missing bytes as zeros, so a row there
+        // may come back with values it never held (a quantity of 0); the page reader
+        // takes only cells the file holds whole.
+        let pagesOnly = cutShort != nil && pageRecords(of: table) != nil
+        var damaged = source == nil || pagesOnly
         var notText = 0
-        if let source {
+        if let source, !pagesOnly {
             do throws(StoreError) {
                 try source.forEachRow("SELECT \(columns) FROM \(table)") { row in
                     if let values = row.values(count) { rows.append((values, true)) } else { notText += 1 }

@@ -28,6 +28,8 @@ struct Recovery {
     let sourcePath: String
     /// Each table's root page, as the file's schema page says.
     let roots: [String: Int]
+    /// Bookkeeping tables whose b-tree holds another tree's pages (`PageFile.treesHoldingForeignPages`).
+    let foreignTrees: Set<String>
 
     private(set) var events = 0
     /// The largest sequence anything sound in the old file names: a journal row, a
@@ -62,7 +64,18 @@ struct Recovery {
         self.target = target
         self.sourcePath = sourcePath
         hasWriteAheadLog = StoreFile.hasWriteAheadLog(sourcePath)
-        roots = pages?.rootPages() ?? [:]
+        let roots = pages?.rootPages() ?? [:]
+        self.roots = roots
+        // The delivery bookkeeping's trees are small, and a page of another tree copied
+        // over one of them reads, through SQLite, as rows that fit (a dead letter's
+        // subscriber and sequence as a cursor): such a tree is not read at all.
+        let bookkeeping = ["stock", "cursors", "dead_letters", "retry_states"]
+        foreignTrees =
+            hasWriteAheadLog
+            ? []
+            : pages?.treesHoldingForeignPages(
+                roots.filter { bookkeeping.contains($0.key) }, withoutRowid: ["stock", "cursors", "retry_states"],
+                columns: ["stock": 2, "cursors": 2]) ?? []
     }
 
     static let columns = RowCheck.tables["journal"]?.columns ?? ""

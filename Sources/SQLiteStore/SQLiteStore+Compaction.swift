@@ -216,14 +216,27 @@ extension SQLiteStore {
     /// scan the whole index, once per batch.
     private static let rollupSums = ReportProjection.sums.map { $0.replacingText("INDEXED BY journal_by_type ", with: "") }
 
+    /// Rewrites a file created before stores kept their free pages apart so that it
+    /// does (`auto_vacuum = INCREMENTAL`, then `VACUUM`), leaving out its free pages;
+    /// returns the file's pages before and after. Holds the write lock for the whole
+    /// rewrite (an order waits until it ends), so it is an operator's one-time step,
+    /// never taken on its own. A file that keeps its pages apart already is left as it is.
+    public func rewriteKeepingFreePagesApart() throws(StoreError) -> (pagesBefore: Int64, pagesAfter: Int64) {
+        let writer = try writable()
+        return try writer.withLock { connection throws(StoreError) in
+            let before = try connection.integer("PRAGMA page_count") ?? 0
+            guard try connection.integer("PRAGMA auto_vacuum") != 2 else { return (before, before) }
+            try connection.execute("PRAGMA auto_vacuum = INCREMENTAL; VACUUM")
+            return (before, try connection.integer("PRAGMA page_count") ?? 0)
+        }
+    }
+
     /// Gives free pages back to the file system, at most 256 pages (1 MiB) per write
     /// transaction, when the file keeps its free pages apart (`auto_vacuum = INCREMENTAL`).
     /// Returns the pages given back and whether the file can give any.
     ///
-    /// Stores are not created so yet: with auto-vacuum's pointer-map pages, recovering a
-    /// cut-short copy from its pages missed an event SQLite itself still read
-    /// (`RecoveryFromPagesTests`), so a store's free pages are reused by new events
-    /// instead: the file stops growing once compaction keeps pace, but does not shrink.
+    /// Stores are created so (`Schema.prepare`); one created before reuses its free
+    /// pages for new events instead, until `rewriteKeepingFreePagesApart`.
     private func giveSpaceBack(_ writer: Locked<Connection>) throws(StoreError) -> (Int, Bool) {
         var freed = 0
         while true {

@@ -57,12 +57,17 @@ public final class SQLiteStore: StockStore, EventJournal {
         /// its registered name; nil: SQLite's default. For the tests, which put a VFS
         /// that fails writes, syncs and truncates under the store (I/O faults).
         package var vfs: String?
+        /// Whether a new file keeps its free pages apart (`auto_vacuum = INCREMENTAL`),
+        /// so compaction can give them back. `false` creates one as versions before
+        /// did: for the tests of such files, which stores created then still are.
+        package var keepsFreePagesApart: Bool
 
         public init(access: Access = .readWrite, createsDirectories: Bool = true, checkEvery: Int64 = 10_000) {
             self.access = access
             self.createsDirectories = createsDirectories
             self.checkEvery = checkEvery
             self.vfs = nil
+            self.keepsFreePagesApart = true
         }
     }
 
@@ -117,7 +122,8 @@ public final class SQLiteStore: StockStore, EventJournal {
             throw StoreError(.negativeInitialStock(fruit), path: path)
         }
         if options.createsDirectories, options.access != .readOnly { try StoreFile.createParentDirectories(of: path) }
-        let inspection = try StoreFile.inspect(path, latestVersion: Schema.latestVersion, allowReadOnly: options.access != .readWrite)
+        let inspection = try StoreFile.inspect(
+            path, latestVersion: Schema.latestVersion, allowReadOnly: options.access != .readWrite, takesEmptyDatabase: options.access != .readOnly)
         let readOnlyCause: StoreError.ReadOnlyCause? =
             switch inspection {
             case let .openReadOnly(cause): cause
@@ -164,7 +170,7 @@ public final class SQLiteStore: StockStore, EventJournal {
                 }
                 writer.keepWriteAheadLogOnClose()
             } else {
-                try Schema.prepare(writer, initialStock: initialStock)
+                try Schema.prepare(writer, initialStock: initialStock, keepsFreePagesApart: options.keepsFreePagesApart)
                 try writer.execute(durability.pragma)
             }
             // A marked store takes no changes, and may lack the table.

@@ -103,7 +103,7 @@ enum Schema {
     /// The new file is written in rollback-journal mode, so its header carries the
     /// application id from the first commit on (what `StoreFile` checks); only then
     /// does it become a WAL file.
-    static func prepare(_ connection: Connection, initialStock: Stock) throws(StoreError) {
+    static func prepare(_ connection: Connection, initialStock: Stock, keepsFreePagesApart: Bool = true) throws(StoreError) {
         let path = connection.path
         // A store of this version needs nothing written: that is read without the write
         // lock, so opening a store never queues behind another process's writer (a
@@ -113,6 +113,10 @@ enum Schema {
             try enableWriteAheadLog(connection)
             return
         }
+        // A new file keeps its free pages apart, so `juice store compact` can give them
+        // back (SQLite fixes this when it writes page 1, so it is said before the write
+        // transaction; on a file that has tables it changes nothing).
+        if keepsFreePagesApart { try connection.execute("PRAGMA auto_vacuum = INCREMENTAL") }
         try connection.writeTransaction { () throws(StoreError) in
             let (applicationID, version) = try identity(connection)
             let objects = try connection.integer("SELECT count(*) FROM sqlite_schema") ?? 0

@@ -52,8 +52,12 @@ enum StoreFile {
     /// Checks, without changing it, that the file at `path` is a JuiceMaker store
     /// SQLite may open, or that there is none yet (no file, an empty one, or one whose
     /// creation was interrupted) and one can be created there. A store that can be
-    /// read but not written is `openReadOnly` when `allowReadOnly`, else refused.
-    static func inspect(_ path: String, latestVersion: Int32, allowReadOnly: Bool = false) throws(StoreError) -> Inspection {
+    /// read but not written is `openReadOnly` when `allowReadOnly`, else refused. With
+    /// `takesEmptyDatabase` (a store opened to be written), a database without tables is
+    /// `create` too: most often a store another process is creating.
+    static func inspect(
+        _ path: String, latestVersion: Int32, allowReadOnly: Bool = false, takesEmptyDatabase: Bool = false
+    ) throws(StoreError) -> Inspection {
         let directory = PathText.parent(of: path)
         let directoryShown = directory.isEmpty ? "." : directory
         var info = stat()
@@ -91,8 +95,37 @@ enum StoreFile {
             throw StoreError(.fileNotReadableWritable, path: path)
         }
         let header = try readHeader(path, length: 100) ?? []
-        try check(header, size: size, path: path, latestVersion: latestVersion)
+        if takesEmptyDatabase, readOnly == nil, isEmptyDatabase(header) {
+            // Nothing but a header: a store being created (SQLite writes page 1 before
+            // the tables, to keep free pages apart) or an empty database, which holds
+            // nothing to lose; SQLite's locks order this process after its creator.
+            return .create
+        }
+        do throws(StoreError) {
+            try check(header, size: size, path: path, latestVersion: latestVersion)
+        } catch  where error.isCutShort && isBeingWritten(path, sizeWas: size) {
+            // Another process is creating the file (its pages go out after page 1, whose
+            // header names them all): SQLite's locks order this one after it.
+            return readOnly.map { .openReadOnly($0) } ?? (interruptedWhileEmpty(path) ? .create : .open)
+        }
         return readOnly.map { .openReadOnly($0) } ?? .open
+    }
+
+    /// Whether `header` is an SQLite file's of one page, with no application id and no
+    /// schema version: a database without tables.
+    private static func isEmptyDatabase(_ header: [UInt8]) -> Bool {
+        guard header.count == 100, header.starts(with: Array("SQLite format 3\0".utf8)) else { return false }
+        return bigEndian(header, at: 28) == 1 && header[24..<28] == header[92..<96] && bigEndian(header, at: 60) == 0
+            && bigEndian(header, at: 68) == 0
+    }
+
+    /// Whether the file at `path` changed size since it was `sizeWas` bytes, or a write
+    /// to it as an empty file is under way: a process is writing it, so a header that
+    /// names more pages than were there is not a file cut short.
+    private static func isBeingWritten(_ path: String, sizeWas: Int64) -> Bool {
+        var info = stat()
+        guard stat(path, &info) == 0 else { return false }
+        return Int64(info.st_size) != sizeWas || interruptedWhileEmpty(path)
     }
 
     /// Throws `directoryMissing` unless `directory` exists and is a directory.
@@ -157,6 +190,10 @@ enum StoreFile {
             throw unreachable(path, error)
         }
         if info.st_mode & S_IFMT == S_IFREG, info.st_size == 0 || interruptedWhileEmpty(path) { throw noStore(at: path) }
+        // A database without tables is no store to read (opening would make it one).
+        if isEmptyDatabase((try? readHeader(path, length: 100)) ?? []) {
+            throw StoreError(.foreignDatabase(applicationID: 0), path: path)
+        }
     }
 
     /// Whether a process died while writing to a file that was empty before: its
@@ -249,5 +286,13 @@ enum StoreFile {
         let status = getpwuid_r(getuid(), &entry, &buffer, buffer.count, &found)
         guard status == 0, found != nil, let directory = entry.pw_dir, directory.pointee != 0 else { return "/" }
         return String(cString: directory)
+    }
+}
+
+extension StoreError {
+    /// The file is shorter than its header says.
+    fileprivate var isCutShort: Bool {
+        if case .cutShort = reason { return true }
+        return false
     }
 }

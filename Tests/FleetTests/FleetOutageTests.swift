@@ -97,18 +97,26 @@ struct FleetIntegrationTests {
         return seen
     }
 
+    /// The orders a `juice shell` has made so far, by its answers.
+    static func made(_ shell: RunningProgram) -> Int {
+        shell.stdout.components(separatedBy: "Here's your").count - 1
+    }
+
     /// Orders `count` mango-kiwi juices on every machine at once, each through one
-    /// `juice shell` fed line by line, calling `between` after each quarter.
+    /// `juice shell` fed line by line, calling `between` after each quarter (with the shells).
     /// The shells are left to finish (`finished()`).
-    static func order(_ machines: [JuiceSandbox], count: Int, between: (Int) async -> Void) async throws -> [RunningProgram] {
+    static func order(
+        _ machines: [JuiceSandbox], count: Int, between: (Int, [RunningProgram]) async -> Void
+    ) async throws -> [RunningProgram] {
         let shells = try machines.map { try $0.start(["shell"]) }
         for quarter in 0..<4 {
             let lines = String(repeating: "mango-kiwi\n", count: count / 4)
             for shell in shells { try shell.type(lines) }
-            // Not a wait for anything: the orders' pace, so that what happens between the
-            // quarters lands while orders are being made.
-            try await Task.sleep(for: .milliseconds(400))
-            await between(quarter)
+            // What happens between the quarters lands while this quarter's orders are
+            // being made: once every machine has made a few of them.
+            let started = await eventually { shells.allSatisfy { made($0) >= quarter * count / 4 + 5 } }
+            #expect(started, "quarter \(quarter): the shells made no orders")
+            await between(quarter, shells)
         }
         for shell in shells { try shell.type("quit\n") }
         return shells
@@ -124,11 +132,16 @@ struct FleetIntegrationTests {
         defer { publishers.forEach { terminate($0) } }  // at the end only (SIGTERM exits at once)
         // Both machines order at once; the server goes down and comes back twice meanwhile.
         var lagDuringOutage: [String] = []
-        let shells = try await Self.order(machines, count: 200) { quarter in
+        let shells = try await Self.order(machines, count: 200) { quarter, shells in
             switch quarter {
             case 0, 2:
                 await server.halt()
-                try? await Task.sleep(for: .seconds(1))  // not a wait: the outage; the shells keep ordering while NATS is down
+                // The outage lasts while every shell makes orders: ten more each (or its last).
+                let before = shells.map(Self.made)
+                let ordered = await eventually {
+                    zip(shells, before).allSatisfy { shell, made in Self.made(shell) >= min(made + 10, (quarter + 1) * 50) }
+                }
+                #expect(ordered, "the shells made no orders while NATS was down")
             default:
                 // While NATS is down the events wait in the journal, and `juice subscribers` shows the lag.
                 if let output = try? await machines[0].running(["subscribers", "--json"]).stdout { lagDuringOutage.append(output) }
@@ -178,9 +191,13 @@ struct FleetIntegrationTests {
         let machines = try ["shop-a", "shop-b"].map { try JuiceSandbox.fleetMachine($0, subscribers: Self.natsSubscriber(urls, replicas: 3)) }
         let publishers = try machines.map { try $0.start(["deliver", "--follow"], inputFile: "/dev/null").process }
         defer { publishers.forEach { terminate($0) } }  // at the end only (SIGTERM exits at once)
-        let shells = try await Self.order(machines, count: 200) { quarter in
-            // Mid-stream, one node dies without a word.
-            if quarter == 1 { nodes[0].kill9() }
+        let shells = try await Self.order(machines, count: 200) { quarter, _ in
+            // Mid-stream, one node dies without a word: once the stream (created with
+            // three replicas, which needs every node) holds the first events.
+            if quarter == 1 {
+                #expect(await Self.waitForStream(urls, count: 1, within: 60) >= 1, "nothing published before the kill")
+                nodes[0].kill9()
+            }
         }
         for shell in shells { _ = await shell.finished() }
         var journals: [[String]] = []

@@ -29,7 +29,7 @@ import Testing
 
     /// Every option some command declares, by long name.
     static let everyDeclaredOption: [String: OptionSpec] = Dictionary(
-        declared.flatMap { $0.declaration.configuration.options }.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
+        declared.flatMap { $0.declaration.declaredOptions }.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
 
     static func declaration(_ words: [String]) throws -> any CommandDeclaration.Type {
         try #require(declared.first { $0.words == words }?.declaration, "\(words) is not declared")
@@ -46,12 +46,13 @@ import Testing
     @Test(arguments: CommandDeclarationTests.declared.map(\.words), [Language.english, .korean])
     func helpListsExactlyTheDeclaredOptions(words: [String], language: Language) throws {
         let configuration = try Self.declaration(words).configuration
+        let declaredOptions = try Self.declaration(words).declaredOptions
         let result = try JuiceSandbox().run(words + ["--help", "--lang", language.rawValue])
         #expect(result.status == 0, "\(words): \(result.stderr)")
         let help = result.stdout
 
         #expect(help.hasPrefix("\(Catalog.Help.overviewHeading(language)): \(configuration.abstract(language))\n"))
-        var own = configuration.options
+        var own = declaredOptions
         if words.isEmpty { own.append(CommandTable.versionOption) }
         own.append(CommandTable.helpOption)
         let options = Self.rows(of: Catalog.Help.optionsHeading(language), in: help)
@@ -74,8 +75,8 @@ import Testing
         let offered = usage.split(separator: " ").filter { $0.hasPrefix("[--") || $0.hasPrefix("--") }.map {
             String($0.drop { $0 == "[" }.prefix { $0 != "]" && $0 != " " })
         }
-        #expect(offered == configuration.options.map { "--\($0.name)" }, "\(words): \(usage)")
-        for option in configuration.options {
+        #expect(offered == declaredOptions.map { "--\($0.name)" }, "\(words): \(usage)")
+        for option in declaredOptions {
             #expect(usage.contains("[--\(option.name)") != option.isRequired, "\(words): \(usage)")
         }
     }
@@ -88,7 +89,7 @@ import Testing
         let base = words + configuration.arguments.map { _ in "x" }
         let runnable = declaration as? any JuiceCommand.Type
 
-        for option in configuration.options {
+        for option in declaration.declaredOptions {
             let given = base + ["--\(option.name)"] + (option.takesValue ? ["1"] : [])
             if runnable == nil {
                 // A group runs nothing: its own options parse, then it asks for a subcommand.
@@ -101,10 +102,10 @@ import Testing
             }
             #expect(invocation.command.runnable == runnable, "\(given)")
             #expect(invocation.path.map(\.name) == ["juice"] + words)
-            #expect(option.takesValue ? invocation.values(of: option).last == "1" : invocation.isGiven(option), "\(given)")
+            #expect(invocation.given(option) == (option.takesValue ? ["1"] : [""]), "\(given)")
         }
 
-        let ownNames = Set(configuration.options.map(\.name) + CommandTable.globalOptions.map(\.name))
+        let ownNames = Set(declaration.declaredOptions.map(\.name) + CommandTable.globalOptions.map(\.name))
         for option in Self.everyDeclaredOption.values where !ownNames.contains(option.name) {
             let given = base + ["--\(option.name)"] + (option.takesValue ? ["1"] : [])
             do {

@@ -19,9 +19,9 @@ import Testing
         let parsed = try invocation(["--json", "order", "--count=3", "mango-kiwi", "--lang", "ko"])
         #expect(parsed.command.runnable == OrderCommand.self)
         #expect(parsed.arguments == ["mango-kiwi"])
-        #expect(parsed[OrderCommand.count] == "3")
-        #expect(parsed[GlobalOptions.lang] == "ko")
-        #expect(parsed[GlobalOptions.json])
+        #expect(try OrderCommand.Options(parsed).count.value == 3)
+        #expect(try GlobalOptions(parsed).lang.value == .korean)
+        #expect(try GlobalOptions(parsed).json.value)
     }
 
     @Test func negativeNumbersAreValues() throws {
@@ -37,13 +37,16 @@ import Testing
 
     @Test func repeatableOptionsKeepEveryValue() throws {
         let parsed = try invocation(["events", "--type", "juiceMade", "--type", "orderFailed"])
-        #expect(parsed[EventsCommand.type] == ["juiceMade", "orderFailed"])
+        #expect(EventsCommand.Options(parsed).kinds.spec.isRepeatable)
+        #expect(parsed.given(EventsCommand.Options(parsed).kinds.spec) == ["juiceMade", "orderFailed"])
+        #expect(try EventsCommand.Options(parsed).kinds.value == [.juiceMade, .orderFailed])
     }
 
     @Test func aSingleValueOptionGivenTwiceKeepsTheLastValue() throws {
         // swift-argument-parser's default for a single-value option.
-        #expect(try invocation(["stock", "--lang", "ko", "--lang", "en"])[GlobalOptions.lang] == "en")
-        #expect(try invocation(["order", "x", "--count", "1", "--count=2"]).values(of: OrderCommand.count.spec) == ["2"])
+        #expect(try GlobalOptions(invocation(["stock", "--lang", "ko", "--lang", "en"])).lang.value == .english)
+        let twice = try invocation(["order", "x", "--count", "1", "--count=2"])
+        #expect(twice.given(OrderCommand.Options(twice).count.spec) == ["2"])
     }
 
     @Test func shortFlagsBundle() throws {
@@ -57,7 +60,7 @@ import Testing
             Issue.record("expected help")
             return
         }
-        #expect(try invocation(["stock", "-qq"])[GlobalOptions.quiet])
+        #expect(try GlobalOptions(invocation(["stock", "-qq"])).quiet.value)
         #expect(throws: CLIError.self) { try parser.parse(["stock", "-qx"]) }
     }
 

@@ -39,7 +39,8 @@ import Testing
                 }
                 return nil
             }())
-        let window = try ReportWindow(invocation, now: 1_795_300_000_000, bucketOption: true)
+        let options = ReportCommand.Options(invocation)
+        let window = try ReportWindow(since: options.since.value, at: options.at.value, by: options.by, now: 1_795_300_000_000)
         #expect(window.sinceMilliseconds == 1_795_154_400_000 && window.untilMilliseconds == 1_795_240_800_000)
         #expect(window.bucket == .hour && window.bucketStarts.count == 24)
         let hour = window.firstHour + 3

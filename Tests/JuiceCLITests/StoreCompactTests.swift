@@ -1,4 +1,5 @@
 import Foundation
+import JuiceMakerCore
 import JuiceTestSupport
 import SQLiteStore
 import Testing
@@ -80,6 +81,52 @@ import Testing
         #expect((try again.json() as? [String: Any])?["deletedEvents"] as? NSNumber == 0)
         #expect(try sandbox.run(["order", "banana"]).status == 0)
         #expect(try sequences(sandbox).drop { $0 <= last }.first == last + 1)
+    }
+
+    private static func fileSize(_ path: String) throws -> Int64 {
+        try #require((try FileManager.default.attributesOfItem(atPath: path)[.size] as? NSNumber)?.int64Value)
+    }
+
+    /// A store created now gives the deleted events' pages back: the file shrinks. One an
+    /// older juice created (no free pages kept apart) says so and how to change it;
+    /// `--rewrite` rewrites it once, the reports unchanged, and it shrinks from then on.
+    @Test(arguments: [true, false]) func compactionGivesSpaceBack(createdNow: Bool) async throws {
+        let sandbox = try JuiceSandbox(config: #"{"subscribers": [], "store": {"retention": "30d"}}"#)
+        var options = SQLiteStore.Options()
+        options.keepsFreePagesApart = createdNow
+        _ = try SQLiteStore(path: sandbox.storePath, initialStock: Stock(repeating: 12), options: options)
+        let now = Int64(Date().timeIntervalSince1970 * 1000)
+        _ = try await offPool {
+            try ReportHistory.write(to: sandbox.storePath, seed: 0x5BACE, changes: 1_500, start: now - 400 * Self.day, maximumStep: 12 * Self.hour)
+        }
+        let at = ISO8601DateFormatter().string(from: Date(timeIntervalSince1970: Double(now / Self.hour * Self.hour) / 1000))
+        let before = try Self.reports(at: at).map { try sandbox.run($0) }
+        let sizeBefore = try Self.fileSize(sandbox.storePath)
+
+        let compact = try sandbox.run(["store", "compact", "--json"])
+        #expect(compact.status == 0, "\(compact.stderr)")
+        let result = try #require(try compact.json() as? [String: Any])
+        #expect((result["deletedEvents"] as? NSNumber)?.intValue ?? 0 > 500, "\(result)")
+        #expect(result["givesSpaceBack"] as? Bool == createdNow, "\(result)")
+        #expect(((result["freedPages"] as? NSNumber)?.intValue ?? 0 > 0) == createdNow, "\(result)")
+        #expect((try Self.fileSize(sandbox.storePath) < sizeBefore) == createdNow)
+        if !createdNow {
+            let said = try sandbox.run(["store", "compact"])
+            #expect(said.stdout.contains("created by an older juice") && said.stdout.contains("--rewrite"), "\(said.stdout)")
+            let rewrite = try sandbox.run(["store", "compact", "--rewrite", "--json"])
+            #expect(rewrite.status == 0, "\(rewrite.stderr)")
+            let rewritten = try #require(try rewrite.json() as? [String: Any])
+            #expect(rewritten["rewritten"] as? Bool == true && rewritten["givesSpaceBack"] as? Bool == true, "\(rewritten)")
+            #expect(try Self.fileSize(sandbox.storePath) < sizeBefore)
+        }
+        // Either way the reports read the same, the store checks sound, and a second
+        // rewrite finds nothing to do.
+        for (arguments, run) in zip(Self.reports(at: at), before) {
+            #expect(try sandbox.run(arguments).stdout == run.stdout, "\(arguments)")
+        }
+        #expect(try sandbox.run(["store", "check"]).status == 0)
+        let again = try #require(try sandbox.run(["store", "compact", "--rewrite", "--json"]).json() as? [String: Any])
+        #expect(again["rewritten"] as? Bool == false && again["givesSpaceBack"] as? Bool == true, "\(again)")
     }
 
     @Test func withoutARetentionNothingIsCompacted() throws {

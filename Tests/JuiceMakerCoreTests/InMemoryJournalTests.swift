@@ -1,5 +1,6 @@
 import Foundation
 import JuiceTestSupport
+import Locking
 import Testing
 @testable import JuiceMakerCore
 
@@ -70,17 +71,23 @@ struct InMemoryJournalTests {
     @Test("waitForEvents wakes when another thread commits")
     func waitWakes() throws {
         let (store, maker) = try journalOfFive()
-        let committed = runThreads(1) { _ in
-            // A kept sleep: nothing can signal that the reader below is inside its wait
-            // (a blocked thread cannot say so), and a signal sent just before it blocks
-            // would not prove it either. The pause makes the wake-up the likely path;
-            // the assertions hold on either path.
-            usleep(50_000)
+        // The committing thread runs beside the reader, and commits once the reader is
+        // counted as waiting: from then on a commit wakes it (the wake-up path, not the
+        // look before the wait).
+        let finished = DispatchSemaphore(value: 0)
+        let sawWaiting = Locked(false)
+        let committer = Thread {
+            let waiting = eventuallyOnThisThread(within: .seconds(60), every: .milliseconds(1)) { store.waitingReaders == 1 }
+            sawWaiting.withLock { $0 = waiting }
             _ = try? maker.make(.kiwi)
+            finished.signal()
         }
+        committer.start()
         #expect(try store.waitForEvents(after: 5, timeout: .seconds(60)))
-        #expect(committed)
+        finished.wait()
+        #expect(sawWaiting.withLock { $0 }, "the reader was never counted as waiting")
         #expect(try store.lastSequence() > 5)
+        #expect(store.waitingReaders == 0)
     }
 
     @Test("waitForEvents is false when nothing is committed before the timeout")

@@ -62,6 +62,30 @@ import Testing
         }
     }
 
+    /// A database without tables (nothing but its header page, as SQLite writes one when
+    /// a store is being created): opened to be written it becomes a store, as an empty
+    /// file does; for checking, backing up and recovering it is no store, and stays as it is.
+    @Test func aDatabaseWithoutTablesIsTakenAsNewOnlyToBeWritten() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let path = directory.file("juice.db")
+        try RawDatabase(path).execute("PRAGMA auto_vacuum = INCREMENTAL; VACUUM")
+        let header = try #require(contents(of: path))
+        #expect(header.count == 4096)
+        #expect(throws: StoreError.self) { try SQLiteStore.requireExisting(at: path) }
+        #expect(throws: StoreError.self) { try SQLiteStore.recover(from: path, to: directory.file("recovered.db")) }
+        #expect(contents(of: path) == header, "the file changed")
+        #expect(!FileManager.default.fileExists(atPath: directory.file("recovered.db")))
+        var readOnly = SQLiteStore.Options()
+        readOnly.access = .readOnly
+        #expect(throws: StoreError.self) { try SQLiteStore(path: path, options: readOnly) }
+        #expect(contents(of: path) == header, "the file changed")
+        let store = try SQLiteStore(path: path)
+        #expect(try store.lastSequence() == 0)
+        try JuiceMaker(store: store).make(.banana)
+        #expect(try store.lastSequence() == 2)
+    }
+
     @Test func aStoreFromANewerVersionIsRefused() throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }

@@ -12,8 +12,10 @@ import Testing
 /// recovery that traps ends the process: the case is the last "damage fuzz: trying"
 /// line printed.
 @Suite(.tags(.slow), .notInUnitRun) struct DamageFuzzTests {
-    /// The stores the fixed set damages (each built once, with its own seeded history).
-    static let fixedStores: [UInt64] = [1, 2]
+    /// The stores the fixed set damages (each built once, with its own seeded history):
+    /// 1 and 2 laid out as older versions created stores, 3 as stores are created now
+    /// (`FuzzStore.legacyLayout`).
+    static let fixedStores: [UInt64] = [1, 2, 3]
     /// Seeds per kind and store in the fixed set.
     static let fixedSeeds: ClosedRange<UInt64> = 1...20
 
@@ -23,6 +25,12 @@ import Testing
         DamageCase(store: 1, kind: .pageDuplicate, seed: 7_794_874_298_742_628_343),
         // The journal_by_type index leaf copied over the cursors' leaf: 105 cursors.
         DamageCase(store: 1, kind: .pageDuplicate, seed: 1_772_668_026_200_087_921),
+        // Other small trees' leaves copied over the cursors' leaf, which SQLite reads as
+        // cursors: the dead letters' index (hook at 445), the retry states (gone at 2),
+        // the stock (banana at 54).
+        DamageCase(store: 1, kind: .pageDuplicate, seed: 3_634_157_734_099_250_033),
+        DamageCase(store: 3, kind: .pageDuplicate, seed: 9_396_702_110_131_696_059),
+        DamageCase(store: 2, kind: .pageDuplicate, seed: 2_125_030_491_994_215_417),
         // A dead letter whose event id is damaged: the new store's dead letters do not read.
         DamageCase(store: 1, kind: .byteFlips, seed: 8_924_261_895_498_254_213),
         // A dead letter whose subscriber is invalid UTF-8.
@@ -38,6 +46,12 @@ import Testing
         // The schema version (60–63) set to 125146401 and to 7: refused as a newer juice's.
         DamageCase(store: 2, kind: .headerField, seed: 13_539_850_981_172_295_401),
         DamageCase(store: 1, kind: .headerField, seed: 13_061_936_762_912_175_819),
+        // A store cut inside the stock's page: its rows' missing bytes read as zeros
+        // (strawberry 0 where the table held 11).
+        DamageCase(store: 2, kind: .truncation, seed: 10_059_163_035_987_169_625),
+        // One bit of a dead letter's subscriber flipped ("hook" read as "h_ok"): nothing in
+        // the file can tell, so it is a note, as any other self-consistent value is.
+        DamageCase(store: 1, kind: .byteFlips, seed: 10_953_242_451_057_984_355),
         // Sixteen flips on page 1, one in the application id.
         DamageCase(store: 2, kind: .byteFlips, seed: 6_332_839_916_017_895_763),
     ]

@@ -50,9 +50,15 @@ import Testing
         var generator = SystemRandomNumberGenerator()
         for run in 1...20 {
             let probe = try Probe.start(["loop", "--store", path, "--seed", "\(run)"], in: directory, name: "loop\(run)")
-            // A kept sleep: the point is a kill at a random moment of the loop, and no
-            // signal can stand for "a random moment".
-            usleep(UInt32.random(in: 0...400_000, using: &generator))
+            // Killed once the journal reaches a random length (0: at once, perhaps before
+            // the file exists), wherever the loop is by then: a random moment, waited
+            // for as a count of events.
+            let target = Int64.random(in: 0...60, using: &generator)
+            let reached = eventuallyOnThisThread(within: .seconds(60), every: .milliseconds(1)) {
+                target == 0
+                    || ((try? RawDatabase(path, readOnly: true).value("SELECT max(sequence) FROM journal")).flatMap { Int64($0) } ?? 0) >= target
+            }
+            #expect(reached, "run \(run): the loop never journaled \(target) events")
             kill(probe.process.processIdentifier, SIGKILL)
             _ = probe.finish()
             #expect(probe.stderr.isEmpty, "run \(run): \(probe.stderr)")

@@ -1,28 +1,27 @@
 /// What a command declares about itself, once, in the manner of swift-argument-parser's
 /// `CommandConfiguration`: its name, its one line of help in both languages, its
-/// arguments and options, and its subcommands as types. The parser's grammar, the
-/// usage line and `--help` are all derived from these declarations (`CommandSpec`).
+/// arguments, and its subcommands as types; its options are its `Options`
+/// (`CommandOptions`). The parser's grammar, the usage line and `--help` are all
+/// derived from these declarations (`CommandSpec`).
 struct CommandConfiguration: Sendable {
     let commandName: String
     let abstract: LocalizedText
     let arguments: [ArgumentSpec]
-    let options: [OptionSpec]
     /// The commands under this one, in the order `--help` lists them.
     let subcommands: [any CommandDeclaration.Type]
 
     init(
-        commandName: String, abstract: LocalizedText,
-        arguments: [ArgumentSpec] = [], options: [OptionSpec] = [], subcommands: [any CommandDeclaration.Type] = []
+        commandName: String, abstract: LocalizedText, arguments: [ArgumentSpec] = [], subcommands: [any CommandDeclaration.Type] = []
     ) {
         self.commandName = commandName
         self.abstract = abstract
         self.arguments = arguments
-        self.options = options
         self.subcommands = subcommands
     }
 }
 
-/// One option, described once: parsing, the usage line and help all read it.
+/// One option, described once (by `OptionList`): parsing, the usage line, help, the
+/// man page and completions all read it.
 struct OptionSpec: Sendable {
     /// The long name without dashes (`count` for `--count`).
     let name: String
@@ -69,40 +68,6 @@ struct OptionSpec: Sendable {
     }
 }
 
-/// An option that takes a value, declared once as a static of the command that reads
-/// it: `static let count = Option("count", value: "n", help: …)`. The command lists
-/// `count.spec` among its options and reads `invocation[Self.count]`, so renaming or
-/// removing an option is a compile error, never a value silently missing.
-struct Option: Sendable {
-    let spec: OptionSpec
-
-    init(
-        _ name: String, short: Character? = nil, value: String, required: Bool = false, completion: CompletionKind? = nil,
-        help: LocalizedText
-    ) {
-        spec = OptionSpec(name, short: short, value: value, required: required, completion: completion, help: help)
-    }
-}
-
-/// An option that takes a value and may be given more than once; every value is kept,
-/// in the order given (`--type juiceMade --type orderFailed`).
-struct RepeatableOption: Sendable {
-    let spec: OptionSpec
-
-    init(_ name: String, value: String, completion: CompletionKind? = nil, help: LocalizedText) {
-        spec = OptionSpec(name, value: value, repeatable: true, completion: completion, help: help)
-    }
-}
-
-/// An option that takes no value (`--follow`), read as a `Bool`.
-struct Flag: Sendable {
-    let spec: OptionSpec
-
-    init(_ name: String, short: Character? = nil, help: LocalizedText) {
-        spec = OptionSpec(name, short: short, help: help)
-    }
-}
-
 /// One positional argument (`<juice>`, or `<fruit=n>...` when repeating).
 struct ArgumentSpec: Sendable {
     let name: String
@@ -145,7 +110,7 @@ struct CommandSpec: Sendable {
         abstract = configuration.abstract
         runnable = declaration.runnable
         arguments = configuration.arguments
-        options = configuration.options
+        options = declaration.declaredOptions
         declarations = configuration.subcommands
     }
 

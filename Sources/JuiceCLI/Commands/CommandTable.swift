@@ -33,10 +33,7 @@ enum CommandTable {
     static let version = "0.1.0"
 
     /// Options every command accepts, before or after its name.
-    static let globalOptions: [OptionSpec] = [
-        GlobalOptions.config.spec, GlobalOptions.store.spec, GlobalOptions.inMemory.spec, GlobalOptions.lang.spec,
-        GlobalOptions.json.spec, GlobalOptions.quiet.spec, GlobalOptions.noColor.spec,
-    ]
+    static let globalOptions = GlobalOptions.declared
 
     /// `-h, --help`, shown at every level.
     static let helpOption = OptionSpec("help", short: "h", help: Catalog.Help.help)
@@ -48,13 +45,27 @@ enum CommandTable {
 }
 
 /// The options every command accepts (`CommandTable.globalOptions`), read as
-/// `invocation[GlobalOptions.config]`.
-enum GlobalOptions {
-    static let config = Option("config", value: "path", help: Catalog.Help.config)
-    static let store = Option("store", value: "path", help: Catalog.Help.store)
-    static let inMemory = Flag("in-memory", help: Catalog.Help.inMemory)
-    static let lang = Option("lang", value: "ko|en", completion: .words(Language.allCases.map(\.rawValue)), help: Catalog.Help.lang)
-    static let json = Flag("json", help: Catalog.Help.json)
-    static let quiet = Flag("quiet", short: "q", help: Catalog.Help.quiet)
-    static let noColor = Flag("no-color", help: Catalog.Help.noColor)
+/// `GlobalOptions(invocation).config` (`GlobalSettings`).
+struct GlobalOptions: CommandOptions {
+    let config: Option<String?>
+    let store: Option<String?>
+    let inMemory: Option<Bool>
+    let lang: Option<Language?>
+    let json: Option<Bool>
+    let quiet: Option<Bool>
+    let noColor: Option<Bool>
+
+    init(_ options: inout OptionList) {
+        config = options.text("config", value: "path", help: Catalog.Help.config)
+        store = options.text("store", value: "path", help: Catalog.Help.store)
+        inMemory = options.flag("in-memory", help: Catalog.Help.inMemory)
+        lang = options.value("lang", value: "ko|en", completion: .words(Language.allCases.map(\.rawValue)), help: Catalog.Help.lang) {
+            code, path throws(CLIError) in
+            guard let language = Language(rawValue: code) else { throw .usage(Catalog.Errors.invalidLanguage(code), path) }
+            return language
+        }
+        json = options.flag("json", help: Catalog.Help.json)
+        quiet = options.flag("quiet", short: "q", help: Catalog.Help.quiet)
+        noColor = options.flag("no-color", help: Catalog.Help.noColor)
+    }
 }

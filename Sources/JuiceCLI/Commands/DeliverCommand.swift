@@ -35,18 +35,24 @@ struct DeliverCommand: JuiceCommand {
         commandName: "deliver",
         abstract: LocalizedText(
             "Deliver the events durable subscribers (webhook, command) have not received yet.",
-            ko: "내구성 구독자(webhook, command)가 아직 받지 못한 이벤트를 전달합니다."),
-        options: [follow.spec, noWait.spec])
-    static let follow = Flag(
-        "follow",
-        help: LocalizedText(
-            "Keep running and deliver new events as they are committed, by any process (Ctrl-C stops).",
-            ko: "계속 실행하며 어느 프로세스가 커밋한 새 이벤트든 전달합니다 (Ctrl-C로 멈춤)."))
-    static let noWait = Flag(
-        "no-wait",
-        help: LocalizedText(
-            "Leave a subscriber whose lease another process holds to that process at once, instead of waiting up to 10 s for it (what the background run of `juice order` does).",
-            ko: "다른 프로세스가 임대를 가진 구독자는 최대 10초 기다리지 않고 바로 그 프로세스에 맡깁니다 (`juice order`의 백그라운드 실행이 이렇게 합니다)."))
+            ko: "내구성 구독자(webhook, command)가 아직 받지 못한 이벤트를 전달합니다."))
+
+    struct Options: CommandOptions {
+        let follow: Option<Bool>
+        let noWait: Option<Bool>
+        init(_ options: inout OptionList) {
+            follow = options.flag(
+                "follow",
+                help: LocalizedText(
+                    "Keep running and deliver new events as they are committed, by any process (Ctrl-C stops).",
+                    ko: "계속 실행하며 어느 프로세스가 커밋한 새 이벤트든 전달합니다 (Ctrl-C로 멈춤)."))
+            noWait = options.flag(
+                "no-wait",
+                help: LocalizedText(
+                    "Leave a subscriber whose lease another process holds to that process at once, instead of waiting up to 10 s for it (what the background run of `juice order` does).",
+                    ko: "다른 프로세스가 임대를 가진 구독자는 최대 10초 기다리지 않고 바로 그 프로세스에 맡깁니다 (`juice order`의 백그라운드 실행이 이렇게 합니다)."))
+        }
+    }
     /// Retries due within this are awaited by `juice deliver`.
     static let patience = Duration.seconds(10)
 
@@ -55,8 +61,9 @@ struct DeliverCommand: JuiceCommand {
     let leavesHeldLeases: Bool
 
     init(_ invocation: Invocation) throws(CLIError) {
-        follow = invocation[Self.follow]
-        leavesHeldLeases = invocation[Self.noWait]
+        let options = Options(invocation)
+        follow = try options.follow.value
+        leavesHeldLeases = try options.noWait.value
     }
 
     func run(_ session: Session) async throws(CLIError) -> ExitCode {

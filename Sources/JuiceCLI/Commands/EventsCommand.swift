@@ -13,21 +13,22 @@ struct EventsCommand: JuiceCommand {
         commandName: "events",
         abstract: LocalizedText(
             "List the journal's events (CloudEvents JSON Lines with --json).",
-            ko: "기록된 이벤트를 보여 줍니다 (--json이면 CloudEvents JSON Lines)."),
-        options: [
-            since.spec, type.spec, limit.spec,
-        ])
-    static let since = Option("since", value: "sequence", help: LocalizedText("Only events after this sequence number.", ko: "이 순번 다음의 이벤트만."))
-    static let limit = Option(
-        "limit", value: "n",
-        help: LocalizedText(
-            "At most this many events (the newest, or the first after --since).", ko: "최대 이벤트 수 (최신 것, 또는 --since 다음부터)."))
-    /// `--type`, also `juice watch`'s and `juice fleet watch`'s.
-    static let type = RepeatableOption(
-        "type", value: "type", completion: .words(EventKind.allCases.map(\.rawValue)),
-        help: LocalizedText(
-            "Only events of this type: stockChanged, juiceMade, orderFailed (repeatable).",
-            ko: "이 종류의 이벤트만: stockChanged, juiceMade, orderFailed (여러 번 가능)."))
+            ko: "기록된 이벤트를 보여 줍니다 (--json이면 CloudEvents JSON Lines)."))
+
+    struct Options: CommandOptions {
+        let since: Option<Int64?>
+        let kinds: Option<Set<EventKind>?>
+        let limit: Option<Int?>
+        init(_ options: inout OptionList) {
+            since = options.sequence("since", help: LocalizedText("Only events after this sequence number.", ko: "이 순번 다음의 이벤트만."))
+            kinds = options.eventTypes()
+            limit = options.integer(
+                "limit", value: "n", in: 1...Int(Int64.max),
+                help: LocalizedText(
+                    "At most this many events (the newest, or the first after --since).", ko: "최대 이벤트 수 (최신 것, 또는 --since 다음부터)."),
+                belowMinimum: Catalog.Errors.limitTooSmall)
+        }
+    }
 
     let since: Int64
     let kinds: Set<EventKind>?
@@ -35,18 +36,12 @@ struct EventsCommand: JuiceCommand {
     let sinceGiven: Bool
 
     init(_ invocation: Invocation) throws(CLIError) {
-        let path = invocation.path
-        let since = try ValueParsing.since(invocation, Self.since)
+        let options = Options(invocation)
+        let since = try options.since.value
         self.since = since ?? 0
         sinceGiven = since != nil
-        if let text = invocation[Self.limit] {
-            let limit = try ValueParsing.integer(text, for: "--limit", minimum: 1, maximum: Int(Int64.max), path: path)
-            guard limit >= 1 else { throw CLIError(.badValue, Catalog.Errors.limitTooSmall(limit)) }
-            self.limit = limit
-        } else {
-            limit = nil
-        }
-        kinds = try ValueParsing.eventKinds(invocation)
+        limit = try options.limit.value
+        kinds = try options.kinds.value
     }
 
     func run(_ session: Session) throws(CLIError) -> ExitCode {

@@ -26,13 +26,17 @@ enum FleetGroup: CommandDeclaration {
             "See the fleet: every machine's events, stock and figures, from NATS JetStream.",
             ko: "플릿을 봅니다: 모든 기계의 이벤트, 재고, 수치를 NATS JetStream에서 읽습니다."),
         subcommands: [FleetWatchCommand.self, FleetStockCommand.self, FleetMetricsCommand.self, FleetDeliverCommand.self])
+}
 
-    /// `--nats URL`, every fleet command's.
-    static let nats = Option(
-        "nats", value: "url",
-        help: LocalizedText(
-            "The NATS server (nats://host:port, comma-separated for a cluster); default: the config's fleet.url.",
-            ko: "NATS 서버 (nats://host:port, 클러스터는 쉼표로 구분). 기본값: 설정의 fleet.url."))
+extension OptionList {
+    /// `--nats <url>`, every fleet command's.
+    mutating func nats() -> Option<String?> {
+        text(
+            "nats", value: "url",
+            help: LocalizedText(
+                "The NATS server (nats://host:port, comma-separated for a cluster); default: the config's fleet.url.",
+                ko: "NATS 서버 (nats://host:port, 클러스터는 쉼표로 구분). 기본값: 설정의 fleet.url."))
+    }
 }
 
 /// A fleet command whose only option is `--nats` (`fleet stock`, `fleet metrics`): it
@@ -40,7 +44,7 @@ enum FleetGroup: CommandDeclaration {
 /// (`FleetCommandSupport.reader`), reads the stream and prints what it read. A NATS
 /// failure while reading is `FleetCommandSupport.failure`; a build without libnats
 /// exits 69.
-protocol FleetReaderCommand: JuiceCommand {
+protocol FleetReaderCommand: JuiceCommand where Options == FleetReaderOptions {
     init(nats: String?)
     var nats: String? { get }
     #if canImport(NATSClient)
@@ -53,7 +57,7 @@ extension FleetReaderCommand {
     static var needs: CommandNeeds { .plugins }
 
     init(_ invocation: Invocation) throws(CLIError) {
-        self.init(nats: invocation[FleetGroup.nats])
+        self.init(nats: try Options(invocation).nats.value)
     }
 
     func run(_ session: Session) async throws(CLIError) -> ExitCode {
@@ -68,6 +72,14 @@ extension FleetReaderCommand {
         #else
         throw FleetCommandSupport.unavailableBuild
         #endif
+    }
+}
+
+/// A `FleetReaderCommand`'s one option.
+struct FleetReaderOptions: CommandOptions {
+    let nats: Option<String?>
+    init(_ options: inout OptionList) {
+        nats = options.nats()
     }
 }
 

@@ -18,16 +18,20 @@ struct FleetDeliverCommand: JuiceCommand {
         commandName: "deliver",
         abstract: LocalizedText(
             "Deliver every machine's events to the configured webhook, command and logger subscribers, from the stream.",
-            ko: "모든 기계의 이벤트를 스트림에서 읽어 설정된 webhook, command, logger 구독자에게 전달합니다."),
-        options: [
-            FleetGroup.nats.spec,
-            follow.spec,
-        ])
-    static let follow = Flag(
-        "follow",
-        help: LocalizedText(
-            "Keep running and deliver events as they reach the stream (Ctrl-C stops).",
-            ko: "계속 실행하며 스트림에 오는 이벤트를 전달합니다 (Ctrl-C로 멈춤)."))
+            ko: "모든 기계의 이벤트를 스트림에서 읽어 설정된 webhook, command, logger 구독자에게 전달합니다."))
+
+    struct Options: CommandOptions {
+        let nats: Option<String?>
+        let follow: Option<Bool>
+        init(_ options: inout OptionList) {
+            nats = options.nats()
+            follow = options.flag(
+                "follow",
+                help: LocalizedText(
+                    "Keep running and deliver events as they reach the stream (Ctrl-C stops).",
+                    ko: "계속 실행하며 스트림에 오는 이벤트를 전달합니다 (Ctrl-C로 멈춤)."))
+        }
+    }
     /// The store: retry state and dead letters are kept in its delivery tables.
     static let needs = CommandNeeds.store
 
@@ -35,8 +39,9 @@ struct FleetDeliverCommand: JuiceCommand {
     let follow: Bool
 
     init(_ invocation: Invocation) throws(CLIError) {
-        nats = invocation[FleetGroup.nats]
-        follow = invocation[Self.follow]
+        let options = Options(invocation)
+        nats = try options.nats.value
+        follow = try options.follow.value
     }
 
     func run(_ session: Session) async throws(CLIError) -> ExitCode {

@@ -18,8 +18,7 @@ struct FleetMetricsCommand: FleetReaderCommand {
         commandName: "metrics",
         abstract: LocalizedText(
             "Print every machine's figures, read from the stream, in Prometheus' text format with a machine label.",
-            ko: "모든 기계의 수치를 스트림에서 읽어 machine 레이블을 붙인 Prometheus 텍스트 형식으로 출력합니다."),
-        options: [FleetGroup.nats.spec])
+            ko: "모든 기계의 수치를 스트림에서 읽어 machine 레이블을 붙인 Prometheus 텍스트 형식으로 출력합니다."))
 
     let nats: String?
 

@@ -21,8 +21,7 @@ struct FleetStockCommand: FleetReaderCommand {
         commandName: "stock",
         abstract: LocalizedText(
             "Show each machine's latest stock, read from the stream, and how old it is.",
-            ko: "각 기계의 최신 재고와 그 나이를 스트림에서 읽어 보여 줍니다."),
-        options: [FleetGroup.nats.spec])
+            ko: "각 기계의 최신 재고와 그 나이를 스트림에서 읽어 보여 줍니다."))
 
     let nats: String?
 

@@ -20,17 +20,34 @@ struct FleetWatchCommand: JuiceCommand {
         commandName: "watch",
         abstract: LocalizedText(
             "Show every machine's events as they happen, each prefixed with its machine (Ctrl-C stops).",
-            ko: "모든 기계의 이벤트를 일어나는 대로, 기계 이름을 앞에 붙여 보여 줍니다 (Ctrl-C로 멈춤)."),
-        options: [
-            FleetGroup.nats.spec,
-            machine.spec, EventsCommand.type.spec, since.spec,
-        ])
-    static let machine = Option("machine", value: "name", help: LocalizedText("Only this machine's events.", ko: "이 기계의 이벤트만."))
-    static let since = Option(
-        "since", value: "duration|all",
-        help: LocalizedText(
-            "First replay the events of the last DURATION (30s, 10m, 2h, 1d) or all of them, then follow.",
-            ko: "먼저 지난 DURATION(30s, 10m, 2h, 1d)의 이벤트나 전부를 다시 보여 준 뒤 따라갑니다."))
+            ko: "모든 기계의 이벤트를 일어나는 대로, 기계 이름을 앞에 붙여 보여 줍니다 (Ctrl-C로 멈춤)."))
+
+    struct Options: CommandOptions {
+        let nats: Option<String?>
+        let machine: Option<String?>
+        let kinds: Option<Set<EventKind>?>
+        /// `.distantPast`: all.
+        let since: Option<Date?>
+        init(_ options: inout OptionList) {
+            nats = options.nats()
+            machine = options.value("machine", value: "name", help: LocalizedText("Only this machine's events.", ko: "이 기계의 이벤트만.")) {
+                machine, _ throws(CLIError) in
+                guard Fleet.isMachineName(machine) else { throw CLIError(.badValue, Catalog.Fleet.badMachine(machine)) }
+                return machine
+            }
+            kinds = options.eventTypes()
+            since = options.value(
+                "since", value: "duration|all",
+                help: LocalizedText(
+                    "First replay the events of the last DURATION (30s, 10m, 2h, 1d) or all of them, then follow.",
+                    ko: "먼저 지난 DURATION(30s, 10m, 2h, 1d)의 이벤트나 전부를 다시 보여 준 뒤 따라갑니다.")
+            ) { text, _ throws(CLIError) in
+                if text == "all" { return .distantPast }
+                guard let seconds = FleetCommandSupport.seconds(text) else { throw CLIError(.badValue, Catalog.Fleet.badDuration(text)) }
+                return Date(timeIntervalSinceNow: -seconds)
+            }
+        }
+    }
     static let needs = CommandNeeds.plugins
 
     let nats: String?
@@ -40,23 +57,11 @@ struct FleetWatchCommand: JuiceCommand {
     let since: Date?
 
     init(_ invocation: Invocation) throws(CLIError) {
-        nats = invocation[FleetGroup.nats]
-        machine = invocation[Self.machine]
-        if let machine, !Fleet.isMachineName(machine) {
-            throw CLIError(.badValue, Catalog.Fleet.badMachine(machine))
-        }
-        kinds = try ValueParsing.eventKinds(invocation)
-        if let text = invocation[Self.since] {
-            if text == "all" {
-                since = .distantPast
-            } else if let seconds = FleetCommandSupport.seconds(text) {
-                since = Date(timeIntervalSinceNow: -seconds)
-            } else {
-                throw CLIError(.badValue, Catalog.Fleet.badDuration(text))
-            }
-        } else {
-            since = nil
-        }
+        let options = Options(invocation)
+        nats = try options.nats.value
+        machine = try options.machine.value
+        kinds = try options.kinds.value
+        since = try options.since.value
     }
 
     func run(_ session: Session) async throws(CLIError) -> ExitCode {

@@ -10,10 +10,14 @@ protocol CommandDeclaration: SendableMetatype {
     /// every protocol conformance in `juice` for each command when the tree is built
     /// (start-up rule "no conformance lookups at start", the Performance article).
     static var runnable: (any JuiceCommand.Type)? { get }
+    /// The options it takes: a command's `Options`, in the order they are declared;
+    /// none for a group.
+    static var declaredOptions: [OptionSpec] { get }
 }
 
 extension CommandDeclaration {
     static var runnable: (any JuiceCommand.Type)? { nil }
+    static var declaredOptions: [OptionSpec] { [] }
 }
 
 /// What a command needs set up before it runs. The runner reads it.
@@ -34,6 +38,8 @@ enum CommandNeeds: Sendable {
 /// Adding a command is one type conforming to this (its file) and one line in its
 /// parent's `subcommands` (`JuiceRoot`, or a group's declaration).
 protocol JuiceCommand: CommandDeclaration {
+    /// Its options, each declared once and read typed: `Options(invocation)` in `init`.
+    associatedtype Options: CommandOptions = NoOptions
     /// `.store` unless declared otherwise.
     static var needs: CommandNeeds { get }
     /// Whether the command is a screen that reads the person's answers (`juice shell`,
@@ -56,6 +62,7 @@ extension JuiceCommand {
     static var needs: CommandNeeds { .store }
     static var isScreen: Bool { false }
     static var runnable: (any JuiceCommand.Type)? { Self.self }
+    static var declaredOptions: [OptionSpec] { Options.declared }
     static var configFreeType: (any ConfigFreeCommand.Type)? { nil }
     static func impliedGlobalArguments(_ invocation: Invocation) -> [String] { [] }
 }

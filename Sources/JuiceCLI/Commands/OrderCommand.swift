@@ -16,34 +16,29 @@ struct OrderCommand: JuiceCommand {
                 "juice", completion: .juices,
                 help: LocalizedText(
                     "The juice: an id (mango-kiwi), English or Korean name.", ko: "쥬스: id (mango-kiwi), 영어 또는 한국어 이름."))
-        ],
-        options: [count.spec])
-    static let count = Option("count", value: "n", help: LocalizedText("How many juices to make (default: 1).", ko: "만들 잔 수 (기본값: 1)."))
+        ])
+
+    struct Options: CommandOptions {
+        let count: Option<Int?>
+        init(_ options: inout OptionList) {
+            count = options.wholeNumber(
+                "count", value: "n", help: LocalizedText("How many juices to make (default: 1).", ko: "만들 잔 수 (기본값: 1)."))
+        }
+    }
 
     let juice: Juice
     let count: Int
 
     init(_ invocation: Invocation) throws(CLIError) {
-        let path = invocation.path
-        // The shape of --count first (a usage error), then the juice, then its range.
-        var given: (text: String, reading: ValueParsing.Reading)?
-        if let text = invocation[Self.count] {
-            guard let reading = ValueParsing.reading(text) else { throw .usage(Catalog.Errors.notAWholeNumber("--count", text), path) }
-            given = (text, reading)
-        }
+        let options = Options(invocation)
+        // The shape of --count first (a usage error), then the juice, then the count's range for it:
+        // at most what a full stock of each fruit makes.
+        let count = try options.count.value ?? 1
         let juice = try ValueParsing.juice(invocation.arguments[0])
-        var count = 1
-        if let (text, reading) = given {
-            // The most one order can make: what a full stock of each fruit makes.
-            let maximum = juice.largestOrder
-            switch reading {
-            case .belowInt: throw CLIError(.badValue, Catalog.Errors.countTooSmall(text))
-            case .aboveInt: throw CLIError(.badValue, Catalog.Errors.countAboveMaximum(juice, text, maximum: maximum))
-            case .value(let value):
-                guard value >= 1 else { throw CLIError(.badValue, Catalog.Errors.countTooSmall(text)) }
-                guard value <= maximum else { throw CLIError(.badValue, Catalog.Errors.countAboveMaximum(juice, text, maximum: maximum)) }
-                count = value
-            }
+        let text = options.count.text ?? "1"
+        guard count >= 1 else { throw CLIError(.badValue, Catalog.Errors.countTooSmall(text)) }
+        guard count <= juice.largestOrder else {
+            throw CLIError(.badValue, Catalog.Errors.countAboveMaximum(juice, text, maximum: juice.largestOrder))
         }
         self.juice = juice
         self.count = count

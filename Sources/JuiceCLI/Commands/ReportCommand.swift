@@ -21,46 +21,50 @@ struct ReportCommand: JuiceCommand {
         abstract: LocalizedText(
             "Show sales, lost sales, fruit consumed and how long the stock lasts.",
             ko: "판매, 놓친 판매, 쓴 과일과 재고가 얼마나 갈지 보여 줍니다."),
-        options: [since.spec, by.spec, at.spec, svg.spec, ascii.spec],
         subcommands: [PicklistCommand.self])
-    /// `--since`, also the picklist's.
-    static let since = Option(
-        "since", value: "24h|7d|30d|date",
-        help: LocalizedText(
-            "The window: 24h, 7d, 30d (hours, days, weeks: 2w) or a date 2026-11-01 (UTC); default 7d.",
-            ko: "기간: 24h, 7d, 30d (시간, 일, 주: 2w) 또는 날짜 2026-11-01 (UTC). 기본값 7d."))
-    static let by = Option(
-        "by", value: "hour|day|week", completion: .words(Bucket.allCases.map(\.rawValue)),
-        help: LocalizedText(
-            "Bucket the fruit consumed by hour, day or week (default: by the window's length).",
-            ko: "쓴 과일을 시간, 일, 주 단위로 묶습니다 (기본값: 기간 길이에 따라)."))
-    /// `--at`, also the picklist's.
-    static let at = Option(
-        "at", value: "time",
-        help: LocalizedText(
-            "Report as of the end of this hour (2026-11-21T09:00:00Z or a date) instead of now.",
-            ko: "지금 대신 이 시각이 속한 시간의 끝을 기준으로 봅니다 (2026-11-21T09:00:00Z 또는 날짜)."))
-    static let svg = Option(
-        "svg", value: "file",
-        help: LocalizedText(
-            "Also write the charts as one standalone SVG file (- prints only the SVG, on standard output).",
-            ko: "차트를 독립된 SVG 파일 하나로도 씁니다 (-는 SVG만 표준 출력에 씁니다)."))
-    static let ascii = Flag(
-        "ascii",
-        help: LocalizedText(
-            "Draw bars with ASCII (#) instead of Unicode blocks.",
-            ko: "막대를 유니코드 블록 대신 ASCII(#)로 그립니다."))
+
+    struct Options: CommandOptions {
+        let since: Option<String?>
+        let by: Option<Bucket?>
+        let at: Option<String?>
+        let svg: Option<String?>
+        let ascii: Option<Bool>
+        init(_ options: inout OptionList) {
+            since = options.reportSince()
+            by = options.value(
+                "by", value: "hour|day|week", completion: .words(Bucket.allCases.map(\.rawValue)),
+                help: LocalizedText(
+                    "Bucket the fruit consumed by hour, day or week (default: by the window's length).",
+                    ko: "쓴 과일을 시간, 일, 주 단위로 묶습니다 (기본값: 기간 길이에 따라).")
+            ) { text, _ throws(CLIError) in
+                guard let bucket = Bucket(rawValue: text) else { throw CLIError(.badValue, Catalog.Report.badBucket(text)) }
+                return bucket
+            }
+            at = options.reportAt()
+            svg = options.text(
+                "svg", value: "file",
+                help: LocalizedText(
+                    "Also write the charts as one standalone SVG file (- prints only the SVG, on standard output).",
+                    ko: "차트를 독립된 SVG 파일 하나로도 씁니다 (-는 SVG만 표준 출력에 씁니다)."))
+            ascii = options.flag(
+                "ascii",
+                help: LocalizedText(
+                    "Draw bars with ASCII (#) instead of Unicode blocks.",
+                    ko: "막대를 유니코드 블록 대신 ASCII(#)로 그립니다."))
+        }
+    }
 
     private let window: ReportWindow
     private let svgPath: String?
     private let ascii: Bool
 
     init(_ invocation: Invocation) throws(CLIError) {
-        window = try ReportWindow(invocation, now: Self.now(), bucketOption: true)
-        svgPath = invocation[Self.svg]
-        ascii = invocation[Self.ascii]
+        let options = Options(invocation)
+        window = try ReportWindow(since: options.since.value, at: options.at.value, by: options.by, now: Self.now())
+        svgPath = try options.svg.value
+        ascii = try options.ascii.value
         // `-` is standard output, which then holds the SVG alone: not with `--json`.
-        if svgPath == "-", invocation[GlobalOptions.json] { throw .usage(Catalog.Report.svgAndJSON, invocation.path) }
+        if svgPath == "-", try GlobalOptions(invocation).json.value { throw .usage(Catalog.Report.svgAndJSON, invocation.path) }
     }
 
     func run(_ session: Session) throws(CLIError) -> ExitCode {
@@ -124,34 +128,45 @@ struct PicklistCommand: JuiceCommand {
         commandName: "picklist",
         abstract: LocalizedText(
             "List how much of each fruit to bring from the storeroom.",
-            ko: "창고에서 가져올 과일과 개수를 보여 줍니다."),
-        options: [cover.spec, target.spec, ReportCommand.since.spec, ReportCommand.at.spec])
-    static let cover = Option(
-        "cover", value: "12h|2d|1w",
-        help: LocalizedText(
-            "Bring enough for this long at the recent rate: 12h, 2d, 1w (default 1d).",
-            ko: "최근 속도로 이 기간 동안 쓸 만큼 가져옵니다: 12h, 2d, 1w (기본값 1d)."))
-    static let target = Option(
-        "target", value: "n",
-        help: LocalizedText(
-            "Bring enough to reach this many of each fruit instead.",
-            ko: "대신 과일마다 이 개수가 되도록 가져옵니다."))
+            ko: "창고에서 가져올 과일과 개수를 보여 줍니다."))
+
+    struct Options: CommandOptions {
+        let cover: Option<ReportDuration?>
+        let target: Option<Int?>
+        let since: Option<String?>
+        let at: Option<String?>
+        init(_ options: inout OptionList) {
+            cover = options.value(
+                "cover", value: "12h|2d|1w",
+                help: LocalizedText(
+                    "Bring enough for this long at the recent rate: 12h, 2d, 1w (default 1d).",
+                    ko: "최근 속도로 이 기간 동안 쓸 만큼 가져옵니다: 12h, 2d, 1w (기본값 1d).")
+            ) { text, _ throws(CLIError) in try ReportDuration.cover(text) }
+            target = options.integer(
+                "target", value: "n", in: 1...1_000_000,
+                help: LocalizedText(
+                    "Bring enough to reach this many of each fruit instead.",
+                    ko: "대신 과일마다 이 개수가 되도록 가져옵니다."),
+                belowMinimum: Catalog.Report.targetOutOfRange)
+            since = options.reportSince()
+            at = options.reportAt()
+        }
+    }
 
     private let window: ReportWindow
     private let mode: PicklistMode
 
     init(_ invocation: Invocation) throws(CLIError) {
-        let cover = invocation[Self.cover]
-        let target = invocation[Self.target]
-        if cover != nil, target != nil { throw .usage(Catalog.Report.coverAndTarget, invocation.path) }
-        if let target {
-            let value = try ValueParsing.integer(target, for: "--target", minimum: 1, maximum: 1_000_000, path: invocation.path)
-            guard (1...1_000_000).contains(value) else { throw CLIError(.badValue, Catalog.Report.targetOutOfRange(value)) }
-            mode = .target(value)
+        let options = Options(invocation)
+        if options.cover.text != nil, options.target.text != nil { throw .usage(Catalog.Report.coverAndTarget, invocation.path) }
+        if let target = try options.target.value {
+            mode = .target(target)
+        } else if let cover = try options.cover.value {
+            mode = .cover(cover)
         } else {
-            mode = .cover(try ReportDuration.cover(cover ?? "1d"))
+            mode = .cover(try ReportDuration.cover("1d"))
         }
-        window = try ReportWindow(invocation, now: ReportCommand.now(), bucketOption: false)
+        window = try ReportWindow(since: options.since.value, at: options.at.value, by: nil, now: ReportCommand.now())
     }
 
     func run(_ session: Session) throws(CLIError) -> ExitCode {
@@ -178,5 +193,26 @@ struct PicklistCommand: JuiceCommand {
         }
         context.console.standardOutput.write(heading(language) + "\n" + TableLayout.render(rows))
         return .success
+    }
+}
+
+/// The options `juice report` and `juice report picklist` share.
+extension OptionList {
+    /// `--since`: the window, read by `ReportWindow`.
+    mutating func reportSince() -> Option<String?> {
+        text(
+            "since", value: "24h|7d|30d|date",
+            help: LocalizedText(
+                "The window: 24h, 7d, 30d (hours, days, weeks: 2w) or a date 2026-11-01 (UTC); default 7d.",
+                ko: "기간: 24h, 7d, 30d (시간, 일, 주: 2w) 또는 날짜 2026-11-01 (UTC). 기본값 7d."))
+    }
+
+    /// `--at`: the window's end, read by `ReportWindow`.
+    mutating func reportAt() -> Option<String?> {
+        text(
+            "at", value: "time",
+            help: LocalizedText(
+                "Report as of the end of this hour (2026-11-21T09:00:00Z or a date) instead of now.",
+                ko: "지금 대신 이 시각이 속한 시간의 끝을 기준으로 봅니다 (2026-11-21T09:00:00Z 또는 날짜)."))
     }
 }

@@ -49,7 +49,7 @@ extension ScreenCommand {
     static var isScreen: Bool { true }
 
     init(_ invocation: Invocation) throws(CLIError) {
-        if invocation[GlobalOptions.json] {
+        if try GlobalOptions(invocation).json.value {
             let name = invocation.path.map(\.name).joined(separator: " ")
             throw CLIError(.usage, Catalog.Errors.jsonNotForScreens(name))
         }

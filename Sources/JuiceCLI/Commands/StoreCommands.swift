@@ -128,15 +128,22 @@ struct StoreRecoverCommand: JuiceCommand {
         commandName: "recover",
         abstract: LocalizedText(
             "Save every readable row of a damaged store into a new store file.",
-            ko: "손상된 저장소에서 읽을 수 있는 모든 행을 새 저장소 파일에 살립니다."),
-        options: [to.spec])
-    static let to = Option(
-        "to", value: "file", required: true, help: LocalizedText("the new store file (it must not exist yet)", ko: "새 저장소 파일(아직 없는 파일이어야 합니다)"))
+            ko: "손상된 저장소에서 읽을 수 있는 모든 행을 새 저장소 파일에 살립니다."))
+
+    struct Options: CommandOptions {
+        let to: Option<String>
+        init(_ options: inout OptionList) {
+            to = options.required(
+                "to", value: "file", help: LocalizedText("the new store file (it must not exist yet)", ko: "새 저장소 파일(아직 없는 파일이어야 합니다)")
+            ) { file, _ in file }
+        }
+    }
+
     static let needs = CommandNeeds.plugins
     let target: String
 
     init(_ invocation: Invocation) throws(CLIError) {
-        target = try StoreCommandSupport.target(invocation[Self.to], option: "--to <file>", path: invocation.path)
+        target = try Options(invocation).to.value
     }
 
     func run(_ session: Session) throws(CLIError) -> ExitCode {

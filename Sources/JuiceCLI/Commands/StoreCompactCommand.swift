@@ -17,25 +17,37 @@ struct StoreCompactCommand: JuiceCommand {
         commandName: "compact",
         abstract: LocalizedText(
             "Fold events older than store.retention into the report's rollups, delete them, give the space back.",
-            ko: "store.retention보다 오래된 이벤트를 보고서 롤업에 접어 넣고 지운 뒤 공간을 돌려줍니다."),
-        options: [retention.spec])
-    static let retention = Option(
-        "retention", value: "days",
-        help: LocalizedText(
-            "How long to keep events (400d, 60w); default: the config's store.retention.",
-            ko: "이벤트를 얼마나 보관할지(400d, 60w). 기본값: 설정의 store.retention."))
+            ko: "store.retention보다 오래된 이벤트를 보고서 롤업에 접어 넣고 지운 뒤 공간을 돌려줍니다."))
+
+    struct Options: CommandOptions {
+        /// In days.
+        let retention: Option<Int?>
+        let rewrite: Option<Bool>
+        init(_ options: inout OptionList) {
+            retention = options.value(
+                "retention", value: "days",
+                help: LocalizedText(
+                    "How long to keep events (400d, 60w); default: the config's store.retention.",
+                    ko: "이벤트를 얼마나 보관할지(400d, 60w). 기본값: 설정의 store.retention.")
+            ) { text, _ throws(CLIError) in
+                guard let days = ConfigKeys.retentionDays(text) else { throw CLIError(.badValue, Catalog.StoreCommands.badRetention(text)) }
+                return days
+            }
+            rewrite = options.flag(
+                "rewrite",
+                help: LocalizedText(
+                    "Once, for a store an older juice created: rewrite the file so compaction gives space back (orders wait until it ends).",
+                    ko: "이전 juice가 만든 저장소에 한 번: 압축이 공간을 돌려주도록 파일을 다시 씁니다(끝날 때까지 주문이 기다립니다)."))
+        }
+    }
 
     let retentionDays: Int?
+    let rewrite: Bool
 
     init(_ invocation: Invocation) throws(CLIError) {
-        guard let text = invocation[Self.retention] else {
-            retentionDays = nil
-            return
-        }
-        guard let days = ConfigKeys.retentionDays(text) else {
-            throw CLIError(.badValue, Catalog.StoreCommands.badRetention(text))
-        }
-        retentionDays = days
+        let options = Options(invocation)
+        retentionDays = try options.retention.value
+        rewrite = try options.rewrite.value
     }
 
     func run(_ session: Session) throws(CLIError) -> ExitCode {
@@ -44,7 +56,19 @@ struct StoreCompactCommand: JuiceCommand {
             throw CLIError(.config, Catalog.StoreCommands.noRetention)
         }
         let store = try StoreCommandSupport.store(session)
-        let result = try Self.compact(store, days: days, session: session)
+        var result = try Self.compact(store, days: days, session: session)
+        var rewritten = false
+        if rewrite, !result.givesSpaceBack {
+            let pages: (pagesBefore: Int64, pagesAfter: Int64)
+            do {
+                pages = try store.rewriteKeepingFreePagesApart()
+            } catch {
+                throw CLIError(.storeIO, Catalog.Errors.store(error))
+            }
+            rewritten = true
+            result.givesSpaceBack = true
+            result.freedPages += Int(pages.pagesBefore - pages.pagesAfter)
+        }
         context.printResult(
             json: .object([
                 ("store", .string(store.path)), ("retentionDays", .integer(days)),
@@ -52,6 +76,7 @@ struct StoreCompactCommand: JuiceCommand {
                 ("stoppedBy", Self.json(result.limit)), ("transactions", .integer(result.batches)),
                 ("longestTransactionMilliseconds", .number(result.longestBatchMilliseconds)),
                 ("freedPages", .integer(result.freedPages)), ("givesSpaceBack", .bool(result.givesSpaceBack)),
+                ("rewritten", .bool(rewritten)),
             ]),
             lines: Catalog.StoreCommands.compacted(result, store: store.path, days: days).map { $0(context.language) })
         return .success
@@ -138,8 +163,10 @@ extension Catalog.StoreCommands {
             result.givesSpaceBack
                 ? LocalizedText("\(result.freedPages) free pages given back to the file system", ko: "빈 페이지 \(result.freedPages)개를 파일 시스템에 돌려주었습니다")
                 : LocalizedText(
-                    "the pages freed are reused by new events: the file stops growing, it does not shrink",
-                    ko: "비운 페이지는 새 이벤트가 다시 씁니다. 파일이 더 커지지 않지만 줄어들지도 않습니다"))
+                    "this store was created by an older juice: the pages freed are reused by new events, the file does not shrink; "
+                        + "'juice store compact --rewrite' rewrites it once (orders wait until it ends), then compaction gives space back",
+                    ko: "이전 juice가 만든 저장소입니다. 비운 페이지는 새 이벤트가 다시 쓰고 파일은 줄지 않습니다. "
+                        + "'juice store compact --rewrite'로 한 번 다시 쓰면(끝날 때까지 주문이 기다립니다) 그다음부터 압축이 공간을 돌려줍니다"))
         return lines
     }
 

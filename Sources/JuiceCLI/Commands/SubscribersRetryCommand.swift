@@ -20,20 +20,25 @@ struct SubscribersRetryCommand: JuiceCommand {
                 "name", completion: .subscribers,
                 help: LocalizedText(
                     "The subscriber's name, as `juice subscribers` lists it.", ko: "`juice subscribers`에 나오는 구독자 이름."))
-        ],
-        options: [deadLetters.spec])
-    static let deadLetters = Flag(
-        "dead-letters",
-        help: LocalizedText(
-            "Also send each dead letter once more (those delivered are removed).",
-            ko: "데드 레터도 한 번씩 다시 보냅니다 (전달된 것은 지웁니다)."))
+        ])
+
+    struct Options: CommandOptions {
+        let deadLetters: Option<Bool>
+        init(_ options: inout OptionList) {
+            deadLetters = options.flag(
+                "dead-letters",
+                help: LocalizedText(
+                    "Also send each dead letter once more (those delivered are removed).",
+                    ko: "데드 레터도 한 번씩 다시 보냅니다 (전달된 것은 지웁니다)."))
+        }
+    }
 
     let name: String
     let deadLetters: Bool
 
     init(_ invocation: Invocation) throws(CLIError) {
         name = invocation.arguments[0]
-        deadLetters = invocation[Self.deadLetters]
+        deadLetters = try Options(invocation).deadLetters.value
     }
 
     func run(_ session: Session) async throws(CLIError) -> ExitCode {

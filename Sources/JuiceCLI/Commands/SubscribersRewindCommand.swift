@@ -25,32 +25,35 @@ struct SubscribersRewindCommand: JuiceCommand {
             ArgumentSpec(
                 "name", completion: .subscribers,
                 help: LocalizedText("The subscriber's name, as `juice subscribers` lists it.", ko: "`juice subscribers`에 나오는 구독자 이름."))
-        ],
-        options: [to.spec])
-    static let to = Option(
-        "to", value: "time|sequence", required: true,
-        help: LocalizedText(
-            "The first event to send again: a sequence (120), a time (2026-11-21T09:00:00Z) or a date (2026-11-21, UTC).",
-            ko: "다시 보낼 첫 이벤트: 순번(120), 시각(2026-11-21T09:00:00Z) 또는 날짜(2026-11-21, UTC)."))
+        ])
+
+    struct Options: CommandOptions {
+        let to: Option<SQLiteStore.RewindTarget>
+        init(_ options: inout OptionList) {
+            to = options.required(
+                "to", value: "time|sequence",
+                help: LocalizedText(
+                    "The first event to send again: a sequence (120), a time (2026-11-21T09:00:00Z) or a date (2026-11-21, UTC).",
+                    ko: "다시 보낼 첫 이벤트: 순번(120), 시각(2026-11-21T09:00:00Z) 또는 날짜(2026-11-21, UTC).")
+            ) { text, _ throws(CLIError) in
+                if !text.isEmpty, text.utf8.allSatisfy({ (48...57).contains($0) }) {
+                    guard let sequence = Int64(text), sequence >= 1, sequence <= EventEnvelope.greatestSequence else {
+                        throw CLIError(.badValue, Catalog.Delivery.badRewindTarget(text))
+                    }
+                    return .sequence(sequence)
+                }
+                guard let milliseconds = ReportWindow.time(text) else { throw CLIError(.badValue, Catalog.Delivery.badRewindTarget(text)) }
+                return .time(Date(timeIntervalSince1970: Double(milliseconds) / 1000))
+            }
+        }
+    }
 
     let name: String
     let target: SQLiteStore.RewindTarget
 
     init(_ invocation: Invocation) throws(CLIError) {
         name = invocation.arguments[0]
-        guard let text = invocation[Self.to] else {
-            throw CLIError.usage(Catalog.Errors.missingArgument("--to <time|sequence>"), invocation.path)
-        }
-        if !text.isEmpty, text.utf8.allSatisfy({ (48...57).contains($0) }) {
-            guard let sequence = Int64(text), sequence >= 1, sequence <= EventEnvelope.greatestSequence else {
-                throw CLIError(.badValue, Catalog.Delivery.badRewindTarget(text))
-            }
-            target = .sequence(sequence)
-        } else if let milliseconds = ReportWindow.time(text) {
-            target = .time(Date(timeIntervalSince1970: Double(milliseconds) / 1000))
-        } else {
-            throw CLIError(.badValue, Catalog.Delivery.badRewindTarget(text))
-        }
+        target = try Options(invocation).to.value
     }
 
     func run(_ session: Session) throws(CLIError) -> ExitCode {

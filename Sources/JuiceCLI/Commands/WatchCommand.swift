@@ -15,15 +15,21 @@ struct WatchCommand: JuiceCommand {
         commandName: "watch",
         abstract: LocalizedText(
             "Show events as they happen, also those of other juice processes (Ctrl-C stops).",
-            ko: "일어나는 이벤트를 바로 보여 줍니다. 다른 juice 프로세스의 것도 (Ctrl-C로 멈춤)."),
-        options: [
-            since.spec, EventsCommand.type.spec,
-        ])
-    static let since = Option(
-        "since", value: "sequence",
-        help: LocalizedText(
-            "First replay the events after this sequence number, then follow.",
-            ko: "이 순번 다음의 이벤트를 먼저 다시 보여 준 뒤 따라갑니다."))
+            ko: "일어나는 이벤트를 바로 보여 줍니다. 다른 juice 프로세스의 것도 (Ctrl-C로 멈춤)."))
+
+    struct Options: CommandOptions {
+        let since: Option<Int64?>
+        let kinds: Option<Set<EventKind>?>
+        init(_ options: inout OptionList) {
+            since = options.sequence(
+                "since",
+                help: LocalizedText(
+                    "First replay the events after this sequence number, then follow.",
+                    ko: "이 순번 다음의 이벤트를 먼저 다시 보여 준 뒤 따라갑니다."))
+            kinds = options.eventTypes()
+        }
+    }
+
     /// How long one wait for new events may last before a stop signal is looked at
     /// again (the store's wait ends on its own short slices too).
     private static let waitSlice = Duration.milliseconds(200)
@@ -33,8 +39,9 @@ struct WatchCommand: JuiceCommand {
     let kinds: Set<EventKind>?
 
     init(_ invocation: Invocation) throws(CLIError) {
-        since = try ValueParsing.since(invocation, Self.since)
-        kinds = try ValueParsing.eventKinds(invocation)
+        let options = Options(invocation)
+        since = try options.since.value
+        kinds = try options.kinds.value
     }
 
     func run(_ session: Session) throws(CLIError) -> ExitCode {

@@ -4,10 +4,10 @@
 /// reads the config the command being typed would read.
 enum CompletionSettings {
     /// The long names of the options that are carried over.
-    static let names: Set<String> = [
-        GlobalOptions.config.spec.name, GlobalOptions.store.spec.name, GlobalOptions.inMemory.spec.name,
-        GlobalOptions.lang.spec.name,
-    ]
+    static let names: Set<String> = {
+        let options = GlobalOptions.unbound
+        return [options.config.spec.name, options.store.spec.name, options.inMemory.spec.name, options.lang.spec.name]
+    }()
 
     /// Those options among `words` (what follows `juice` on the line) before the word
     /// under the cursor, as typed: `["--config", "a.json", "--lang=ko"]`. Nothing after `--`.

@@ -69,8 +69,10 @@ extension HelpTopics {
                     "gone",
                     "The events themselves: their ids, times to the millisecond and data. juice events, juice watch --since "
                         + "and a new or rewound subscriber start where history starts. Each write transaction deletes at most "
-                        + "500 events, so an order waits at most one such transaction. Freed pages are reused by new events: "
-                        + "the file stops growing, it does not shrink."),
+                        + "500 events, so an order waits at most one such transaction. The freed pages go back to the file "
+                        + "system, 256 at a time. A store an older juice created reuses them for new events instead (the file "
+                        + "stops growing, it does not shrink) until juice store compact --rewrite rewrites it once; orders wait "
+                        + "while that runs."),
             ]),
             .paragraph("A store file that is not whole, command by command:"),
             .items([

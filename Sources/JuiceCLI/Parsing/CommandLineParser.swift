@@ -19,18 +19,11 @@ struct Invocation: Sendable {
 
     var command: CommandSpec { path[path.count - 1] }
 
-    /// The last value given for `option`, or nil when it was not given.
-    subscript(option: Option) -> String? { values[option.spec.name]?.last }
-    /// Every value given for `option`, in order.
-    subscript(option: RepeatableOption) -> [String] { values[option.spec.name] ?? [] }
-    /// Whether `flag` was given.
-    subscript(flag: Flag) -> Bool { flags.contains(flag.spec.name) }
-
-    /// The values given for a declared option, for code that walks the declarations
-    /// rather than reading one option (the declaration tests).
-    func values(of spec: OptionSpec) -> [String] { values[spec.name] ?? [] }
-    /// Whether a declared flag was given, for code that walks the declarations.
-    func isGiven(_ spec: OptionSpec) -> Bool { flags.contains(spec.name) }
+    /// The words given for a declared option, in order: its values, or one empty word
+    /// for a flag given (what `OptionList` binds an option to).
+    func given(_ spec: OptionSpec) -> [String] {
+        spec.takesValue ? values[spec.name] ?? [] : flags.contains(spec.name) ? [""] : []
+    }
 }
 
 /// What the command line asks for.
@@ -131,9 +124,9 @@ package struct CommandLineParser: Sendable {
                 }
             }
         }
-        if let code = values[GlobalOptions.lang.spec.name]?.last, Language(rawValue: code) == nil {
-            throw .usage(Catalog.Errors.invalidLanguage(code), path)
-        }
+        let invocation = Invocation(path: path, arguments: arguments, values: values, flags: flags)
+        // A bad `--lang` is reported beside `--help` and `--version` too.
+        _ = try GlobalOptions(invocation).lang.value
         if wantsHelp { return .help(commandPath(of: words)) }
         if wantsVersion {
             // `--version` is the whole request: a command or argument beside it is a mistake.
@@ -143,7 +136,7 @@ package struct CommandLineParser: Sendable {
             return .version
         }
         try check(arguments, against: path)
-        return .run(Invocation(path: path, arguments: arguments, values: values, flags: flags))
+        return .run(invocation)
     }
 
     /// `juice help --man` and `juice help <topic>`; nil for any other `juice help` line,

@@ -14,20 +14,14 @@ struct GlobalSettings: Sendable {
     let colorAllowed: Bool
 
     init(_ invocation: Invocation, environment: [String: String]) throws(CLIError) {
-        configPath = invocation[GlobalOptions.config]
-        storePath = invocation[GlobalOptions.store]
-        inMemory = invocation[GlobalOptions.inMemory]
-        json = invocation[GlobalOptions.json]
-        quiet = invocation[GlobalOptions.quiet]
-        colorAllowed = !invocation[GlobalOptions.noColor] && (environment["NO_COLOR"] ?? "").isEmpty && environment["TERM"] != "dumb"
-        if let code = invocation[GlobalOptions.lang] {
-            guard let language = Language(rawValue: code) else {
-                throw .usage(Catalog.Errors.invalidLanguage(code), invocation.path)
-            }
-            self.language = language
-        } else {
-            language = nil
-        }
+        let options = GlobalOptions(invocation)
+        configPath = try options.config.value
+        storePath = try options.store.value
+        inMemory = try options.inMemory.value
+        json = try options.json.value
+        quiet = try options.quiet.value
+        colorAllowed = try !options.noColor.value && (environment["NO_COLOR"] ?? "").isEmpty && environment["TERM"] != "dumb"
+        language = try options.lang.value
     }
 
     /// The `--lang` value in `words`, read leniently, for messages about a command line

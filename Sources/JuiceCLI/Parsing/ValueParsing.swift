@@ -49,26 +49,18 @@ enum ValueParsing {
         return .value(value)
     }
 
-    /// `--since N` (0 or more), or nil when not given.
-    static func since(_ invocation: Invocation, _ option: Option) throws(CLIError) -> Int64? {
-        guard let text = invocation[option] else { return nil }
-        let since = try integer(text, for: "--since", minimum: 0, maximum: Int(Int64.max), path: invocation.path)
-        guard since >= 0 else { throw CLIError(.badValue, Catalog.Errors.sinceNegative(since)) }
-        return Int64(since)
-    }
-
     /// The kinds named by every `--type` (repeatable, comma-separated), or nil when none.
     /// Names are read as juice names are: in any case, with or without `-`, `_` or spaces
     /// (`juiceMade`, `juicemade`, `JUICE-MADE`), or as the CloudEvents type; a typo gets
     /// a suggestion.
-    static func eventKinds(_ invocation: Invocation) throws(CLIError) -> Set<EventKind>? {
-        let names = invocation[EventsCommand.type].flatMap { $0.split(separator: ",").map(String.init) }
+    static func eventKinds(_ given: [String], path: [CommandSpec]) throws(CLIError) -> Set<EventKind>? {
+        let names = given.flatMap { $0.split(separator: ",").map(String.init) }
         var kinds = Set<EventKind>()
         for name in names {
             guard let kind = eventKind(name) else {
                 let suggestion = NameSuggestion.closest(to: squashed(name), among: EventKind.allCases.map { squashed($0.rawValue) })
                     .flatMap { close in EventKind.allCases.first { squashed($0.rawValue) == close } }
-                throw .usage(Catalog.Errors.unknownEventType(name, suggestion: suggestion), invocation.path)
+                throw .usage(Catalog.Errors.unknownEventType(name, suggestion: suggestion), path)
             }
             kinds.insert(kind)
         }
@@ -115,5 +107,28 @@ enum ValueParsing {
         case let .draftConflict(fruits): CLIError(.storeIO, Catalog.Errors.draftConflict(fruits))
         case let .store(failure): CLIError(.storeIO, Catalog.Errors.store(failure))
         }
+    }
+}
+
+/// Options more than one command declares.
+extension OptionList {
+    /// `--since <sequence>`: a sequence number (0 or more); nil when not given.
+    mutating func sequence(_ name: String, help: LocalizedText) -> Option<Int64?> {
+        value(name, value: "sequence", help: help) { text, path throws(CLIError) in
+            let since = try ValueParsing.integer(text, for: "--\(name)", minimum: 0, maximum: Int(Int64.max), path: path)
+            guard since >= 0 else { throw CLIError(.badValue, Catalog.Errors.sinceNegative(since)) }
+            return Int64(since)
+        }
+    }
+
+    /// `--type <type>` (`juice events`, `juice watch`, `juice fleet watch`): the kinds
+    /// named (`ValueParsing.eventKinds`), or nil when none.
+    mutating func eventTypes() -> Option<Set<EventKind>?> {
+        let spec = OptionSpec(
+            "type", value: "type", repeatable: true, completion: .words(EventKind.allCases.map(\.rawValue)),
+            help: LocalizedText(
+                "Only events of this type: stockChanged, juiceMade, orderFailed (repeatable).",
+                ko: "이 종류의 이벤트만: stockChanged, juiceMade, orderFailed (여러 번 가능)."))
+        return declare(spec) { given, path throws(CLIError) in try ValueParsing.eventKinds(given, path: path) }
     }
 }

@@ -93,7 +93,7 @@ struct Runner: Sendable {
                 }
                 return .needsWork(Prepared(invocation: invocation, settings: settings, command: type))
             } catch {
-                return .finished(report(error, language: fallbackLanguage(configOption: parsed[GlobalOptions.config])))
+                return .finished(report(error, language: fallbackLanguage(configOption: try? GlobalOptions(parsed).config.value)))
             }
         }
     }
@@ -118,7 +118,7 @@ struct Runner: Sendable {
             return try await execute(prepared, loaded: &loaded)
         } catch {
             guard case .read(let config) = loaded else {
-                return report(error, language: fallbackLanguage(configOption: invocation[GlobalOptions.config]))
+                return report(error, language: fallbackLanguage(configOption: try? GlobalOptions(invocation).config.value))
             }
             return report(error, language: fallbackLanguage(config: config))
         }

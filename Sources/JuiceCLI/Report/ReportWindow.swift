@@ -98,25 +98,26 @@ struct ReportWindow: Sendable, Equatable {
     /// The exclusive end of the events counted: the end of the last hour.
     var endMilliseconds: Int64 { (lastHour + 1) * ReportDuration.hourMilliseconds }
 
-    /// Reads `--since`, `--at` and `--by` (when `bucketOption`), against `now` (epoch ms).
-    init(_ invocation: Invocation, now: Int64, bucketOption: Bool) throws(CLIError) {
+    /// The window `--since` and `--at` give (`by`, when the command has `--by`, is read
+    /// last), against `now` (epoch ms).
+    init(since sinceWord: String?, at atWord: String?, by: Option<Bucket?>?, now: Int64) throws(CLIError) {
         let hour = ReportDuration.hourMilliseconds
         var until = now
-        if let text = invocation[ReportCommand.at] {
+        if let text = atWord {
             guard let at = Self.time(text) else { throw CLIError(.badValue, Catalog.Report.badTime("--at", text)) }
             guard at <= now else { throw CLIError(.badValue, Catalog.Report.futureTime("--at", text)) }
             // The end of the hour holding `at`, never later than now.
             let end = (floorDivide(at, hour) + (at % hour == 0 ? 0 : 1)) * hour
             until = min(end, now)
         }
-        let sinceText = invocation[ReportCommand.since] ?? "7d"
+        let sinceText = sinceWord ?? "7d"
         let since: Int64
         if let duration = try ReportDuration.parse(sinceText, option: "--since") {
             since = floorDivide(until - duration.hours * hour, hour) * hour
         } else if Self.isDate(sinceText), let date = Self.time(sinceText) {
             guard date <= now else { throw CLIError(.badValue, Catalog.Report.futureDate("--since", sinceText)) }
             guard date < until else {
-                throw CLIError(.badValue, Catalog.Report.sinceAfterAt(sinceText, invocation[ReportCommand.at] ?? ""))
+                throw CLIError(.badValue, Catalog.Report.sinceAfterAt(sinceText, atWord ?? ""))
             }
             // As long a window as the longest duration: its first day is the earliest date.
             let earliest = (floorDivide(until - ReportDuration.maximumHours * hour - 1, 24 * hour) + 1) * 24 * hour
@@ -134,8 +135,7 @@ struct ReportWindow: Sendable, Equatable {
         lastHour = max(firstHour, floorDivide(until - 1, hour))
         label = sinceText
         startsAtDate = Self.isDate(sinceText)
-        if bucketOption, let text = invocation[ReportCommand.by] {
-            guard let bucket = Bucket(rawValue: text) else { throw CLIError(.badValue, Catalog.Report.badBucket(text)) }
+        if let bucket = try by?.value {
             self.bucket = bucket
         } else {
             let span = lastHour - firstHour + 1

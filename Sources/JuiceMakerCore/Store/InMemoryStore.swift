@@ -77,6 +77,9 @@ public final class InMemoryStore: StockStore, EventJournal, JournalTotalsReading
         }
     }
 
+    /// Readers inside `waitForEvents` now (for the tests: a commit from then on wakes them).
+    package var waitingReaders: Int { waiters.load(ordering: .sequentiallyConsistent) }
+
     /// Wakes at the commit that adds the event, or at `timeout`; never polls.
     public func waitForEvents(after sequence: Int64, timeout: Duration) throws(StoreError) -> Bool {
         let deadline = ContinuousClock.now.advanced(by: timeout)

@@ -9,9 +9,15 @@ extension StoreError.Operation: CustomStringConvertible {
     public var description: String {
         switch self {
         case .opening: "opening it"
-        case let .preparing(statement): "preparing \(statement)"
-        case let .running(statement): "running \(statement)"
+        case let .preparing(statement): "preparing \(Self.oneLine(statement))"
+        case let .running(statement): "running \(Self.oneLine(statement))"
         }
+    }
+
+    /// A statement as one line: a schema's statements span several, and a store error
+    /// is said in one.
+    static func oneLine(_ statement: String) -> String {
+        statement.split(whereSeparator: \.isWhitespace).joined(separator: " ")
     }
 }
 
@@ -242,8 +248,8 @@ extension StoreError.Operation {
     public var korean: String {
         switch self {
         case .opening: "파일을 여는"
-        case let .preparing(statement): "'\(statement)'을(를) 준비하는"
-        case let .running(statement): "'\(statement)'을(를) 실행하는"
+        case let .preparing(statement): "'\(Self.oneLine(statement))'을(를) 준비하는"
+        case let .running(statement): "'\(Self.oneLine(statement))'을(를) 실행하는"
         }
     }
 }
