@@ -66,13 +66,16 @@ extension DurableDelivery {
 
     private func run(_ pass: inout WindowPass) {
         while true {
-            let (answers, stopping, force, forget, requests) = state.withLock { state in
+            let (answers, stopping, force, forget, requests, redeliver) = state.withLock { state in
                 defer {
                     state.answers.removeAll(keepingCapacity: true)
                     state.forceAttempt = false
                     state.forgetAttempts = false
                 }
-                return (state.answers, state.stopping, state.forceAttempt, state.forgetAttempts, state.requests)
+                return (
+                    state.answers, state.stopping, state.forceAttempt, state.forgetAttempts, state.requests,
+                    state.redeliverDeadLetters
+                )
             }
             if forget {
                 pass.window.forgetAttempts()
@@ -104,6 +107,13 @@ extension DurableDelivery {
                 }
                 waitForAnswers(after: requests)
                 continue
+            }
+            // `retry --dead-letters` asked for its resend: the run loop does it before this
+            // pass may settle the request that came with it (its `requests` are read above,
+            // after the flag was set). Nothing in flight: the window is kept for the next pass.
+            if redeliver, pass.window.inFlight == 0 {
+                persistCursor()
+                return
             }
             if (pass.disabled || pass.storeFailed), pass.window.inFlight == 0 {
                 persistCursor()

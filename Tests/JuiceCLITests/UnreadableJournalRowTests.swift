@@ -107,7 +107,7 @@ func tamper(_ path: String, _ sql: String) throws {
 
         // Sent again: still unreadable, so they stay, said once each, and nothing else is sent.
         let retry = try sandbox.run(["subscribers", "retry", "audit", "--dead-letters", "--config", config])
-        #expect(retry.stderr.contains("dead letter 2 still cannot be read"))
+        #expect(retry.stderr.contains("dead letter 2 still cannot be read"), "exit \(retry.status), stdout: \(retry.stdout)")
         #expect(retry.stderr.contains("dead letter 4 still cannot be read"))
         let after = try sandbox.run(["subscribers", "--json", "--config", config])
         #expect((try after.json() as? [[String: Any]])?.first?["deadLetters"] as? Int == 2)
