@@ -47,6 +47,7 @@ import Testing
     func helpListsExactlyTheDeclaredOptions(words: [String], language: Language) throws {
         let configuration = try Self.declaration(words).configuration
         let declaredOptions = try Self.declaration(words).declaredOptions
+        let declaredArguments = try Self.declaration(words).declaredArguments
         let result = try JuiceSandbox().run(words + ["--help", "--lang", language.rawValue])
         #expect(result.status == 0, "\(words): \(result.stderr)")
         let help = result.stdout
@@ -62,8 +63,8 @@ import Testing
         #expect(global.map(\.label) == CommandTable.globalOptions.map(\.helpLabel), "\(words)")
 
         let arguments = Self.rows(of: Catalog.Help.argumentsHeading(language), in: help)
-        #expect(arguments.map(\.label) == configuration.arguments.map(\.synopsis), "\(words)")
-        #expect(arguments.map(\.text) == configuration.arguments.map { $0.help(language) }, "\(words)")
+        #expect(arguments.map(\.label) == declaredArguments.map(\.synopsis), "\(words)")
+        #expect(arguments.map(\.text) == declaredArguments.map { $0.help(language) }, "\(words)")
         let subcommands = Self.rows(of: Catalog.Help.subcommandsHeading(language), in: help)
         #expect(subcommands.map(\.label) == configuration.subcommands.map { $0.configuration.commandName }, "\(words)")
         #expect(subcommands.map(\.text) == configuration.subcommands.map { $0.configuration.abstract(language) }, "\(words)")
@@ -84,9 +85,8 @@ import Testing
     @Test(arguments: CommandDeclarationTests.declared.map(\.words))
     func theParserAcceptsExactlyTheDeclaredOptions(words: [String]) throws {
         let declaration = try Self.declaration(words)
-        let configuration = declaration.configuration
         let parser = CommandLineParser.juice
-        let base = words + configuration.arguments.map { _ in "x" }
+        let base = words + declaration.declaredArguments.map { _ in "x" }
         let runnable = declaration as? any JuiceCommand.Type
 
         for option in declaration.declaredOptions {
@@ -135,7 +135,7 @@ import Testing
         let sandbox = try JuiceSandbox()
         let directory = (sandbox.storePath as NSString).deletingLastPathComponent
         for command in needsPlugins {
-            let words = command.words + command.declaration.configuration.arguments.map { _ in "x" }
+            let words = command.words + command.declaration.declaredArguments.map { _ in "x" }
             let result = try sandbox.run(words)
             // `config …` succeeds. The others need more than this sandbox has (`store recover`
             // its `--to`, `fleet …` a NATS server); what matters here is that they create nothing.

@@ -76,6 +76,33 @@ import Testing
         #expect(try !DeliverCommand.Options.unbound.follow.value)
     }
 
+    /// Positional arguments are declared on the same list: the parser, the usage line and
+    /// `--help` read them from there, and each is read typed from its declaration.
+    @Test func anArgumentIsItsDeclaration() throws {
+        #expect(OrderCommand.declaredArguments.map(\.synopsis) == ["<juice>"])
+        #expect(StockAddCommand.declaredArguments.map(\.synopsis) == ["<fruit>", "<n>"])
+        #expect(StockSetCommand.declaredArguments.map(\.synopsis) == ["<fruit=n> ..."])
+        #expect(CommandTable.root.subcommand(named: "order")?.arguments.map(\.name) == ["juice"])
+        // Every command: names distinct, a repeating argument only last.
+        for command in CommandDeclarationTests.declared {
+            let arguments = command.declaration.declaredArguments
+            #expect(Set(arguments.map(\.name)).count == arguments.count, "\(command.words)")
+            #expect(arguments.dropLast().allSatisfy { !$0.isRepeating }, "\(command.words)")
+        }
+        guard case .run(let invocation) = try CommandLineParser.juice.parse(["stock", "set", "kiwi=1", "mango=2"]) else {
+            Issue.record("stock set did not parse to a command")
+            return
+        }
+        #expect(try StockSetCommand.Options(invocation).assignments.value == ["kiwi=1", "mango=2"])
+        guard case .run(let order) = try CommandLineParser.juice.parse(["order", "mango-kiwi"]) else {
+            Issue.record("order did not parse to a command")
+            return
+        }
+        #expect(try OrderCommand.Options(order).juice.value == .mangoKiwi)
+        // Unbound (declarations only), an argument reads as missing: a usage error.
+        #expect(throws: CLIError.self) { try OrderCommand.Options.unbound.juice.value }
+    }
+
     /// A command line whose option `juice` refuses: its exit status and its line in
     /// both languages, as `juice` printed them before options were typed.
     struct Refusal: Sendable, CustomTestStringConvertible {
@@ -182,6 +209,22 @@ import Testing
         Refusal(
             "fleet watch --since 3x", 65, "--since \"3x\": expected a duration (30s, 10m, 2h, 1d) or all.",
             ko: "--since \"3x\": 기간(30s, 10m, 2h, 1d)이나 all이어야 합니다."),
+        Refusal(
+            "order nope", 65, "unknown juice 'nope'. See 'juice menu' for the names.",
+            ko: "'nope'이라는 쥬스는 없습니다. 이름은 'juice menu'에서 볼 수 있습니다."),
+        Refusal(
+            "stock add kiwi x", 64, "'x' is not a whole number for '<n>'; write digits, e.g. 2.",
+            ko: "'<n>'의 값 'x'은(는) 정수가 아닙니다. 예: 2."),
+        Refusal(
+            "stock add nope 3", 65, "unknown fruit 'nope'. See 'juice stock' for the names.",
+            ko: "'nope'이라는 과일은 없습니다. 이름은 'juice stock'에서 볼 수 있습니다."),
+        // The amount is read before the fruit.
+        Refusal(
+            "stock add nope x", 64, "'x' is not a whole number for '<n>'; write digits, e.g. 2.",
+            ko: "'<n>'의 값 'x'은(는) 정수가 아닙니다. 예: 2."),
+        Refusal(
+            "stock set kiwi=x", 64, "'x' is not a whole number for 'kiwi='; write digits, e.g. 2.",
+            ko: "'kiwi='의 값 'x'은(는) 정수가 아닙니다. 예: 2."),
         Refusal(
             "stock --lang fr", 64, "'fr' is not a language for '--lang'; use ko or en.",
             ko: "'fr'은(는) '--lang'의 언어가 아닙니다. ko 또는 en을 쓰세요."),

@@ -1,21 +1,17 @@
 /// What a command declares about itself, once, in the manner of swift-argument-parser's
-/// `CommandConfiguration`: its name, its one line of help in both languages, its
-/// arguments, and its subcommands as types; its options are its `Options`
+/// `CommandConfiguration`: its name, its one line of help in both languages and its
+/// subcommands as types; its options and positional arguments are its `Options`
 /// (`CommandOptions`). The parser's grammar, the usage line and `--help` are all
 /// derived from these declarations (`CommandSpec`).
 struct CommandConfiguration: Sendable {
     let commandName: String
     let abstract: LocalizedText
-    let arguments: [ArgumentSpec]
     /// The commands under this one, in the order `--help` lists them.
     let subcommands: [any CommandDeclaration.Type]
 
-    init(
-        commandName: String, abstract: LocalizedText, arguments: [ArgumentSpec] = [], subcommands: [any CommandDeclaration.Type] = []
-    ) {
+    init(commandName: String, abstract: LocalizedText, subcommands: [any CommandDeclaration.Type] = []) {
         self.commandName = commandName
         self.abstract = abstract
-        self.arguments = arguments
         self.subcommands = subcommands
     }
 }
@@ -109,7 +105,7 @@ struct CommandSpec: Sendable {
         name = configuration.commandName
         abstract = configuration.abstract
         runnable = declaration.runnable
-        arguments = configuration.arguments
+        arguments = declaration.declaredArguments
         options = declaration.declaredOptions
         declarations = configuration.subcommands
     }

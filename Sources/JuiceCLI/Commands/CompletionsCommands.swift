@@ -56,24 +56,28 @@ struct CompleteCommand: JuiceCommand {
         commandName: "complete",
         abstract: LocalizedText(
             "Print what may follow the words given, each ended by NUL (the completion scripts call this).",
-            ko: "주어진 단어 다음에 올 수 있는 것을 각각 NUL로 끝내 출력합니다 (자동 완성 스크립트가 부릅니다)."),
-        arguments: [
-            ArgumentSpec(
-                "word", repeating: true,
+            ko: "주어진 단어 다음에 올 수 있는 것을 각각 NUL로 끝내 출력합니다 (자동 완성 스크립트가 부릅니다)."))
+    static let needs = CommandNeeds.plugins
+
+    struct Options: CommandOptions {
+        let words: Argument<[String]>
+        init(_ options: inout OptionList) {
+            words = options.arguments(
+                "word",
                 help: LocalizedText(
                     "The words after juice, the last being the one to complete (after --).",
                     ko: "juice 다음의 단어들, 마지막이 완성할 단어 (-- 다음에)."))
-        ])
-    static let needs = CommandNeeds.plugins
+        }
+    }
 
     let words: [String]
 
     init(_ invocation: Invocation) throws(CLIError) {
-        words = invocation.arguments
+        words = try Options(invocation).words.value
     }
 
     static func impliedGlobalArguments(_ invocation: Invocation) -> [String] {
-        CompletionSettings.arguments(in: invocation.arguments)
+        CompletionSettings.arguments(in: (try? Options(invocation).words.value) ?? [])
     }
 
     func run(_ session: Session) throws(CLIError) -> ExitCode {

@@ -13,11 +13,15 @@ protocol CommandDeclaration: SendableMetatype {
     /// The options it takes: a command's `Options`, in the order they are declared;
     /// none for a group.
     static var declaredOptions: [OptionSpec] { get }
+    /// The positional arguments it takes: a command's `Options`, in order; none for a
+    /// group.
+    static var declaredArguments: [ArgumentSpec] { get }
 }
 
 extension CommandDeclaration {
     static var runnable: (any JuiceCommand.Type)? { nil }
     static var declaredOptions: [OptionSpec] { [] }
+    static var declaredArguments: [ArgumentSpec] { [] }
 }
 
 /// What a command needs set up before it runs. The runner reads it.
@@ -63,6 +67,7 @@ extension JuiceCommand {
     static var isScreen: Bool { false }
     static var runnable: (any JuiceCommand.Type)? { Self.self }
     static var declaredOptions: [OptionSpec] { Options.declared }
+    static var declaredArguments: [ArgumentSpec] { Options.declaredArguments }
     static var configFreeType: (any ConfigFreeCommand.Type)? { nil }
     static func impliedGlobalArguments(_ invocation: Invocation) -> [String] { [] }
 }

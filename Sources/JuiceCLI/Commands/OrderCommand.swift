@@ -10,17 +10,17 @@ import JuiceMakerPluginKit
 struct OrderCommand: JuiceCommand {
     static let configuration = CommandConfiguration(
         commandName: "order",
-        abstract: LocalizedText("Make a juice (exit 1 when the fruit is not enough).", ko: "쥬스를 만듭니다 (과일이 모자라면 종료 코드 1)."),
-        arguments: [
-            ArgumentSpec(
-                "juice", completion: .juices,
-                help: LocalizedText(
-                    "The juice: an id (mango-kiwi), English or Korean name.", ko: "쥬스: id (mango-kiwi), 영어 또는 한국어 이름."))
-        ])
+        abstract: LocalizedText("Make a juice (exit 1 when the fruit is not enough).", ko: "쥬스를 만듭니다 (과일이 모자라면 종료 코드 1)."))
 
     struct Options: CommandOptions {
+        let juice: Argument<Juice>
         let count: Option<Int?>
         init(_ options: inout OptionList) {
+            juice = options.argument(
+                "juice", completion: .juices,
+                help: LocalizedText(
+                    "The juice: an id (mango-kiwi), English or Korean name.", ko: "쥬스: id (mango-kiwi), 영어 또는 한국어 이름.")
+            ) { text, _ throws(CLIError) in try ValueParsing.juice(text) }
             count = options.wholeNumber(
                 "count", value: "n", help: LocalizedText("How many juices to make (default: 1).", ko: "만들 잔 수 (기본값: 1)."))
         }
@@ -34,7 +34,7 @@ struct OrderCommand: JuiceCommand {
         // The shape of --count first (a usage error), then the juice, then the count's range for it:
         // at most what a full stock of each fruit makes.
         let count = try options.count.value ?? 1
-        let juice = try ValueParsing.juice(invocation.arguments[0])
+        let juice = try options.juice.value
         let text = options.count.text ?? "1"
         guard count >= 1 else { throw CLIError(.badValue, Catalog.Errors.countTooSmall(text)) }
         guard count <= juice.largestOrder else {

@@ -32,9 +32,9 @@ struct StockCommand: JuiceCommand {
 
 /// `juice stock add <fruit> <n>`: one atomic change.
 struct StockAddCommand: StockAmountCommand {
-    static let configuration = amountCommand(
-        "add", abstract: LocalizedText("Add fruit to the stock.", ko: "과일을 재고에 더합니다."),
-        amount: LocalizedText("How many to add (1 or more).", ko: "더할 개수 (1 이상)."))
+    static let configuration = CommandConfiguration(
+        commandName: "add", abstract: LocalizedText("Add fruit to the stock.", ko: "과일을 재고에 더합니다."))
+    static let amountHelp = LocalizedText("How many to add (1 or more).", ko: "더할 개수 (1 이상).")
     static let change = StockChange.add
 
     let change: StockChange
@@ -42,9 +42,9 @@ struct StockAddCommand: StockAmountCommand {
 
 /// `juice stock remove <fruit> <n>`: one atomic change.
 struct StockRemoveCommand: StockAmountCommand {
-    static let configuration = amountCommand(
-        "remove", abstract: LocalizedText("Remove fruit from the stock.", ko: "재고에서 과일을 뺍니다."),
-        amount: LocalizedText("How many to remove (1 up to what is in stock).", ko: "뺄 개수 (1 이상, 재고 이하)."))
+    static let configuration = CommandConfiguration(
+        commandName: "remove", abstract: LocalizedText("Remove fruit from the stock.", ko: "재고에서 과일을 뺍니다."))
+    static let amountHelp = LocalizedText("How many to remove (1 up to what is in stock).", ko: "뺄 개수 (1 이상, 재고 이하).")
     static let change = StockChange.remove
 
     let change: StockChange
@@ -54,19 +54,23 @@ struct StockRemoveCommand: StockAmountCommand {
 struct StockSetCommand: StockChangeCommand {
     static let configuration = CommandConfiguration(
         commandName: "set",
-        abstract: LocalizedText("Set several fruits at once, in one change.", ko: "여러 과일의 재고를 한 번에 정합니다."),
-        arguments: [
-            ArgumentSpec(
-                "fruit=n", repeating: true, completion: .fruitAmounts,
+        abstract: LocalizedText("Set several fruits at once, in one change.", ko: "여러 과일의 재고를 한 번에 정합니다."))
+
+    struct Options: CommandOptions {
+        let assignments: Argument<[String]>
+        init(_ options: inout OptionList) {
+            assignments = options.arguments(
+                "fruit=n", completion: .fruitAmounts,
                 help: LocalizedText(
                     "A fruit and its new quantity, e.g. strawberry=20 kiwi=5.", ko: "과일과 새 수량, 예: strawberry=20 kiwi=5."))
-        ])
+        }
+    }
 
     let change: StockChange
 
     init(_ invocation: Invocation) throws(CLIError) {
         var quantities: [Fruit: Int] = [:]
-        for word in invocation.arguments {
+        for word in try Options(invocation).assignments.value {
             let (fruit, quantity) = try ValueParsing.assignment(word, path: invocation.path)
             guard quantities[fruit] == nil else { throw CLIError(.badValue, Catalog.Errors.fruitSetTwice(fruit)) }
             quantities[fruit] = quantity
@@ -87,30 +91,34 @@ extension StockChangeCommand {
 }
 
 /// `stock add` and `stock remove`: `<fruit> <n>`, the amount checked first.
-protocol StockAmountCommand: StockChangeCommand {
+protocol StockAmountCommand: StockChangeCommand where Options == StockAmountOptions<Self> {
     /// What `<fruit> <n>` asks for: `StockChange.add` or `StockChange.remove`.
     static var change: (Fruit, Int) -> StockChange { get }
+    /// The help of `<n>`.
+    static var amountHelp: LocalizedText { get }
     init(change: StockChange)
 }
 
-extension StockAmountCommand {
-    /// The declaration of `stock add` or `stock remove`: `<fruit>`, then `<n>` with `amount` as its help.
-    static func amountCommand(_ name: String, abstract: LocalizedText, amount: LocalizedText) -> CommandConfiguration {
-        CommandConfiguration(
-            commandName: name, abstract: abstract,
-            arguments: [
-                ArgumentSpec(
-                    "fruit", completion: .fruits,
-                    help: LocalizedText("The fruit: an id (kiwi), English or Korean name.", ko: "과일: id (kiwi), 영어 또는 한국어 이름.")),
-                ArgumentSpec("n", help: amount),
-            ])
+/// `<fruit>`, then `<n>` with the command's `amountHelp`.
+struct StockAmountOptions<Command: StockAmountCommand>: CommandOptions {
+    let fruit: Argument<Fruit>
+    let amount: Argument<Int>
+    init(_ options: inout OptionList) {
+        fruit = options.argument(
+            "fruit", completion: .fruits,
+            help: LocalizedText("The fruit: an id (kiwi), English or Korean name.", ko: "과일: id (kiwi), 영어 또는 한국어 이름.")
+        ) { text, _ throws(CLIError) in try ValueParsing.fruit(text) }
+        amount = options.argument("n", help: Command.amountHelp) { text, path throws(CLIError) in
+            try ValueParsing.integer(text, for: "<n>", minimum: 1, maximum: FruitAmounts.maximumQuantity, path: path)
+        }
     }
+}
 
+extension StockAmountCommand {
     init(_ invocation: Invocation) throws(CLIError) {
-        let words = invocation.arguments
-        let amount = try ValueParsing.integer(
-            words[1], for: "<n>", minimum: 1, maximum: FruitAmounts.maximumQuantity, path: invocation.path)
-        let fruit = try ValueParsing.fruit(words[0])
+        let options = Options(invocation)
+        let amount = try options.amount.value
+        let fruit = try options.fruit.value
         self.init(change: Self.change(fruit, amount))
     }
 }

@@ -89,14 +89,21 @@ struct StoreBackupCommand: JuiceCommand {
         commandName: "backup",
         abstract: LocalizedText(
             "Copy the store, as it is at one moment, to a new file; safe while other processes write.",
-            ko: "저장소를 한 시점의 모습 그대로 새 파일에 복사합니다. 다른 프로세스가 쓰는 중에도 안전합니다."),
-        arguments: [
-            ArgumentSpec("file", completion: .files, help: LocalizedText("the new file (it must not exist yet)", ko: "새 파일(아직 없는 파일이어야 합니다)"))
-        ])
+            ko: "저장소를 한 시점의 모습 그대로 새 파일에 복사합니다. 다른 프로세스가 쓰는 중에도 안전합니다."))
+
+    struct Options: CommandOptions {
+        let file: Argument<String>
+        init(_ options: inout OptionList) {
+            file = options.argument(
+                "file", completion: .files, help: LocalizedText("the new file (it must not exist yet)", ko: "새 파일(아직 없는 파일이어야 합니다)")
+            ) { text, path throws(CLIError) in try StoreCommandSupport.target(text, option: "<file>", path: path) }
+        }
+    }
+
     let target: String
 
     init(_ invocation: Invocation) throws(CLIError) {
-        target = try StoreCommandSupport.target(invocation.arguments.first, option: "<file>", path: invocation.path)
+        target = try Options(invocation).file.value
     }
 
     func run(_ session: Session) throws(CLIError) -> ExitCode {

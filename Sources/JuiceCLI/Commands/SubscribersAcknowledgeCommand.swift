@@ -8,18 +8,17 @@ struct SubscribersAcknowledgeCommand: JuiceCommand {
         commandName: "acknowledge",
         abstract: LocalizedText(
             "Take note of a subscriber's events lost in a store recovery; stop showing them.",
-            ko: "저장소 복구에서 사라진 구독자의 이벤트를 확인했다고 하고, 더는 보여 주지 않습니다."),
-        arguments: [
-            ArgumentSpec(
-                "name", completion: .subscribers,
-                help: LocalizedText(
-                    "The subscriber's name, as `juice subscribers` lists it.", ko: "`juice subscribers`에 나오는 구독자 이름."))
-        ])
+            ko: "저장소 복구에서 사라진 구독자의 이벤트를 확인했다고 하고, 더는 보여 주지 않습니다."))
+
+    struct Options: CommandOptions {
+        let name: Argument<String>
+        init(_ options: inout OptionList) { name = options.subscriberName() }
+    }
 
     let name: String
 
     init(_ invocation: Invocation) throws(CLIError) {
-        name = invocation.arguments[0]
+        name = try Options(invocation).name.value
     }
 
     func run(_ session: Session) throws(CLIError) -> ExitCode {

@@ -14,17 +14,13 @@ struct SubscribersRetryCommand: JuiceCommand {
         commandName: "retry",
         abstract: LocalizedText(
             "Re-enable a durable subscriber and deliver its pending events now.",
-            ko: "내구성 구독자를 다시 켜고 밀린 이벤트를 지금 전달합니다."),
-        arguments: [
-            ArgumentSpec(
-                "name", completion: .subscribers,
-                help: LocalizedText(
-                    "The subscriber's name, as `juice subscribers` lists it.", ko: "`juice subscribers`에 나오는 구독자 이름."))
-        ])
+            ko: "내구성 구독자를 다시 켜고 밀린 이벤트를 지금 전달합니다."))
 
     struct Options: CommandOptions {
+        let name: Argument<String>
         let deadLetters: Option<Bool>
         init(_ options: inout OptionList) {
+            name = options.subscriberName()
             deadLetters = options.flag(
                 "dead-letters",
                 help: LocalizedText(
@@ -37,8 +33,9 @@ struct SubscribersRetryCommand: JuiceCommand {
     let deadLetters: Bool
 
     init(_ invocation: Invocation) throws(CLIError) {
-        name = invocation.arguments[0]
-        deadLetters = try Options(invocation).deadLetters.value
+        let options = Options(invocation)
+        name = try options.name.value
+        deadLetters = try options.deadLetters.value
     }
 
     func run(_ session: Session) async throws(CLIError) -> ExitCode {

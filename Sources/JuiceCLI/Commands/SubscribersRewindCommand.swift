@@ -20,16 +20,13 @@ struct SubscribersRewindCommand: JuiceCommand {
         commandName: "rewind",
         abstract: LocalizedText(
             "Move a durable subscriber's cursor back so it gets the events from a time or sequence again.",
-            ko: "내구성 구독자의 커서를 되돌려 어느 시각이나 순번부터의 이벤트를 다시 받게 합니다."),
-        arguments: [
-            ArgumentSpec(
-                "name", completion: .subscribers,
-                help: LocalizedText("The subscriber's name, as `juice subscribers` lists it.", ko: "`juice subscribers`에 나오는 구독자 이름."))
-        ])
+            ko: "내구성 구독자의 커서를 되돌려 어느 시각이나 순번부터의 이벤트를 다시 받게 합니다."))
 
     struct Options: CommandOptions {
+        let name: Argument<String>
         let to: Option<SQLiteStore.RewindTarget>
         init(_ options: inout OptionList) {
+            name = options.subscriberName()
             to = options.required(
                 "to", value: "time|sequence",
                 help: LocalizedText(
@@ -52,8 +49,9 @@ struct SubscribersRewindCommand: JuiceCommand {
     let target: SQLiteStore.RewindTarget
 
     init(_ invocation: Invocation) throws(CLIError) {
-        name = invocation.arguments[0]
-        target = try Options(invocation).to.value
+        let options = Options(invocation)
+        name = try options.name.value
+        target = try options.to.value
     }
 
     func run(_ session: Session) throws(CLIError) -> ExitCode {

@@ -1,7 +1,8 @@
 import JuiceMakerCore
 
-/// A command's options, each declared once: a struct whose `init` declares every
-/// option on `options` and keeps what that returns, in the order help lists them.
+/// A command's options and positional arguments, each declared once: a struct whose
+/// `init` declares every option and argument on `options` and keeps what that returns,
+/// in the order help lists them.
 ///
 ///     struct Options: CommandOptions {
 ///         let limit: Option<Int?>
@@ -44,6 +45,13 @@ extension CommandOptions {
         _ = Self(&options)
         return options.specs
     }
+
+    /// The positional arguments declared, in order, for the parser, help and completions.
+    static var declaredArguments: [ArgumentSpec] {
+        var options = OptionList(binding: nil)
+        _ = Self(&options)
+        return options.argumentSpecs
+    }
 }
 
 /// The options of a command that has none.
@@ -57,6 +65,8 @@ struct NoOptions: CommandOptions {
 struct OptionList {
     /// The options declared so far, in order.
     private(set) var specs: [OptionSpec] = []
+    /// The positional arguments declared so far, in order.
+    private(set) var argumentSpecs: [ArgumentSpec] = []
     private let invocation: Invocation?
 
     init(binding invocation: Invocation?) {
@@ -138,6 +148,74 @@ struct OptionList {
             case .value(let number): return number
             }
         }
+    }
+}
+
+extension OptionList {
+    /// `<name>`: the next positional argument, read by `parse`. The parser has already
+    /// refused a command line without it (`missing argument '<juice>'`).
+    mutating func argument<Value>(
+        _ name: String, completion: CompletionKind = .nothing, help: LocalizedText,
+        parse: @escaping @Sendable (_ text: String, _ path: [CommandSpec]) throws(CLIError) -> Value
+    ) -> Argument<Value> {
+        let spec = ArgumentSpec(name, completion: completion, help: help)
+        return declareArgument(spec) { words, path throws(CLIError) in
+            guard let text = words.first else { throw .usage(Catalog.Errors.missingArgument(spec.synopsis), path) }
+            return try parse(text, path)
+        }
+    }
+
+    /// `<name>` as typed.
+    mutating func argument(_ name: String, completion: CompletionKind = .nothing, help: LocalizedText) -> Argument<String> {
+        argument(name, completion: completion, help: help) { text, _ in text }
+    }
+
+    /// `<name> ...`: every positional argument from here on (at least one), in order,
+    /// each as typed. The last argument a command declares.
+    mutating func arguments(_ name: String, completion: CompletionKind = .nothing, help: LocalizedText) -> Argument<[String]> {
+        declareArgument(ArgumentSpec(name, repeating: true, completion: completion, help: help)) { words, _ in words }
+    }
+
+    /// `<name>`: a subscriber's name, as `juice subscribers` lists it (`retry`, `rewind`,
+    /// `acknowledge`).
+    mutating func subscriberName() -> Argument<String> {
+        argument(
+            "name", completion: .subscribers,
+            help: LocalizedText("The subscriber's name, as `juice subscribers` lists it.", ko: "`juice subscribers`에 나오는 구독자 이름."))
+    }
+
+    /// Records `spec`; the argument reads the words in its place with `read`.
+    private mutating func declareArgument<Value>(
+        _ spec: ArgumentSpec, read: @escaping @Sendable (_ words: [String], _ path: [CommandSpec]) throws(CLIError) -> Value
+    ) -> Argument<Value> {
+        let position = argumentSpecs.count
+        argumentSpecs.append(spec)
+        let words = invocation.map { Array($0.arguments.dropFirst(position)) } ?? []
+        return Argument(spec: spec, words: spec.isRepeating ? words : Array(words.prefix(1)), path: invocation?.path ?? [], read: read)
+    }
+}
+
+/// One declared positional argument, bound to the word (or, repeating, the words) in
+/// its place. Made only by `OptionList`, so every argument a command reads is in its
+/// list, which the parser, `--help`, the man page and completions read.
+struct Argument<Value>: Sendable {
+    let spec: ArgumentSpec
+    private let words: [String]
+    private let path: [CommandSpec]
+    private let read: @Sendable ([String], [CommandSpec]) throws(CLIError) -> Value
+
+    fileprivate init(
+        spec: ArgumentSpec, words: [String], path: [CommandSpec], read: @escaping @Sendable ([String], [CommandSpec]) throws(CLIError) -> Value
+    ) {
+        self.spec = spec
+        self.words = words
+        self.path = path
+        self.read = read
+    }
+
+    /// The typed value; a word it refuses throws the line that says so.
+    var value: Value {
+        get throws(CLIError) { try read(words, path) }
     }
 }
 
