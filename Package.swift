@@ -225,7 +225,8 @@ let package = Package(
         /// journal (cursors, windows, retry schedules, leases, dead letters) that hands
         /// events to the plugin's destination. Plugins never import it.
         .target(
-            name: "JuiceDelivery", dependencies: ["JuicePrimitives", "JuiceMakerCore", "JuiceMakerPluginKit", "EventBus", "Locking"],
+            name: "JuiceDelivery",
+            dependencies: ["JuicePrimitives", "JuiceMakerCore", "JuiceMakerPluginKit", "EventBus", "Locking", "CStartAfterExit"],
             swiftSettings: importsWhatItUses),
         /// Test doubles for code that listens to a `JuiceMaker` (`RecordingSubscriber`).
         .target(name: "JuiceMakerTesting", dependencies: ["JuiceMakerCore", "EventBus", "Locking"], swiftSettings: importsWhatItUses),
@@ -298,7 +299,6 @@ let package = Package(
             dependencies: [
                 "Locking", "JuiceJSON", "JuiceMakerCore", "JuiceMakerPluginKit", "JuiceDelivery", "SQLiteStore", "LoggerPlugin",
                 "CLINotifierPlugin", "WebhookPlugin", "CommandPlugin", "MetricsPlugin", "CReadline", "CDynamicLibrary", "FleetConfiguration",
-                "CStartAfterExit",
             ] + natsDependency, swiftSettings: startCompiling),
         .executableTarget(
             name: "juice", dependencies: ["JuiceCLI"], exclude: ["start-order.txt"], swiftSettings: startCompiling,

@@ -1,4 +1,12 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import FleetConfiguration
+import JuiceDelivery
 import JuiceJSON
 import JuiceMakerCore
 import JuiceMakerPluginKit
@@ -191,14 +199,27 @@ final class Session {
         }
         guard !subscribers.isEmpty else { return }
         let reports = DeliveryHandOff.handOn(
-            subscribers, journal: store, config: context.config.source, storePath: path, environment: context.environment)
+            subscribers, journal: store, arguments: Self.backgroundDelivery(config: context.config.source, storePath: path),
+            environment: context.environment)
         for report in reports {
             let line =
                 switch report {
                 case let .failing(name, waiting, retry): Catalog.Delivery.failing(name, waiting: waiting, retry: retry)
-                case .notStarted(let problem): Catalog.Delivery.handOffFailed(problem)
+                case .storeFailed(let error): Catalog.Delivery.handOffFailed(Catalog.Errors.store(error))
+                case .notStarted(let code):
+                    Catalog.Delivery.handOffFailed(LocalizedText(String(cString: strerror(code)), ko: String(cString: strerror(code))))
                 }
             context.console.standardError.write("juice: \(line(context.language))\n")
         }
+    }
+
+    /// The command line of the background `juice deliver`: this config and this store,
+    /// named explicitly, so it reads what the command read.
+    static func backgroundDelivery(config: ConfigSource, storePath: String) -> [String] {
+        var arguments: [String] = []
+        if let file = config.file { arguments += ["--config", file] }
+        // `--no-wait`: a lease held means its holder delivers (and looks again when it
+        // lets go), so the background run has nothing to wait for.
+        return arguments + ["--store", storePath, "deliver", "--quiet", "--no-wait"]
     }
 }

@@ -11,7 +11,6 @@ import FoundationEssentials
 import Foundation
 #endif
 import CStartAfterExit
-import JuiceDelivery
 import JuiceMakerCore
 import JuiceMakerPluginKit
 
@@ -38,44 +37,52 @@ import JuiceMakerPluginKit
 /// A command stopped by a signal starts nothing (the person stopped it). Whatever is not
 /// delivered waits in the journal with its retry state, as before: `juice subscribers`
 /// shows it and the next command, or `juice deliver`, sends it.
-enum DeliveryHandOff {
+///
+/// The delivery service decides and starts; the command says what it reports, in its
+/// words, and names the command line (`arguments`), which only it knows.
+package enum DeliveryHandOff {
     /// A durable subscriber, as the hand-off sees it.
-    struct Subscriber: Sendable {
-        let name: String
-        let kinds: Set<EventKind>?
+    package struct Subscriber: Sendable {
+        package let name: String
+        package let kinds: Set<EventKind>?
+
+        package init(name: String, kinds: Set<EventKind>?) {
+            self.name = name
+            self.kinds = kinds
+        }
     }
 
     /// What the command says when it exits: a subscriber whose delivery is failing or
     /// stopped (the background run has no terminal to say it on), or why no background
     /// run could start (the change stays committed, its events in the journal).
-    enum Report {
+    package enum Report: Sendable {
         case failing(name: String, waiting: Int64, retry: DeliveryRetryState)
-        case notStarted(LocalizedText)
+        /// The store could not say who has work.
+        case storeFailed(StoreError)
+        /// The background run could not be started: the system's error number.
+        case notStarted(errorNumber: Int32)
     }
 
-    /// Starts a background `juice deliver` if one of `subscribers` has work and a free
-    /// lease; returns what the command should report.
-    static func handOn(
-        _ subscribers: [Subscriber], journal: any EventJournal, config: ConfigSource, storePath: String,
-        environment: [String: String]
+    /// Starts this executable with `arguments` (a `juice deliver` of the same config and
+    /// store) in the background if one of `subscribers` has work and a free lease;
+    /// returns what the command should report.
+    package static func handOn(
+        _ subscribers: [Subscriber], journal: any EventJournal, arguments: [String], environment: [String: String]
     ) -> [Report] {
         var due: [String] = []
         var reports: [Report] = []
         do throws(StoreError) {
             (due, reports) = try look(at: subscribers, journal: journal, now: Date().timeIntervalSince1970)
         } catch {
-            return [.notStarted(Catalog.Errors.store(error))]
+            return [.storeFailed(error)]
         }
-        guard !due.isEmpty, let code = start(arguments: arguments(config: config, storePath: storePath), environment: environment) else {
-            return reports
-        }
-        let reason = String(cString: strerror(code))
-        return reports + [.notStarted(LocalizedText(reason, ko: reason))]
+        guard !due.isEmpty, let code = start(arguments: arguments, environment: environment) else { return reports }
+        return reports + [.notStarted(errorNumber: code)]
     }
 
     /// The subscribers in `subscribers` that have work now and whose lease is free, and
     /// those whose oldest waiting event has failed (waiting for a retry, or stopped).
-    static func look(
+    package static func look(
         at subscribers: [Subscriber], journal: any EventJournal, now: Double
     ) throws(StoreError) -> (due: [String], failing: [Report]) {
         let last = try journal.lastSequence()
@@ -101,23 +108,13 @@ enum DeliveryHandOff {
         return (names, failing)
     }
 
-    /// The command line of the background `juice deliver`: this config and this store,
-    /// named explicitly, so it reads what the command read.
-    static func arguments(config: ConfigSource, storePath: String) -> [String] {
-        var arguments: [String] = []
-        if let file = config.file { arguments += ["--config", file] }
-        // `--no-wait`: a lease held means its holder delivers (and looks again when it
-        // lets go), so the background run has nothing to wait for.
-        return arguments + ["--store", storePath, "deliver", "--quiet", "--no-wait"]
-    }
-
     /// Starts this executable with `arguments` and `environment` once this process has
     /// exited (`juice_start_after_exit`): detached from the terminal, its standard
     /// streams on `/dev/null`, and not running beside this process, whose last
     /// milliseconds it would otherwise slow (start-up rule "delivery after exit", the
     /// Performance article). Nobody waits for it; the system reaps it. Returns
     /// the system's error number when it could not be started.
-    static func start(arguments: [String], environment: [String: String]) -> Int32? {
+    package static func start(arguments: [String], environment: [String: String]) -> Int32? {
         guard let executable = currentExecutable() else { return ENOENT }
         let argv = (["juice"] + arguments).map { strdup($0) } + [nil]
         let envp = environment.map { strdup($0.key + "=" + $0.value) } + [nil]
