@@ -91,9 +91,9 @@ final class SupervisedProgram: DurableDestination {
             io.async { [self] in
                 do throws(DeliveryFailure) {
                     try send(line, attempt: attempt)
-                    offer.answer(position, nil)
+                    offer.answer(position, .accepted)
                 } catch {
-                    offer.answer(position, error)
+                    offer.answer(position, error.answer)
                 }
             }
         }

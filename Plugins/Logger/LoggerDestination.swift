@@ -15,7 +15,7 @@ struct LoggerDestination: DurableDestination {
         for (position, event) in zip(0..., offer.events) {
             offer.answer(
                 position,
-                logger.write(event.envelope) ? nil : DeliveryFailure(PluginMessage(english: "the log is not open", korean: "로그가 열려 있지 않습니다")))
+                logger.write(event.envelope) ? .accepted : .retry(PluginMessage(english: "the log is not open", korean: "로그가 열려 있지 않습니다")))
         }
     }
 

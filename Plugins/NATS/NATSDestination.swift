@@ -99,10 +99,10 @@ final class NATSDestination: DurableDestination {
         let failure = publishing.withLock { window in
             publish(offer.events, upcoming: offer.upcoming, window: &window) { count in
                 accepted = count
-                return offer.answer(count - 1, nil)
+                return offer.answer(count - 1, .accepted)
             }
         }
-        if let failure { offer.answer(accepted, failure) }
+        if let failure { offer.answer(accepted, failure.answer) }
     }
 
     /// Nothing to cancel: each publish is bounded by the connection's timeout.

@@ -41,10 +41,10 @@ private final class BatchingDestination: DurableDestination {
             let withText = event.text == CloudEventFormat.encode(envelope)
             offers.withLock { $0.append(Offer(sequence: envelope.sequence, cursor: cursor, upcoming: after, withText: withText)) }
             if envelope.sequence == refused {
-                offer.answer(offset - 1, DeliveryFailure(PluginMessage(untranslated: "refused")))
+                offer.answer(offset - 1, .retry(PluginMessage(untranslated: "refused")))
                 return
             }
-            if !offer.answer(offset - 1, nil) { return }
+            if !offer.answer(offset - 1, .accepted) { return }
         }
     }
 

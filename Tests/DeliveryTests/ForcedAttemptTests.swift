@@ -16,7 +16,7 @@ private final class RefusingDestination: DurableDestination {
     func send(_ offer: DeliveryOffer) {
         for position in offer.events.indices.map({ $0 - offer.events.startIndex }) {
             count.withLock { $0 += 1 }
-            offer.answer(position, DeliveryFailure(PluginMessage(untranslated: "connection refused")))
+            offer.answer(position, .retry(PluginMessage(untranslated: "connection refused")))
         }
     }
 
@@ -76,7 +76,7 @@ private final class TakingDestination: DurableDestination {
     func send(_ offer: DeliveryOffer) {
         for (position, event) in zip(0..., offer.events) {
             taken.withLock { $0.append(event.envelope.sequence) }
-            offer.answer(position, nil)
+            offer.answer(position, .accepted)
         }
     }
 

@@ -5,7 +5,7 @@ import Locking
 /// Where a durable subscriber's events go: an HTTP endpoint, a program's stdin, a
 /// stream. The one shape every destination has: it is handed a window of events and
 /// answers each one, accepted, to be retried (after a time it may name) or refused
-/// for good (`DeliveryFailure`). It knows nothing of journals, cursors or retries:
+/// for good (`DeliveryAnswer`). It knows nothing of journals, cursors or retries:
 /// the runner (`DurableDelivery`) keeps those.
 ///
 /// The runner never has more than the window's events unanswered (`intake`), never
@@ -74,12 +74,36 @@ public struct DeliveryOffer: Sendable {
         self.answered = answered
     }
 
-    /// Answers `events[events.startIndex + position]`: `nil` when it was accepted for
-    /// good, else why not. Returns `false` once the runner is stopping: a pipelined
-    /// destination then returns at once, without handing over more.
+    /// Answers `events[events.startIndex + position]`. Returns `false` once the runner
+    /// is stopping: a pipelined destination then returns at once, without handing over
+    /// more.
     @discardableResult
-    public func answer(_ position: Int, _ failure: DeliveryFailure?) -> Bool {
-        answered(position, failure)
+    public func answer(_ position: Int, _ answer: DeliveryAnswer) -> Bool {
+        answered(position, answer.failure)
+    }
+}
+
+/// A destination's answer for one event it was offered.
+public enum DeliveryAnswer: Sendable, Equatable {
+    /// Delivered: the runner moves past it for good.
+    case accepted
+    /// Not now (`message` says why, in one line, never with a secret): tried again on the
+    /// subscriber's retry schedule, or after `after` seconds when the destination names a
+    /// time (`Retry-After`); once the schedule is used up it becomes a dead letter.
+    case retry(PluginMessage, after: Double? = nil)
+    /// Refused for good (HTTP 410 Gone: the endpoint asked never to be called again):
+    /// delivery to this subscriber stops until a person re-enables it (`juice subscribers
+    /// retry`). Nothing is dead-lettered and the cursor stays.
+    case refused(PluginMessage)
+
+    /// The failure the runner keeps (its retry state's or dead letter's last error);
+    /// `nil` when accepted.
+    package var failure: DeliveryFailure? {
+        switch self {
+        case .accepted: nil
+        case let .retry(message, after): DeliveryFailure(message, retryAfter: after)
+        case let .refused(message): DeliveryFailure(message, isPermanent: true)
+        }
     }
 }
 
@@ -105,6 +129,12 @@ public struct DeliveryFailure: Error, Sendable, Equatable, CustomStringConvertib
     }
 
     public var description: String { reason }
+
+    /// This failure as a destination's answer: refused for good when permanent, else a
+    /// retry (after `retryAfter` when named).
+    public var answer: DeliveryAnswer {
+        isPermanent ? .refused(message) : .retry(message, after: retryAfter)
+    }
 }
 
 /// Deliveries that are async work (a destination written with `async` calls): each
@@ -131,16 +161,16 @@ public final class DeliveryTasks: Sendable {
                 return running.next
             }
             let task = Task.detached { [tasks] in
-                var failure: DeliveryFailure?
+                var answer = DeliveryAnswer.accepted
                 do throws(DeliveryFailure) {
                     try await deliver(event.envelope)
                 } catch {
-                    failure = error
+                    answer = error.answer
                 }
                 tasks.withLock { running in
                     if running.tasks.removeValue(forKey: key) == nil { running.ended.insert(key) }
                 }
-                offer.answer(position, failure)
+                offer.answer(position, answer)
             }
             tasks.withLock { running in
                 if running.ended.remove(key) == nil { running.tasks[key] = task }

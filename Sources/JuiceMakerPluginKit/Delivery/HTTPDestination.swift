@@ -79,23 +79,23 @@ package final class HTTPDestination: DurableDestination {
         pool.close()
     }
 
-    /// What an answer means: `nil` for 2xx, else the failure the runner acts on.
-    private func outcome(_ head: HTTPResponseHead) -> DeliveryFailure? {
+    /// What an HTTP answer means for the runner.
+    private func outcome(_ head: HTTPResponseHead) -> DeliveryAnswer {
         switch head.status {
         case 200..<300:
-            return nil
+            return .accepted
         case 410:
-            return DeliveryFailure(
+            return .refused(
                 PluginMessage(
                     english: "\(displayURL) answered 410 Gone: the endpoint is disabled",
-                    korean: "\(displayURL)이(가) 410 Gone으로 답했습니다. 엔드포인트가 꺼졌습니다"), isPermanent: true)
+                    korean: "\(displayURL)이(가) 410 Gone으로 답했습니다. 엔드포인트가 꺼졌습니다"))
         case 429, 503:
             let retryAfter = head.value(of: "retry-after").flatMap {
                 Self.retryAfterSeconds($0, now: Date(), longest: longestRetryAfter)
             }
-            return DeliveryFailure(answered(head.status), retryAfter: retryAfter)
+            return .retry(answered(head.status), after: retryAfter)
         default:
-            return DeliveryFailure(answered(head.status))
+            return .retry(answered(head.status))
         }
     }
 
@@ -103,13 +103,13 @@ package final class HTTPDestination: DurableDestination {
         PluginMessage(english: "\(displayURL) answered HTTP \(status)", korean: "\(displayURL)이(가) HTTP \(status)로 답했습니다")
     }
 
-    private var notSent: DeliveryFailure {
-        DeliveryFailure(
+    private var notSent: DeliveryAnswer {
+        .retry(
             PluginMessage(english: "POST \(displayURL) not sent: shutting down", korean: "POST \(displayURL)을(를) 보내지 않았습니다. 종료하는 중입니다"))
     }
 
-    private func failure(_ error: HTTPClientError) -> DeliveryFailure {
-        DeliveryFailure(
+    private func failure(_ error: HTTPClientError) -> DeliveryAnswer {
+        .retry(
             PluginMessage(
                 english: "POST \(displayURL) failed: \(error.message.english)", korean: "POST \(displayURL) 실패: \(error.message.korean)"))
     }
