@@ -1,4 +1,4 @@
-// swift-tools-version:6.0
+// swift-tools-version:6.2
 import Foundation
 import PackageDescription
 
@@ -194,6 +194,10 @@ let package = Package(
         .library(name: "JuiceMakerPluginKit", targets: ["JuiceMakerPluginKit"]),
         .library(name: "JuiceMakerTesting", targets: ["JuiceMakerTesting"]),
         .library(name: "SQLiteStore", targets: ["SQLiteStore"]),
+        /// `juice` as a library: a package of its own starts it with its plugin types
+        /// added to the built-in ones (`JuiceProcess.main(plugins:)`,
+        /// Tests/Fixtures/ThirdPartyPlugin).
+        .library(name: "JuiceCLI", targets: ["JuiceCLI"]),
         .executable(name: "juice", targets: ["juice"]),
         .executable(name: "juice-bench", targets: ["JuiceBench"]),
     ],

@@ -73,6 +73,56 @@ struct PluginRegistry: Sendable {
         MetricsTextfile.declaration,
     ])
 
+    init(declarations: [PluginDeclaration]) {
+        self.declarations = declarations
+    }
+
+    /// The registry of `declarations` (`JuiceProcess.main(plugins:)`), refused when the
+    /// config could not select each type and its keys without doubt: a type without a
+    /// name or of a name taken, a key declared twice in one type, or a key named as a
+    /// key every subscriber has (`type`, `name`, `enabled`).
+    init(checking declarations: [PluginDeclaration]) throws(ListError) {
+        var types: Set<String> = []
+        for declaration in declarations {
+            guard !declaration.type.isEmpty else { throw .unnamedType }
+            guard types.insert(declaration.type).inserted else { throw .typeTwice(declaration.type) }
+            var keys: Set<String> = []
+            for key in declaration.configuration {
+                if Self.commonKeys.contains(key.name) { throw .commonKey(key.name, type: declaration.type) }
+                guard keys.insert(key.name).inserted else { throw .keyTwice(key.name, type: declaration.type) }
+            }
+        }
+        self.declarations = declarations
+    }
+
+    /// The keys of every subscriber's section, whatever its type (`ConfigKeys.commonSubscriber`).
+    static let commonKeys: Set<String> = ["type", "name", "enabled"]
+
+    /// Why a list of plugin types cannot be a registry: a mistake of the program that
+    /// passed it, said in English (its author reads it).
+    enum ListError: Error, Equatable, CustomStringConvertible {
+        case unnamedType
+        case typeTwice(String)
+        case keyTwice(String, type: String)
+        case commonKey(String, type: String)
+
+        /// The status a process with such a list exits with: EX_SOFTWARE.
+        static let exitCode: Int32 = 70
+
+        var description: String {
+            let fix = "; fix the list of plugin types given to JuiceProcess.main(plugins:)"
+            return switch self {
+            case .unnamedType: "a plugin type has an empty name (its declaration's type)" + fix
+            case .typeTwice(let type): "two plugin types are named \(ConfigurationKey.quoted(type))" + fix
+            case .keyTwice(let key, let type):
+                "plugin type \(ConfigurationKey.quoted(type)) declares the key \(ConfigurationKey.quoted(key)) twice" + fix
+            case .commonKey(let key, let type):
+                "plugin type \(ConfigurationKey.quoted(type)) declares the key \(ConfigurationKey.quoted(key)), which every subscriber has"
+                    + fix
+            }
+        }
+    }
+
     var typeNames: [String] { declarations.map(\.type) }
 
     func plugin(named type: String) -> PluginDeclaration? {

@@ -8,25 +8,44 @@ import Musl
 import Foundation
 #endif
 
-/// The `juice` process as the thin executable (`Sources/juice/main.swift`) starts it:
-/// the one door into the CLI library.
-package enum JuiceProcess {
-    /// Runs one command line with the real streams and returns the exit code.
-    /// - Parameters:
-    ///   - arguments: the words after `juice`.
-    ///   - environment: the variables the process was started with.
-    ///   - workingDirectory: the directory relative paths are taken from.
-    ///   - undecodableArgument: the position (from 1) of the first argument that was
-    ///     not valid UTF-8 (`firstUndecodableArgument()`), which is refused.
-    package static func run(
-        arguments: [String], environment: [String: String], workingDirectory: String, undecodableArgument: Int? = nil
-    ) async -> Int32 {
-        switch start(
-            arguments: arguments, environment: environment, workingDirectory: workingDirectory,
-            undecodableArgument: undecodableArgument)
-        {
-        case .finished(let code): return code
-        case .pending(let run): return await run.finish()
+/// The `juice` process: the one door into the CLI library, and its only public API.
+///
+/// `juice` is `JuiceProcess.main(plugins: JuiceProcess.builtInPlugins)`
+/// (`Sources/juice/main.swift`); a package of its own builds a `juice` with its own
+/// plugin types too by passing them as well (the kit's article "Writing a plugin").
+public enum JuiceProcess {
+    /// The plugin types shipped with JuiceMaker, in the order `juice` lists them:
+    /// `logger`, `cli-notifier`, `webhook`, `command`, `nats`, `metrics`.
+    public static var builtInPlugins: [PluginDeclaration] { PluginRegistry.standard.declarations }
+
+    /// Runs `juice` with the plugin types `plugins` declare, on this process's
+    /// arguments, environment and streams, and exits with the command's status.
+    ///
+    /// The config's subscribers may be of any type in `plugins`; `juice help config`,
+    /// `juice config schema` and the completions list their keys. A background
+    /// `juice deliver` runs this same executable. What needs no config, store or
+    /// plugin (`--version`, `--help`, a usage error) is answered before the first
+    /// suspension, so it never starts the concurrency runtime's threads.
+    ///
+    /// A list that cannot make a registry (two types of one name, a type without a
+    /// name, a key declared twice or named `type`, `name` or `enabled`) is a mistake of
+    /// the program: one line on stderr names it, and the process exits 70 (EX_SOFTWARE)
+    /// before reading anything.
+    @MainActor
+    public static func main(plugins: [PluginDeclaration]) async -> Never {
+        let registry: PluginRegistry
+        do throws(PluginRegistry.ListError) {
+            registry = try PluginRegistry(checking: plugins)
+        } catch {
+            FileSink.standardError().write("juice: \(error.description)\n")
+            exit(PluginRegistry.ListError.exitCode)
+        }
+        let started = start(
+            arguments: Array(CommandLine.arguments.dropFirst()), environment: currentEnvironment(),
+            workingDirectory: currentDirectory(), undecodableArgument: firstUndecodableArgument(), registry: registry)
+        switch started {
+        case .finished(let code): exit(code)
+        case .pending(let command): exit(await command.finish())
         }
     }
 
@@ -34,8 +53,9 @@ package enum JuiceProcess {
     /// errors, `--version`, `--help`, `config schema`); a command that does work is
     /// left `pending`, for the caller to `finish` in a task. The process awaits only
     /// then, so those answers never start the concurrency runtime's threads.
-    package static func start(
-        arguments: [String], environment: [String: String], workingDirectory: String, undecodableArgument: Int? = nil
+    static func start(
+        arguments: [String], environment: [String: String], workingDirectory: String, undecodableArgument: Int?,
+        registry: PluginRegistry
     ) -> Started {
         let runner = Runner(
             arguments: arguments,
@@ -43,7 +63,7 @@ package enum JuiceProcess {
             workingDirectory: workingDirectory,
             standardOutput: FileSink.standardOutput(),
             standardError: FileSink.standardError(),
-            registry: .standard,
+            registry: registry,
             undecodableArgument: undecodableArgument)
         switch runner.start() {
         case .finished(let code): return .finished(code.rawValue)
@@ -52,23 +72,23 @@ package enum JuiceProcess {
     }
 
     /// What `start` did: answered (the exit code), or left a command to run.
-    package enum Started: Sendable {
+    enum Started: Sendable {
         case finished(Int32)
         case pending(PendingCommand)
     }
 
     /// A command line whose command reads the config, the store or plugins.
-    package struct PendingCommand: Sendable {
+    struct PendingCommand: Sendable {
         let runner: Runner
         let prepared: Runner.Prepared
 
         /// Runs it; the exit code.
-        package func finish() async -> Int32 { await runner.finish(prepared).rawValue }
+        func finish() async -> Int32 { await runner.finish(prepared).rawValue }
     }
 
     /// This process's environment, read from `environ` (`environment(entries:)`). Not
     /// through `ProcessInfo` (start-up rule "Date only", the Performance article).
-    package static func currentEnvironment() -> [String: String] {
+    static func currentEnvironment() -> [String: String] {
         #if canImport(Glibc) || canImport(Musl)
         var entries: [String] = []
         var entry = environ
@@ -98,7 +118,7 @@ package enum JuiceProcess {
     }
 
     /// The working directory (`getcwd`), or "" when it cannot be read (removed).
-    package static func currentDirectory() -> String {
+    static func currentDirectory() -> String {
         #if canImport(Glibc) || canImport(Musl)
         guard let path = getcwd(nil, 0) else { return "" }
         defer { free(path) }
@@ -110,7 +130,7 @@ package enum JuiceProcess {
 
     /// The position (from 1) of the first of this process's arguments that is not valid
     /// UTF-8, or nil. `CommandLine.arguments` has already replaced such bytes with U+FFFD.
-    package static func firstUndecodableArgument() -> Int? {
+    static func firstUndecodableArgument() -> Int? {
         (1..<Int(CommandLine.argc)).first { index in
             guard let argument = CommandLine.unsafeArgv[index] else { return false }
             return String(validatingCString: argument) == nil
