@@ -207,7 +207,8 @@ let package = Package(
         .target(name: "Spawning", dependencies: ["Locking"], swiftSettings: importsWhatItUses + startCompiling),
         .target(name: "EventBus", dependencies: ["Locking"]),
         /// What the transports and the domain share, below both: a message in both
-        /// languages, URLs taken apart, RFC 3339 dates. The standard library only.
+        /// languages, URLs taken apart (and shown without their secrets), RFC 3339 dates,
+        /// literal text search by bytes. The standard library only.
         .target(name: "JuicePrimitives", swiftSettings: importsWhatItUses),
         /// JSON text: one iterative parser whose options are each reader's policy, one
         /// value type, one writer. The standard library only.
@@ -232,7 +233,7 @@ let package = Package(
         .systemLibrary(
             name: "CSQLite", path: "Sources/CSQLite", pkgConfig: linksSQLiteArchive ? nil : "sqlite3",
             providers: [.apt(["libsqlite3-dev"]), .brew(["sqlite"])]),
-        .target(name: "SQLiteStore", dependencies: ["JuiceMakerCore", "Locking", "CSQLite"], linkerSettings: sqliteLinking),
+        .target(name: "SQLiteStore", dependencies: ["JuicePrimitives", "JuiceMakerCore", "Locking", "CSQLite"], linkerSettings: sqliteLinking),
         /// libcrypto, for the tests that check the HTTP client's own HMAC-SHA256 against it.
         .systemLibrary(
             name: "CCrypto", path: "Sources/CCrypto", pkgConfig: "libcrypto",
@@ -338,7 +339,9 @@ let package = Package(
         .testTarget(name: "EventBusTests", dependencies: ["EventBus", "Locking", "JuiceTestSupport"]),
         .testTarget(
             name: "JuiceMakerCoreTests",
-            dependencies: ["JuiceMakerCore", "JuiceMakerPluginKit", "JuiceMakerTesting", "EventBus", "Locking", "JuiceTestSupport"]),
+            dependencies: [
+                "JuicePrimitives", "JuiceMakerCore", "JuiceMakerPluginKit", "JuiceMakerTesting", "EventBus", "Locking", "JuiceTestSupport",
+            ]),
         /// A SQLite VFS over the default one that fails the Nth write, sync or truncate,
         /// for the store's I/O fault tests.
         .target(name: "CFaultVFS", dependencies: ["CSQLite"], path: "Tests/CFaultVFS"),

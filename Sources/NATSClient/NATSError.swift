@@ -1,5 +1,6 @@
 import CNATSLoader
 import JuiceMakerCore
+import JuicePrimitives
 
 /// A libnats failure as one line: what was being done, libnats' own text, and what to
 /// do about it. Never contains a token or a credential.

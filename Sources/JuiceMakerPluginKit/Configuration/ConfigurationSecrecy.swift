@@ -1,5 +1,6 @@
 import JuiceJSON
 import JuiceMakerCore
+import JuicePrimitives
 
 /// What of a config key's value is secret, declared with the key
 /// (`ConfigurationKey.secrecy`): `juice config show` prints the value through

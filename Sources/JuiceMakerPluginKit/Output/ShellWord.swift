@@ -1,4 +1,5 @@
 import JuiceMakerCore
+import JuicePrimitives
 
 /// A word as a POSIX shell (bash, zsh, dash) reads it back as itself, for the commands
 /// messages suggest (`juice subscribers retry 'my hook' --dead-letters`): left as it is
