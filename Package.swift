@@ -106,23 +106,28 @@ let natsTargets: [Target] =
         /// command pays for loading it and the libraries it brings at start.
         .target(name: "CNATSLoader", dependencies: ["CDynamicLibrary"], path: "Sources/CNATSLoader"),
         /// The NATS client, a transport: a small safe layer on libnats (connections,
-        /// JetStream streams and durable consumers, publishing in flights), and the
-        /// fleet's readers over it (`FleetEvent`, `ConsumerJournal`).
+        /// JetStream streams and durable consumers, publishing in flights). Knows nothing
+        /// of the domain, the plugins or the fleet's config.
+        .target(name: "NATSClient", dependencies: ["JuicePrimitives", "Locking", "CNATSLoader"], swiftSettings: importsWhatItUses),
+        /// The fleet's readers over the NATS client: a stream message checked as one
+        /// machine's event (`FleetEvent`), and a durable consumer seen as an event journal
+        /// (`ConsumerJournal`), which the fleet commands read and deliver from.
         .target(
-            name: "NATSClient", dependencies: ["JuiceMakerCore", "JuiceMakerPluginKit", "Locking", "FleetConfiguration", "CNATSLoader"],
+            name: "FleetReaders", dependencies: ["NATSClient", "FleetConfiguration", "JuiceMakerCore", "JuiceMakerPluginKit", "Locking"],
             swiftSettings: importsWhatItUses),
         /// The `nats` durable subscriber: this machine's events published to the stream.
         .target(
             name: "NATSPlugin",
-            dependencies: ["JuiceMakerPluginKit", "JuiceMakerCore", "EventBus", "Locking", "FleetConfiguration", "NATSClient"],
+            dependencies: ["JuiceMakerPluginKit", "JuiceMakerCore", "JuicePrimitives", "EventBus", "Locking", "FleetConfiguration", "NATSClient"],
             path: "Plugins/NATS", swiftSettings: importsWhatItUses),
         /// Fuzz target (Tests/Fuzz): a stream message from another machine, as the fleet's readers check it.
         .executableTarget(
-            name: "FuzzFleetEvent", dependencies: ["FuzzSupport", "NATSClient", "FleetConfiguration", "JuiceMakerCore"],
+            name: "FuzzFleetEvent", dependencies: ["FuzzSupport", "FleetReaders", "FleetConfiguration", "JuiceMakerCore"],
             path: "Tests/Fuzz/FuzzFleetEvent", exclude: ["corpus"]),
     ] : []
-/// What the fleet commands use (the client), and the plugin the registry lists.
-let natsDependency: [Target.Dependency] = withNATS ? ["NATSClient", "NATSPlugin"] : []
+/// What the fleet commands use (the client and the fleet's readers over it), and the
+/// plugin the registry lists.
+let natsDependency: [Target.Dependency] = withNATS ? ["NATSClient", "FleetReaders", "NATSPlugin"] : []
 
 /// The HTTP client (JuiceHTTP) loads OpenSSL when it opens an https connection
 /// (Sources/CTLS/shim.h), so no `juice` command pays for loading it at start (start-up
@@ -266,7 +271,7 @@ let package = Package(
         /// is) addresses the fleet by; in every build: the config is checked and `juice
         /// config schema` prints the same with or without NATS.
         .target(
-            name: "FleetConfiguration", dependencies: ["JuiceMakerPluginKit", "JuiceMakerCore", "JuiceJSON"],
+            name: "FleetConfiguration", dependencies: ["JuicePrimitives", "JuiceMakerPluginKit", "JuiceMakerCore", "JuiceJSON"],
             swiftSettings: importsWhatItUses + startCompiling),
 
         // Plugins: one front-end module each, importing the plugin kit, the core, the bus,
@@ -372,7 +377,8 @@ let package = Package(
         /// server; the client's own tests only where libnats is.
         .testTarget(
             name: "NATSClientTests",
-            dependencies: ["FleetConfiguration", "JuiceMakerCore", "JuiceMakerPluginKit", "JuiceTestSupport"] + (withNATS ? ["NATSClient"] : [])),
+            dependencies: ["FleetConfiguration", "JuicePrimitives", "JuiceMakerCore", "JuiceMakerPluginKit", "JuiceTestSupport"]
+                + (withNATS ? ["NATSClient"] : [])),
         /// Real `nats-server -js` processes on loopback; skipped (one line) without NATS.
         .testTarget(
             name: "FleetTests",
