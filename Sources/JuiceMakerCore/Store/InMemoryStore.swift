@@ -125,7 +125,7 @@ public final class InMemoryStore: StockStore, EventJournal, JournalTotalsReading
     }
 
     /// Folded from the whole journal, under the lock that keeps it with the stock.
-    public func journalTotals() throws(StoreError) -> JournalTotals {
+    package func journalTotals() throws(StoreError) -> JournalTotals {
         state.withLock { JournalTotals(folding: $0.journal, stock: $0.stock) }
     }
 
