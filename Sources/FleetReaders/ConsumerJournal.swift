@@ -61,14 +61,14 @@ package final class ConsumerJournal: EventAcknowledgingJournal {
     let state = LockedCondition(State())
     private let report: @Sendable (String) -> Void
     /// Where retry state and dead letters are kept across processes, if anywhere.
-    let bookkeeping: (any EventJournal)?
+    let bookkeeping: (any DeliveryJournal)?
     /// Messages fetched at once (and the consumer's most unacknowledged).
     package let batch: Int
 
     /// - Parameter report: hears one line per message that is not an event (it is refused for good).
     /// - Parameter bookkeeping: the local store, for retry state and dead letters.
     package init(
-        consumer: DurableConsumer, subscriber: String, batch: Int, bookkeeping: (any EventJournal)? = nil,
+        consumer: DurableConsumer, subscriber: String, batch: Int, bookkeeping: (any DeliveryJournal)? = nil,
         report: @escaping @Sendable (String) -> Void
     ) {
         self.consumer = consumer

@@ -41,7 +41,7 @@ struct FleetRedeliveryOrderTests {
 
         /// A journal on the consumer `hook`, over `connection` (this test's own by default).
         func journal(
-            _ settings: ConsumerSettings, batch: Int, on connection: NATSConnection? = nil, bookkeeping: (any EventJournal)? = nil
+            _ settings: ConsumerSettings, batch: Int, on connection: NATSConnection? = nil, bookkeeping: (any DeliveryJournal)? = nil
         ) throws -> ConsumerJournal {
             let consumer = try DurableConsumer(
                 connection: connection ?? self.connection, stream: "JUICEMAKER", name: "hook", settings: settings

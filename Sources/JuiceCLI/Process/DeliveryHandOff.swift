@@ -56,7 +56,7 @@ enum DeliveryHandOff {
     /// Starts a background `juice deliver` if one of `subscribers` has work and a free
     /// lease; returns what the command should report.
     static func handOn(
-        _ subscribers: [Subscriber], journal: any EventJournal, config: ConfigSource, storePath: String,
+        _ subscribers: [Subscriber], journal: any DeliveryJournal, config: ConfigSource, storePath: String,
         environment: [String: String]
     ) -> [Report] {
         var due: [String] = []
@@ -76,7 +76,7 @@ enum DeliveryHandOff {
     /// The subscribers in `subscribers` that have work now and whose lease is free, and
     /// those whose oldest waiting event has failed (waiting for a retry, or stopped).
     static func look(
-        at subscribers: [Subscriber], journal: any EventJournal, now: Double
+        at subscribers: [Subscriber], journal: any DeliveryJournal, now: Double
     ) throws(StoreError) -> (due: [String], failing: [Report]) {
         let last = try journal.lastSequence()
         var names: [String] = []

@@ -5,7 +5,7 @@ import JuiceMakerCore
 /// cursor over their contiguous prefix (a JetStream consumer: each message has its
 /// own ack). A windowed runner acknowledges each event as soon as it is delivered or
 /// given up on, so what a crash sends again is only what was unanswered.
-package protocol EventAcknowledgingJournal: EventJournal {
+package protocol EventAcknowledgingJournal: DeliveryJournal {
     /// `sequence` is done with for `subscriber`: it is not offered again, even before
     /// the cursor passes it.
     func acknowledge(_ sequence: Int64, for subscriber: String)

@@ -35,7 +35,7 @@ package struct MetricsFigures: Sendable, Equatable {
     /// The totals, then every subscriber with a cursor or dead letters in `journal`
     /// (a durable subscriber has a cursor from its first delivery on). Lag is counted
     /// against the totals' journal length, so the two agree.
-    package static func read(totals: any JournalTotalsReading, journal: any EventJournal) throws(StoreError) -> MetricsFigures {
+    package static func read(totals: any JournalTotalsReading, journal: any DeliveryJournal) throws(StoreError) -> MetricsFigures {
         let sums = try totals.journalTotals()
         let cursors = try journal.cursors()
         var deadLetters: [String: Int] = [:]
