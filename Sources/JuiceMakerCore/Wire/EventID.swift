@@ -8,10 +8,10 @@ import Darwin
 
 /// A 128-bit UUID, kept as two integers and turned into text only when written.
 public struct EventID: Sendable, Hashable, Comparable, CustomStringConvertible {
-    public let high: UInt64
-    public let low: UInt64
+    package let high: UInt64
+    package let low: UInt64
 
-    public init(high: UInt64, low: UInt64) {
+    package init(high: UInt64, low: UInt64) {
         self.high = high
         self.low = low
     }
