@@ -7,11 +7,13 @@ import PackageDescription
 //
 // Import rules (the Architecture article): EventBus and JuicePrimitives know nothing of
 // juice; JuiceMakerCore knows nothing of plugins; a transport (JuiceHTTP, NATSClient)
-// knows nothing of plugins either, and JuiceHTTP nothing of the domain (what it shares
-// with it is in JuicePrimitives); plugins import JuiceMakerPluginKit, JuiceMakerCore,
-// JuicePrimitives, EventBus (the subscription token and delivery modes), Locking, Spawning
-// and transports only, never JuiceDelivery (the host's delivery service, which the CLI
-// and the bench import); JuiceMakerTesting is for tests; the CLI's plugin registry is
+// knows nothing of plugins either, nor of the domain or the fleet's config (what it
+// shares with them is in JuicePrimitives; FleetReaders reads NATS in the domain's
+// terms, above it); a module that is not a product declares package, not public;
+// plugins import JuiceMakerPluginKit, JuiceMakerCore, JuicePrimitives, EventBus (the
+// subscription token and delivery modes), Locking, Spawning and transports only, never
+// JuiceDelivery (the host's delivery service, which the CLI and the bench import);
+// JuiceMakerTesting is for tests; the CLI's plugin registry is
 // the one place that knows every plugin. No module re-exports another (no
 // `@_exported import`): each file imports what it uses.
 
