@@ -7,11 +7,13 @@ import PackageDescription
 //
 // Import rules (the Architecture article): EventBus and JuicePrimitives know nothing of
 // juice; JuiceMakerCore knows nothing of plugins; a transport (JuiceHTTP, NATSClient)
-// knows nothing of plugins either, and JuiceHTTP nothing of the domain (what it shares
-// with it is in JuicePrimitives); plugins import JuiceMakerPluginKit, JuiceMakerCore,
-// JuicePrimitives, EventBus (the subscription token and delivery modes), Locking, Spawning
-// and transports only, never JuiceDelivery (the host's delivery service, which the CLI
-// and the bench import); JuiceMakerTesting is for tests; the CLI's plugin registry is
+// knows nothing of plugins either, nor of the domain or the fleet's config (what it
+// shares with them is in JuicePrimitives; FleetReaders reads NATS in the domain's
+// terms, above it); a module that is not a product declares package, not public;
+// plugins import JuiceMakerPluginKit, JuiceMakerCore, JuicePrimitives, EventBus (the
+// subscription token and delivery modes), Locking, Spawning and transports only, never
+// JuiceDelivery (the host's delivery service, which the CLI and the bench import);
+// JuiceMakerTesting is for tests; the CLI's plugin registry is
 // the one place that knows every plugin. No module re-exports another (no
 // `@_exported import`): each file imports what it uses.
 
@@ -106,23 +108,28 @@ let natsTargets: [Target] =
         /// command pays for loading it and the libraries it brings at start.
         .target(name: "CNATSLoader", dependencies: ["CDynamicLibrary"], path: "Sources/CNATSLoader"),
         /// The NATS client, a transport: a small safe layer on libnats (connections,
-        /// JetStream streams and durable consumers, publishing in flights), and the
-        /// fleet's readers over it (`FleetEvent`, `ConsumerJournal`).
+        /// JetStream streams and durable consumers, publishing in flights). Knows nothing
+        /// of the domain, the plugins or the fleet's config.
+        .target(name: "NATSClient", dependencies: ["JuicePrimitives", "Locking", "CNATSLoader"], swiftSettings: importsWhatItUses),
+        /// The fleet's readers over the NATS client: a stream message checked as one
+        /// machine's event (`FleetEvent`), and a durable consumer seen as an event journal
+        /// (`ConsumerJournal`), which the fleet commands read and deliver from.
         .target(
-            name: "NATSClient", dependencies: ["JuiceMakerCore", "JuiceMakerPluginKit", "Locking", "FleetConfiguration", "CNATSLoader"],
+            name: "FleetReaders", dependencies: ["NATSClient", "FleetConfiguration", "JuiceMakerCore", "JuiceMakerPluginKit", "Locking"],
             swiftSettings: importsWhatItUses),
         /// The `nats` durable subscriber: this machine's events published to the stream.
         .target(
             name: "NATSPlugin",
-            dependencies: ["JuiceMakerPluginKit", "JuiceMakerCore", "EventBus", "Locking", "FleetConfiguration", "NATSClient"],
+            dependencies: ["JuiceMakerPluginKit", "JuiceMakerCore", "JuicePrimitives", "EventBus", "Locking", "FleetConfiguration", "NATSClient"],
             path: "Plugins/NATS", swiftSettings: importsWhatItUses),
         /// Fuzz target (Tests/Fuzz): a stream message from another machine, as the fleet's readers check it.
         .executableTarget(
-            name: "FuzzFleetEvent", dependencies: ["FuzzSupport", "NATSClient", "FleetConfiguration", "JuiceMakerCore"],
+            name: "FuzzFleetEvent", dependencies: ["FuzzSupport", "FleetReaders", "FleetConfiguration", "JuiceMakerCore"],
             path: "Tests/Fuzz/FuzzFleetEvent", exclude: ["corpus"]),
     ] : []
-/// What the fleet commands use (the client), and the plugin the registry lists.
-let natsDependency: [Target.Dependency] = withNATS ? ["NATSClient", "NATSPlugin"] : []
+/// What the fleet commands use (the client and the fleet's readers over it), and the
+/// plugin the registry lists.
+let natsDependency: [Target.Dependency] = withNATS ? ["NATSClient", "FleetReaders", "NATSPlugin"] : []
 
 /// The HTTP client (JuiceHTTP) loads OpenSSL when it opens an https connection
 /// (Sources/CTLS/shim.h), so no `juice` command pays for loading it at start (start-up
@@ -211,7 +218,8 @@ let package = Package(
         .target(name: "Spawning", dependencies: ["Locking"], swiftSettings: importsWhatItUses + startCompiling),
         .target(name: "EventBus", dependencies: ["Locking"]),
         /// What the transports and the domain share, below both: a message in both
-        /// languages, URLs taken apart, RFC 3339 dates. The standard library only.
+        /// languages, URLs taken apart (and shown without their secrets), RFC 3339 dates,
+        /// literal text search by bytes. The standard library only.
         .target(name: "JuicePrimitives", swiftSettings: importsWhatItUses),
         /// JSON text: one iterative parser whose options are each reader's policy, one
         /// value type, one writer. The standard library only.
@@ -237,7 +245,7 @@ let package = Package(
         .systemLibrary(
             name: "CSQLite", path: "Sources/CSQLite", pkgConfig: linksSQLiteArchive ? nil : "sqlite3",
             providers: [.apt(["libsqlite3-dev"]), .brew(["sqlite"])]),
-        .target(name: "SQLiteStore", dependencies: ["JuiceMakerCore", "Locking", "CSQLite"], linkerSettings: sqliteLinking),
+        .target(name: "SQLiteStore", dependencies: ["JuicePrimitives", "JuiceMakerCore", "Locking", "CSQLite"], linkerSettings: sqliteLinking),
         /// libcrypto, for the tests that check the HTTP client's own HMAC-SHA256 against it.
         .systemLibrary(
             name: "CCrypto", path: "Sources/CCrypto", pkgConfig: "libcrypto",
@@ -270,7 +278,7 @@ let package = Package(
         /// is) addresses the fleet by; in every build: the config is checked and `juice
         /// config schema` prints the same with or without NATS.
         .target(
-            name: "FleetConfiguration", dependencies: ["JuiceMakerPluginKit", "JuiceMakerCore", "JuiceJSON"],
+            name: "FleetConfiguration", dependencies: ["JuicePrimitives", "JuiceMakerPluginKit", "JuiceMakerCore", "JuiceJSON"],
             swiftSettings: importsWhatItUses + startCompiling),
 
         // Plugins: one front-end module each, importing the plugin kit, the core, the bus,
@@ -342,7 +350,9 @@ let package = Package(
         .testTarget(name: "EventBusTests", dependencies: ["EventBus", "Locking", "JuiceTestSupport"]),
         .testTarget(
             name: "JuiceMakerCoreTests",
-            dependencies: ["JuiceMakerCore", "JuiceMakerPluginKit", "JuiceMakerTesting", "EventBus", "Locking", "JuiceTestSupport"]),
+            dependencies: [
+                "JuicePrimitives", "JuiceMakerCore", "JuiceMakerPluginKit", "JuiceMakerTesting", "EventBus", "Locking", "JuiceTestSupport",
+            ]),
         /// A SQLite VFS over the default one that fails the Nth write, sync or truncate,
         /// for the store's I/O fault tests.
         .target(name: "CFaultVFS", dependencies: ["CSQLite"], path: "Tests/CFaultVFS"),
@@ -373,7 +383,8 @@ let package = Package(
         /// server; the client's own tests only where libnats is.
         .testTarget(
             name: "NATSClientTests",
-            dependencies: ["FleetConfiguration", "JuiceMakerCore", "JuiceMakerPluginKit", "JuiceTestSupport"] + (withNATS ? ["NATSClient"] : [])),
+            dependencies: ["FleetConfiguration", "JuicePrimitives", "JuiceMakerCore", "JuiceMakerPluginKit", "JuiceTestSupport"]
+                + (withNATS ? ["NATSClient"] : [])),
         /// Real `nats-server -js` processes on loopback; skipped (one line) without NATS.
         .testTarget(
             name: "FleetTests",

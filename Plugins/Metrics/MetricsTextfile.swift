@@ -159,7 +159,7 @@ package final class MetricsTextfile: EventObserver {
             let figures: MetricsFigures
             do throws(StoreError) {
                 guard try host.journal.lastSequence() > written else { return }
-                figures = try MetricsFigures.read(totals: totals, journal: host.journal)
+                figures = try MetricsFigures.read(totals: totals, journal: host.deliveryJournal)
             } catch {
                 report(cannotRead: error, host: host)
                 return

@@ -204,7 +204,7 @@ final class NATSDestination: DurableDestination {
         }
         let failures = ids.isEmpty ? [:] : live.completePublishes()
         var storedCount = ids.count
-        if !failures.isEmpty, let first = ids.firstIndex(where: { failures[$0] != nil }), let error = failures[ids[first]] {
+        if !failures.isEmpty, let first = ids.firstIndex(where: { failures[$0.description] != nil }), let error = failures[ids[first].description] {
             storedCount = first
             window.failed = (sequences[first], error)
         } else if let unsent {
@@ -279,3 +279,7 @@ final class NATSDestination: DurableDestination {
         live?.close()
     }
 }
+
+/// An event's id is its message's id (`Nats-Msg-Id`), the stream's duplicate window's key:
+/// handed to libnats as text made on the stack, with no string made per message.
+extension EventID: NATSMessageID {}

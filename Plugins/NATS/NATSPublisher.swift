@@ -26,27 +26,27 @@ import NATSClient
 /// existing stream is brought to the limits `retention` sets. An unreachable server is retried on the
 /// schedule; refused credentials or a stream with other subjects stop delivery
 /// (kept in the journal) until `juice subscribers retry`.
-public final class NATSPublisher: DurableDeliveryPlugin {
-    public static let type = Fleet.subscriberType
-    public static let configuration = Fleet.subscriberKeys
+package final class NATSPublisher: DurableDeliveryPlugin {
+    package static let type = Fleet.subscriberType
+    package static let configuration = Fleet.subscriberKeys
     /// A durable plugin that publishes this machine's events to the fleet: not fed from
     /// the fleet's stream (that would echo them).
-    public static let declaration = PluginDeclaration.destination(
+    package static let declaration = PluginDeclaration.destination(
         NATSPublisher.self, type: type, configuration: configuration, fedFromFleet: false)
     /// The retry schedule unless `retrySchedule` says otherwise: short first steps, so
     /// a brief outage costs seconds, then up to 10 h (about 28 h in all).
-    public static let defaultSchedule = RetrySchedule(delays: [1, 2, 5, 10, 30, 60, 300, 600, 1800, 3600, 7200, 18000, 36000, 36000])
+    package static let defaultSchedule = RetrySchedule(delays: [1, 2, 5, 10, 30, 60, 300, 600, 1800, 3600, 7200, 18000, 36000, 36000])
 
-    public let options: NATSOptions
-    public let subjectPrefix: String
-    public let stream: String
-    public let replicas: Int
+    package let options: NATSOptions
+    package let subjectPrefix: String
+    package let stream: String
+    package let replicas: Int
     /// The stream's limits (`maxAge`, `maxBytes`, `discard`).
-    public let retention: StreamRetention
-    public let eventKinds: Set<EventKind>?
-    public let retrySchedule: RetrySchedule
+    package let retention: StreamRetention
+    package let eventKinds: Set<EventKind>?
+    package let retrySchedule: RetrySchedule
 
-    public init(configuration: PluginConfiguration, context: PluginContext) throws(ConfigurationError) {
+    package init(configuration: PluginConfiguration, context: PluginContext) throws(ConfigurationError) {
         options = try Self.options(configuration, context: context, name: "juice \(context.name)")
         subjectPrefix = try Fleet.subjectPrefix(of: configuration)
         stream = try Fleet.stream(of: configuration)
@@ -60,7 +60,9 @@ public final class NATSPublisher: DurableDeliveryPlugin {
 
     /// The connection options a `nats` section (or `fleet` section) describes: checks
     /// `url`, `credentials` (the file must exist), `token` and the TLS files (`Fleet.tlsFiles`).
-    public static func options(_ configuration: PluginConfiguration, context: PluginContext, name: String) throws(ConfigurationError) -> NATSOptions {
+    package static func options(
+        _ configuration: PluginConfiguration, context: PluginContext, name: String
+    ) throws(ConfigurationError) -> NATSOptions {
         guard let servers = try Fleet.servers(of: configuration, key: Fleet.urlKey) else {
             throw Fleet.urlKey.missing(in: configuration.path)
         }
@@ -84,11 +86,11 @@ public final class NATSPublisher: DurableDeliveryPlugin {
     }
 
     /// The events it publishes, in journal order, on its schedule.
-    public var deliverySettings: DeliverySettings { DeliverySettings(kinds: eventKinds, schedule: retrySchedule) }
+    package var deliverySettings: DeliverySettings { DeliverySettings(kinds: eventKinds, schedule: retrySchedule) }
 
     /// The stream as a destination; the connection is made on the first publish.
     /// Events whose `source` names no machine go to the subjects of the maker's.
-    public func makeDestination(for host: PluginHost) throws(PluginError) -> any DurableDestination {
+    package func makeDestination(for host: PluginHost) throws(PluginError) -> any DurableDestination {
         NATSDestination(
             options: options, subjectPrefix: subjectPrefix, stream: stream, replicas: replicas, retention: retention,
             machine: Fleet.machine(fromSource: host.maker.source) ?? Fleet.defaultMachineName, kinds: eventKinds)

@@ -12,89 +12,89 @@ import JuicePrimitives
 /// machine names, the subject scheme, and the `nats` subscriber's keys. The NATS
 /// plugin reads its section through these declarations; a build without NATS declares
 /// the same keys, so the config is checked and the schema printed the same way.
-public enum Fleet {
+package enum Fleet {
     /// The config `type` of the NATS publisher.
-    public static let subscriberType = "nats"
+    package static let subscriberType = "nats"
     /// The first token of every subject unless `subjectPrefix` says otherwise.
-    public static let defaultSubjectPrefix = "juicemaker"
+    package static let defaultSubjectPrefix = "juicemaker"
     /// The stream unless `stream` says otherwise.
-    public static let defaultStream = "JUICEMAKER"
+    package static let defaultStream = "JUICEMAKER"
     /// How long one publish (until its PubAck) may take unless `timeoutSeconds` says otherwise.
-    public static let defaultTimeoutSeconds = 5.0
+    package static let defaultTimeoutSeconds = 5.0
 
     // MARK: Keys of a `nats` subscriber
 
-    public static let urlKey = ConfigurationKey(
+    package static let urlKey = ConfigurationKey(
         "url", .string([.nonEmpty("url")]), required: true,
         description: "The NATS server, nats://host:port; several comma-separated for a cluster.")
-    public static let subjectPrefixKey = ConfigurationKey(
+    package static let subjectPrefixKey = ConfigurationKey(
         "subjectPrefix", .string([.nonEmpty("subjectPrefix")]), default: .string(defaultSubjectPrefix),
         description: "First token(s) of every subject: <prefix>.<machine>.<kind>.<subject>.")
-    public static let streamKey = ConfigurationKey(
+    package static let streamKey = ConfigurationKey(
         "stream", .string([.nonEmpty("stream")]), default: .string(defaultStream),
         description: "The JetStream stream; created when missing (subjects <prefix>.>, file storage).")
-    public static let replicasKey = ConfigurationKey(
+    package static let replicasKey = ConfigurationKey(
         "replicas", .integer(1...5), default: .number(1),
         description: "Replicas of a stream this subscriber creates (3 on a 3-node cluster).")
-    public static let credentialsKey = ConfigurationKey(
+    package static let credentialsKey = ConfigurationKey(
         "credentials", .string([.nonEmpty("credentials"), .noNUL]),
         description: "A NATS .creds file (user JWT and seed); a relative path is relative to the store's directory.")
-    public static let tlsCAKey = ConfigurationKey(
+    package static let tlsCAKey = ConfigurationKey(
         "tlsCA", .string([.nonEmpty("tlsCA"), .noNUL]),
         description: "A PEM file of the certificate authorities the NATS server's certificate is checked against; means TLS.")
-    public static let tlsCertificateKey = ConfigurationKey(
+    package static let tlsCertificateKey = ConfigurationKey(
         "tlsCertificate", .string([.nonEmpty("tlsCertificate"), .noNUL]),
         description: "A PEM client certificate for a server that asks for one (with tlsKey); means TLS.")
-    public static let tlsKeyKey = ConfigurationKey(
+    package static let tlsKeyKey = ConfigurationKey(
         "tlsKey", .string([.nonEmpty("tlsKey"), .noNUL]),
         description: "The PEM private key of tlsCertificate; its path is shown, never its content.")
-    public static let tokenKey = ConfigurationKey(
+    package static let tokenKey = ConfigurationKey(
         "token", .string([.nonEmpty("token")]),
         description: "An authentication token, usually \"${NATS_TOKEN}\". Never printed.")
-    public static let eventsKey = ConfigurationKey.events("Only these kinds of event are published; default all.")
-    public static let timeoutKey = ConfigurationKey(
+    package static let eventsKey = ConfigurationKey.events("Only these kinds of event are published; default all.")
+    package static let timeoutKey = ConfigurationKey(
         "timeoutSeconds", .number(minimum: 0.1, maximum: 300, unit: "seconds"), default: .number(defaultTimeoutSeconds),
         description: "How long connecting, or one publish until its PubAck, may take.")
-    public static let maxAgeKey = ConfigurationKey(
+    package static let maxAgeKey = ConfigurationKey(
         "maxAge", .number(minimum: 1, maximum: 3_153_600_000, unit: "seconds"),
         description: "NATS max_age of the stream: seconds a message is kept (604800 is 7 days); default: for good.")
-    public static let maxBytesKey = ConfigurationKey(
+    package static let maxBytesKey = ConfigurationKey(
         "maxBytes", .integer(1...9_007_199_254_740_992),
         description: "NATS max_bytes of the stream: the most bytes it keeps; default: no limit.")
-    public static let discardKey = ConfigurationKey(
+    package static let discardKey = ConfigurationKey(
         "discard", .oneOf(["old", "new"]),
         description: "NATS discard policy at a limit: old drops the oldest messages, new refuses new ones (publishing retries); default old.")
     /// Every key of a `nats` subscriber, in the order the schema lists them.
-    public static let subscriberKeys = [
+    package static let subscriberKeys = [
         urlKey, subjectPrefixKey, streamKey, replicasKey, maxAgeKey, maxBytesKey, discardKey, credentialsKey, tokenKey, tlsCAKey,
         tlsCertificateKey, tlsKeyKey, eventsKey, timeoutKey, ConfigurationKey.retrySchedule,
     ]
 
     /// `fleet.url`: like `url`, but optional (`--nats` may give it).
-    public static let readerURLKey = ConfigurationKey(
+    package static let readerURLKey = ConfigurationKey(
         "url", .string([.nonEmpty("url")]),
         description: "The NATS server juice fleet reads, nats://host:port; several comma-separated for a cluster.")
     /// The ack wait of `juice fleet deliver`'s consumers unless `ackWait` says otherwise (NATS's default).
-    public static let defaultAckWaitSeconds = 30.0
+    package static let defaultAckWaitSeconds = 30.0
     /// The `max_ack_pending` of `juice fleet deliver`'s consumers unless `maxAckPending` says otherwise (NATS's default).
-    public static let defaultMaxAckPending = 1000
-    public static let ackWaitKey = ConfigurationKey(
+    package static let defaultMaxAckPending = 1000
+    package static let ackWaitKey = ConfigurationKey(
         "ackWait", .number(minimum: 1, maximum: 86_400, unit: "seconds"), default: .number(defaultAckWaitSeconds),
         description: "NATS ack_wait of juice fleet deliver's consumers: how long a killed deliverer's messages wait before they are sent again.")
-    public static let maxAckPendingKey = ConfigurationKey(
+    package static let maxAckPendingKey = ConfigurationKey(
         "maxAckPending", .integer(1...100_000), default: .number(Double(defaultMaxAckPending)),
         description: "NATS max_ack_pending of juice fleet deliver's consumers: messages out and not yet acknowledged, at most.")
-    public static let deliverPolicyKey = ConfigurationKey(
+    package static let deliverPolicyKey = ConfigurationKey(
         "deliverPolicy", .oneOf(["all", "new"]), default: .string("all"),
         description: "Where a new consumer of juice fleet deliver starts: all (the stream's whole history) or new (messages from then on).")
     /// The largest message a fleet reader takes unless `maxMessageBytes` says otherwise:
     /// a machine's event is well under 1 KiB.
-    public static let defaultMaxMessageBytes = 65_536
-    public static let maxMessageBytesKey = ConfigurationKey(
+    package static let defaultMaxMessageBytes = 65_536
+    package static let maxMessageBytesKey = ConfigurationKey(
         "maxMessageBytes", .integer(1_024...67_108_864), default: .number(Double(defaultMaxMessageBytes)),
         description: "The largest stream message juice fleet takes, in bytes; a larger one is skipped (a dead letter for fleet deliver).")
     /// The keys of the top-level `fleet` section.
-    public static let readerKeys = [
+    package static let readerKeys = [
         readerURLKey, subjectPrefixKey, streamKey, credentialsKey, tokenKey, timeoutKey, ackWaitKey, maxAckPendingKey, deliverPolicyKey,
         maxMessageBytesKey, tlsCAKey, tlsCertificateKey, tlsKeyKey,
     ]
@@ -105,7 +105,7 @@ public enum Fleet {
     /// relative path is relative to `directory`, the store's) and checked readable;
     /// `nil` when none is set. A certificate without its key, or a key without its
     /// certificate, is refused.
-    public static func tlsFiles(of section: PluginConfiguration, relativeTo directory: String) throws(ConfigurationError) -> TLSFiles? {
+    package static func tlsFiles(of section: PluginConfiguration, relativeTo directory: String) throws(ConfigurationError) -> TLSFiles? {
         let ca = try readable(tlsCAKey, of: section, relativeTo: directory)
         let certificate = try readable(tlsCertificateKey, of: section, relativeTo: directory)
         let key = try readable(tlsKeyKey, of: section, relativeTo: directory)
@@ -143,12 +143,12 @@ public enum Fleet {
     /// was `expected`.
     /// A section's `subjectPrefix` (the `nats` subscriber's or the `fleet` section's),
     /// checked: dot-separated tokens of letters, digits, `-` and `_`.
-    public static func subjectPrefix(of section: PluginConfiguration) throws(ConfigurationError) -> String {
+    package static func subjectPrefix(of section: PluginConfiguration) throws(ConfigurationError) -> String {
         try checked(subjectPrefixKey, in: section, default: defaultSubjectPrefix, isSubjectPrefix, expected: subjectPrefixExpected)
     }
 
     /// A section's `stream`, checked: a JetStream stream name.
-    public static func stream(of section: PluginConfiguration) throws(ConfigurationError) -> String {
+    package static func stream(of section: PluginConfiguration) throws(ConfigurationError) -> String {
         try checked(streamKey, in: section, default: defaultStream, isStreamName, expected: streamExpected)
     }
 
@@ -167,7 +167,7 @@ public enum Fleet {
         try checked(section.string(key) ?? value, isValid, at: ConfigurationKey.path(section.path, key.name), expected: expected)
     }
 
-    public static func checked(
+    package static func checked(
         _ value: String, _ isValid: (String) -> Bool, at path: String, expected: PluginMessage
     ) throws(ConfigurationError) -> String {
         guard isValid(value) else { throw ConfigurationError(path: path, plugin: expected) }
@@ -176,7 +176,7 @@ public enum Fleet {
 
     /// Whether `name` is one NATS subject token as a machine name: letters, digits,
     /// `-` and `_` only, at least one.
-    public static func isMachineName(_ name: String) -> Bool {
+    package static func isMachineName(_ name: String) -> Bool {
         !name.isEmpty && name.utf8.count <= 64 && name.unicodeScalars.allSatisfy { isTokenScalar($0) }
     }
 
@@ -189,7 +189,7 @@ public enum Fleet {
 
     /// The host name made a machine name: every other character becomes `-`, the domain
     /// is dropped, at most 64 characters; `juice` if nothing is left.
-    public static func machineName(fromHost host: String) -> String {
+    package static func machineName(fromHost host: String) -> String {
         let first = host.split(separator: ".").first.map(String.init) ?? ""
         // Scalar by scalar (each becomes one ASCII character), not through a generic
         // append (start-up rule "no conformance lookups at start").
@@ -200,7 +200,7 @@ public enum Fleet {
 
     /// This machine's host name, made safe.
     /// (`gethostname`, not `ProcessInfo.hostName`, which may ask DNS on every command.)
-    public static let defaultMachineName: String = {
+    package static let defaultMachineName: String = {
         var buffer = [CChar](repeating: 0, count: 256)
         guard gethostname(&buffer, buffer.count - 1) == 0 else { return "juice" }
         let bytes = buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }
@@ -208,10 +208,10 @@ public enum Fleet {
     }()
 
     /// The CloudEvents `source` of a machine's events.
-    public static func source(machine: String) -> String { "/juice-maker/\(machine)" }
+    package static func source(machine: String) -> String { "/juice-maker/\(machine)" }
 
     /// The machine a `source` names (`/juice-maker/shop-1` → `shop-1`); `nil` for another source.
-    public static func machine(fromSource source: String) -> String? {
+    package static func machine(fromSource source: String) -> String? {
         let prefix = "/juice-maker/"
         guard source.hasPrefix(prefix) else { return nil }
         let name = String(source.dropFirst(prefix.count))
@@ -219,13 +219,13 @@ public enum Fleet {
     }
 
     /// Whether `prefix` is one or more subject tokens separated by dots.
-    public static func isSubjectPrefix(_ prefix: String) -> Bool {
+    package static func isSubjectPrefix(_ prefix: String) -> Bool {
         let tokens = prefix.split(separator: ".", omittingEmptySubsequences: false)
         return !tokens.isEmpty && tokens.allSatisfy { isMachineName(String($0)) }
     }
 
     /// Whether `name` can name a stream or a consumer: printable, no space, `.`, `*`, `>`, `/` or `\`.
-    public static func isStreamName(_ name: String) -> Bool {
+    package static func isStreamName(_ name: String) -> Bool {
         !name.isEmpty && name.utf8.count <= 255
             && name.unicodeScalars.allSatisfy { $0.value > 0x20 && $0.value < 0x7F && !".*>/\\".unicodeScalars.contains($0) }
     }
@@ -234,17 +234,17 @@ public enum Fleet {
     /// under in the local store: `<subscriber>@fleet`, apart from the same subscriber's
     /// own delivery of the local journal (whose sequences are the journal's, not the
     /// stream's).
-    public static func bookkeepingName(_ subscriber: String) -> String { subscriber + bookkeepingSuffix }
+    package static func bookkeepingName(_ subscriber: String) -> String { subscriber + bookkeepingSuffix }
 
     /// The subscriber a `bookkeepingName` belongs to, or `nil` for another name.
-    public static func subscriber(fromBookkeepingName name: String) -> String? {
+    package static func subscriber(fromBookkeepingName name: String) -> String? {
         name.hasSuffix(bookkeepingSuffix) ? String(name.dropLast(bookkeepingSuffix.count)) : nil
     }
 
     private static let bookkeepingSuffix = "@fleet"
 
     /// A subscriber's name as a durable consumer's name (`webhook-2`, `central_hook`): other characters become `_`.
-    public static func consumerName(_ subscriber: String) -> String {
+    package static func consumerName(_ subscriber: String) -> String {
         String(
             String.UnicodeScalarView(
                 subscriber.unicodeScalars.map { scalar -> Unicode.Scalar in
@@ -253,18 +253,18 @@ public enum Fleet {
     }
 
     /// The kind's subject tokens: `juicemaker.juice.made` → `juice.made`.
-    public static func kindTokens(_ kind: EventKind) -> String {
+    package static func kindTokens(_ kind: EventKind) -> String {
         String(kind.cloudEventType.dropFirst("juicemaker.".count))
     }
 
     /// The subject an event is published to: `<prefix>.<machine>.<kind>.<subject>`, e.g.
     /// `juicemaker.shop-1.stock.changed.kiwi`.
-    public static func subject(prefix: String, machine: String, event: JuiceMakerEvent) -> String {
+    package static func subject(prefix: String, machine: String, event: JuiceMakerEvent) -> String {
         "\(prefix).\(machine).\(kindTokens(event.kind)).\(eventSubject(event))"
     }
 
     /// The CloudEvents `subject` of an event: the fruit or the juice.
-    public static func eventSubject(_ event: JuiceMakerEvent) -> String {
+    package static func eventSubject(_ event: JuiceMakerEvent) -> String {
         switch event {
         case let .stockChanged(fruit, _, _, _): fruit.id
         case let .juiceMade(juice, _, _), let .orderFailed(juice, _, _): juice.id
@@ -272,7 +272,7 @@ public enum Fleet {
     }
 
     /// The filter of every machine's events of `kind` (or all kinds), of one machine or all.
-    public static func filter(prefix: String, machine: String?, kind: EventKind?) -> String {
+    package static func filter(prefix: String, machine: String?, kind: EventKind?) -> String {
         let machineToken = machine ?? "*"
         guard let kind else { return "\(prefix).\(machineToken).>" }
         return "\(prefix).\(machineToken).\(kindTokens(kind)).*"
@@ -280,7 +280,7 @@ public enum Fleet {
 
     /// The parts of a `nats` URL list: each `nats://host:port` (or `host:port`); `nil`
     /// names the first that is not one.
-    public static func servers(_ text: String) -> Result<[String], BadURL> {
+    package static func servers(_ text: String) -> Result<[String], BadURL> {
         var servers: [String] = []
         for part in text.split(separator: ",", omittingEmptySubsequences: false) {
             let item = String(part.drop(while: \.isWhitespace).reversed().drop(while: \.isWhitespace).reversed())
@@ -298,7 +298,7 @@ public enum Fleet {
     /// `readerURLKey` for `fleet`), checked by `servers(_:)`; nil when it is absent.
     /// The one check of a NATS URL in a config: `config check` runs it for the `fleet`
     /// section, the `nats` subscriber when it is built.
-    public static func servers(of section: PluginConfiguration, key: ConfigurationKey) throws(ConfigurationError) -> [String]? {
+    package static func servers(of section: PluginConfiguration, key: ConfigurationKey) throws(ConfigurationError) -> [String]? {
         guard let url = try section.string(key) else { return nil }
         switch servers(url) {
         case .success(let list): return list
@@ -307,31 +307,16 @@ public enum Fleet {
     }
 
     /// A `url` item that is not `nats://host:port`.
-    public struct BadURL: Error, Sendable {
-        public let item: String
+    package struct BadURL: Error, Sendable {
+        package let item: String
     }
 
     /// The error for a bad `url` at `path`.
-    public static func badURL(_ bad: BadURL, at path: String) -> ConfigurationError {
+    package static func badURL(_ bad: BadURL, at path: String) -> ConfigurationError {
         ConfigurationError(
             path: path,
             plugin: PluginMessage(
                 english: "expected nats://host:port, several comma-separated for a cluster; \"\(URLCredentials.redacted(bad.item))\" is not one",
                 korean: "nats://host:port 형식이어야 합니다(클러스터는 쉼표로 여러 개). \"\(URLCredentials.redacted(bad.item))\"은(는) 아닙니다"))
-    }
-}
-
-/// The TLS files of a connection to NATS, absolute paths (`Fleet.tlsFiles`).
-public struct TLSFiles: Sendable, Equatable {
-    /// PEM certificate authorities the server's certificate is checked against; `nil`: the system's.
-    public let certificateAuthorities: String?
-    /// A PEM client certificate and its private key, both or neither.
-    public let certificate: String?
-    public let key: String?
-
-    public init(certificateAuthorities: String?, certificate: String?, key: String?) {
-        self.certificateAuthorities = certificateAuthorities
-        self.certificate = certificate
-        self.key = key
     }
 }

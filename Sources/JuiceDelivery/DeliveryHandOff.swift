@@ -67,7 +67,7 @@ package enum DeliveryHandOff {
     /// store) in the background if one of `subscribers` has work and a free lease;
     /// returns what the command should report.
     package static func handOn(
-        _ subscribers: [Subscriber], journal: any EventJournal, arguments: [String], environment: [String: String]
+        _ subscribers: [Subscriber], journal: any DeliveryJournal, arguments: [String], environment: [String: String]
     ) -> [Report] {
         var due: [String] = []
         var reports: [Report] = []
@@ -83,7 +83,7 @@ package enum DeliveryHandOff {
     /// The subscribers in `subscribers` that have work now and whose lease is free, and
     /// those whose oldest waiting event has failed (waiting for a retry, or stopped).
     package static func look(
-        at subscribers: [Subscriber], journal: any EventJournal, now: Double
+        at subscribers: [Subscriber], journal: any DeliveryJournal, now: Double
     ) throws(StoreError) -> (due: [String], failing: [Report]) {
         let last = try journal.lastSequence()
         var names: [String] = []

@@ -79,7 +79,7 @@ package final class DurableDelivery: Sendable {
     /// When failed events are tried again.
     package let schedule: RetrySchedule
 
-    let journal: any EventJournal
+    let journal: any DeliveryJournal
     let destination: any DurableDestination
     /// How `destination` takes events (`DurableDestination.intake`); read once.
     let intake: DeliveryIntake
@@ -150,7 +150,7 @@ package final class DurableDelivery: Sendable {
     ///   - describeStoreError: words a store failure for those lines
     ///     (`PluginHost.describeStoreError`).
     package init(
-        name: String, journal: any EventJournal, kinds: Set<EventKind>? = nil, schedule: RetrySchedule = .standard,
+        name: String, journal: any DeliveryJournal, kinds: Set<EventKind>? = nil, schedule: RetrySchedule = .standard,
         destination: any DurableDestination, reportError: @escaping @Sendable (PluginMessage) -> Void,
         describeStoreError: @escaping @Sendable (StoreError) -> PluginMessage = { PluginMessage(untranslated: $0.detail) }
     ) {

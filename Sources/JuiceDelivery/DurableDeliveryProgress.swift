@@ -62,7 +62,7 @@ package struct DurableSubscriberStatus: Sendable, Equatable {
     }
 
     /// Reads `name`'s standing from `journal`.
-    package static func read(_ name: String, from journal: any EventJournal) throws(StoreError) -> DurableSubscriberStatus {
+    package static func read(_ name: String, from journal: any DeliveryJournal) throws(StoreError) -> DurableSubscriberStatus {
         let cursor = try journal.cursor(named: name)
         let last = try journal.lastSequence()
         let retry = try retryState(name, after: cursor, from: journal)
@@ -73,7 +73,7 @@ package struct DurableSubscriberStatus: Sendable, Equatable {
 
     /// `name`'s retry state if it is for an event after `cursor` (the oldest one not
     /// handled); one left behind by a delivery the cursor has since passed is stale.
-    package static func retryState(_ name: String, after cursor: Int64, from journal: any EventJournal) throws(StoreError) -> DeliveryRetryState? {
+    package static func retryState(_ name: String, after cursor: Int64, from journal: any DeliveryJournal) throws(StoreError) -> DeliveryRetryState? {
         guard let state = try journal.retryState(for: name), state.sequence > cursor else { return nil }
         return state
     }

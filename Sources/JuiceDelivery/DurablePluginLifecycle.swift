@@ -91,7 +91,7 @@ extension DurableDelivery {
         to host: PluginHost
     ) throws(PluginError) -> (delivery: DurableDelivery, wakeUps: Subscription) {
         let delivery = DurableDelivery(
-            name: name, journal: host.journal, kinds: kinds, schedule: schedule,
+            name: name, journal: host.deliveryJournal, kinds: kinds, schedule: schedule,
             destination: destination, reportError: host.reportError, describeStoreError: host.describeStoreError)
         let wakeUps = try host.subscribe(name, delivery: .synchronous, kinds: kinds) { _ in delivery.wake() }
         delivery.start()

@@ -17,15 +17,15 @@ import Locking
 ///   line. Messages fetched before are never acknowledged (`isCurrent`): one of the old
 ///   stream would name a sequence of the new one (a new stream's message fetched before
 ///   the look is sent again after its ack wait, and then acknowledged).
-public final class DurableConsumer: Sendable {
+package final class DurableConsumer: Sendable {
     /// Between looks at whether the stream and the consumer still exist, while fetches
     /// come back empty or fail.
     static let checkInterval = Duration.seconds(2)
 
-    public let connection: NATSConnection
-    public let stream: String
-    public let name: String
-    public let settings: ConsumerSettings
+    package let connection: NATSConnection
+    package let stream: String
+    package let name: String
+    package let settings: ConsumerSettings
     private let report: @Sendable (String) -> Void
     private let state: Locked<State>
 
@@ -46,7 +46,7 @@ public final class DurableConsumer: Sendable {
     /// Creates the consumer when missing (or brings its settings to `settings`) and binds to it.
     /// - Parameter report: hears one line when the consumer had to be created again, when
     ///   the stream is gone or new, and when the consumer keeps a setting NATS cannot change.
-    public init(
+    package init(
         connection: NATSConnection, stream: String, name: String, settings: ConsumerSettings,
         report: @escaping @Sendable (String) -> Void
     ) throws(NATSError) {
@@ -64,21 +64,21 @@ public final class DurableConsumer: Sendable {
     }
 
     /// The consumer's ack wait in seconds, as the server has it.
-    public var ackWait: Double { state.withLock { $0.ackWait } }
+    package var ackWait: Double { state.withLock { $0.ackWait } }
 
     /// The stream read now.
-    public var identity: StreamIdentity { state.withLock { $0.identity } }
+    package var identity: StreamIdentity { state.withLock { $0.identity } }
 
     /// Whether `message` was fetched since the stream read now was found: only such a
     /// message may be acknowledged (or handed back), as its acknowledgement names a
     /// sequence of this stream.
-    public func isCurrent(_ message: NATSMessage) -> Bool {
+    package func isCurrent(_ message: NATSMessage) -> Bool {
         message.generation == state.withLock { $0.generation }
     }
 
     /// Up to `batch` messages; empty when none came within `timeout` seconds (or after
     /// `stop()`), and while the stream is gone.
-    public func fetch(batch: Int, timeout: Double) throws(NATSError) -> [NATSMessage] {
+    package func fetch(batch: Int, timeout: Double) throws(NATSError) -> [NATSMessage] {
         guard let subscription = state.withLock({ $0.stopped ? nil : $0.subscription }) else { return [] }
         let messages: [NATSMessage]
         do {
@@ -188,7 +188,7 @@ public final class DurableConsumer: Sendable {
     }
 
     /// Lets go of the consumer (it stays on the server): a fetch under way returns.
-    public func stop() {
+    package func stop() {
         let subscription = state.withLock { state -> NATSSubscription? in
             state.stopped = true
             return state.subscription

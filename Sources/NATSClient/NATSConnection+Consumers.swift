@@ -1,5 +1,4 @@
 import CNATSLoader
-import FleetConfiguration
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
@@ -7,9 +6,9 @@ import Foundation
 #endif
 
 /// How a durable consumer `juice fleet deliver` uses is set up.
-public struct ConsumerSettings: Sendable, Equatable {
+package struct ConsumerSettings: Sendable, Equatable {
     /// Where a new consumer starts in the stream (NATS `deliver_policy`).
-    public enum Start: String, Sendable, Equatable, CaseIterable {
+    package enum Start: String, Sendable, Equatable, CaseIterable {
         /// Every message the stream holds (NATS `all`).
         case all
         /// Only messages stored after the consumer is created (NATS `new`).
@@ -17,19 +16,19 @@ public struct ConsumerSettings: Sendable, Equatable {
     }
 
     /// The subject prefix the machines publish under.
-    public var prefix: String
+    package var prefix: String
     /// The subjects it takes: `<prefix>.>`.
-    public var filter: String { "\(prefix).>" }
+    package var filter: String { "\(prefix).>" }
     /// Seconds the server waits for an ack before it sends a message again (NATS `ack_wait`).
-    public var ackWait: Double
+    package var ackWait: Double
     /// Messages sent and not yet acknowledged, at most (NATS `max_ack_pending`).
-    public var maxAckPending: Int
+    package var maxAckPending: Int
     /// Where it starts when it is created; an existing consumer keeps its place.
-    public var start: Start
-    /// The largest message taken; a larger one is refused unread (`fleet.maxMessageBytes`).
-    public var maxMessageBytes: Int
+    package var start: Start
+    /// The largest message a reader takes; a larger one is refused unread (`fleet.maxMessageBytes`).
+    package var maxMessageBytes: Int
 
-    public init(prefix: String, ackWait: Double, maxAckPending: Int, start: Start, maxMessageBytes: Int = Fleet.defaultMaxMessageBytes) {
+    package init(prefix: String, ackWait: Double, maxAckPending: Int, start: Start, maxMessageBytes: Int) {
         self.maxMessageBytes = maxMessageBytes
         self.prefix = prefix
         self.ackWait = ackWait
@@ -39,34 +38,34 @@ public struct ConsumerSettings: Sendable, Equatable {
 }
 
 /// What `NATSConnection.ensureConsumer` found or made.
-public struct EnsuredConsumer: Sendable {
-    public let state: ConsumerState
+package struct EnsuredConsumer: Sendable {
+    package let state: ConsumerState
     /// Whether that call created it.
-    public let created: Bool
+    package let created: Bool
     /// One line on what an existing consumer kept of its own against the settings, if anything.
-    public let note: String?
+    package let note: String?
 }
 
 /// A durable consumer as the server describes it.
-public struct ConsumerState: Sendable, Equatable {
+package struct ConsumerState: Sendable, Equatable {
     /// Messages it has not delivered yet.
-    public let pending: UInt64
+    package let pending: UInt64
     /// Messages delivered and not acknowledged yet.
-    public let ackPending: Int64
+    package let ackPending: Int64
     /// The stream sequence at and below which every message is acknowledged.
-    public let ackFloor: UInt64
+    package let ackFloor: UInt64
     /// Its ack wait, in seconds.
-    public let ackWait: Double
+    package let ackWait: Double
     /// Its `max_ack_pending`.
-    public let maxAckPending: Int64
+    package let maxAckPending: Int64
     /// Its deliver policy when it is `all` or `new`; `nil` for another (a consumer
     /// created again from a stream sequence).
-    public let deliverPolicy: ConsumerSettings.Start?
+    package let deliverPolicy: ConsumerSettings.Start?
     /// Pull requests waiting on it now: a reader (`juice fleet deliver`) is fetching.
-    public let waiting: Int64
+    package let waiting: Int64
 
     /// Every message it has not seen acknowledged: what its subscriber lags behind.
-    public var lag: UInt64 { pending + UInt64(max(0, ackPending)) }
+    package var lag: UInt64 { pending + UInt64(max(0, ackPending)) }
 
     init(_ info: jsConsumerInfo) {
         pending = info.NumPending
@@ -83,7 +82,7 @@ public struct ConsumerState: Sendable, Equatable {
 extension NATSConnection {
     /// Consumer `name` of `stream`, or `nil` when it does not exist. Throws `.noStream`
     /// when the stream does not exist.
-    public func consumer(_ name: String, of stream: String) throws(NATSError) -> ConsumerState? {
+    package func consumer(_ name: String, of stream: String) throws(NATSError) -> ConsumerState? {
         let strings = CStrings()
         var info: UnsafeMutablePointer<jsConsumerInfo>?
         var jsError = jsErrCode(0)
@@ -106,7 +105,7 @@ extension NATSConnection {
     /// start): only its ack wait and `max_ack_pending` are set, on its own configuration.
     /// A deliver policy other than `settings.start`, or an update the server refuses, is
     /// told in `note` (one line), never thrown: the consumer is used as it is.
-    public func ensureConsumer(
+    package func ensureConsumer(
         _ name: String, of stream: String, settings: ConsumerSettings, resumingAfter: UInt64? = nil
     ) throws(NATSError) -> EnsuredConsumer {
         if let existing = try consumer(name, of: stream) { return try adjust(existing, name, of: stream, to: settings) }
@@ -177,7 +176,7 @@ extension NATSConnection {
     }
 
     /// Where a consumer is made to start again (`rewindConsumer`).
-    public enum RewindPoint: Sendable, Equatable {
+    package enum RewindPoint: Sendable, Equatable {
         /// At the first message stored at or after this time.
         case time(Date)
         /// At this stream sequence.
@@ -187,7 +186,7 @@ extension NATSConnection {
     /// Deletes consumer `name` of `stream` (when it exists) and creates it again with
     /// `settings`, starting at `point`: every message from there is sent again, to
     /// whichever reader binds to it next (`juice subscribers rewind NAME@fleet`).
-    public func rewindConsumer(
+    package func rewindConsumer(
         _ name: String, of stream: String, settings: ConsumerSettings, to point: RewindPoint
     ) throws(NATSError) -> ConsumerState {
         if try consumer(name, of: stream) != nil { try deleteConsumer(name, of: stream) }
@@ -227,7 +226,7 @@ extension NATSConnection {
     }
 
     /// Deletes consumer `name` of `stream` (what `nats consumer rm` does).
-    public func deleteConsumer(_ name: String, of stream: String) throws(NATSError) {
+    package func deleteConsumer(_ name: String, of stream: String) throws(NATSError) {
         let strings = CStrings()
         var jsError = jsErrCode(0)
         let status = nats.pointee.js_DeleteConsumer(jetStream, strings.make(stream), strings.make(name), nil, &jsError)
@@ -255,7 +254,7 @@ extension NATSConnection {
 
     /// The message at `sequence` of `stream`, or `nil` when the stream holds none there
     /// (deleted, or aged out).
-    public func message(at sequence: UInt64, of stream: String) throws(NATSError) -> NATSMessage? {
+    package func message(at sequence: UInt64, of stream: String) throws(NATSError) -> NATSMessage? {
         let strings = CStrings()
         var message: OpaquePointer?
         var jsError = jsErrCode(0)

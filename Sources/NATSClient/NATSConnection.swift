@@ -1,11 +1,10 @@
 import CNATSLoader
-import FleetConfiguration
-import JuiceMakerCore
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
 import Foundation
 #endif
+import JuicePrimitives
 
 /// One connection to NATS with its JetStream context.
 ///
@@ -14,7 +13,7 @@ import Foundation
 /// are destroyed only in `deinit`, when no other reference (so no other call) exists.
 /// `close()` only closes the connection (libnats allows that concurrently with calls,
 /// which then fail with `NATS_CONNECTION_CLOSED`).
-public final class NATSConnection: @unchecked Sendable {
+package final class NATSConnection: @unchecked Sendable {
     private let connection: OpaquePointer
     /// The JetStream context (for this module's extensions).
     let jetStream: OpaquePointer
@@ -25,10 +24,10 @@ public final class NATSConnection: @unchecked Sendable {
     private let failures: PublishFailures
     /// What says a lost connection and its return, if anything.
     private let watch: ConnectionWatch?
-    public let displayServers: String
+    package let displayServers: String
 
     /// Connects (failing within `options.timeout` when no server answers) and opens JetStream.
-    public init(_ options: NATSOptions) throws(NATSError) {
+    package init(_ options: NATSOptions) throws(NATSError) {
         try loadNATSLibrary()
         displayServers = options.displayServers
         timeoutMilliseconds = Int64((options.timeout * 1000).rounded())
@@ -113,13 +112,13 @@ public final class NATSConnection: @unchecked Sendable {
     }
 
     /// Closes the connection; later calls fail.
-    public func close() {
+    package func close() {
         watch?.closing()
         nats.pointee.natsConnection_Close(connection)
     }
 
     /// Whether the connection is up now (not closed, not reconnecting).
-    public var isConnected: Bool {
+    package var isConnected: Bool {
         nats.pointee.natsConnection_Status(connection) == NATS_CONN_STATUS_CONNECTED
     }
 
@@ -129,7 +128,7 @@ public final class NATSConnection: @unchecked Sendable {
     /// `replicas`, `retention`) when missing; throws `.streamMismatch` when it exists
     /// without them. An existing stream whose limits differ from those `retention`
     /// sets is brought to them (the rest of its configuration is left as it is).
-    public func ensureStream(_ name: String, subjects: String, replicas: Int, retention: StreamRetention = StreamRetention()) throws(NATSError) {
+    package func ensureStream(_ name: String, subjects: String, replicas: Int, retention: StreamRetention = StreamRetention()) throws(NATSError) {
         if let existing = try stream(name) {
             guard existing.takes(subjects) else { throw existing.mismatch(subjects) }
             if !retention.isMet(by: existing) { try update(name, to: retention) }
@@ -149,7 +148,7 @@ public final class NATSConnection: @unchecked Sendable {
     }
 
     /// Stream `name` as the server describes it, or `nil` when there is none.
-    public func stream(_ name: String) throws(NATSError) -> StreamSummary? {
+    package func stream(_ name: String) throws(NATSError) -> StreamSummary? {
         var info: UnsafeMutablePointer<jsStreamInfo>?
         var jsError = jsErrCode(0)
         let strings = CStrings()
@@ -163,7 +162,7 @@ public final class NATSConnection: @unchecked Sendable {
     /// Stream `name`, which a reader of `subjects` needs: throws `.noStream` when it does
     /// not exist (no machine has published yet) and `.streamMismatch` when it takes
     /// other subjects.
-    public func requireStream(_ name: String, subjects: String) throws(NATSError) -> StreamSummary {
+    package func requireStream(_ name: String, subjects: String) throws(NATSError) -> StreamSummary {
         guard let existing = try stream(name) else {
             throw NATSError(
                 "no machine has published to \(name) yet: there is no stream \(name) on \(displayServers) "
@@ -213,7 +212,7 @@ public final class NATSConnection: @unchecked Sendable {
     }
 
     /// How many messages stream `name` holds.
-    public func streamMessageCount(_ name: String) throws(NATSError) -> UInt64 {
+    package func streamMessageCount(_ name: String) throws(NATSError) -> UInt64 {
         var info: UnsafeMutablePointer<jsStreamInfo>?
         var jsError = jsErrCode(0)
         let strings = CStrings()
@@ -224,7 +223,7 @@ public final class NATSConnection: @unchecked Sendable {
     }
 
     /// Deletes stream `name` and everything it holds.
-    public func deleteStream(_ name: String) throws(NATSError) {
+    package func deleteStream(_ name: String) throws(NATSError) {
         var jsError = jsErrCode(0)
         let strings = CStrings()
         let status = nats.pointee.js_DeleteStream(jetStream, strings.make(name), nil, &jsError)
@@ -238,7 +237,7 @@ public final class NATSConnection: @unchecked Sendable {
     /// drops a second publish with the same id within its duplicate window.
     /// - Returns: whether the stream reported the message a duplicate.
     @discardableResult
-    public func publish(
+    package func publish(
         subject: String, body: [UInt8], headers: [(String, String)], messageID: String
     ) throws(NATSError) -> Bool {
         let strings = CStrings()
@@ -273,7 +272,7 @@ public final class NATSConnection: @unchecked Sendable {
     /// No `MaxWait`: `completePublishes` keeps the deadline. libnats' own timeout would
     /// cost every publish an allocation, a copied reply subject and a timer entry (CPU
     /// per event in `juice-bench fleet`), for a PubAck that almost always comes.
-    public func publishAsync(subject: String, body: String, headers: [(String, String)], messageID: EventID) throws(NATSError) {
+    package func publishAsync(subject: String, body: String, headers: [(String, String)], messageID: some NATSMessageID) throws(NATSError) {
         // No copies on the way: libnats copies the subject, the body and each header.
         var body = body
         var created: OpaquePointer?
@@ -309,7 +308,7 @@ public final class NATSConnection: @unchecked Sendable {
     /// returns the failures by message id: those the stream refused and, after the
     /// timeout, those still without a PubAck. Nothing is outstanding afterwards: a
     /// PubAck that comes later is dropped. The rest of the publishes are stored.
-    public func completePublishes() -> [EventID: NATSError] {
+    package func completePublishes() -> [String: NATSError] {
         var options = jsPubOptions()
         _ = nats.pointee.jsPubOptions_Init(&options)
         options.MaxWait = timeoutMilliseconds + 500
@@ -337,7 +336,7 @@ public final class NATSConnection: @unchecked Sendable {
     // MARK: Reading
 
     /// Where a reader starts in the stream.
-    public enum Start: Sendable {
+    package enum Start: Sendable {
         case all
         case new
         case since(Date)
@@ -346,7 +345,7 @@ public final class NATSConnection: @unchecked Sendable {
 
     /// An ordered, unacknowledged reader of `filter` in `stream` (for `fleet watch`
     /// and `fleet stock`): libnats keeps it in order across reconnects.
-    public func reader(stream: String, filter: String, start: Start) throws(NATSError) -> NATSSubscription {
+    package func reader(stream: String, filter: String, start: Start) throws(NATSError) -> NATSSubscription {
         let strings = CStrings()
         var options = jsSubOptions()
         _ = nats.pointee.jsSubOptions_Init(&options)

@@ -1,15 +1,15 @@
 import CNATSLoader
-import JuiceMakerCore
+import JuicePrimitives
 
 /// A libnats failure as one line: what was being done, libnats' own text, and what to
 /// do about it. Never contains a token or a credential.
-public struct NATSError: Error, Sendable, CustomStringConvertible {
+package struct NATSError: Error, Sendable, CustomStringConvertible {
     /// What went wrong, in one line.
-    public let message: String
+    package let message: String
     /// The kind of failure, for callers that decide what to do (retry, disable, exit 78).
-    public let kind: Kind
+    package let kind: Kind
 
-    public enum Kind: Sendable, Equatable {
+    package enum Kind: Sendable, Equatable {
         /// The server could not be reached or did not answer in time: try again later.
         case unavailable
         /// The server refused who we are (token, credentials).
@@ -27,12 +27,12 @@ public struct NATSError: Error, Sendable, CustomStringConvertible {
         case other
     }
 
-    public init(_ message: String, kind: Kind) {
+    package init(_ message: String, kind: Kind) {
         self.message = message
         self.kind = kind
     }
 
-    public var description: String { message }
+    package var description: String { message }
 
     /// `status` while `doing`, with libnats' last error text for this thread.
     static func from(_ status: natsStatus, doing: String, jsError: jsErrCode = jsErrCode(0)) -> NATSError {

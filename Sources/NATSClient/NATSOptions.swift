@@ -1,31 +1,29 @@
-import FleetConfiguration
-import JuiceMakerPluginKit
 import JuicePrimitives
 
 /// How to reach a NATS server or cluster.
-public struct NATSOptions: Sendable {
+package struct NATSOptions: Sendable {
     /// `nats://host:port` URLs (several for a cluster).
-    public var servers: [String]
+    package var servers: [String]
     /// An authentication token; never printed.
-    public var token: String?
+    package var token: String?
     /// A `.creds` file (user JWT and seed).
-    public var credentialsFile: String?
+    package var credentialsFile: String?
     /// TLS files; any means TLS, as a `tls://` server does.
-    public var tls: TLSFiles?
+    package var tls: TLSFiles?
     /// How long connecting, and each request (a publish's PubAck, a stream lookup), may take.
-    public var timeout: Double
+    package var timeout: Double
     /// Whether a lost connection is re-established in the background (a long-running
     /// reader); a publisher that reconnects on its next attempt may say `false`.
-    public var reconnects: Bool
+    package var reconnects: Bool
     /// The connection's name, as the server's monitoring shows it.
-    public var name: String
+    package var name: String
     /// How many asynchronous publishes may wait for their PubAck at once.
-    public var maxOutstandingAcks: Int = 256
+    package var maxOutstandingAcks: Int = 256
     /// Hears one line when a connection that `reconnects` is lost, and one when it is
     /// back (with how long it was away); `nil`: nothing is said.
-    public var connectionReport: (@Sendable (String) -> Void)?
+    package var connectionReport: (@Sendable (String) -> Void)?
 
-    public init(
+    package init(
         servers: [String], token: String? = nil, credentialsFile: String? = nil, tls: TLSFiles? = nil, timeout: Double = 5,
         reconnects: Bool = true, name: String = "juice"
     ) {
@@ -40,14 +38,14 @@ public struct NATSOptions: Sendable {
 
     /// Whether the connection must be TLS: some server is a `tls://` URL. Then a server
     /// that offers no TLS is refused (`NATSError.Kind.tlsRequired`), never used in plain text.
-    public var requiresTLS: Bool {
+    package var requiresTLS: Bool {
         tls != nil || servers.contains { $0.lowercased().hasPrefix("tls://") }
     }
 
     /// The servers as they may be shown (no user or password); a server that is not a
     /// URL (`nats://u:p@h:x`) with `URLCredentials.redacted`, so that no password in it
     /// is shown either.
-    public var displayServers: String {
+    package var displayServers: String {
         servers.map { ParsedURL($0)?.withoutUserInfo ?? URLCredentials.redacted($0) }.joined(separator: ",")
     }
 }

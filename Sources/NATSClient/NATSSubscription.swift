@@ -5,7 +5,7 @@ import CNATSLoader
 /// `@unchecked Sendable`: libnats allows `NextMsg`/`Fetch` and `Unsubscribe` from
 /// different threads (an unsubscribe makes a waiting call return); the pointer is set
 /// once and destroyed only in `deinit`.
-public final class NATSSubscription: @unchecked Sendable {
+package final class NATSSubscription: @unchecked Sendable {
     private let subscription: OpaquePointer
     private let owner: NATSConnection
     /// Given to every message fetched (`NATSMessage.generation`).
@@ -22,12 +22,12 @@ public final class NATSSubscription: @unchecked Sendable {
     }
 
     /// Ends it: a call waiting in `next` or `fetch` returns.
-    public func stop() {
+    package func stop() {
         _ = nats.pointee.natsSubscription_Unsubscribe(subscription)
     }
 
     /// The next message of an ordered reader, or `nil` when none came within `timeout` seconds.
-    public func next(timeout: Double) throws(NATSError) -> NATSMessage? {
+    package func next(timeout: Double) throws(NATSError) -> NATSMessage? {
         var message: OpaquePointer?
         let status = nats.pointee.natsSubscription_NextMsg(&message, subscription, Int64(timeout * 1000))
         if status == NATS_TIMEOUT { return nil }
@@ -36,7 +36,7 @@ public final class NATSSubscription: @unchecked Sendable {
     }
 
     /// Up to `batch` messages of a pull consumer; empty when none came within `timeout` seconds.
-    public func fetch(batch: Int, timeout: Double) throws(NATSError) -> [NATSMessage] {
+    package func fetch(batch: Int, timeout: Double) throws(NATSError) -> [NATSMessage] {
         var list = natsMsgList()
         var jsError = jsErrCode(0)
         let status = nats.pointee.natsSubscription_Fetch(&list, subscription, Int32(batch), Int64(timeout * 1000), &jsError)

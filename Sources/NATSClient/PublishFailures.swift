@@ -1,13 +1,7 @@
 import CNATSLoader
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
-import JuiceMakerCore
 import Locking
 
-/// The refused asynchronous publishes of a connection, by message id (the event id):
+/// The refused asynchronous publishes of a connection, by message id (`Nats-Msg-Id`):
 /// libnats' thread records them (`publishErrorHandler`), the publishing thread takes
 /// them once libnats says every publish has its answer (`NATSConnection.completePublishes`).
 ///
@@ -15,10 +9,10 @@ import Locking
 /// and nothing else: no code of ours runs for it, no thread is woken for it, and the
 /// publishing thread is woken once, when the last outstanding publish is answered.
 final class PublishFailures: Sendable {
-    private let failures = Locked<[EventID: NATSError]>([:])
+    private let failures = Locked<[String: NATSError]>([:])
 
     /// Called on libnats' thread.
-    func record(_ id: EventID, _ error: NATSError) {
+    func record(_ id: String, _ error: NATSError) {
         failures.withLock { failures in
             // The first answer for an id is the one that counts.
             if failures[id] == nil { failures[id] = error }
@@ -26,7 +20,7 @@ final class PublishFailures: Sendable {
     }
 
     /// The failures recorded since the last call.
-    func take() -> [EventID: NATSError] {
+    func take() -> [String: NATSError] {
         failures.withLock { failures in
             defer { failures = [:] }
             return failures
@@ -58,11 +52,11 @@ extension NATSError {
     }
 }
 
-/// The event id a published message carries in `Nats-Msg-Id`.
-func publishedMessageID(_ message: OpaquePointer) -> EventID? {
+/// The message id a published message carries in `Nats-Msg-Id`.
+func publishedMessageID(_ message: OpaquePointer) -> String? {
     var idPointer: UnsafePointer<CChar>?
     guard nats.pointee.natsMsgHeader_Get(message, "Nats-Msg-Id", &idPointer) == NATS_OK, let idPointer else { return nil }
-    return EventID(utf8: UnsafeBufferPointer(start: UnsafeRawPointer(idPointer).assumingMemoryBound(to: UInt8.self), count: strlen(idPointer)))
+    return String(cString: idPointer)
 }
 
 /// libnats' callback for an asynchronous publish that failed (refused by the stream, or

@@ -3,9 +3,9 @@
 /// more). It says, in one line each, that the stream is gone (at once, then every
 /// `StreamAbsence.reportInterval` while it stays gone), and what is there when a stream of that
 /// name is back: the same one, or a new one to read from its first message.
-public final class StreamPresence {
+package final class StreamPresence {
     /// What a look found that the reader acts on.
-    public enum Change: Equatable {
+    package enum Change: Equatable {
         /// A stream of the name that is not the one read: read it from its first message.
         case newStream(StreamSummary)
     }
@@ -21,7 +21,7 @@ public final class StreamPresence {
     private var absence = StreamAbsence()
 
     /// - Parameter summary: the stream as the reader found it.
-    public init(connection: NATSConnection, summary: StreamSummary, report: @escaping (String) -> Void) {
+    package init(connection: NATSConnection, summary: StreamSummary, report: @escaping (String) -> Void) {
         self.connection = connection
         name = summary.name
         identity = summary.identity
@@ -30,7 +30,7 @@ public final class StreamPresence {
 
     /// Looks, when the last look is `checkInterval` old: call it whenever a read came
     /// back empty. A server that does not answer is no news (the connection says so).
-    public func lookIfDue() -> Change? {
+    package func lookIfDue() -> Change? {
         let now = ContinuousClock.now
         guard now - lastLook >= Self.checkInterval else { return nil }
         lastLook = now

@@ -1,5 +1,4 @@
 import CNATSLoader
-import JuiceMakerCore
 import JuicePrimitives
 #if canImport(FoundationEssentials)
 import FoundationEssentials
@@ -8,31 +7,31 @@ import Foundation
 #endif
 
 /// A stream as the server describes it: what a reader checks before it reads.
-public struct StreamSummary: Sendable, Equatable {
-    public let name: String
+package struct StreamSummary: Sendable, Equatable {
+    package let name: String
     /// The subjects it takes.
-    public let subjects: [String]
+    package let subjects: [String]
     /// How long it keeps a message, in seconds; `nil`: for good.
-    public let maxAge: Double?
+    package let maxAge: Double?
     /// How many bytes it keeps at most; `nil`: no limit.
-    public let maxBytes: Int64?
+    package let maxBytes: Int64?
     /// What it does when a limit is reached: drop the oldest messages (`old`) or
     /// refuse new ones (`new`).
-    public let discard: StreamRetention.Discard
+    package let discard: StreamRetention.Discard
     /// The messages it holds now.
-    public let messages: UInt64
+    package let messages: UInt64
     /// The sequence of its newest message (0: none yet).
-    public let lastSequence: UInt64
+    package let lastSequence: UInt64
     /// The sequence of its oldest message.
-    public let firstSequence: UInt64
+    package let firstSequence: UInt64
     /// When its oldest message was stored; `nil` when it holds none.
-    public let firstTime: Date?
+    package let firstTime: Date?
     /// When the server created it, in nanoseconds since 1970 (UTC): a stream deleted and
     /// created again under the same name has another (`StreamIdentity`).
-    public let created: Int64
+    package let created: Int64
 
     /// Which stream this is, of those that ever had its name.
-    public var identity: StreamIdentity { StreamIdentity(created: created) }
+    package var identity: StreamIdentity { StreamIdentity(created: created) }
 
     init(name: String, info: jsStreamInfo) {
         self.name = name
@@ -72,12 +71,12 @@ public struct StreamSummary: Sendable, Equatable {
 /// (by an operator, or by a machine's next publish) is another history, whose
 /// sequences start over. Told apart by the time the server created it, in nanoseconds,
 /// so also when it was created again within a second.
-public struct StreamIdentity: Sendable, Equatable, CustomStringConvertible {
+package struct StreamIdentity: Sendable, Equatable, CustomStringConvertible {
     /// Nanoseconds since 1970 (UTC).
-    public let created: Int64
+    package let created: Int64
 
     /// The creation time, to the millisecond (`2026-11-21T04:23:49.123Z`).
-    public var description: String {
+    package var description: String {
         RFC3339.format(Date(timeIntervalSince1970: Double(created) / 1e9))
     }
 
@@ -85,12 +84,12 @@ public struct StreamIdentity: Sendable, Equatable, CustomStringConvertible {
     var mark: String { " [stream created \(created)]" }
 
     /// `text` ending with `mark`, once (a letter kept again keeps one mark, this stream's).
-    func marking(_ text: String) -> String {
+    package func marking(_ text: String) -> String {
         Self.unmarked(text).text + mark
     }
 
     /// `text` without the stream mark at its end, and the creation time it named, if any.
-    public static func unmarked(_ text: String) -> (text: String, stream: StreamIdentity?) {
+    package static func unmarked(_ text: String) -> (text: String, stream: StreamIdentity?) {
         let marker = " [stream created "
         guard text.hasSuffix("]") else { return (text, nil) }
         let inner = text.dropLast()
@@ -103,9 +102,9 @@ public struct StreamIdentity: Sendable, Equatable, CustomStringConvertible {
 
 /// The limits a stream keeps its messages by, under NATS's own names: `max_age`,
 /// `max_bytes` and `discard`. A limit left `nil` is not set by this client.
-public struct StreamRetention: Sendable, Equatable {
+package struct StreamRetention: Sendable, Equatable {
     /// What the stream does when a limit is reached.
-    public enum Discard: String, Sendable, Equatable {
+    package enum Discard: String, Sendable, Equatable {
         /// Drops its oldest messages (the NATS default).
         case old
         /// Refuses new messages: the publisher retries on its schedule.
@@ -113,13 +112,13 @@ public struct StreamRetention: Sendable, Equatable {
     }
 
     /// Seconds a message is kept.
-    public var maxAge: Double?
+    package var maxAge: Double?
     /// Bytes the stream keeps at most.
-    public var maxBytes: Int64?
+    package var maxBytes: Int64?
     /// What happens at a limit; `nil`: the stream's (NATS: `old`).
-    public var discard: Discard?
+    package var discard: Discard?
 
-    public init(maxAge: Double? = nil, maxBytes: Int64? = nil, discard: Discard? = nil) {
+    package init(maxAge: Double? = nil, maxBytes: Int64? = nil, discard: Discard? = nil) {
         self.maxAge = maxAge
         self.maxBytes = maxBytes
         self.discard = discard

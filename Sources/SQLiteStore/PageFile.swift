@@ -4,6 +4,7 @@ import Glibc
 import Musl
 #endif
 import JuiceMakerCore
+import JuicePrimitives
 
 /// A SQLite file's pages, read from its bytes without SQLite: what recovery reads
 /// where SQLite stops (a damaged root or interior page, a file cut short), as the

@@ -10,6 +10,7 @@ import Glibc
 import Musl
 #endif
 import JuiceMakerCore
+import JuicePrimitives
 
 /// One recovery: reads `source` (through SQLite, as far as it reads) and `pages`
 /// (the file's own bytes, where SQLite stops), writes `target` (a new store's file),

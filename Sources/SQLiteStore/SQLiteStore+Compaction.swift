@@ -4,6 +4,7 @@ import FoundationEssentials
 import Foundation
 #endif
 import JuiceMakerCore
+import JuicePrimitives
 import Locking
 
 /// What one `compact` did, and what stopped it where it stopped.

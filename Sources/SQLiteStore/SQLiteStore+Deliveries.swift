@@ -11,7 +11,7 @@ extension SQLiteStore {
         ) WITHOUT ROWID;
         """
 
-    public func setCursor(named name: String, to sequence: Int64, deliveredAt: Double) throws(StoreError) {
+    package func setCursor(named name: String, to sequence: Int64, deliveredAt: Double) throws(StoreError) {
         try writeCursor(named: name, to: sequence, deliveredAt: deliveredAt)
     }
 
@@ -53,7 +53,7 @@ extension SQLiteStore {
         }
     }
 
-    public func lastDelivery(for subscriber: String) throws(StoreError) -> Double? {
+    package func lastDelivery(for subscriber: String) throws(StoreError) -> Double? {
         try reader.withLock { connection throws(StoreError) in
             var time: Double?
             try connection.forEachRow("SELECT delivered_at FROM deliveries WHERE subscriber = ?1") { statement in

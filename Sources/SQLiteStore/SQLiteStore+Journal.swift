@@ -153,7 +153,7 @@ extension SQLiteStore {
         }
     }
 
-    public func recordDeadLetter(_ letter: DeadLetter) throws(StoreError) {
+    package func recordDeadLetter(_ letter: DeadLetter) throws(StoreError) {
         try writable().withLock { connection throws(StoreError) in
             try connection.writeTransaction { () throws(StoreError) in
                 try connection.run(
@@ -173,7 +173,7 @@ extension SQLiteStore {
         }
     }
 
-    public func deadLetters(for subscriber: String?) throws(StoreError) -> [DeadLetter] {
+    package func deadLetters(for subscriber: String?) throws(StoreError) -> [DeadLetter] {
         try reader.withLock { connection throws(StoreError) in
             var letters: [DeadLetter] = []
             let sql =
@@ -195,7 +195,7 @@ extension SQLiteStore {
         }
     }
 
-    public func removeDeadLetters(for subscriber: String, sequences: [Int64]) throws(StoreError) {
+    package func removeDeadLetters(for subscriber: String, sequences: [Int64]) throws(StoreError) {
         guard !sequences.isEmpty else { return }
         try writable().withLock { connection throws(StoreError) in
             try connection.writeTransaction { () throws(StoreError) in

@@ -25,7 +25,7 @@ extension SQLiteStore {
     /// The lease is an exclusive `flock` on `<store>.lease-<subscriber>` (created
     /// user-only): the kernel frees it when its holder exits, also on a crash or
     /// SIGKILL, and two opens in one process exclude each other as two processes do.
-    public func takeDeliveryLease(for subscriber: String) throws(StoreError) -> DeliveryLease? {
+    package func takeDeliveryLease(for subscriber: String) throws(StoreError) -> DeliveryLease? {
         let file = Self.leasePath(store: path, subscriber: subscriber)
         let descriptor = open(file, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
         guard descriptor >= 0 else {

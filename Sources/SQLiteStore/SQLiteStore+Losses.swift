@@ -24,7 +24,7 @@ extension SQLiteStore {
         ) WITHOUT ROWID;
         """
 
-    public func lostEvents(for subscriber: String?) throws(StoreError) -> [LostEvents] {
+    package func lostEvents(for subscriber: String?) throws(StoreError) -> [LostEvents] {
         try reader.withLock { connection throws(StoreError) in
             var lost: [LostEvents] = []
             let sql =
@@ -42,7 +42,7 @@ extension SQLiteStore {
     }
 
     @discardableResult
-    public func acknowledgeLostEvents(of subscriber: String) throws(StoreError) -> Int {
+    package func acknowledgeLostEvents(of subscriber: String) throws(StoreError) -> Int {
         try writable().withLock { connection throws(StoreError) in
             try connection.writeTransaction { () throws(StoreError) -> Int in
                 let count = try connection.integer("SELECT count(*) FROM lost_events WHERE subscriber = ?1") { $0.bind(1, subscriber) } ?? 0

@@ -77,7 +77,7 @@ public struct RecoveryReport: Sendable, Equatable {
     public let unreadableRows: [String: Int]
     /// For each durable subscriber, the events after its cursor that are gone: it will
     /// never be sent them. Kept in the new store until acknowledged.
-    public let lostEvents: [LostEvents]
+    package let lostEvents: [LostEvents]
     /// When the header's page size (or reserved bytes) did not make the pages parse.
     public let headerCorrection: HeaderCorrection?
     /// When the header's application id or schema version was wrong (and the file was

@@ -14,7 +14,7 @@ extension SQLiteStore {
         ) WITHOUT ROWID;
         """
 
-    public func retryState(for subscriber: String) throws(StoreError) -> DeliveryRetryState? {
+    package func retryState(for subscriber: String) throws(StoreError) -> DeliveryRetryState? {
         try reader.withLock { connection throws(StoreError) in
             var state: DeliveryRetryState?
             try connection.forEachRow(
@@ -30,7 +30,7 @@ extension SQLiteStore {
         }
     }
 
-    public func setRetryState(_ state: DeliveryRetryState?, for subscriber: String) throws(StoreError) {
+    package func setRetryState(_ state: DeliveryRetryState?, for subscriber: String) throws(StoreError) {
         try writable().withLock { connection throws(StoreError) in
             try connection.writeTransaction { () throws(StoreError) in
                 guard let state else {

@@ -19,7 +19,7 @@ extension SQLiteStore: JournalTotalsReading {
     /// lock another process holds, sums the report's projection over every hour
     /// instead, for this answer only (folding new rows in memory, as the report does):
     /// the totals never wait for a writer.
-    public func journalTotals() throws(StoreError) -> JournalTotals {
+    package func journalTotals() throws(StoreError) -> JournalTotals {
         var totals: JournalTotals
         let caughtUp = try writer.flatMap { writer throws(StoreError) -> JournalTotals? in
             guard !mark.isMarked() else { return nil }

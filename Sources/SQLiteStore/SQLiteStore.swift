@@ -32,7 +32,7 @@ import Locking
 ///   queries work, changes are refused with `storeReadOnly`, nothing is migrated.
 /// - The file, its -wal and -shm, and every file kept beside it are created 0600.
 /// - Safe to use from any thread.
-public final class SQLiteStore: StockStore, EventJournal {
+public final class SQLiteStore: StockStore, DeliveryJournal {
     /// How a store may be opened.
     public struct Options: Sendable, Equatable {
         /// Whether a store that cannot be written may be opened for reading.

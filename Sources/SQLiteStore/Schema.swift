@@ -7,6 +7,7 @@ import Musl
 import Darwin
 #endif
 import JuiceMakerCore
+import JuicePrimitives
 
 /// The store's tables, by version, and the steps from each version to the next.
 ///

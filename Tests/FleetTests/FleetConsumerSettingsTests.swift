@@ -1,3 +1,4 @@
+import FleetConfiguration
 import Foundation
 import JuiceTestSupport
 import Testing
@@ -32,7 +33,8 @@ struct FleetConsumerSettingsTests {
         let published = try await fleet.publish(2)
         let connection = try fleet.server.connect()
         defer { connection.close() }
-        let settings = ConsumerSettings(prefix: "juicemaker", ackWait: 30, maxAckPending: 1000, start: .all)
+        let settings = ConsumerSettings(
+            prefix: "juicemaker", ackWait: 30, maxAckPending: 1000, start: .all, maxMessageBytes: FleetConfiguration.Fleet.defaultMaxMessageBytes)
         _ = try connection.ensureConsumer("central-hook", of: "JUICEMAKER", settings: settings, resumingAfter: 0)
         let run = try await Self.deliver(fleet, fleetKeys: #""ackWait": 10, "maxAckPending": 500"#)
         #expect(run.status == 0, "\(run.stderr)")

@@ -1,9 +1,11 @@
+import FleetConfiguration
 import Foundation
 import JuiceMakerCore
 import Locking
 import JuiceTestSupport
 import Testing
 #if canImport(NATSClient)
+import FleetReaders
 import NATSClient
 
 /// A message that comes back to a deliverer after messages it has already delivered
@@ -39,7 +41,7 @@ struct FleetRedeliveryOrderTests {
 
         /// A journal on the consumer `hook`, over `connection` (this test's own by default).
         func journal(
-            _ settings: ConsumerSettings, batch: Int, on connection: NATSConnection? = nil, bookkeeping: (any EventJournal)? = nil
+            _ settings: ConsumerSettings, batch: Int, on connection: NATSConnection? = nil, bookkeeping: (any DeliveryJournal)? = nil
         ) throws -> ConsumerJournal {
             let consumer = try DurableConsumer(
                 connection: connection ?? self.connection, stream: "JUICEMAKER", name: "hook", settings: settings
@@ -80,7 +82,8 @@ struct FleetRedeliveryOrderTests {
         defer { stream.stop() }
         let (published, connection) = (stream.published, stream.connection)
         #expect(published.count >= 6, "\(published)")
-        let settings = ConsumerSettings(prefix: "juicemaker", ackWait: 3, maxAckPending: 1000, start: .all)
+        let settings = ConsumerSettings(
+            prefix: "juicemaker", ackWait: 3, maxAckPending: 1000, start: .all, maxMessageBytes: Fleet.defaultMaxMessageBytes)
         let (first, killed) = try stream.holdingTheFirstThree(settings)
         defer { first.stop() }
         let taken = try first.events(after: 0, limit: 100)
@@ -115,7 +118,8 @@ struct FleetRedeliveryOrderTests {
         let stream = try await Stream.started()
         defer { stream.stop() }
         let (published, connection) = (stream.published, stream.connection)
-        let settings = ConsumerSettings(prefix: "juicemaker", ackWait: 30, maxAckPending: 1000, start: .all)
+        let settings = ConsumerSettings(
+            prefix: "juicemaker", ackWait: 30, maxAckPending: 1000, start: .all, maxMessageBytes: Fleet.defaultMaxMessageBytes)
         let first = try stream.journal(settings, batch: 100)
         try first.fetchAvailable(timeout: 0.2)
         #expect(try first.events(after: 0, limit: 100).count == published.count)
@@ -140,7 +144,8 @@ struct FleetRedeliveryOrderTests {
         defer { stream.stop() }
         let published = stream.published
         let count = Int64(published.count)
-        let settings = ConsumerSettings(prefix: "juicemaker", ackWait: 3, maxAckPending: 1000, start: .all)
+        let settings = ConsumerSettings(
+            prefix: "juicemaker", ackWait: 3, maxAckPending: 1000, start: .all, maxMessageBytes: Fleet.defaultMaxMessageBytes)
         // 1–3 held by a deliverer that dies after the second took 4…count: they come back
         // to the second numbered count+1…count+3.
         let (first, killed) = try stream.holdingTheFirstThree(settings)
@@ -188,7 +193,8 @@ struct FleetRedeliveryOrderTests {
         let stream = try await Stream.started(orders: ["kiwi", "banana"])
         defer { stream.stop() }
         let published = stream.published
-        let settings = ConsumerSettings(prefix: "juicemaker", ackWait: 30, maxAckPending: 1000, start: .all)
+        let settings = ConsumerSettings(
+            prefix: "juicemaker", ackWait: 30, maxAckPending: 1000, start: .all, maxMessageBytes: Fleet.defaultMaxMessageBytes)
         let journal = try stream.journal(settings, batch: published.count - 1)
         defer { journal.stop() }
         try journal.fetchAvailable(timeout: 0.2)
@@ -208,7 +214,8 @@ struct FleetRedeliveryOrderTests {
         defer { stream.stop() }
         try stream.connection.publish(
             subject: "juicemaker.shop-a.stock.changed.kiwi", body: Array("not an event".utf8), headers: [], messageID: UUID().uuidString)
-        let settings = ConsumerSettings(prefix: "juicemaker", ackWait: 30, maxAckPending: 100, start: .all)
+        let settings = ConsumerSettings(
+            prefix: "juicemaker", ackWait: 30, maxAckPending: 100, start: .all, maxMessageBytes: Fleet.defaultMaxMessageBytes)
         let lines = Locked<[String]>([])
         let consumer = try DurableConsumer(connection: stream.connection, stream: "JUICEMAKER", name: "hook", settings: settings) { _ in }
         let journal = ConsumerJournal(consumer: consumer, subscriber: "hook", batch: 10) { line in lines.withLock { $0.append(line) } }

@@ -20,11 +20,19 @@ import Testing
         #expect(importing == ["PluginRegistry.swift"], "\(importing.sorted())")
     }
 
-    /// The HTTP transport stands below the domain and the kit: what it shares with them
-    /// (a message in both languages, URLs, RFC 3339 dates) is in `JuicePrimitives`.
-    @Test func theHTTPTransportImportsNeitherTheKitNorTheCore() throws {
-        let importing = try Self.files(in: "Sources/JuiceHTTP") { ["JuiceMakerCore", "JuiceMakerPluginKit"].contains($0) }
-        #expect(importing == [], "\(importing.sorted())")
+    /// The transports stand below the domain, the kit and the fleet's config: what they
+    /// share with them (a message in both languages, URLs, RFC 3339 dates, text search,
+    /// TLS files) is in `JuicePrimitives`. A transport imports the system, `Locking`,
+    /// `JuicePrimitives` and its own C targets, nothing else.
+    @Test func theTransportsImportOnlyTheSystemLockingAndThePrimitives() throws {
+        let allowed: Set = [
+            "Foundation", "FoundationEssentials", "Glibc", "Musl", "Darwin", "Locking", "JuicePrimitives", "CTLS", "CDynamicLibrary",
+            "CNATSLoader",
+        ]
+        for transport in ["JuiceHTTP", "NATSClient"] {
+            let importing = try Self.files(in: "Sources/\(transport)") { !allowed.contains($0) }
+            #expect(importing == [], "\(transport): \(importing.sorted())")
+        }
     }
 
     /// The Swift files of `folder` with an import of a module `imported` picks.
@@ -35,8 +43,10 @@ import Testing
         for case let file as URL in files where file.pathExtension == "swift" {
             let text = try String(contentsOf: file, encoding: .utf8)
             let imports = text.split(separator: "\n").contains { line in
+                // `import M`, `@testable import M`: not a comment that mentions an import.
                 let words = line.split(separator: " ")
-                return words.contains("import") && imported(words.last.map(String.init) ?? "")
+                let isImport = words.first == "import" || (words.first?.hasPrefix("@") == true && words.dropFirst().first == "import")
+                return isImport && imported(words.last.map(String.init) ?? "")
             }
             if imports { importing.append(file.lastPathComponent) }
         }

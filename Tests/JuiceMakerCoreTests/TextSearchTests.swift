@@ -1,4 +1,5 @@
 import JuiceMakerCore
+import JuicePrimitives
 import JuiceTestSupport
 import Testing
 

@@ -163,7 +163,7 @@ struct DeliverCommand: JuiceCommand {
     /// Returns at a commit after `version` in the SQLite store (another store has no
     /// other process to wait for), at `deadline`, or at a stop signal.
     private static func waitForCommit(
-        _ journal: any EventJournal, after version: Int64?, until deadline: ContinuousClock.Instant, stop: StopSignals
+        _ journal: any DeliveryJournal, after version: Int64?, until deadline: ContinuousClock.Instant, stop: StopSignals
     ) async {
         guard let store = journal as? SQLiteStore, let version else { return }
         // A stop ends the wait; the thread looking at the store ends by `deadline`.

@@ -13,6 +13,7 @@ import JuiceMakerCore
 import JuiceMakerPluginKit
 import JuicePrimitives
 #if canImport(NATSClient)
+import FleetReaders
 import NATSClient
 #endif
 

@@ -3,6 +3,7 @@ import FleetConfiguration
 import JuiceDelivery
 import JuiceMakerCore
 import JuiceMakerPluginKit
+import FleetReaders
 import NATSClient
 import JuicePrimitives
 

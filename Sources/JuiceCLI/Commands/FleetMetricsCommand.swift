@@ -2,6 +2,7 @@ import FleetConfiguration
 import JuiceMakerCore
 import JuiceMakerPluginKit
 #if canImport(NATSClient)
+import FleetReaders
 import NATSClient
 #endif
 

@@ -7,6 +7,7 @@ import Foundation
 import JuiceMakerCore
 import JuiceMakerPluginKit
 #if canImport(NATSClient)
+import FleetReaders
 import NATSClient
 #endif
 

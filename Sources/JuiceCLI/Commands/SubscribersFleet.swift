@@ -31,7 +31,7 @@ struct FleetSubscriberStatus {
     /// not answer, `warn` hears why once and lags are unknown (a stream that does not
     /// exist yet has no consumers: nothing is said).
     static func read(
-        _ context: CommandContext, journal: any EventJournal, warn: (String) -> Void
+        _ context: CommandContext, journal: any DeliveryJournal, warn: (String) -> Void
     ) throws(StoreError) -> [FleetSubscriberStatus] {
         let fed = context.config.subscribers.filter { entry in context.registry.plugin(named: entry.type)?.isFedFromFleet ?? false }
         guard !fed.isEmpty else { return [] }

@@ -1,5 +1,6 @@
 import JuiceJSON
 import JuiceMakerPluginKit
+import JuicePrimitives
 
 /// Replaces `${NAME}` in every string value of a config document with the value of
 /// the environment variable `NAME`. A variable that is not set is an error naming it

@@ -7,6 +7,7 @@ import Foundation
 import JuiceJSON
 import JuiceMakerCore
 import JuiceMakerPluginKit
+import JuicePrimitives
 import SQLiteStore
 
 /// One entry of `subscribers`, checked: a known type, keys the plugin declared.

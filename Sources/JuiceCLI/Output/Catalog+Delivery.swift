@@ -10,6 +10,7 @@ import Musl
 #endif
 import JuiceMakerCore
 import JuiceMakerPluginKit
+import JuicePrimitives
 
 /// The words of `juice deliver`, `juice subscribers retry` and the durable columns of
 /// `juice subscribers`.

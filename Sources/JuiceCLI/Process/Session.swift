@@ -56,7 +56,7 @@ final class Session {
     private var plugins: [BuiltPlugin]
     /// Whether the command declared it needs the store (`CommandNeeds.store`).
     private let opensStore: Bool
-    private var opened: (store: any StockStore & EventJournal, maker: JuiceMaker)?
+    private var opened: (store: any StockStore & DeliveryJournal, maker: JuiceMaker)?
     private var attached = false
     private var stop: StopSignals?
     /// Whether `close()` looks for durable subscribers with work and hands it to a
@@ -78,7 +78,7 @@ final class Session {
     }
 
     /// The store and journal, opened on first use.
-    func journal() throws(CLIError) -> any StockStore & EventJournal {
+    func journal() throws(CLIError) -> any StockStore & DeliveryJournal {
         try open().store
     }
 
@@ -123,7 +123,7 @@ final class Session {
     }
 
     private func attach(
-        _ built: BuiltPlugin, maker: JuiceMaker, store: any StockStore & EventJournal, stderr: any TextSink, language: Language
+        _ built: BuiltPlugin, maker: JuiceMaker, store: any StockStore & DeliveryJournal, stderr: any TextSink, language: Language
     ) throws(CLIError) {
         let name = built.entry.name
         let host = PluginHost(
@@ -153,10 +153,10 @@ final class Session {
         }
     }
 
-    private func open() throws(CLIError) -> (store: any StockStore & EventJournal, maker: JuiceMaker) {
+    private func open() throws(CLIError) -> (store: any StockStore & DeliveryJournal, maker: JuiceMaker) {
         if let opened { return opened }
         assert(opensStore, "\(context.invocation.command.name) declares CommandNeeds.plugins but opens the store")
-        let store: any StockStore & EventJournal
+        let store: any StockStore & DeliveryJournal
         do {
             store = try context.location.open(
                 initialStock: Stock(repeating: context.config.initialStock), durability: context.config.durability)

@@ -80,7 +80,7 @@ enum StoreLocation: Sendable, Equatable {
     }
 
     /// Opens (or creates) the store.
-    func open(initialStock: Stock, durability: Durability) throws(StoreError) -> any StockStore & EventJournal {
+    func open(initialStock: Stock, durability: Durability) throws(StoreError) -> any StockStore & DeliveryJournal {
         switch self {
         case .inMemory:
             return InMemoryStore(initialStock: initialStock)

@@ -44,7 +44,7 @@ public enum Fruit: String, Sendable, CaseIterable, Hashable, Comparable {
     }
 
     /// Position in `allCases`; the order of stock columns.
-    public var index: Int {
+    package var index: Int {
         switch self {
         case .strawberry: 0
         case .banana: 1

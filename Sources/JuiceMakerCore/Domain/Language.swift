@@ -12,7 +12,7 @@ public enum Language: String, Sendable, CaseIterable {
     /// part before `_`, `.` or `@` (`ko_KR.UTF-8` → `ko`), matched exactly and without
     /// regard to case, so `kok_IN` (Konkani) is not Korean. Anything but `ko` (or
     /// nothing, or `C`/`POSIX`) means English.
-    public init(environment: [String: String]) {
+    package init(environment: [String: String]) {
         let chosen =
             ["LC_ALL", "LC_MESSAGES", "LANG"]
             .lazy

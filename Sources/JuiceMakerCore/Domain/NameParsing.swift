@@ -38,10 +38,10 @@ extension Juice {
 
 /// The did-you-mean rule of juice and fruit names, for other names a person types
 /// (command names: `ordr` → `order`).
-public enum NameSuggestion {
+package enum NameSuggestion {
     /// The name in `names` closest to `text`, when it is close enough to be a typo
     /// (an edit distance of at most a third of its length, between 1 and 3).
-    public static func closest(to text: String, among names: [String]) -> String? {
+    package static func closest(to text: String, among names: [String]) -> String? {
         let wanted = Array(NameMatcher.normalize(text))
         var best: (name: String, distance: Int)?
         for name in names {

@@ -59,7 +59,7 @@ public struct EventEnvelope: Sendable, Hashable {
     /// reader holds exactly (a receiver in JavaScript reads numbers as doubles). A store
     /// refuses an event past it (`StoreError.Reason.sequencesExhausted`), and recovery
     /// takes a sequence past it read from a damaged file for damage.
-    public static let greatestSequence: Int64 = 1 << 53
+    package static let greatestSequence: Int64 = 1 << 53
 
     /// The default CloudEvents `source`.
     public static let defaultSource = "/juice-maker"

@@ -35,7 +35,7 @@ public enum EventKind: String, Sendable, CaseIterable, Hashable {
 
     /// A distinct bit per kind, for cheap kind filters.
     @inlinable
-    public var bit: Int {
+    package var bit: Int {
         switch self {
         case .stockChanged: 1
         case .juiceMade: 2

@@ -1,21 +1,21 @@
 /// What the journal remembers about a durable subscriber's failing event, so the
 /// retry schedule holds across processes: a `juice order` that fails to deliver
 /// leaves the next attempt's time for whichever process runs next.
-public struct DeliveryRetryState: Sendable, Equatable {
+package struct DeliveryRetryState: Sendable, Equatable {
     /// The journal sequence of the event the attempts were for. A state whose
     /// sequence is not the subscriber's next event is stale and ignored.
-    public var sequence: Int64
+    package var sequence: Int64
     /// Failed attempts so far (at least 1).
-    public var attempts: Int
+    package var attempts: Int
     /// When the next attempt is due, in Unix seconds.
-    public var nextAttemptAt: Double
+    package var nextAttemptAt: Double
     /// Why the last attempt failed, in one line. Never holds a secret.
-    public var lastError: String
+    package var lastError: String
     /// Whether the destination refused for good (HTTP 410 Gone): no attempts are made
     /// until a person runs `juice subscribers retry`.
-    public var disabled: Bool
+    package var disabled: Bool
 
-    public init(sequence: Int64, attempts: Int, nextAttemptAt: Double, lastError: String, disabled: Bool = false) {
+    package init(sequence: Int64, attempts: Int, nextAttemptAt: Double, lastError: String, disabled: Bool = false) {
         self.sequence = sequence
         self.attempts = attempts
         self.nextAttemptAt = nextAttemptAt

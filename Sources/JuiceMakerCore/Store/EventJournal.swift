@@ -1,15 +1,15 @@
 import Locking
 
 /// An event a durable subscriber gave up on after its last attempt.
-public struct DeadLetter: Sendable, Equatable {
-    public let subscriber: String
-    public let sequence: Int64
-    public let eventID: EventID
-    public let attempts: Int
-    public let lastError: String
-    public let recordedAt: Double
+package struct DeadLetter: Sendable, Equatable {
+    package let subscriber: String
+    package let sequence: Int64
+    package let eventID: EventID
+    package let attempts: Int
+    package let lastError: String
+    package let recordedAt: Double
 
-    public init(subscriber: String, sequence: Int64, eventID: EventID, attempts: Int, lastError: String, recordedAt: Double) {
+    package init(subscriber: String, sequence: Int64, eventID: EventID, attempts: Int, lastError: String, recordedAt: Double) {
         self.subscriber = subscriber
         self.sequence = sequence
         self.eventID = eventID
@@ -85,10 +85,12 @@ public enum CommittedEntry: Sendable, Equatable {
     }
 }
 
-/// The read side of the journal, and the bookkeeping of durable subscribers.
+/// The read side of the journal: its events and entries after a sequence, and named
+/// cursors over them.
 ///
 /// Events are written by `StockStore.commit`; a journal only reads them. Sequences
-/// start at 1 and have no gaps.
+/// start at 1 and have no gaps. What the host's delivery keeps beside the journal for
+/// each durable subscriber is `DeliveryJournal`'s (package access).
 public protocol EventJournal: AnyObject, Sendable {
     /// The sequence of the newest event, 0 when the journal is empty.
     func lastSequence() throws(StoreError) -> Int64
@@ -129,7 +131,13 @@ public protocol EventJournal: AnyObject, Sendable {
 
     /// Every named cursor.
     func cursors() throws(StoreError) -> [String: Int64]
+}
 
+/// The journal as the host's delivery keeps it: the read side, and the bookkeeping of
+/// each durable subscriber beside it (its last delivery, dead letters, retry state,
+/// lease, and the events a recovery found lost). The stores implement it; a plugin sees
+/// the read side only (`PluginHost.journal`).
+package protocol DeliveryJournal: EventJournal {
     /// `setCursor(named:to:)`, recording in the same write that the subscriber
     /// delivered an event at `deliveredAt` (Unix seconds): its last success, which
     /// `lastDelivery(for:)` answers. A journal that keeps no such time only moves the cursor.
@@ -174,40 +182,42 @@ public protocol EventJournal: AnyObject, Sendable {
 }
 
 /// The right to deliver one durable subscriber's events (see
-/// `EventJournal.takeDeliveryLease(for:)`). Released once: by `release()` or when the
+/// `DeliveryJournal.takeDeliveryLease(for:)`). Released once: by `release()` or when the
 /// last reference goes.
-public final class DeliveryLease: Sendable {
+package final class DeliveryLease: Sendable {
     private let onRelease: Locked<(@Sendable () -> Void)?>
 
     /// A lease that runs `onRelease` once when it is given up.
-    public init(onRelease: @escaping @Sendable () -> Void) {
+    package init(onRelease: @escaping @Sendable () -> Void) {
         self.onRelease = Locked(onRelease)
     }
 
     /// Gives the lease up. Later calls do nothing.
-    public func release() {
+    package func release() {
         onRelease.withLock { $0.take() }?()
     }
 
     deinit { release() }
 }
 
-extension EventJournal {
+extension DeliveryJournal {
     /// Moves the cursor only: for journals that keep no delivery times.
-    public func setCursor(named name: String, to sequence: Int64, deliveredAt: Double) throws(StoreError) {
+    package func setCursor(named name: String, to sequence: Int64, deliveredAt: Double) throws(StoreError) {
         try setCursor(named: name, to: sequence)
     }
 
     /// None kept: for journals that keep no delivery times.
-    public func lastDelivery(for subscriber: String) throws(StoreError) -> Double? { nil }
+    package func lastDelivery(for subscriber: String) throws(StoreError) -> Double? { nil }
 
     /// None: for journals that are never recovered from damage.
-    public func lostEvents(for subscriber: String?) throws(StoreError) -> [LostEvents] { [] }
+    package func lostEvents(for subscriber: String?) throws(StoreError) -> [LostEvents] { [] }
 
     /// None to forget: for journals that are never recovered from damage.
     @discardableResult
-    public func acknowledgeLostEvents(of subscriber: String) throws(StoreError) -> Int { 0 }
+    package func acknowledgeLostEvents(of subscriber: String) throws(StoreError) -> Int { 0 }
+}
 
+extension EventJournal {
     /// The events as entries: for journals that hold only events.
     public func entries(after sequence: Int64, limit: Int) throws(StoreError) -> [JournalEntry] {
         try events(after: sequence, limit: limit).map(JournalEntry.event)

@@ -15,7 +15,7 @@ import Locking
 ///
 /// One lock guards the stock and the journal together, so `commit` is atomic.
 /// Nothing survives the process.
-public final class InMemoryStore: StockStore, EventJournal, JournalTotalsReading {
+public final class InMemoryStore: StockStore, DeliveryJournal, JournalTotalsReading {
     private struct State {
         var stock: Stock
         var journal: [EventEnvelope] = []
@@ -93,7 +93,7 @@ public final class InMemoryStore: StockStore, EventJournal, JournalTotalsReading
     }
 
     /// A process-local lease: one runner per subscriber on this store.
-    public func takeDeliveryLease(for subscriber: String) throws(StoreError) -> DeliveryLease? {
+    package func takeDeliveryLease(for subscriber: String) throws(StoreError) -> DeliveryLease? {
         guard leases.withLock({ $0.insert(subscriber).inserted }) else { return nil }
         let leases = leases
         return DeliveryLease { leases.withLock { _ = $0.remove(subscriber) } }
@@ -113,44 +113,44 @@ public final class InMemoryStore: StockStore, EventJournal, JournalTotalsReading
         state.withLock { $0.cursors }
     }
 
-    public func setCursor(named name: String, to sequence: Int64, deliveredAt: Double) throws(StoreError) {
+    package func setCursor(named name: String, to sequence: Int64, deliveredAt: Double) throws(StoreError) {
         state.withLock { state in
             state.cursors[name] = max(state.cursors[name] ?? 0, sequence)
             state.deliveries[name] = max(state.deliveries[name] ?? deliveredAt, deliveredAt)
         }
     }
 
-    public func lastDelivery(for subscriber: String) throws(StoreError) -> Double? {
+    package func lastDelivery(for subscriber: String) throws(StoreError) -> Double? {
         state.withLock { $0.deliveries[subscriber] }
     }
 
     /// Folded from the whole journal, under the lock that keeps it with the stock.
-    public func journalTotals() throws(StoreError) -> JournalTotals {
+    package func journalTotals() throws(StoreError) -> JournalTotals {
         state.withLock { JournalTotals(folding: $0.journal, stock: $0.stock) }
     }
 
-    public func recordDeadLetter(_ letter: DeadLetter) throws(StoreError) {
+    package func recordDeadLetter(_ letter: DeadLetter) throws(StoreError) {
         state.withLock { $0.deadLetters.append(letter) }
     }
 
-    public func deadLetters(for subscriber: String?) throws(StoreError) -> [DeadLetter] {
+    package func deadLetters(for subscriber: String?) throws(StoreError) -> [DeadLetter] {
         state.withLock { state in
             state.deadLetters.filter { subscriber == nil || $0.subscriber == subscriber }
         }
     }
 
-    public func removeDeadLetters(for subscriber: String, sequences: [Int64]) throws(StoreError) {
+    package func removeDeadLetters(for subscriber: String, sequences: [Int64]) throws(StoreError) {
         let doomed = Set(sequences)
         state.withLock { state in
             state.deadLetters.removeAll { $0.subscriber == subscriber && doomed.contains($0.sequence) }
         }
     }
 
-    public func retryState(for subscriber: String) throws(StoreError) -> DeliveryRetryState? {
+    package func retryState(for subscriber: String) throws(StoreError) -> DeliveryRetryState? {
         state.withLock { $0.retryStates[subscriber] }
     }
 
-    public func setRetryState(_ retryState: DeliveryRetryState?, for subscriber: String) throws(StoreError) {
+    package func setRetryState(_ retryState: DeliveryRetryState?, for subscriber: String) throws(StoreError) {
         state.withLock { $0.retryStates[subscriber] = retryState }
     }
 }

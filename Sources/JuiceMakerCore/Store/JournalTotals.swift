@@ -3,21 +3,21 @@
 ///
 /// Keys are ids as the journal holds them (`mango-kiwi`, `kiwi`): a row written by a
 /// newer `juice` keeps its id even when this version has no such juice.
-public struct JournalTotals: Sendable, Equatable {
+package struct JournalTotals: Sendable, Equatable {
     /// Juices made, in cups, by juice id (`juiceMade` events' counts).
-    public var juicesMade: [String: Int]
+    package var juicesMade: [String: Int]
     /// Orders refused for lack of fruit, by juice id (`orderFailed` events).
-    public var ordersFailed: [String: Int]
+    package var ordersFailed: [String: Int]
     /// Fruit used by the juices made, by fruit id.
-    public var fruitConsumed: [String: Int]
+    package var fruitConsumed: [String: Int]
     /// The stock when the totals were read, consistent with them.
-    public var stock: Stock
+    package var stock: Stock
     /// The journal's length: the sequence of its last event, 0 when empty.
-    public var events: Int64
+    package var events: Int64
     /// Bytes the store takes on disk; `nil` for a store that keeps nothing on disk.
-    public var storeBytes: Int64?
+    package var storeBytes: Int64?
 
-    public init(
+    package init(
         juicesMade: [String: Int] = [:], ordersFailed: [String: Int] = [:], fruitConsumed: [String: Int] = [:],
         stock: Stock, events: Int64, storeBytes: Int64? = nil
     ) {
@@ -31,7 +31,7 @@ public struct JournalTotals: Sendable, Equatable {
 
     /// The totals of `events`, folded in order, for a store without a projection of
     /// its own; `stock` is the stock they lead to.
-    public init(folding events: some Sequence<EventEnvelope>, stock: Stock) {
+    package init(folding events: some Sequence<EventEnvelope>, stock: Stock) {
         self.init(stock: stock, events: 0)
         for envelope in events {
             self.events = max(self.events, envelope.sequence)
@@ -42,7 +42,7 @@ public struct JournalTotals: Sendable, Equatable {
     /// Adds `event` to the three counters as the totals count it: a juice made adds its
     /// cups and the fruit it used, a failed order adds one; a stock change adds nothing.
     /// For tallies kept elsewhere (the fleet's stream, per machine) that must agree.
-    public static func count(
+    package static func count(
         _ event: JuiceMakerEvent, juicesMade: inout [String: Int], ordersFailed: inout [String: Int], fruitConsumed: inout [String: Int]
     ) {
         switch event {
@@ -60,7 +60,7 @@ public struct JournalTotals: Sendable, Equatable {
 /// The port to a store's journal totals (`JournalTotals`): what the `metrics`
 /// subscriber and `juice metrics` read. Implemented by `InMemoryStore` and the SQLite
 /// store, which answers from its report projection rather than by reading every event.
-public protocol JournalTotalsReading: AnyObject, Sendable {
+package protocol JournalTotalsReading: AnyObject, Sendable {
     /// The totals of every event committed so far, with the stock as of the same
     /// moment: one consistent snapshot.
     func journalTotals() throws(StoreError) -> JournalTotals

@@ -26,7 +26,7 @@ public struct JournalPosition: Sendable, Equatable {
 
     /// Whether `events`, appended here, keep sequences gapless and ids increasing.
     /// Returns the first problem, or `nil`.
-    public func problem(appending events: [EventEnvelope]) -> StoreError.Reason? {
+    package func problem(appending events: [EventEnvelope]) -> StoreError.Reason? {
         var previous = lastEventID
         for (offset, envelope) in events.enumerated() {
             if envelope.sequence != nextSequence + Int64(offset) {

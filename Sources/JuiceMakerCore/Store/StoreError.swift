@@ -178,7 +178,7 @@ public struct SystemFailure: Sendable, Equatable, CustomStringConvertible {
     }
 
     /// The failure `errno` names now.
-    public static func current(_ code: Int32) -> SystemFailure {
+    package static func current(_ code: Int32) -> SystemFailure {
         SystemFailure(code: code, message: String(cString: strerror(code)))
     }
 

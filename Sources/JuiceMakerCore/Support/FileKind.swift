@@ -15,7 +15,7 @@ public enum FileKind: String, Sendable, Equatable {
     case other
 
     /// The kind of a file whose `st_mode` is `mode`; nil for a regular file.
-    public init?(mode: mode_t) {
+    package init?(mode: mode_t) {
         switch mode & S_IFMT {
         case S_IFREG: return nil
         case S_IFDIR: self = .directory
@@ -29,14 +29,14 @@ public enum FileKind: String, Sendable, Equatable {
 
     /// The kind of the file `descriptor` is open on; nil for a regular file (or when
     /// `fstat` fails, which leaves the read to say why).
-    public init?(descriptor: Int32) {
+    package init?(descriptor: Int32) {
         var info = stat()
         guard fstat(descriptor, &info) == 0 else { return nil }
         self.init(mode: info.st_mode)
     }
 
     /// "a directory", "a FIFO", …
-    public var english: String {
+    package var english: String {
         switch self {
         case .directory: "a directory"
         case .fifo: "a FIFO"
@@ -48,7 +48,7 @@ public enum FileKind: String, Sendable, Equatable {
     }
 
     /// The same in Korean.
-    public var korean: String {
+    package var korean: String {
         switch self {
         case .directory: "디렉터리"
         case .fifo: "FIFO"

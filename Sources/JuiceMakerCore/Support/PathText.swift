@@ -1,9 +1,9 @@
 /// Path arithmetic on strings, as `NSString` did it (`deletingLastPathComponent`,
 /// `appendingPathComponent`, `standardizingPath`), which FoundationEssentials does not
 /// offer publicly. Lexical only: nothing here touches the file system.
-public enum PathText {
+package enum PathText {
     /// The path without its last component: "/a/b" → "/a", "/a" → "/", "a" → "".
-    public static func parent(of path: String) -> String {
+    package static func parent(of path: String) -> String {
         var text = Substring(path)
         while text.count > 1, text.hasSuffix("/") { text = text.dropLast() }
         guard let slash = text.lastIndex(of: "/") else { return "" }
@@ -14,7 +14,7 @@ public enum PathText {
     }
 
     /// The last component: "/usr/bin/cat" → "cat", "dir/" → "dir", "/" → "/", "" → "".
-    public static func lastComponent(of path: String) -> String {
+    package static func lastComponent(of path: String) -> String {
         var text = Substring(path)
         while text.count > 1, text.hasSuffix("/") { text = text.dropLast() }
         guard text != "/", let slash = text.lastIndex(of: "/") else { return String(text) }
@@ -22,7 +22,7 @@ public enum PathText {
     }
 
     /// `component` appended to `path` with one "/" between them.
-    public static func join(_ path: String, _ component: String) -> String {
+    package static func join(_ path: String, _ component: String) -> String {
         if path.isEmpty { return component }
         if component.isEmpty { return path }
         var head = Substring(path)
@@ -35,7 +35,7 @@ public enum PathText {
 
     /// Empty and "." components removed, and in an absolute path ".." taken back
     /// against the component before it; no trailing "/".
-    public static func standardized(_ path: String) -> String {
+    package static func standardized(_ path: String) -> String {
         let absolute = path.hasPrefix("/")
         var components: [Substring] = []
         for component in path.split(separator: "/", omittingEmptySubsequences: true) where component != "." {

@@ -5,9 +5,9 @@ import JuiceJSON
 /// bidirectional controls. Text from outside (arguments, config, other machines) is
 /// shown with these escaped (`TerminalText` in the plugin kit) and JSON is written with
 /// these as `\uXXXX` (`JSONTextWriter.escapes`, the same set), so neither carries one raw.
-public enum TerminalControl {
+package enum TerminalControl {
     /// Whether `scalar` is one of them.
-    public static func steers(_ scalar: Unicode.Scalar) -> Bool {
+    package static func steers(_ scalar: Unicode.Scalar) -> Bool {
         JSONTextWriter.escapes(scalar)
     }
 }

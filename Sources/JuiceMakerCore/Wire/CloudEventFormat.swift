@@ -75,7 +75,7 @@ public enum CloudEventFormat {
     /// `decode` of the UTF-8 text in `bytes` (a store's column as it lies in memory):
     /// what `decode(String(decoding: bytes, as: UTF8.self))` answers, without making
     /// that string when the fast reader takes the text.
-    public static func decode(utf8 bytes: UnsafeBufferPointer<UInt8>) throws(WireFormatError) -> EventEnvelope {
+    package static func decode(utf8 bytes: UnsafeBufferPointer<UInt8>) throws(WireFormatError) -> EventEnvelope {
         if let envelope = FastCloudEventReader.envelope(utf8: bytes) { return envelope }
         return try envelope(decodedFields(String(decoding: bytes, as: UTF8.self)))
     }
@@ -203,7 +203,7 @@ public enum CloudEventFormat {
     /// Appends `text` as a JSON string literal, every character that steers a terminal
     /// (`TerminalControl`) written as `\uXXXX`, so the JSON can be shown as it is and
     /// stays one line by any reader's count (`JSONTextWriter.appendQuoted`).
-    public static func appendQuoted(_ text: String, to json: inout String) {
+    package static func appendQuoted(_ text: String, to json: inout String) {
         JSONTextWriter.appendQuoted(text, to: &json)
     }
 }

@@ -8,10 +8,10 @@ import Darwin
 
 /// A 128-bit UUID, kept as two integers and turned into text only when written.
 public struct EventID: Sendable, Hashable, Comparable, CustomStringConvertible {
-    public let high: UInt64
-    public let low: UInt64
+    package let high: UInt64
+    package let low: UInt64
 
-    public init(high: UInt64, low: UInt64) {
+    package init(high: UInt64, low: UInt64) {
         self.high = high
         self.low = low
     }
@@ -24,7 +24,7 @@ public struct EventID: Sendable, Hashable, Comparable, CustomStringConvertible {
     }
 
     /// Parses the 8-4-4-4-12 hex form, either case, from its UTF-8 bytes.
-    public init?(utf8 bytes: UnsafeBufferPointer<UInt8>) {
+    package init?(utf8 bytes: UnsafeBufferPointer<UInt8>) {
         guard bytes.count == 36, let base = bytes.baseAddress,
             base[8] == UInt8(ascii: "-"), base[13] == UInt8(ascii: "-"), base[18] == UInt8(ascii: "-"), base[23] == UInt8(ascii: "-"),
             let part1 = Self.hex(base, 0..<8), let part2 = Self.hex(base, 9..<13), let part3 = Self.hex(base, 14..<18),
@@ -56,7 +56,7 @@ public struct EventID: Sendable, Hashable, Comparable, CustomStringConvertible {
 
     /// Runs `body` with the id's text as a C string (NUL-terminated), made on the
     /// stack: for C calls that take it, with no string allocated.
-    public func withCString<Result>(_ body: (UnsafePointer<CChar>) throws -> Result) rethrows -> Result {
+    package func withCString<Result>(_ body: (UnsafePointer<CChar>) throws -> Result) rethrows -> Result {
         try withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 37) { buffer in
             _ = write(into: buffer)
             buffer[36] = 0
@@ -90,10 +90,10 @@ public struct EventID: Sendable, Hashable, Comparable, CustomStringConvertible {
     }
 
     /// The UUID version field (7 for the ids this package makes).
-    public var version: Int { Int((high >> 12) & 0xF) }
+    package var version: Int { Int((high >> 12) & 0xF) }
 
     /// The Unix time in milliseconds a UUIDv7 carries.
-    public var unixMilliseconds: UInt64 { high >> 16 }
+    package var unixMilliseconds: UInt64 { high >> 16 }
 
     public static func < (lhs: EventID, rhs: EventID) -> Bool {
         (lhs.high, lhs.low) < (rhs.high, rhs.low)
@@ -109,18 +109,18 @@ public struct EventID: Sendable, Hashable, Comparable, CustomStringConvertible {
 ///   or with a clock a little ahead: the time and counter continue from it.
 /// - **Random bits from the system's CSPRNG** (`/dev/urandom`, RFC 9562 section 6.9),
 ///   read 4 KiB at a time, so an id costs no system call of its own.
-public struct EventIDGenerator: Sendable {
+package struct EventIDGenerator: Sendable {
     private var lastMilliseconds: UInt64 = 0
     private var counter: UInt64 = 0
     /// Random words not used yet, taken from the back.
     private var pool: [UInt64] = []
 
     /// A generator; it reads the system's random source on first use.
-    public init() {}
+    package init() {}
 
     /// A new id for an event at `unixMilliseconds`, greater than every id this
     /// generator made before and than `last` (a version 7 id from elsewhere).
-    public mutating func next(unixMilliseconds: UInt64, after last: EventID? = nil) -> EventID {
+    package mutating func next(unixMilliseconds: UInt64, after last: EventID? = nil) -> EventID {
         if let last, last.version == 7 {
             let lastCounter = last.high & 0xFFF
             if (last.unixMilliseconds, lastCounter) > (lastMilliseconds, counter) {

@@ -25,7 +25,7 @@ public struct ConfigurationError: Error, Sendable, Equatable, CustomStringConver
     }
 
     /// The reason in English.
-    public var problem: String { reason.description }
+    package var problem: String { reason.description }
 
     public var description: String {
         let location = [file, path.isEmpty ? nil : path].compactMap { $0 }.joined(separator: ": ")
@@ -34,7 +34,7 @@ public struct ConfigurationError: Error, Sendable, Equatable, CustomStringConver
 
     /// The error with every text taken from the file passed through `transform`
     /// (values, keys, names); paths, bounds and counts are kept.
-    public func mapText(_ transform: (String) -> String) -> ConfigurationError {
+    package func mapText(_ transform: (String) -> String) -> ConfigurationError {
         ConfigurationError(file: file, path: path, reason: reason.mapText(transform))
     }
 
@@ -121,7 +121,7 @@ public struct ConfigurationError: Error, Sendable, Equatable, CustomStringConver
         }
 
         /// The reason with every text from the file passed through `transform`.
-        public func mapText(_ transform: (String) -> String) -> Reason {
+        package func mapText(_ transform: (String) -> String) -> Reason {
             switch self {
             case let .unknownKey(key, allowed): .unknownKey(transform(key), allowed: allowed)
             case let .notAllowed(value, expected): .notAllowed(value: transform(value), expected: expected)

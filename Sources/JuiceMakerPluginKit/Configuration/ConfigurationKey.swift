@@ -18,18 +18,18 @@ public struct ConfigurationKey: Sendable {
     public let name: String
     public let type: ConfigurationType
     /// The value used when the key is absent, if there is one.
-    public let defaultValue: JSONValue?
+    package let defaultValue: JSONValue?
     /// One sentence for a person (and the schema's `description`).
-    public let description: String
-    public let isRequired: Bool
+    package let description: String
+    package let isRequired: Bool
     /// What an error says was expected, when the type's own words are not enough
     /// (`the program and its arguments, e.g. ["/usr/bin/python3", "hook.py"]`), in
     /// both languages.
-    public let expected: PluginMessage?
+    package let expected: PluginMessage?
     /// What of the value `juice config show` hides. Default: the whole value when the
     /// name reads like a secret's (`ConfigurationSecrecy.isSecretName`), else only URL
     /// credentials.
-    public let secrecy: ConfigurationSecrecy
+    package let secrecy: ConfigurationSecrecy
 
     public init(
         _ name: String, _ type: ConfigurationType, default defaultValue: JSONValue? = nil, required: Bool = false,
@@ -45,21 +45,21 @@ public struct ConfigurationKey: Sendable {
     }
 
     /// What a value of this key must be, for error messages.
-    public var expectation: ConfigurationExpectation { expected.map { .described($0) } ?? type.expectation }
+    package var expectation: ConfigurationExpectation { expected.map { .described($0) } ?? type.expectation }
 
     /// Checks `value`, found at `path`, against the declaration.
-    public func check(_ value: JSONValue, at path: String) throws(ConfigurationError) {
+    package func check(_ value: JSONValue, at path: String) throws(ConfigurationError) {
         try type.check(value, at: path, expected: expectation)
     }
 
     /// The error for a required key that is absent from the object at `parent`.
-    public func missing(in parent: String) -> ConfigurationError {
+    package func missing(in parent: String) -> ConfigurationError {
         ConfigurationError(path: ConfigurationKey.path(parent, name), reason: .missingKey(expected: expectation))
     }
 
     /// The JSON path of `key` inside the object at `parent`: `parent.key` for a plain
     /// name, `parent["A=B"]` (escaped) for any other.
-    public static func path(_ parent: String, _ key: String) -> String {
+    package static func path(_ parent: String, _ key: String) -> String {
         let plain =
             !key.isEmpty
             && key.unicodeScalars.allSatisfy {
@@ -71,7 +71,7 @@ public struct ConfigurationKey: Sendable {
 
     /// `text` as a JSON string: quoted, control characters escaped, so an echoed value
     /// can never move the cursor, clear the screen or end the line.
-    public static func quoted(_ text: String) -> String {
+    package static func quoted(_ text: String) -> String {
         var result = ""
         CloudEventFormat.appendQuoted(text, to: &result)
         return result
@@ -80,7 +80,7 @@ public struct ConfigurationKey: Sendable {
     /// Checks an object's members against `keys`: no unknown key, every required key
     /// present, every value as declared. `skipping` are paths whose value is not known
     /// (a `${NAME}` that is not set in a disabled subscriber).
-    public static func check(
+    package static func check(
         _ members: [JSONMember], against keys: [ConfigurationKey], at parent: String,
         skipping: Set<String> = []
     ) throws(ConfigurationError) {
@@ -135,7 +135,7 @@ public indirect enum ConfigurationType: Sendable {
     public static let string = ConfigurationType.string([])
 
     /// What a value must be, for error messages.
-    public var expectation: ConfigurationExpectation {
+    package var expectation: ConfigurationExpectation {
         switch self {
         case .string(let rules):
             if rules.contains(.httpURL) { return .httpURL }
@@ -154,7 +154,7 @@ public indirect enum ConfigurationType: Sendable {
 
     /// `value` as a person wrote it: a number as written in the file, a string quoted
     /// and escaped, other values by their JSON type.
-    public static func echo(_ value: JSONValue) -> String {
+    package static func echo(_ value: JSONValue) -> String {
         switch value {
         case .integer(let integer): String(integer)
         case .number(let text): text
@@ -164,13 +164,13 @@ public indirect enum ConfigurationType: Sendable {
     }
 
     /// A bound as a person writes it: `300`, `0.1`.
-    public static func format(_ number: Double) -> String {
+    package static func format(_ number: Double) -> String {
         if number.rounded() == number, abs(number) < 1e15 { return String(Int64(number)) }
         return String(number)
     }
 
     /// Checks `value` at `path`; the error names the path and `expected`.
-    public func check(_ value: JSONValue, at path: String, expected: ConfigurationExpectation? = nil) throws(ConfigurationError) {
+    package func check(_ value: JSONValue, at path: String, expected: ConfigurationExpectation? = nil) throws(ConfigurationError) {
         let expected = expected ?? expectation
         func fail(_ reason: ConfigurationError.Reason) -> ConfigurationError { ConfigurationError(path: path, reason: reason) }
         func wrongType() -> ConfigurationError { fail(.wrongType(expected: expected, found: value.kind)) }

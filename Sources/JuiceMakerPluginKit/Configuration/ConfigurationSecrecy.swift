@@ -1,5 +1,6 @@
 import JuiceJSON
 import JuiceMakerCore
+import JuicePrimitives
 
 /// What of a config key's value is secret, declared with the key
 /// (`ConfigurationKey.secrecy`): `juice config show` prints the value through
@@ -21,27 +22,27 @@ public enum ConfigurationSecrecy: Sendable, Equatable {
     case credentials
 
     /// The mask every hidden value is shown as.
-    public static let mask = "***"
+    package static let mask = "***"
 
     /// Words that make a name secret wherever they appear in it, case ignored: a key so
     /// named is `.secret` unless declared otherwise, and an argument option so named has
     /// its value masked.
-    public static let secretWords = ["secret", "token", "password", "passwd", "authorization", "apikey", "api-key", "api_key", "credential"]
+    package static let secretWords = ["secret", "token", "password", "passwd", "authorization", "apikey", "api-key", "api_key", "credential"]
 
     /// The environment variables whose values are shown: a locale, the time zone and
     /// search paths, never credentials.
-    public static let harmlessEnvironment = [
+    package static let harmlessEnvironment = [
         "LANG", "LANGUAGE", "LC_*", "TZ", "PATH", "HOME", "USER", "LOGNAME", "SHELL", "TERM", "TMPDIR", "PWD",
     ]
 
     /// Whether `name` reads like a secret's (`webhookSecret`, `API_TOKEN`).
-    public static func isSecretName(_ name: String) -> Bool {
+    package static func isSecretName(_ name: String) -> Bool {
         let lowered = name.lowercased()
         return secretWords.contains { lowered.containsText($0) }
     }
 
     /// `value` as it may be printed.
-    public func shown(_ value: JSONValue) -> JSONValue {
+    package func shown(_ value: JSONValue) -> JSONValue {
         switch (self, value) {
         case (_, .null): return value
         case (.secret, _): return .string(Self.mask)

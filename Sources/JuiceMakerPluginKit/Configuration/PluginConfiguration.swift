@@ -23,7 +23,7 @@ public struct PluginConfiguration: Sendable {
     }
 
     /// Checks the whole section against `keys`. `skipping`: paths whose value is unknown.
-    public func check(against keys: [ConfigurationKey], skipping: Set<String> = []) throws(ConfigurationError) {
+    package func check(against keys: [ConfigurationKey], skipping: Set<String> = []) throws(ConfigurationError) {
         try ConfigurationKey.check(values, against: keys, at: path, skipping: skipping)
     }
 

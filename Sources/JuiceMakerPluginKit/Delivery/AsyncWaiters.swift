@@ -6,7 +6,7 @@ import Locking
 /// `resumeSatisfied(by:)` with the new value, and a caller's deadline is one
 /// scheduled wake-up. Nobody sleeps in a loop, and no thread of the cooperative
 /// pool is blocked.
-public final class AsyncWaiters<Value>: Sendable {
+package final class AsyncWaiters<Value>: Sendable {
     private struct Waiter {
         let isSatisfied: @Sendable (Value) -> Bool
         let continuation: CheckedContinuation<Bool, Never>
@@ -21,12 +21,12 @@ public final class AsyncWaiters<Value>: Sendable {
 
     private let registry = Locked(Registry())
 
-    public init() {}
+    package init() {}
 
     /// Returns `true` once `isSatisfied` holds for a value passed to
     /// `resumeSatisfied` (or `current()` says it holds now: it is asked first, and
     /// again once the caller is registered), `false` at `deadline`.
-    public func wait(
+    package func wait(
         until deadline: ContinuousClock.Instant?, current: () -> Bool,
         for isSatisfied: @escaping @Sendable (Value) -> Bool
     ) async -> Bool {
@@ -50,7 +50,7 @@ public final class AsyncWaiters<Value>: Sendable {
 
     /// Resumes every caller `value` satisfies. Call it under the lock that guards the
     /// value, right after changing it, so no change is missed.
-    public func resumeSatisfied(by value: Value) {
+    package func resumeSatisfied(by value: Value) {
         var ready: [CheckedContinuation<Bool, Never>] = []
         registry.withLock { registry in
             var index = 0

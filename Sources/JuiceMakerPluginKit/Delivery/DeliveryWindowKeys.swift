@@ -5,7 +5,7 @@ import JuiceMakerCore
 /// cursor over their contiguous prefix (a JetStream consumer: each message has its
 /// own ack). A windowed runner acknowledges each event as soon as it is delivered or
 /// given up on, so what a crash sends again is only what was unanswered.
-public protocol EventAcknowledgingJournal: EventJournal {
+package protocol EventAcknowledgingJournal: DeliveryJournal {
     /// `sequence` is done with for `subscriber`: it is not offered again, even before
     /// the cursor passes it.
     func acknowledge(_ sequence: Int64, for subscriber: String)
@@ -22,7 +22,7 @@ extension ConfigurationKey {
     /// above 300 events/s at 50 ms per answer while asking no more of a receiver than
     /// a browser's handful of connections per host times three, and bounds what a
     /// crash sends again to 16 events.
-    public static let defaultMaxInFlight = 16
+    package static let defaultMaxInFlight = 16
 
     /// The `maxInFlight` key a windowed durable plugin declares.
     public static let maxInFlight = ConfigurationKey(

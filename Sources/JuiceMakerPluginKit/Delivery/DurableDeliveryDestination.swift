@@ -47,7 +47,7 @@ public enum DeliveryIntake: Sendable, Equatable {
     case pipelined(readBatch: Int, cursorBatch: Int)
 
     /// Events unanswered at once, at most (a pipelined run counts as one).
-    public var window: Int {
+    package var window: Int {
         if case .window(let size) = self { max(1, size) } else { 1 }
     }
 }
@@ -114,7 +114,7 @@ public struct DeliveryFailure: Error, Sendable, Equatable, CustomStringConvertib
     public let message: PluginMessage
     /// `message` in English: what the journal keeps as a retry's or dead letter's
     /// last error.
-    public var reason: String { message.english }
+    package var reason: String { message.english }
     /// The destination asked to wait this many seconds before the next attempt
     /// (`Retry-After`); `nil` follows the retry schedule.
     public let retryAfter: Double?

@@ -12,7 +12,7 @@ public struct RetrySchedule: Sendable, Equatable {
     public static let standard = RetrySchedule(delays: [5, 300, 1_800, 7_200, 18_000, 36_000, 36_000])
 
     /// The longest wait a `Retry-After` answer is allowed to ask for: one day.
-    public static let longestRetryAfter = 86_400.0
+    package static let longestRetryAfter = 86_400.0
 
     /// Seconds to wait after each failed attempt, in order.
     public let delays: [Double]
@@ -26,12 +26,12 @@ public struct RetrySchedule: Sendable, Equatable {
     }
 
     /// Attempts made before giving up, the immediate one included.
-    public var maximumAttempts: Int { delays.count + 1 }
+    package var maximumAttempts: Int { delays.count + 1 }
 
     /// Seconds to wait after the `attempt`-th failed attempt (1-based), or `nil` when
     /// that was the last one. A destination's `retryAfter` replaces the scheduled
     /// delay (it is honoured as asked, without jitter, up to `longestRetryAfter`).
-    public func delay(afterFailedAttempt attempt: Int, retryAfter: Double? = nil) -> Double? {
+    package func delay(afterFailedAttempt attempt: Int, retryAfter: Double? = nil) -> Double? {
         guard attempt >= 1, attempt <= delays.count else { return nil }
         if let retryAfter { return min(max(0, retryAfter), Self.longestRetryAfter) }
         let base = delays[attempt - 1]
@@ -40,7 +40,7 @@ public struct RetrySchedule: Sendable, Equatable {
     }
 
     /// A wait for a person: "250 ms", "5 s", "30 min", "10 h".
-    public static func describe(seconds: Double) -> String {
+    package static func describe(seconds: Double) -> String {
         switch seconds {
         case ..<1: "\(Int((seconds * 1000).rounded())) ms"
         case ..<120: "\(Int(seconds.rounded())) s"
@@ -50,7 +50,7 @@ public struct RetrySchedule: Sendable, Equatable {
     }
 
     /// `seconds` as `describe` words it, in both languages ("5 s", "5초").
-    public static func message(seconds: Double) -> PluginMessage {
+    package static func message(seconds: Double) -> PluginMessage {
         let english = describe(seconds: seconds)
         let korean =
             switch seconds {
@@ -65,7 +65,7 @@ public struct RetrySchedule: Sendable, Equatable {
 
 extension ConfigurationKey {
     /// The longest delay a `retrySchedule` may hold: seven days.
-    public static let longestRetryDelay = 604_800.0
+    package static let longestRetryDelay = 604_800.0
 
     /// The `retrySchedule` key every durable plugin declares: an array of delays in
     /// seconds (0 to 7 days each), e.g. `[0.05, 0.1]` for tests. An empty array means

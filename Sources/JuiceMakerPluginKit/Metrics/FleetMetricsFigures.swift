@@ -3,27 +3,27 @@ import JuiceMakerCore
 /// One machine's figures as the fleet's stream holds them (`juice fleet metrics`):
 /// its events the stream retains, each counted once, summed as a store's journal
 /// totals are (`JournalTotals.count`), and its stock after its last stock change there.
-public struct FleetMachineFigures: Sendable, Equatable {
-    public let machine: String
+package struct FleetMachineFigures: Sendable, Equatable {
+    package let machine: String
     /// Juices made, in cups, by juice id.
-    public private(set) var juicesMade: [String: Int] = [:]
+    package private(set) var juicesMade: [String: Int] = [:]
     /// Orders refused for lack of fruit, by juice id.
-    public private(set) var ordersFailed: [String: Int] = [:]
+    package private(set) var ordersFailed: [String: Int] = [:]
     /// Fruit used by the juices made, by fruit id.
-    public private(set) var fruitConsumed: [String: Int] = [:]
+    package private(set) var fruitConsumed: [String: Int] = [:]
     /// By fruit id, the quantity after the last stock change added; a fruit without one
     /// (never changed, or its changes no longer retained) has none.
-    public private(set) var stock: [String: Int] = [:]
+    package private(set) var stock: [String: Int] = [:]
     /// Events added.
-    public private(set) var events = 0
+    package private(set) var events = 0
 
-    public init(machine: String) {
+    package init(machine: String) {
         self.machine = machine
     }
 
     /// Adds one of the machine's events, in stream order: the caller counts each event
     /// once (a resend after the stream's duplicate window is the same event again).
-    public mutating func add(_ event: JuiceMakerEvent) {
+    package mutating func add(_ event: JuiceMakerEvent) {
         events += 1
         if case let .stockChanged(fruit, _, to, _) = event { stock[fruit.id] = to }
         JournalTotals.count(event, juicesMade: &juicesMade, ordersFailed: &ordersFailed, fruitConsumed: &fruitConsumed)
@@ -40,7 +40,7 @@ extension MetricsExposition {
     /// machines in the order given; and `juicemaker_fleet_events_total{machine}`. The
     /// counters count what the stream retains, so unlike a store's they go down when
     /// retention drops old messages: their HELP says so. Empty for no machines.
-    public static func render(fleet machines: [FleetMachineFigures]) -> String {
+    package static func render(fleet machines: [FleetMachineFigures]) -> String {
         var text = tallyFamilies(
             machines.map {
                 Tally(

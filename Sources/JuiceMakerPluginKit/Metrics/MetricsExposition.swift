@@ -9,9 +9,9 @@ import JuiceMakerCore
 /// process restarts (the fleet's, `render(fleet:)`, count what the stream retains).
 /// Every juice and fruit of the menu has a sample, 0 until it has one, so a rate over
 /// a new series starts from a known value.
-public enum MetricsExposition {
+package enum MetricsExposition {
     /// The whole text, ending in a newline.
-    public static func render(_ figures: MetricsFigures) -> String {
+    package static func render(_ figures: MetricsFigures) -> String {
         let totals = figures.totals
         var text = tallyFamilies(
             [
@@ -112,7 +112,7 @@ public enum MetricsExposition {
     }
 
     /// A label value as the format quotes it: `\` as `\\`, `"` as `\"`, a line feed as `\n`.
-    public static func escapeLabelValue(_ value: String) -> String { escape(value, quotes: true) }
+    package static func escapeLabelValue(_ value: String) -> String { escape(value, quotes: true) }
 
     /// HELP text as the format writes it: the same, with `"` left as it is.
     static func escapeHelp(_ text: String) -> String { escape(text, quotes: false) }

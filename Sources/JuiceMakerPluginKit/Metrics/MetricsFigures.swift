@@ -4,18 +4,18 @@ import JuiceMakerCore
 /// durable subscriber the journal keeps books for, how far behind it is, what it gave
 /// up on and when it last delivered. The `metrics` subscriber and `juice metrics`
 /// read the same figures through `read(totals:journal:)`.
-public struct MetricsFigures: Sendable, Equatable {
+package struct MetricsFigures: Sendable, Equatable {
     /// One durable subscriber's standing.
-    public struct Subscriber: Sendable, Equatable {
-        public var name: String
+    package struct Subscriber: Sendable, Equatable {
+        package var name: String
         /// Journal events after its cursor.
-        public var lag: Int64
+        package var lag: Int64
         /// Dead letters waiting for `juice subscribers retry --dead-letters`.
-        public var deadLetters: Int
+        package var deadLetters: Int
         /// When it last delivered an event (Unix seconds); `nil` if it never has.
-        public var lastSuccess: Double?
+        package var lastSuccess: Double?
 
-        public init(name: String, lag: Int64, deadLetters: Int, lastSuccess: Double?) {
+        package init(name: String, lag: Int64, deadLetters: Int, lastSuccess: Double?) {
             self.name = name
             self.lag = lag
             self.deadLetters = deadLetters
@@ -23,11 +23,11 @@ public struct MetricsFigures: Sendable, Equatable {
         }
     }
 
-    public var totals: JournalTotals
+    package var totals: JournalTotals
     /// By name.
-    public var subscribers: [Subscriber]
+    package var subscribers: [Subscriber]
 
-    public init(totals: JournalTotals, subscribers: [Subscriber]) {
+    package init(totals: JournalTotals, subscribers: [Subscriber]) {
         self.totals = totals
         self.subscribers = subscribers
     }
@@ -35,7 +35,7 @@ public struct MetricsFigures: Sendable, Equatable {
     /// The totals, then every subscriber with a cursor or dead letters in `journal`
     /// (a durable subscriber has a cursor from its first delivery on). Lag is counted
     /// against the totals' journal length, so the two agree.
-    public static func read(totals: any JournalTotalsReading, journal: any EventJournal) throws(StoreError) -> MetricsFigures {
+    package static func read(totals: any JournalTotalsReading, journal: any DeliveryJournal) throws(StoreError) -> MetricsFigures {
         let sums = try totals.journalTotals()
         let cursors = try journal.cursors()
         var deadLetters: [String: Int] = [:]

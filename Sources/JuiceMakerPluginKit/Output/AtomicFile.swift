@@ -22,23 +22,23 @@ import JuiceMakerCore
 ///
 /// POSIX calls rather than `Data.write(to:options: .atomic)`, whose file machinery
 /// links FoundationEssentials' error and URL tables into every `juice` start.
-public enum AtomicFile {
+package enum AtomicFile {
     /// The `errno` of the step that failed.
-    public struct Failure: Error, Equatable {
-        public let code: Int32
+    package struct Failure: Error, Equatable {
+        package let code: Int32
 
-        public init(code: Int32) {
+        package init(code: Int32) {
             self.code = code
         }
 
         /// The system's text for the error ("No such file or directory").
-        public var reason: String { String(cString: strerror(code)) }
+        package var reason: String { String(cString: strerror(code)) }
     }
 
     /// Writes `bytes` to what `path` names, by the rules above. A new file gets mode
     /// 0666 less the umask; on failure nothing at the path has changed and no
     /// temporary file is left (a FIFO or device may have taken part of the bytes).
-    public static func write(_ bytes: [UInt8], to path: String) throws(Failure) {
+    package static func write(_ bytes: [UInt8], to path: String) throws(Failure) {
         var status = stat()
         if stat(path, &status) == 0 {
             switch status.st_mode & S_IFMT {

@@ -8,7 +8,7 @@ import JuiceMakerCore
 public enum TerminalText {
     /// How many characters of an echoed value (a word typed, a name or value read from
     /// the config or from another machine) a message shows before cutting it with `…`.
-    public static let echoLimit = 80
+    package static let echoLimit = 80
 
     /// `text` with every character that could move the cursor, change colours, reorder
     /// text or end a line written as an escape: C0 and C1 controls and DEL (`\n`, `\t`,
@@ -29,7 +29,7 @@ public enum TerminalText {
     /// `text` escaped as `escaped(_:)` does and cut to at most `limit` characters of
     /// the escaped text, ending with `…` when it was cut (never inside an escape).
     /// For anything a message echoes: one line, no terminal codes, a bounded length.
-    public static func escaped(_ text: String, limit: Int) -> String {
+    package static func escaped(_ text: String, limit: Int) -> String {
         var result = ""
         var count = 0
         for character in text {
@@ -58,7 +58,7 @@ public enum TerminalText {
     ///   medial vowels and final consonants take 0;
     /// - everything else, ambiguous (A) characters included, takes 1;
     /// - a control character takes the width of its escape (`\e`: 2, `\u{9b}`: 6).
-    public static func width(of text: String) -> Int {
+    package static func width(of text: String) -> Int {
         escaped(text).reduce(0) { $0 + width(of: $1) }
     }
 

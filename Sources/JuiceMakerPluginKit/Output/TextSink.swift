@@ -22,25 +22,25 @@ public protocol TextSink: Sendable {
 
 /// Writes to a file descriptor (stdout, stderr or an opened file) with one
 /// `write(2)` loop per call under a lock, so lines from several threads never mix.
-public final class FileSink: TextSink {
+package final class FileSink: TextSink {
     private let descriptor: Int32
     private let closesOnDeinit: Bool
     private let lock = Locked<Bool>(false)  // whether a failure was already reported
     private let onFailure: @Sendable (String) -> Void
-    public let isTerminal: Bool
+    package let isTerminal: Bool
 
     /// Standard output.
-    public static func standardOutput(onFailure: @escaping @Sendable (String) -> Void = { _ in }) -> FileSink {
+    package static func standardOutput(onFailure: @escaping @Sendable (String) -> Void = { _ in }) -> FileSink {
         FileSink(descriptor: 1, closesOnDeinit: false, onFailure: onFailure)
     }
 
     /// Standard error.
-    public static func standardError() -> FileSink {
+    package static func standardError() -> FileSink {
         FileSink(descriptor: 2, closesOnDeinit: false, onFailure: { _ in })
     }
 
     /// Wraps an open descriptor. `onFailure` hears the first write error only.
-    public init(descriptor: Int32, closesOnDeinit: Bool, onFailure: @escaping @Sendable (String) -> Void) {
+    package init(descriptor: Int32, closesOnDeinit: Bool, onFailure: @escaping @Sendable (String) -> Void) {
         self.descriptor = descriptor
         self.closesOnDeinit = closesOnDeinit
         self.onFailure = onFailure
@@ -50,7 +50,7 @@ public final class FileSink: TextSink {
     /// The directory `path` would be created in, when that directory does not exist
     /// (a file cannot be created there: `FileSink(appendingTo:)` creates no
     /// directories); `nil` when it exists or cannot be looked at.
-    public static func missingDirectory(for path: String) -> String? {
+    package static func missingDirectory(for path: String) -> String? {
         let directory = PathText.parent(of: path)
         guard !directory.isEmpty else { return nil }
         var info = stat()
@@ -59,7 +59,7 @@ public final class FileSink: TextSink {
     }
 
     /// Opens `path` for appending (creating it with mode 0600).
-    public convenience init(appendingTo path: String, onFailure: @escaping @Sendable (String) -> Void) throws(StoreError) {
+    package convenience init(appendingTo path: String, onFailure: @escaping @Sendable (String) -> Void) throws(StoreError) {
         let descriptor = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o600)
         guard descriptor >= 0 else {
             throw StoreError(.cannotOpen(.current(errno)), path: path)
@@ -71,7 +71,7 @@ public final class FileSink: TextSink {
         if closesOnDeinit { close(descriptor) }
     }
 
-    public func write(_ text: String) {
+    package func write(_ text: String) {
         var failure: String?
         lock.withLock { reported in
             let bytes = Array(text.utf8)

@@ -5,7 +5,7 @@ import JuiceMakerCore
 ///
 /// In every role the host first attaches the plugin to a host whose journal is the
 /// stream, and shuts it down at the end, as any command does.
-public enum FleetRole: Sendable {
+package enum FleetRole: Sendable {
     /// Not fed from the stream: the default, and the role of a plugin that publishes
     /// this machine's events to the fleet (feeding it the fleet's would echo them).
     case none

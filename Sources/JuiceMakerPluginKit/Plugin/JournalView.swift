@@ -1,15 +1,17 @@
 import JuiceMakerCore
 
-/// The journal as a plugin sees it: every `EventJournal` method, and nothing else.
+/// The journal as a plugin sees it (`PluginHost.journal`): every `EventJournal` method,
+/// and nothing else; the host's delivery reads the same view as a `DeliveryJournal`
+/// (`PluginHost.deliveryJournal`).
 ///
 /// The stores implement the journal and the writer (`StockStore`) on one object, so
 /// handing a plugin the store itself would let it cast (`as? StockStore`) and commit
 /// around the maker. This view forwards the journal's methods only.
-final class JournalView: EventJournal {
-    private let journal: any EventJournal
+final class JournalView: DeliveryJournal {
+    private let journal: any DeliveryJournal
 
     /// Wraps `journal`, unless it already is a view.
-    init(_ journal: any EventJournal) {
+    init(_ journal: any DeliveryJournal) {
         self.journal = (journal as? JournalView)?.journal ?? journal
     }
 

@@ -97,16 +97,20 @@ public struct PluginContext: Sendable {
 /// durable plugin): exactly what a plugin may do, and nothing more.
 ///
 /// A plugin can subscribe to the maker's events and call its public commands
-/// (`maker`), read the journal after a cursor and keep its own cursors and dead
-/// letters (`journal`), and report a problem. It cannot publish an event or write
-/// stock or journal entries directly: `JuiceMaker` keeps its bus and store private,
-/// and `journal` is a read view even when the store behind it is also the writer.
+/// (`maker`), read the journal after a cursor and keep cursors of its own (`journal`),
+/// and report a problem. It cannot publish an event or write stock or journal entries
+/// directly: `JuiceMaker` keeps its bus and store private, and `journal` is a read view
+/// even when the store behind it is also the writer. A durable subscriber's
+/// bookkeeping (dead letters, retry state, its lease) is the host's delivery's.
 public struct PluginHost: Sendable {
     /// The maker whose events the plugin hears and whose commands it may call.
     public let maker: JuiceMaker
-    /// The journal's read side and the plugin's own bookkeeping (cursors, dead
-    /// letters, retry state, leases), for durable plugins.
-    public let journal: any EventJournal
+    /// The journal's read side: events after a sequence, and named cursors.
+    public var journal: any EventJournal { view }
+    /// The same view with each durable subscriber's bookkeeping, which the host's
+    /// delivery keeps (dead letters, retry state, leases).
+    package var deliveryJournal: any DeliveryJournal { view }
+    let view: JournalView
     /// Reports a plugin's problem to the person (one line, on stderr), in both
     /// languages: the host prints the one the person reads. The host puts the
     /// subscriber's name in front; the text should not repeat it.
@@ -121,13 +125,13 @@ public struct PluginHost: Sendable {
     ///   - reportError: prints a plugin's report to the person.
     ///   - describeStoreError: by default, the store's English text in both languages;
     ///     a host that speaks Korean passes its own.
-    public init(
-        maker: JuiceMaker, journal: any EventJournal,
+    package init(
+        maker: JuiceMaker, journal: any DeliveryJournal,
         reportError: @escaping @Sendable (PluginMessage) -> Void,
         describeStoreError: @escaping @Sendable (StoreError) -> PluginMessage = { PluginMessage(untranslated: $0.detail) }
     ) {
         self.maker = maker
-        self.journal = JournalView(journal)
+        self.view = JournalView(journal)
         self.reportError = reportError
         self.describeStoreError = describeStoreError
     }

@@ -8,7 +8,7 @@ extension PluginContext {
     }
 
     /// `filePath(_:)` with the directory and home given.
-    public static func filePath(_ configured: String, stateDirectory: String, home: String?) -> String {
+    package static func filePath(_ configured: String, stateDirectory: String, home: String?) -> String {
         if configured.hasPrefix("/") { return configured }
         if configured.hasPrefix("~/"), let home, !home.isEmpty { return home + configured.dropFirst() }
         let directory = stateDirectory.hasSuffix("/") ? String(stateDirectory.dropLast()) : stateDirectory

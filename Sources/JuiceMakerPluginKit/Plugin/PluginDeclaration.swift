@@ -16,26 +16,26 @@ public struct PluginDeclaration: Sendable {
     /// against them (disabled ones too) and `juice config schema` prints them.
     public let configuration: [ConfigurationKey]
     /// What the host builds from a section: an observer or a durable plugin.
-    public let kind: Kind
+    package let kind: Kind
     /// Whether `juice fleet deliver` feeds plugins of this type from the fleet's stream
     /// (`FleetRole`), for the commands that list subscribers without building them.
-    public let isFedFromFleet: Bool
+    package let isFedFromFleet: Bool
     /// How this type turns events into the lines a person reads, for the commands that
     /// show events themselves (`juice watch`, the screens), or `nil`. The host uses the
     /// first registered type that offers one.
-    public let eventRenderer: (@Sendable (EventRenderingStyle) -> any EventRenderer)?
+    package let eventRenderer: (@Sendable (EventRenderingStyle) -> any EventRenderer)?
     /// Warnings about a section that do not stop the plugin (plain `http://` to another
     /// machine): said once when it starts, and by `juice config check` before anything
     /// runs. Read from a section the plugin accepted.
-    public let startWarnings: @Sendable (PluginConfiguration) -> [PluginMessage]
+    package let startWarnings: @Sendable (PluginConfiguration) -> [PluginMessage]
     /// The kinds of event a plugin built from a section shows the person at the
     /// terminal itself (the CLI notifier): a command skips its own one-line
     /// confirmation of such a kind, so the person does not read the same fact twice.
-    public let shownKinds: @Sendable (PluginConfiguration) -> Set<EventKind>
+    package let shownKinds: @Sendable (PluginConfiguration) -> Set<EventKind>
     private let fleetRoleOf: @Sendable (any EventObserver) -> FleetRole
 
     /// What the host builds from a section.
-    public enum Kind: Sendable {
+    package enum Kind: Sendable {
         /// An `EventObserver`.
         case observer(@Sendable (PluginConfiguration, PluginContext) throws(ConfigurationError) -> any EventObserver)
         /// A `DurableDeliveryPlugin`, whose destination the host delivers to.
@@ -81,18 +81,18 @@ public struct PluginDeclaration: Sendable {
     }
 
     /// Whether plugins of this type take events durably.
-    public var isDurable: Bool {
+    package var isDurable: Bool {
         if case .destination = kind { true } else { false }
     }
 
     /// The names of the keys whose values are never shown as they are.
-    public var secretKeys: [String] {
+    package var secretKeys: [String] {
         configuration.filter { $0.secrecy != .none }.map(\.name)
     }
 
     /// How `juice fleet deliver` feeds `observer`, a plugin of this type.
-    public func fleetRole(of observer: any EventObserver) -> FleetRole { fleetRoleOf(observer) }
+    package func fleetRole(of observer: any EventObserver) -> FleetRole { fleetRoleOf(observer) }
 
     /// How `juice fleet deliver` feeds a durable plugin of this type.
-    public var durableFleetRole: FleetRole { isFedFromFleet ? .subscriber : .none }
+    package var durableFleetRole: FleetRole { isFedFromFleet ? .subscriber : .none }
 }

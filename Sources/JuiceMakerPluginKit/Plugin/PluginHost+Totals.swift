@@ -5,7 +5,7 @@ extension PluginHost {
     /// stock, the journal's length, the store's size), or `nil` when the journal behind
     /// the host keeps none (a stream of another machine's events). A read view: like
     /// `journal`, it cannot be cast back to the store.
-    public var totals: (any JournalTotalsReading)? { (journal as? JournalView)?.totals }
+    package var totals: (any JournalTotalsReading)? { view.totals }
 }
 
 /// `JournalTotalsReading.journalTotals()`, and nothing else of the store behind it.

@@ -1,7 +1,7 @@
 import FleetConfiguration
+import FleetReaders
 import FuzzSupport
 import JuiceMakerCore
-import NATSClient
 
 /// A stream message from another machine, read as the fleet's readers read it: its
 /// first line is the subject, the rest the body. Never a trap; a message taken is

@@ -1,5 +1,6 @@
 import JuiceMakerCore
 import JuiceMakerPluginKit
+import NATSClient
 
 /// What a `ConsumerJournal` keeps: the messages it holds, by the number each was given,
 /// and what it remembers of those it let go.

@@ -1,16 +1,9 @@
-import JuiceMakerCore
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
-
 /// URLs in messages and `config show` never carry a password or a query value.
-public enum URLCredentials {
+package enum URLCredentials {
     /// `text` with a URL's `user:password@` replaced by `***@` and every query value by
     /// `***` (`http://***@host/path?token=***&debug=***#part`); any other text unchanged.
     /// A query item without `=` (`?s3cr3t`) is replaced whole.
-    public static func redacted(_ text: String) -> String {
+    package static func redacted(_ text: String) -> String {
         guard let scheme = text.firstRange(ofText: "://") else { return text }
         let authorityEnd = text[scheme.upperBound...].firstIndex { $0 == "/" || $0 == "?" || $0 == "#" } ?? text.endIndex
         var result = String(text[..<scheme.upperBound])

@@ -11,7 +11,7 @@ extension StringProtocol {
     /// The range of the first occurrence of `text`, or nil. An empty `text` is found at
     /// the start.
     @inlinable
-    public func firstRange(ofText text: some StringProtocol) -> Range<Index>? {
+    package func firstRange(ofText text: some StringProtocol) -> Range<Index>? {
         let haystack = utf8
         let needle = text.utf8
         guard let first = needle.first else { return startIndex..<startIndex }
@@ -27,14 +27,14 @@ extension StringProtocol {
 
     /// Whether `text` occurs in this string.
     @inlinable
-    public func containsText(_ text: some StringProtocol) -> Bool {
+    package func containsText(_ text: some StringProtocol) -> Bool {
         firstRange(ofText: text) != nil
     }
 
     /// This string with every occurrence of `text` (non-empty) replaced by
     /// `replacement`, left to right, none overlapping.
     @inlinable
-    public func replacingText(_ text: some StringProtocol, with replacement: String) -> String {
+    package func replacingText(_ text: some StringProtocol, with replacement: String) -> String {
         guard !text.isEmpty else { return String(self) }
         var result = ""
         var rest = self[...]

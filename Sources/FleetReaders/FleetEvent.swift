@@ -5,6 +5,7 @@ import FoundationEssentials
 import Foundation
 #endif
 import JuiceMakerCore
+import NATSClient
 
 /// A stream message read as one machine's event, checked: what every fleet reader
 /// (`juice fleet watch`, `fleet stock`, `fleet deliver`) takes from the stream, which
@@ -16,23 +17,23 @@ import JuiceMakerCore
 /// and its values are possible (quantities 0…1,000,000, counts 1 up to the largest
 /// order, a stock change in the direction its reason says). The check is of
 /// consistency, not of who published: NATS permissions decide that.
-public struct FleetEvent: Sendable {
+package struct FleetEvent: Sendable {
     /// The machine, from the subject (and the source, which agrees).
-    public let machine: String
-    public let envelope: EventEnvelope
+    package let machine: String
+    package let envelope: EventEnvelope
     /// The stream sequence.
-    public let sequence: UInt64
+    package let sequence: UInt64
     /// When the stream stored it (the server's clock, not the machine's).
-    public let stored: Date?
+    package let stored: Date?
 
     /// A message a reader skipped, and why.
-    public struct Skipped: Error, Sendable {
-        public let sequence: UInt64
+    package struct Skipped: Error, Sendable {
+        package let sequence: UInt64
         /// The subject as it came (escape before showing).
-        public let subject: String
-        public let reason: String
+        package let subject: String
+        package let reason: String
 
-        public init(sequence: UInt64, subject: String, reason: String) {
+        package init(sequence: UInt64, subject: String, reason: String) {
             self.sequence = sequence
             self.subject = subject
             self.reason = reason
@@ -40,14 +41,14 @@ public struct FleetEvent: Sendable {
 
         /// `stream sequence 7, subject juicemaker.x.stock.changed.kiwi: <reason>` (raw:
         /// escape before showing; the subject and reason cut to 200 characters).
-        public var line: String {
+        package var line: String {
             "stream sequence \(sequence), subject \(ConsumerJournal.excerpt(subject)): \(ConsumerJournal.excerpt(reason))"
         }
     }
 
     /// `message` read as an event published under `prefix`, or why it is skipped.
     /// A message larger than `maxBytes` is skipped unread.
-    public static func read(_ message: NATSMessage, prefix: String, maxBytes: Int) -> Result<FleetEvent, Skipped> {
+    package static func read(_ message: NATSMessage, prefix: String, maxBytes: Int) -> Result<FleetEvent, Skipped> {
         let meta = message.metadata
         let sequence = meta?.streamSequence ?? 0
         let subject = message.subject
@@ -61,7 +62,7 @@ public struct FleetEvent: Sendable {
 
     /// The machine and event of a message with `text` on `subject`, or why it is not one
     /// (also when it is larger than `maxBytes`: not read at all).
-    public static func check(text: String, subject: String, prefix: String, maxBytes: Int) -> Result<(String, EventEnvelope), WireFormatError> {
+    package static func check(text: String, subject: String, prefix: String, maxBytes: Int) -> Result<(String, EventEnvelope), WireFormatError> {
         let size = text.utf8.count
         guard size <= maxBytes else {
             return .failure(WireFormatError("\(size) bytes, above fleet.maxMessageBytes \(maxBytes) (a machine's event is well under 1 KiB)"))
@@ -96,5 +97,5 @@ public struct FleetEvent: Sendable {
     }
 
     /// Why `event` cannot have happened on a machine, or `nil` (`JuiceMakerEvent.impossibility`).
-    public static func impossibility(_ event: JuiceMakerEvent) -> String? { event.impossibility }
+    package static func impossibility(_ event: JuiceMakerEvent) -> String? { event.impossibility }
 }

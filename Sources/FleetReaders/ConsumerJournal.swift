@@ -12,6 +12,7 @@ import Musl
 import JuiceMakerCore
 import JuiceMakerPluginKit
 import Locking
+import NATSClient
 
 /// A JetStream durable consumer seen as an `EventJournal`, so a durable plugin (the
 /// webhook, the command subscriber) runs unchanged on the fleet's stream: `juice fleet
@@ -53,21 +54,21 @@ import Locking
 ///   they live in this process. The lease lives in this process.
 /// - A dead letter's event is read back from the stream by its sequence when its
 ///   redelivery asks for it (`juice subscribers retry <name> --dead-letters`).
-public final class ConsumerJournal: EventAcknowledgingJournal {
+package final class ConsumerJournal: EventAcknowledgingJournal {
     let consumer: DurableConsumer
     /// The subscriber this journal feeds.
     let subscriber: String
     let state = LockedCondition(State())
     private let report: @Sendable (String) -> Void
     /// Where retry state and dead letters are kept across processes, if anywhere.
-    let bookkeeping: (any EventJournal)?
+    let bookkeeping: (any DeliveryJournal)?
     /// Messages fetched at once (and the consumer's most unacknowledged).
-    public let batch: Int
+    package let batch: Int
 
     /// - Parameter report: hears one line per message that is not an event (it is refused for good).
     /// - Parameter bookkeeping: the local store, for retry state and dead letters.
-    public init(
-        consumer: DurableConsumer, subscriber: String, batch: Int, bookkeeping: (any EventJournal)? = nil,
+    package init(
+        consumer: DurableConsumer, subscriber: String, batch: Int, bookkeeping: (any DeliveryJournal)? = nil,
         report: @escaping @Sendable (String) -> Void
     ) {
         self.consumer = consumer
@@ -86,7 +87,7 @@ public final class ConsumerJournal: EventAcknowledgingJournal {
     /// Holding nothing, it first asks the server: a consumer with no message pending and
     /// none delivered unacknowledged has nothing to fetch, and no fetch is waited out.
     @discardableResult
-    public func fetchAvailable(timeout: Double) throws(NATSError) -> Int {
+    package func fetchAvailable(timeout: Double) throws(NATSError) -> Int {
         if state.withLock({ $0.held.isEmpty }), let consumer = try consumer.connection.consumer(consumer.name, of: consumer.stream),
             consumer.pending == 0, consumer.ackPending == 0
         {
@@ -107,11 +108,11 @@ public final class ConsumerJournal: EventAcknowledgingJournal {
     /// it: what was there when it was sent has come (messages another deliverer holds
     /// come back only after their ack wait). A run that delivers what is there stops
     /// here instead of waiting out one more fetch.
-    public var drained: Bool { state.withLock { $0.drained } }
+    package var drained: Bool { state.withLock { $0.drained } }
 
     /// Keeps fetching on a thread of its own until `stop()` (`juice fleet deliver --follow`);
     /// a failed fetch (the server away) is retried after a second.
-    public func startFeeding() {
+    package func startFeeding() {
         let begins = state.change { state -> Bool in
             defer { state.feeding = true }
             return !state.feeding
@@ -135,7 +136,7 @@ public final class ConsumerJournal: EventAcknowledgingJournal {
     /// their ack wait. Call it after the runner's shutdown: a delivery the shutdown had
     /// to cancel at its deadline may have reached the endpoint, and is then delivered
     /// again (at least once).
-    public func stop() {
+    package func stop() {
         let held = state.change { state -> [NATSMessage] in
             state.stopped = true
             defer {
@@ -247,11 +248,11 @@ public final class ConsumerJournal: EventAcknowledgingJournal {
 
     // MARK: EventJournal
 
-    public func lastSequence() throws(StoreError) -> Int64 {
+    package func lastSequence() throws(StoreError) -> Int64 {
         state.withLock { $0.lastNumber }
     }
 
-    public func events(after sequence: Int64, limit: Int) throws(StoreError) -> [EventEnvelope] {
+    package func events(after sequence: Int64, limit: Int) throws(StoreError) -> [EventEnvelope] {
         state.withLock { state in
             state.heldEvents(after: sequence, limit: limit)
         }
@@ -261,7 +262,7 @@ public final class ConsumerJournal: EventAcknowledgingJournal {
     /// `deadLetters(for:)` listed and that was not read since (what a dead letter's
     /// redelivery asks for next), that message read back from the stream first, or why
     /// it cannot be read.
-    public func entries(after sequence: Int64, limit: Int) throws(StoreError) -> [JournalEntry] {
+    package func entries(after sequence: Int64, limit: Int) throws(StoreError) -> [JournalEntry] {
         let (held, letter) = state.change { state -> ([EventEnvelope], (stream: Int64, id: EventID)?) in
             let held = state.heldEvents(after: sequence, limit: limit)
             // A letter held here is read as held; another is read back from the stream.
@@ -311,16 +312,16 @@ public final class ConsumerJournal: EventAcknowledgingJournal {
         }
     }
 
-    public func waitForEvents(after sequence: Int64, timeout: Duration) throws(StoreError) -> Bool {
+    package func waitForEvents(after sequence: Int64, timeout: Duration) throws(StoreError) -> Bool {
         state.wait(until: .now + timeout) { state in state.held.keys.contains { $0 > sequence } }
     }
 
-    public func cursor(named name: String) throws(StoreError) -> Int64 {
+    package func cursor(named name: String) throws(StoreError) -> Int64 {
         state.withLock { $0.cursors[name] ?? $0.acknowledged }
     }
 
     /// Acknowledges every held message up to `sequence`, in order, each confirmed by the server.
-    public func setCursor(named name: String, to sequence: Int64) throws(StoreError) {
+    package func setCursor(named name: String, to sequence: Int64) throws(StoreError) {
         let done = state.change { state -> [NATSMessage] in
             state.cursors[name] = max(state.cursors[name] ?? 0, sequence)
             let keys = state.held.keys.filter { $0 <= sequence }.sorted()
@@ -344,7 +345,7 @@ public final class ConsumerJournal: EventAcknowledgingJournal {
 
     /// Acknowledges the message of `sequence` alone (confirmed by the server), before
     /// the cursor reaches it: it is no longer held, and not sent again.
-    public func acknowledge(_ sequence: Int64, for subscriber: String) {
+    package func acknowledge(_ sequence: Int64, for subscriber: String) {
         let message = state.change { state -> NATSMessage? in
             guard sequence > state.acknowledged else { return nil }
             return state.release(sequence)
@@ -358,6 +359,6 @@ public final class ConsumerJournal: EventAcknowledgingJournal {
         }
     }
 
-    public func cursors() throws(StoreError) -> [String: Int64] { state.withLock { $0.cursors } }
+    package func cursors() throws(StoreError) -> [String: Int64] { state.withLock { $0.cursors } }
 
 }

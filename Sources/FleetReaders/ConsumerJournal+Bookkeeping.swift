@@ -7,13 +7,14 @@ import Foundation
 import JuiceMakerCore
 import JuiceMakerPluginKit
 import Locking
+import NATSClient
 
 /// A fleet subscriber's dead letters and retry state, kept under stream sequences
 /// (in `bookkeeping`, the local store, when there is one) and told to the runner by the
 /// numbers its messages were given (`ConsumerJournal`); and its lease, in this process.
 extension ConsumerJournal {
     /// Kept under the message's stream sequence.
-    public func recordDeadLetter(_ letter: DeadLetter) throws(StoreError) {
+    package func recordDeadLetter(_ letter: DeadLetter) throws(StoreError) {
         let stream = state.withLock { $0.stream(of: letter.sequence) }
         try keep(
             DeadLetter(
@@ -35,7 +36,7 @@ extension ConsumerJournal {
         state.change { $0.deadLetters.append(letter) }
     }
 
-    public func deadLetters(for subscriber: String?) throws(StoreError) -> [DeadLetter] {
+    package func deadLetters(for subscriber: String?) throws(StoreError) -> [DeadLetter] {
         let letters: [DeadLetter]
         if let bookkeeping {
             let kept = try bookkeeping.deadLetters(for: subscriber.map(Fleet.bookkeepingName))
@@ -81,7 +82,7 @@ extension ConsumerJournal {
         }
     }
 
-    public func removeDeadLetters(for subscriber: String, sequences numbers: [Int64]) throws(StoreError) {
+    package func removeDeadLetters(for subscriber: String, sequences numbers: [Int64]) throws(StoreError) {
         let sequences = state.change { state in
             numbers.map { number in
                 state.armed.remove(number)
@@ -98,7 +99,7 @@ extension ConsumerJournal {
 
     /// The retry state kept under the stream sequence, told by the number its message was
     /// given when it is held here.
-    public func retryState(for subscriber: String) throws(StoreError) -> DeliveryRetryState? {
+    package func retryState(for subscriber: String) throws(StoreError) -> DeliveryRetryState? {
         let kept: DeliveryRetryState?
         if let bookkeeping {
             kept = try bookkeeping.retryState(for: Fleet.bookkeepingName(subscriber))
@@ -116,7 +117,7 @@ extension ConsumerJournal {
         return kept
     }
 
-    public func setRetryState(_ retryState: DeliveryRetryState?, for subscriber: String) throws(StoreError) {
+    package func setRetryState(_ retryState: DeliveryRetryState?, for subscriber: String) throws(StoreError) {
         var retryState = retryState
         if let number = retryState?.sequence { retryState?.sequence = state.withLock { $0.stream(of: number) } }
         if let bookkeeping {
@@ -126,7 +127,7 @@ extension ConsumerJournal {
         state.change { $0.retryStates[subscriber] = retryState }
     }
 
-    public func takeDeliveryLease(for subscriber: String) throws(StoreError) -> DeliveryLease? {
+    package func takeDeliveryLease(for subscriber: String) throws(StoreError) -> DeliveryLease? {
         guard state.change({ $0.leased.insert(subscriber).inserted }) else { return nil }
         let state = state
         return DeliveryLease { state.change { _ = $0.leased.remove(subscriber) } }
