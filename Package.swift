@@ -238,7 +238,9 @@ let package = Package(
         /// events to the plugin's destination. Plugins never import it.
         .target(
             name: "JuiceDelivery",
-            dependencies: ["JuicePrimitives", "JuiceMakerCore", "JuiceMakerPluginKit", "EventBus", "Locking", "CStartAfterExit"],
+            dependencies: [
+                "JuicePrimitives", "JuiceMakerCore", "JuiceMakerPluginKit", "EventBus", "Locking", "CStartAfterExit", "FleetConfiguration",
+            ] + (withNATS ? ["NATSClient", "FleetReaders"] : []),
             swiftSettings: importsWhatItUses),
         /// Test doubles for code that listens to a `JuiceMaker` (`RecordingSubscriber`).
         .target(name: "JuiceMakerTesting", dependencies: ["JuiceMakerCore", "EventBus", "Locking"], swiftSettings: importsWhatItUses),

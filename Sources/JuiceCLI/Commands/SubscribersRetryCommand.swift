@@ -1,4 +1,5 @@
 import FleetConfiguration
+import JuiceDelivery
 import JuiceMakerCore
 import JuiceMakerPluginKit
 #if canImport(NATSClient)
