@@ -40,17 +40,16 @@ extension CommandOptions {
     }
 
     /// What the options declare, in order, for the parser, help and completions.
-    static var declared: [OptionSpec] {
-        var options = OptionList(binding: nil)
-        _ = Self(&options)
-        return options.specs
-    }
+    static var declared: [OptionSpec] { declarations.specs }
 
     /// The positional arguments declared, in order, for the parser, help and completions.
-    static var declaredArguments: [ArgumentSpec] {
+    static var declaredArguments: [ArgumentSpec] { declarations.argumentSpecs }
+
+    /// One run of `init` on a list bound to no command line: what it declares.
+    private static var declarations: OptionList {
         var options = OptionList(binding: nil)
         _ = Self(&options)
-        return options.argumentSpecs
+        return options
     }
 }
 

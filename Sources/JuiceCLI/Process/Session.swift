@@ -206,11 +206,16 @@ final class Session {
                 switch report {
                 case let .failing(name, waiting, retry): Catalog.Delivery.failing(name, waiting: waiting, retry: retry)
                 case .storeFailed(let error): Catalog.Delivery.handOffFailed(Catalog.Errors.store(error))
-                case .notStarted(let code):
-                    Catalog.Delivery.handOffFailed(LocalizedText(String(cString: strerror(code)), ko: String(cString: strerror(code))))
+                case .notStarted(let code): Catalog.Delivery.handOffFailed(Self.systemError(code))
                 }
             context.console.standardError.write("juice: \(line(context.language))\n")
         }
+    }
+
+    /// The system's words for error number `code`, in both languages (it has only one).
+    private static func systemError(_ code: Int32) -> LocalizedText {
+        let reason = String(cString: strerror(code))
+        return LocalizedText(reason, ko: reason)
     }
 
     /// The command line of the background `juice deliver`: this config and this store,
