@@ -24,16 +24,14 @@ let importsWhatItUses: [SwiftSetting] = [.enableUpcomingFeature("MemberImportVis
 
 // MARK: - What this machine has: every host probe, in one place
 //
-// One commit builds a different target graph or link on a machine that lacks an optional
-// part. These are all the choices; the manifest prints them (SwiftPM shows the line as
+// The target graph is the same on every machine: what a machine may lack (libnats and
+// nats-server for the fleet) is found at run time, never probed here. What differs is
+// only how the release build links. These are all the choices; the manifest prints them (SwiftPM shows the line as
 // "warning: 'juicemaker': build choices: …" at each build), so a build log says which
 // were made.
 
 /// Facts read off the building machine, each a reason for one choice below.
 struct Host {
-    /// The NATS C client's header (Debian's libnats-dev), unless `JUICE_WITHOUT_NATS=1`
-    /// asks for the build a fresh machine gets.
-    let hasNATS: Bool
     /// LLVM's `ld.lld` on the PATH, and glibc 2.36 or later (for packed relocations).
     let canLinkWithLLD: Bool
     /// Debian's static `libsqlite3.a` beside the shared library.
@@ -41,12 +39,7 @@ struct Host {
 
     static func probe() -> Host {
         let environment = ProcessInfo.processInfo.environment
-        let natsHeaders = [
-            "/usr/include/nats/nats.h", "/usr/include/nats.h", "/usr/local/include/nats/nats.h", "/usr/local/include/nats.h",
-            "/opt/homebrew/include/nats/nats.h",
-        ]
         return Host(
-            hasNATS: environment["JUICE_WITHOUT_NATS"] != "1" && natsHeaders.contains { FileManager.default.fileExists(atPath: $0) },
             canLinkWithLLD: lldAndGlibc236(path: environment["PATH"] ?? ""),
             hasSQLiteArchive: sqliteArchive())
     }
@@ -82,54 +75,11 @@ struct Host {
 
 let host = Host.probe()
 print(
-    "build choices: NATS client and fleet "
-        + (host.hasNATS ? "included (libnats-dev found)" : "left out (no libnats-dev, or JUICE_WITHOUT_NATS=1)")
-        + "; release link of juice: "
+    "build choices: release link of juice: "
         + (host.canLinkWithLLD ? "lld, packed relocations, start order" : "the toolchain's default (no ld.lld or glibc < 2.36)")
         + "; SQLite in release: " + (host.hasSQLiteArchive ? "static libsqlite3.a" : "shared libsqlite3"))
 
 // MARK: - The choices
-
-/// The fleet needs the NATS C client, libnats. A fresh machine has no libnats-dev, and
-/// `swift run juice` must still build there: the NATS client (the fleet's transport)
-/// and the `nats` plugin over it are included only when the header is installed.
-/// JuiceCLI and the fleet tests check `#if canImport(NATSClient)`; the CLI's plugin
-/// registry `#if canImport(NATSPlugin)`.
-let withNATS = host.hasNATS
-/// The NATS targets, or none.
-let natsTargets: [Target] =
-    withNATS
-    ? [
-        /// libnats linked, for `juice-bench fleet`'s loop straight over the C client.
-        .systemLibrary(
-            name: "CNATS", path: "Sources/CNATS", pkgConfig: "libnats",
-            providers: [.apt(["libnats-dev"]), .brew(["cnats"])]),
-        /// libnats loaded when the first NATS connection is set up (dlopen), so no `juice`
-        /// command pays for loading it and the libraries it brings at start.
-        .target(name: "CNATSLoader", dependencies: ["CDynamicLibrary"], path: "Sources/CNATSLoader"),
-        /// The NATS client, a transport: a small safe layer on libnats (connections,
-        /// JetStream streams and durable consumers, publishing in flights). Knows nothing
-        /// of the domain, the plugins or the fleet's config.
-        .target(name: "NATSClient", dependencies: ["JuicePrimitives", "Locking", "CNATSLoader"], swiftSettings: importsWhatItUses),
-        /// The fleet's readers over the NATS client: a stream message checked as one
-        /// machine's event (`FleetEvent`), and a durable consumer seen as an event journal
-        /// (`ConsumerJournal`), which the fleet commands read and deliver from.
-        .target(
-            name: "FleetReaders", dependencies: ["NATSClient", "FleetConfiguration", "JuiceMakerCore", "JuiceMakerPluginKit", "Locking"],
-            swiftSettings: importsWhatItUses),
-        /// The `nats` durable subscriber: this machine's events published to the stream.
-        .target(
-            name: "NATSPlugin",
-            dependencies: ["JuiceMakerPluginKit", "JuiceMakerCore", "JuicePrimitives", "EventBus", "Locking", "FleetConfiguration", "NATSClient"],
-            path: "Plugins/NATS", swiftSettings: importsWhatItUses),
-        /// Fuzz target (Tests/Fuzz): a stream message from another machine, as the fleet's readers check it.
-        .executableTarget(
-            name: "FuzzFleetEvent", dependencies: ["FuzzSupport", "FleetReaders", "FleetConfiguration", "JuiceMakerCore"],
-            path: "Tests/Fuzz/FuzzFleetEvent", exclude: ["corpus"]),
-    ] : []
-/// What the fleet commands use (the client and the fleet's readers over it), and the
-/// plugin the registry lists.
-let natsDependency: [Target.Dependency] = withNATS ? ["NATSClient", "FleetReaders", "NATSPlugin"] : []
 
 /// The HTTP client (JuiceHTTP) loads OpenSSL when it opens an https connection
 /// (Sources/CTLS/shim.h), so no `juice` command pays for loading it at start (start-up
@@ -240,7 +190,8 @@ let package = Package(
             name: "JuiceDelivery",
             dependencies: [
                 "JuicePrimitives", "JuiceMakerCore", "JuiceMakerPluginKit", "EventBus", "Locking", "CStartAfterExit", "FleetConfiguration",
-            ] + (withNATS ? ["NATSClient", "FleetReaders"] : []),
+                "NATSClient", "FleetReaders",
+            ],
             swiftSettings: importsWhatItUses),
         /// Test doubles for code that listens to a `JuiceMaker` (`RecordingSubscriber`).
         .target(name: "JuiceMakerTesting", dependencies: ["JuiceMakerCore", "EventBus", "Locking"], swiftSettings: importsWhatItUses),
@@ -269,16 +220,24 @@ let package = Package(
             name: "CReadline", path: "Sources/CReadline",
             providers: [.apt(["libreadline-dev"]), .brew(["readline"])]),
 
-        // Transports: what a plugin adapts events to, usable without any plugin (the NATS
-        // client is among `natsTargets`).
+        // Transports: what a plugin adapts events to, usable without any plugin.
         /// The HTTP/1.1 client (TLS through OpenSSL loaded at first use, Retry-After,
         /// HMAC-SHA256, base64) the webhook posts with.
         .target(
             name: "JuiceHTTP", dependencies: ["JuicePrimitives", "Locking", "CTLS", "CDynamicLibrary"],
             swiftSettings: importsWhatItUses + startCompiling),
-        /// The fleet's keys, URLs and subject scheme, which the NATS client (where libnats
-        /// is) addresses the fleet by; in every build: the config is checked and `juice
-        /// config schema` prints the same with or without NATS.
+        /// libnats, declared in the package's own header and loaded when the first NATS
+        /// connection is set up (dlopen): the package builds the same with or without
+        /// libnats installed, no `juice` command pays for loading it and the libraries it
+        /// brings at start, and installing it later gives the binary built before its
+        /// fleet.
+        .target(name: "CNATSLoader", dependencies: ["CDynamicLibrary"], path: "Sources/CNATSLoader"),
+        /// The NATS client, a transport: a small safe layer on libnats (connections,
+        /// JetStream streams and durable consumers, publishing in flights). Knows nothing
+        /// of the domain, the plugins or the fleet's config.
+        .target(name: "NATSClient", dependencies: ["JuicePrimitives", "Locking", "CNATSLoader"], swiftSettings: importsWhatItUses),
+        /// The fleet's keys, URLs and subject scheme, which the NATS client addresses the
+        /// fleet by.
         .target(
             name: "FleetConfiguration", dependencies: ["JuicePrimitives", "JuiceMakerPluginKit", "JuiceMakerCore", "JuiceJSON"],
             swiftSettings: importsWhatItUses + startCompiling),
@@ -301,6 +260,17 @@ let package = Package(
         .target(
             name: "MetricsPlugin", dependencies: ["JuiceMakerPluginKit", "JuiceMakerCore", "JuiceJSON", "EventBus", "Locking"],
             path: "Plugins/Metrics", swiftSettings: importsWhatItUses + startCompiling),
+        /// The `nats` durable subscriber: this machine's events published to the stream.
+        .target(
+            name: "NATSPlugin",
+            dependencies: ["JuiceMakerPluginKit", "JuiceMakerCore", "JuicePrimitives", "EventBus", "Locking", "FleetConfiguration", "NATSClient"],
+            path: "Plugins/NATS", swiftSettings: importsWhatItUses),
+        /// The fleet's readers over the NATS client: a stream message checked as one
+        /// machine's event (`FleetEvent`), and a durable consumer seen as an event journal
+        /// (`ConsumerJournal`), which the fleet commands read and deliver from.
+        .target(
+            name: "FleetReaders", dependencies: ["NATSClient", "FleetConfiguration", "JuiceMakerCore", "JuiceMakerPluginKit", "Locking"],
+            swiftSettings: importsWhatItUses),
 
         /// Starts the background `juice deliver` once the command that hands its events on
         /// has exited (fork, wait for the parent's end, exec).
@@ -313,7 +283,8 @@ let package = Package(
             dependencies: [
                 "Locking", "JuiceJSON", "JuiceMakerCore", "JuiceMakerPluginKit", "JuiceDelivery", "SQLiteStore", "LoggerPlugin",
                 "CLINotifierPlugin", "WebhookPlugin", "CommandPlugin", "MetricsPlugin", "CReadline", "CDynamicLibrary", "FleetConfiguration",
-            ] + natsDependency, swiftSettings: startCompiling),
+                "NATSClient", "FleetReaders", "NATSPlugin",
+            ], swiftSettings: startCompiling),
         .executableTarget(
             name: "juice", dependencies: ["JuiceCLI"], exclude: ["start-order.txt"], swiftSettings: startCompiling,
             linkerSettings: startLinking),
@@ -326,7 +297,8 @@ let package = Package(
                 "Locking", "EventBus", "JuiceJSON", "JuiceMakerCore", "JuiceMakerPluginKit", "JuiceDelivery", "SQLiteStore", "CSQLite",
                 "LoggerPlugin",
                 "CLINotifierPlugin", "WebhookPlugin", "JuiceCLI", "FleetConfiguration", "JuiceMakerTesting", "Spawning",
-            ] + natsDependency + (withNATS ? ["CNATS"] : [])),
+                "NATSClient", "FleetReaders", "NATSPlugin", "CNATSLoader",
+            ]),
         /// A small process the store tests start many times at once (orders, restocks, crashes).
         .executableTarget(name: "JuiceStoreProbe", dependencies: ["Locking", "JuiceMakerCore", "SQLiteStore"]),
 
@@ -338,6 +310,7 @@ let package = Package(
             name: "JuiceTestSupport",
             dependencies: [
                 "JuiceJSON", "JuiceMakerCore", "JuiceMakerPluginKit", "JuiceMakerTesting", "EventBus", "Locking", "CTLS", "CDynamicLibrary",
+                "CNATSLoader",
             ],
             path: "Tests/Support",
             // The loopback server's TLS calls libssl itself (the HTTP client loads it at run time).
@@ -382,19 +355,18 @@ let package = Package(
                 "JuiceTestSupport",
             ]),
         /// The NATS client and the fleet's addressing (URLs, subjects, names) without a
-        /// server; the client's own tests only where libnats is.
+        /// server.
         .testTarget(
             name: "NATSClientTests",
-            dependencies: ["FleetConfiguration", "JuicePrimitives", "JuiceMakerCore", "JuiceMakerPluginKit", "JuiceTestSupport"]
-                + (withNATS ? ["NATSClient"] : [])),
+            dependencies: ["FleetConfiguration", "JuicePrimitives", "JuiceMakerCore", "JuiceMakerPluginKit", "JuiceTestSupport", "NATSClient"]),
         /// Real `nats-server -js` processes on loopback; skipped (one line) without NATS.
         .testTarget(
             name: "FleetTests",
             dependencies: [
                 "JuiceCLI", "juice", "JuiceMakerCore", "JuiceMakerPluginKit", "JuiceDelivery", "FleetConfiguration", "Locking", "CCrypto",
                 "JuiceTestSupport", "SQLiteStore", "WebhookPlugin",
-            ]
-                + natsDependency),
+                "NATSClient", "FleetReaders", "NATSPlugin",
+            ]),
 
         // Fuzz targets (Tests/Fuzz, run.sh): a plain build replays the corpus files given
         // as arguments; built with -sanitize=fuzzer,address -DFUZZING, a libFuzzer target.
@@ -412,6 +384,10 @@ let package = Package(
             name: "FuzzRetryAfter", dependencies: ["FuzzSupport", "JuiceHTTP"], path: "Tests/Fuzz/FuzzRetryAfter", exclude: ["corpus"]),
         .executableTarget(
             name: "FuzzHTTPResponse", dependencies: ["FuzzSupport", "JuiceHTTP"], path: "Tests/Fuzz/FuzzHTTPResponse", exclude: ["corpus"]),
-    ] + natsTargets,
+        /// A stream message from another machine, as the fleet's readers check it.
+        .executableTarget(
+            name: "FuzzFleetEvent", dependencies: ["FuzzSupport", "FleetReaders", "FleetConfiguration", "JuiceMakerCore"],
+            path: "Tests/Fuzz/FuzzFleetEvent", exclude: ["corpus"]),
+    ],
     swiftLanguageModes: [.v6]
 )

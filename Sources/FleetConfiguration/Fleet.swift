@@ -8,10 +8,9 @@ import JuiceMakerCore
 import JuiceMakerPluginKit
 import JuicePrimitives
 
-/// The fleet's shared vocabulary, built in every `juice` (with or without libnats):
-/// machine names, the subject scheme, and the `nats` subscriber's keys. The NATS
-/// plugin reads its section through these declarations; a build without NATS declares
-/// the same keys, so the config is checked and the schema printed the same way.
+/// The fleet's shared vocabulary: machine names, the subject scheme, and the `nats`
+/// subscriber's keys. The NATS plugin reads its section through these declarations,
+/// and the config is checked and the schema printed without loading libnats.
 package enum Fleet {
     /// The config `type` of the NATS publisher.
     package static let subscriberType = "nats"

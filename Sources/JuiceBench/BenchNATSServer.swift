@@ -1,5 +1,3 @@
-#if canImport(NATSClient)
-import CNATS
 import FleetConfiguration
 import Foundation
 import JuiceMakerCore
@@ -74,4 +72,3 @@ final class BenchNATSServer {
         return Int(UInt16(bigEndian: address.sin_port))
     }
 }
-#endif

@@ -1,4 +1,3 @@
-#if canImport(NATSClient)
 import Foundation
 import Locking
 import Spawning
@@ -57,4 +56,3 @@ extension ChildProcess {
         _ = waitForExit(until: nil)
     }
 }
-#endif

@@ -1,5 +1,4 @@
-#if canImport(NATSPlugin)
-import CNATS
+import CNATSLoader
 import FleetConfiguration
 import Foundation
 import JuiceDelivery
@@ -314,50 +313,53 @@ enum FleetBench {
 /// The baseline: libnats' own asynchronous JetStream publishing, no juice in between.
 enum RawPublisher {
     static func publish(_ messages: [(subject: String, body: [UInt8], id: String)], url: String) throws {
+        // libnats' calls through the loader's table, as juice makes them: one load, then
+        // a call through a function pointer each.
+        if let failure = juice_nats_load() { throw BenchError.unavailable(String(cString: failure)) }
+        let c = juice_nats().pointee
         var options: OpaquePointer?
-        guard natsOptions_Create(&options) == NATS_OK, let options else { throw BenchError.unavailable("natsOptions_Create") }
-        defer { natsOptions_Destroy(options) }
-        _ = natsOptions_SetURL(options, url)
+        guard c.natsOptions_Create(&options) == NATS_OK, let options else { throw BenchError.unavailable("natsOptions_Create") }
+        defer { c.natsOptions_Destroy(options) }
+        _ = c.natsOptions_SetURL(options, url)
         var connection: OpaquePointer?
-        guard natsConnection_Connect(&connection, options) == NATS_OK, let connection else {
+        guard c.natsConnection_Connect(&connection, options) == NATS_OK, let connection else {
             throw BenchError.failed("fleet bench: libnats could not connect to \(url)")
         }
-        defer { natsConnection_Destroy(connection) }
+        defer { c.natsConnection_Destroy(connection) }
         var jsOptions = jsOptions()
-        jsOptions_Init(&jsOptions)
+        _ = c.jsOptions_Init(&jsOptions)
         jsOptions.Wait = 5_000
         jsOptions.PublishAsync.MaxPending = 256
         jsOptions.PublishAsync.StallWait = 5_000
         var context: OpaquePointer?
-        guard natsConnection_JetStream(&context, connection, &jsOptions) == NATS_OK, let context else {
+        guard c.natsConnection_JetStream(&context, connection, &jsOptions) == NATS_OK, let context else {
             throw BenchError.failed("fleet bench: natsConnection_JetStream")
         }
-        defer { jsCtx_Destroy(context) }
+        defer { c.jsCtx_Destroy(context) }
         for message in messages {
             var created: OpaquePointer?
             let status = message.body.withUnsafeBufferPointer { buffer in
                 buffer.baseAddress!.withMemoryRebound(to: CChar.self, capacity: buffer.count) { body in
-                    natsMsg_Create(&created, message.subject, nil, body, Int32(buffer.count))
+                    c.natsMsg_Create(&created, message.subject, nil, body, Int32(buffer.count))
                 }
             }
             guard status == NATS_OK, let created else { throw BenchError.failed("fleet bench: natsMsg_Create") }
-            _ = natsMsgHeader_Set(created, "content-type", CloudEventFormat.contentType)
+            _ = c.natsMsgHeader_Set(created, "content-type", CloudEventFormat.contentType)
             var pubOptions = jsPubOptions()
-            jsPubOptions_Init(&pubOptions)
+            _ = c.jsPubOptions_Init(&pubOptions)
             var pointer: OpaquePointer? = created
             let published = message.id.withCString { id in
                 pubOptions.MsgId = id
-                return js_PublishMsgAsync(context, &pointer, &pubOptions)
+                return c.js_PublishMsgAsync(context, &pointer, &pubOptions)
             }
-            if let left = pointer { natsMsg_Destroy(left) }
+            if let left = pointer { c.natsMsg_Destroy(left) }
             guard published == NATS_OK else { throw BenchError.failed("fleet bench: js_PublishMsgAsync: \(published)") }
         }
         var completeOptions = jsPubOptions()
-        jsPubOptions_Init(&completeOptions)
+        _ = c.jsPubOptions_Init(&completeOptions)
         completeOptions.MaxWait = 30_000
-        let completed = js_PublishAsyncComplete(context, &completeOptions)
+        let completed = c.js_PublishAsyncComplete(context, &completeOptions)
         guard completed == NATS_OK else { throw BenchError.failed("fleet bench: js_PublishAsyncComplete: \(completed)") }
     }
 }
-#endif
 import JuiceJSON

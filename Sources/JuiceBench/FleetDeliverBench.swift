@@ -1,4 +1,3 @@
-#if canImport(NATSPlugin)
 import Foundation
 import JuiceMakerCore
 import NATSClient
@@ -122,4 +121,3 @@ enum FleetDeliverBench {
         }
     }
 }
-#endif

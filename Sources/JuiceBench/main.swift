@@ -29,7 +29,7 @@ let usage = """
       config   seconds one `juice config check` takes for 1 (the baseline), 8,000 and 16,000 subscribers
       fleet    events/s the nats subscriber publishes a 100,000-event journal to a local JetStream at,
                against libnats' own async-publish loop of the same messages; commit → juice fleet
-               watch p50/p99 with juice deliver --follow running (needs libnats-dev at build time and
+               watch p50/p99 with juice deliver --follow running (needs libnats and
                nats-server; not in `all`: it starts a server and writes a large store), and the CPU
                per event of each side and of the server; juice fleet deliver (a whole process, start-up
                included) feeding a webhook answering after 50 ms from a stream of maxInFlight × 40 events,
@@ -136,11 +136,7 @@ func main() -> Int32 {
             sections.append(("retention", try RetentionBench.run(events: events, json: json)))
         }
         if runs("fleet") {
-            #if canImport(NATSPlugin)
             sections.append(("fleet", try FleetBench.run(json: json)))
-            #else
-            throw BenchError.unavailable("the fleet bench: this build has no NATS client (apt-get install libnats-dev, then build again)")
-            #endif
         }
         if runs("json") {
             sections.append(("json", try JSONBench.run(json: json)))

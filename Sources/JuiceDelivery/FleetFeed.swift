@@ -1,4 +1,3 @@
-#if canImport(FleetReaders)
 import FleetConfiguration
 import FleetReaders
 import JuiceMakerCore
@@ -127,4 +126,3 @@ package struct FleetFeed {
     /// Whether every consumer had nothing more after its last fetch.
     package var drained: Bool { journals.allSatisfy(\.drained) }
 }
-#endif

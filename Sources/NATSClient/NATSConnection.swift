@@ -350,7 +350,7 @@ package final class NATSConnection: @unchecked Sendable {
         var options = jsSubOptions()
         _ = nats.pointee.jsSubOptions_Init(&options)
         options.Stream = strings.make(stream)
-        options.Ordered = true
+        juice_nats_set_ordered(&options)
         switch start {
         case .all: options.Config.DeliverPolicy = js_DeliverAll
         case .new: options.Config.DeliverPolicy = js_DeliverNew

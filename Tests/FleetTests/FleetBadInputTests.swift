@@ -1,12 +1,11 @@
+import CNATSLoader
 import Foundation
 import JuiceTestSupport
 import Testing
-#if canImport(NATSClient)
-import CNATSLoader
 import NATSClient
 
 /// Bad input gets one clear line and loses nothing.
-@Suite(.tags(.nats, .process, .slow), .notInUnitRun, .enabled(if: FleetEnvironment.isAvailable, FleetEnvironment.skipNote), .serialized)
+@Suite(.tags(.nats, .process, .slow), .notInUnitRun, .requiresNATS, .serialized)
 struct FleetBadInputTests {
     static func lag(_ machine: JuiceSandbox) async throws -> String {
         try await machine.running(["subscribers", "--json"]).stdout
@@ -100,27 +99,6 @@ struct FleetBadInputTests {
         }
     }
 
-    #if os(Linux)
-    /// A `juice` built with libnats, run where the NATS C client cannot be loaded (its
-    /// runtime missing, or broken: here a file that is no library, found first through
-    /// `LD_LIBRARY_PATH`): one line that says what to install, and exit 69.
-    @Test func aNATSClientThatCannotBeLoadedIsOneLineAndUnavailable() async throws {
-        let machine = try JuiceSandbox.fleetMachine(
-            "shop-1", subscribers: "[]", extra: #""fleet": {"url": "nats://127.0.0.1:1", "timeoutSeconds": 1}"#)
-        let libraries = machine.file("broken-libraries")
-        try FileManager.default.createDirectory(atPath: libraries, withIntermediateDirectories: true)
-        // The names the loader tries: the header's major.minor, then the major.
-        for name in ["libnats.so.\(NATS_VERSION_MAJOR).\(NATS_VERSION_MINOR)", "libnats.so.\(NATS_VERSION_MAJOR)"] {
-            try Data("not a library".utf8).write(to: URL(fileURLWithPath: libraries + "/" + name))
-        }
-        #expect(try await machine.running(["fleet", "stock"], environment: ["LD_LIBRARY_PATH": libraries]).status == 69)
-        let lines = machine.errors.split(separator: "\n")
-        #expect(lines.count == 1, "\(machine.errors)")
-        #expect(lines.first?.contains("cannot load the NATS C client") == true, "\(machine.errors)")
-        #expect(lines.first?.contains("install the libnats runtime") == true, "\(machine.errors)")
-    }
-    #endif
-
     @Test(.timeLimit(.minutes(1)))
     func unreachableRefusedOrMismatchedKeepsTheEvents() async throws {
         let directory = try TemporaryDirectory(prefix: "juice-fleet-")
@@ -163,4 +141,67 @@ struct FleetBadInputTests {
         admin.close()
     }
 }
-#endif
+
+/// Where libnats is not on this machine, or is no library: the fleet's commands and a
+/// `nats` subscriber say so in one line, what to install and that no rebuild is needed,
+/// with exit 69. Asserted the same on every machine: every name the loader tries is
+/// found first, through `LD_LIBRARY_PATH`, as a file that is no library. No server.
+@Suite(.tags(.process), .notInUnitRun)
+struct NATSLibraryMissingTests {
+    static func machineWithoutLibnats() throws -> (JuiceSandbox, [String: String]) {
+        let machine = try JuiceSandbox.fleetMachine(
+            "shop-1", subscribers: #"[{"type": "nats", "url": "nats://127.0.0.1:1", "timeoutSeconds": 1}]"#,
+            extra: #""fleet": {"url": "nats://127.0.0.1:1", "timeoutSeconds": 1}"#)
+        let libraries = machine.file("broken-libraries")
+        try FileManager.default.createDirectory(atPath: libraries, withIntermediateDirectories: true)
+        var count = 0
+        let names = juice_nats_library_names(&count)
+        for index in 0..<count {
+            let name = String(cString: names![index]!)
+            guard !name.contains("/") else { continue }
+            try Data("not a library".utf8).write(to: URL(fileURLWithPath: libraries + "/" + name))
+        }
+        return (machine, ["LD_LIBRARY_PATH": libraries])
+    }
+
+    static func expectOneLineToInstall(_ errors: String, sourceLocation: SourceLocation = #_sourceLocation) {
+        let lines = errors.split(separator: "\n")
+        #expect(lines.count == 1, "\(errors)", sourceLocation: sourceLocation)
+        #expect(lines.first?.contains("the NATS C client (libnats) is not installed") == true, "\(errors)", sourceLocation: sourceLocation)
+        #expect(lines.first?.contains("apt-get install libnats-dev") == true, "\(errors)", sourceLocation: sourceLocation)
+        #expect(lines.first?.contains("no rebuild is needed") == true, "\(errors)", sourceLocation: sourceLocation)
+        #expect(!errors.lowercased().contains("rebuild (") && !errors.contains("swift build"), "\(errors)", sourceLocation: sourceLocation)
+    }
+
+    #if os(Linux)
+    @Test(arguments: [["fleet", "stock"], ["fleet", "watch"], ["fleet", "metrics"]])
+    func aFleetCommandSaysWhatToInstall(command: [String]) async throws {
+        let (machine, environment) = try Self.machineWithoutLibnats()
+        #expect(try await machine.running(command, environment: environment).status == 69, "\(command)")
+        Self.expectOneLineToInstall(machine.errors)
+    }
+
+    /// The `nats` subscriber keeps its events in the journal and says, once, what to
+    /// install; `juice deliver` exits 75 (try again later), as for any failing delivery,
+    /// and sends them once libnats is there.
+    @Test func theNATSSubscriberSaysWhatToInstallAndKeepsItsEvents() async throws {
+        let (machine, environment) = try Self.machineWithoutLibnats()
+        #expect(try await machine.running(["order", "kiwi"], environment: environment).status == 0)
+        let delivered = try await machine.running(["deliver"], environment: environment)
+        #expect(delivered.status == 75, "\(machine.errors)")
+        let warnings = machine.errors.split(separator: "\n").filter { $0.contains("libnats") }
+        #expect(warnings.count == 1, "\(machine.errors)")
+        Self.expectOneLineToInstall(String(warnings.first ?? ""))
+        let lag = try await machine.running(["subscribers", "--json"], environment: environment).stdout
+        #expect(lag.contains(#""lag":2"#) || lag.contains(#""lag": 2"#), "\(lag)")
+    }
+
+    /// The `nats` subscriber's config is checked as on a machine with libnats: `config
+    /// check` needs no library.
+    @Test func theConfigIsCheckedWithoutTheLibrary() async throws {
+        let (machine, environment) = try Self.machineWithoutLibnats()
+        let result = try await machine.running(["config", "check"], environment: environment)
+        #expect(result.status == 0, "\(machine.errors)")
+    }
+    #endif
+}

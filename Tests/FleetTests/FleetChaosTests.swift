@@ -1,7 +1,6 @@
 import Foundation
 import JuiceTestSupport
 import Testing
-#if canImport(NATSClient)
 import NATSClient
 
 /// The infrastructure changes under one running `juice fleet deliver --follow`, fed by
@@ -12,7 +11,7 @@ import NATSClient
 /// the stream: every event of it reached the webhook, and every request's body is the
 /// event as its machine published it (with only `streamsequence` added). No event
 /// published is missing at the end, and none came twice.
-@Suite(.tags(.nats, .process, .slow), .notInUnitRun, .enabled(if: FleetEnvironment.isAvailable, FleetEnvironment.skipNote), .serialized)
+@Suite(.tags(.nats, .process, .slow), .notInUnitRun, .requiresNATS, .serialized)
 struct FleetChaosTests {
     /// Two machines, a central host with a webhook, on one server.
     struct Rig {
@@ -153,4 +152,3 @@ struct FleetChaosTests {
         #expect(!streamSequences.isEmpty, "two machines interleaved: a machine's sequence is not its stream sequence")
     }
 }
-#endif

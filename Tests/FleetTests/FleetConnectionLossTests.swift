@@ -1,12 +1,11 @@
 import Foundation
 import JuiceTestSupport
 import Testing
-#if canImport(NATSClient)
 import NATSClient
 
 /// A deliverer whose server goes away says so in one line, and in one more when it is
 /// back (with how long it was away), and delivers what came meanwhile.
-@Suite(.tags(.nats, .process, .slow), .notInUnitRun, .enabled(if: FleetEnvironment.isAvailable, FleetEnvironment.skipNote), .serialized)
+@Suite(.tags(.nats, .process, .slow), .notInUnitRun, .requiresNATS, .serialized)
 struct FleetConnectionLossTests {
     @Test(.timeLimit(.minutes(2)))
     func aServerRestartIsSaidWhenLostAndWhenBack() async throws {
@@ -31,4 +30,3 @@ struct FleetConnectionLossTests {
         #expect(follower.isRunning)
     }
 }
-#endif

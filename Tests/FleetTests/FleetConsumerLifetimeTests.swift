@@ -1,12 +1,11 @@
 import Foundation
 import JuiceTestSupport
 import Testing
-#if canImport(NATSClient)
 import NATSClient
 
 /// `juice fleet deliver`'s durable consumers live until an operator deletes them,
 /// against a real `nats-server -js`.
-@Suite(.tags(.nats, .process, .slow), .notInUnitRun, .enabled(if: FleetEnvironment.isAvailable, FleetEnvironment.skipNote), .serialized)
+@Suite(.tags(.nats, .process, .slow), .notInUnitRun, .requiresNATS, .serialized)
 struct FleetConsumerLifetimeTests {
     /// A machine that publishes to `server`, and a central host whose webhook `hook`
     /// is fed from the stream (`fleet` section `extraFleet` added).
@@ -133,11 +132,9 @@ struct FleetConsumerLifetimeTests {
         #expect(fleet.received.count == first.count + later.count, "\(fleet.received.count) for \(first.count + later.count)")
     }
 }
-#endif
 
-#if canImport(NATSClient)
 /// A slow delivery keeps its message: in-progress acks reach the server while it runs.
-@Suite(.tags(.nats, .process, .slow), .notInUnitRun, .enabled(if: FleetEnvironment.isAvailable, FleetEnvironment.skipNote), .serialized)
+@Suite(.tags(.nats, .process, .slow), .notInUnitRun, .requiresNATS, .serialized)
 struct FleetAckWaitTests {
     @Test(.timeLimit(.minutes(2)))
     func aWebhookSlowerThanTheAckWaitIsNotSentTwice() async throws {
@@ -156,4 +153,3 @@ struct FleetAckWaitTests {
         #expect(fleet.received.count == published.count, "\(fleet.received.count) deliveries of \(published.count) events")
     }
 }
-#endif

@@ -2,12 +2,11 @@ import FleetConfiguration
 import Foundation
 import JuiceTestSupport
 import Testing
-#if canImport(NATSClient)
 import NATSClient
 
 /// A `fleet` section changed between runs of `juice fleet deliver` never stops delivery:
 /// what NATS lets a consumer change is applied, what it does not is kept and said.
-@Suite(.tags(.nats, .process, .slow), .notInUnitRun, .enabled(if: FleetEnvironment.isAvailable, FleetEnvironment.skipNote), .serialized)
+@Suite(.tags(.nats, .process, .slow), .notInUnitRun, .requiresNATS, .serialized)
 struct FleetConsumerSettingsTests {
     typealias Fleet = FleetConsumerLifetimeTests.Fleet
 
@@ -73,4 +72,3 @@ struct FleetConsumerSettingsTests {
         #expect(lines.count == 1 && lines[0].contains("maxInFlight 64 is above fleet.maxAckPending 16"), "\(run.stderr)")
     }
 }
-#endif

@@ -2,12 +2,11 @@ import Foundation
 import JuiceTestSupport
 import Locking
 import Testing
-#if canImport(NATSClient)
 import NATSClient
 
 /// `juice fleet deliver`'s dead letters and lag, as `juice subscribers` shows them and
 /// `juice subscribers retry` resends them, against a real `nats-server -js`.
-@Suite(.tags(.nats, .process), .notInUnitRun, .enabled(if: FleetEnvironment.isAvailable, FleetEnvironment.skipNote), .serialized)
+@Suite(.tags(.nats, .process), .notInUnitRun, .requiresNATS, .serialized)
 struct FleetDeadLetterTests {
     /// The `<name>@fleet` item of `juice subscribers --json`.
     static func fleetItem(_ central: JuiceSandbox) async throws -> [String: Any]? {
@@ -139,4 +138,3 @@ struct FleetDeadLetterTests {
         #expect(try await Self.fleetItem(central)?["lag"] as? Int == 0)
     }
 }
-#endif

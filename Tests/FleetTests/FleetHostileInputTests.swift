@@ -2,13 +2,12 @@ import Foundation
 import JuiceMakerCore
 import JuiceTestSupport
 import Testing
-#if canImport(NATSClient)
 import NATSClient
 
 /// The stream is written by other machines, so `juice fleet watch` treats it as
 /// untrusted input: nothing from it reaches the terminal raw, and a message that is
 /// not a machine's event is skipped with one escaped line on stderr.
-@Suite(.tags(.nats, .process), .notInUnitRun, .enabled(if: FleetEnvironment.isAvailable, FleetEnvironment.skipNote), .serialized)
+@Suite(.tags(.nats, .process), .notInUnitRun, .requiresNATS, .serialized)
 struct FleetHostileInputTests {
     /// Whether `text` holds a character that steers a terminal, besides the line ends.
     static func steers(_ text: String) -> Bool {
@@ -55,4 +54,3 @@ struct FleetHostileInputTests {
         }
     }
 }
-#endif

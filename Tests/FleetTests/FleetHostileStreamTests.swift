@@ -2,13 +2,12 @@ import Foundation
 import JuiceMakerCore
 import JuiceTestSupport
 import Testing
-#if canImport(NATSClient)
 import NATSClient
 
 /// Hostile stream content, against a real `nats-server -js`: each fleet reader skips
 /// every message that is not a machine's event with one escaped stderr line, and none
 /// of it reaches the terminal raw or changes `juice fleet stock`.
-@Suite(.tags(.nats, .process), .notInUnitRun, .enabled(if: FleetEnvironment.isAvailable, FleetEnvironment.skipNote), .serialized)
+@Suite(.tags(.nats, .process), .notInUnitRun, .requiresNATS, .serialized)
 struct FleetHostileStreamTests {
     /// Messages no machine could have published: (subject, body). Built from `template`,
     /// one of shop-a's `stock.changed` events (kiwi) as JSON.
@@ -134,4 +133,3 @@ struct FleetHostileStreamTests {
         #expect(table.contains("ahead"), "\(table)")
     }
 }
-#endif

@@ -1,12 +1,11 @@
 import Foundation
 import JuiceTestSupport
 import Testing
-#if canImport(NATSClient)
 import NATSClient
 
 /// A message larger than `fleet.maxMessageBytes` is refused unread: skipped by the
 /// readers, a dead letter for `juice fleet deliver`, one line each.
-@Suite(.tags(.nats, .process, .slow), .notInUnitRun, .enabled(if: FleetEnvironment.isAvailable, FleetEnvironment.skipNote), .serialized)
+@Suite(.tags(.nats, .process, .slow), .notInUnitRun, .requiresNATS, .serialized)
 struct FleetMessageSizeTests {
     /// The stream's first message with another event id (its last digit the `copy`th
     /// other one; in its body and `Nats-Msg-Id`), its JSON padded with `padding` spaces:
@@ -48,4 +47,3 @@ struct FleetMessageSizeTests {
         #expect(skipped.count == 1 && skipped[0].contains("above fleet.maxMessageBytes 65536"), "\(metrics.stderr)")
     }
 }
-#endif

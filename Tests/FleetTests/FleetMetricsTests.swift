@@ -2,12 +2,11 @@ import Foundation
 import JuiceMakerCore
 import JuiceTestSupport
 import Testing
-#if canImport(NATSClient)
 import NATSClient
 
 /// `juice fleet metrics` against a real `nats-server -js`: the fleet's figures, read
 /// from the stream, are what each machine ordered and holds.
-@Suite(.tags(.process, .nats, .slow), .notInUnitRun, .enabled(if: FleetEnvironment.isAvailable, FleetEnvironment.skipNote), .serialized)
+@Suite(.tags(.process, .nats, .slow), .notInUnitRun, .requiresNATS, .serialized)
 struct FleetMetricsTests {
     private func parsed(_ text: String) -> Exposition? {
         guard case .success(let exposition) = Exposition.parse(text) else {
@@ -117,4 +116,3 @@ struct FleetMetricsTests {
         #expect(result.status == 0 && result.stdout.isEmpty && result.stderr.isEmpty, "\(result.stdout)\(result.stderr)")
     }
 }
-#endif

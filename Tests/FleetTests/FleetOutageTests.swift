@@ -1,21 +1,10 @@
 import Foundation
 import JuiceTestSupport
 import Testing
-#if canImport(NATSClient)
 import NATSClient
-#endif
 
-/// A build without the NATS plugin has no fleet suites below: this says so, in one
-/// line. (With the plugin but no nats-server, the suite's own skip says it.)
-@Suite(.tags(.unit)) struct FleetAvailabilityTests {
-    @Test func fleetTestsNeedNATS() {
-        if !FleetEnvironment.isPluginBuilt { print("FleetTests: \(FleetEnvironment.skipNote)") }
-    }
-}
-
-#if canImport(NATSClient)
 /// The fleet against real `nats-server -js` processes on loopback.
-@Suite(.tags(.nats, .process, .slow), .notInUnitRun, .enabled(if: FleetEnvironment.isAvailable, FleetEnvironment.skipNote), .serialized)
+@Suite(.tags(.nats, .process, .slow), .notInUnitRun, .requiresNATS, .serialized)
 struct FleetIntegrationTests {
     /// A `nats` subscriber section for `url`, retrying every 0.25 s `retries` times (the
     /// outages here last seconds; no event may become a dead letter).
@@ -213,4 +202,3 @@ struct FleetIntegrationTests {
         for publisher in publishers { await terminated(publisher) }
     }
 }
-#endif

@@ -2,12 +2,11 @@ import CCrypto
 import Foundation
 import JuiceTestSupport
 import Testing
-#if canImport(NATSClient)
 import NATSClient
 import SQLiteStore
 
 /// `juice fleet stock` and `juice fleet deliver` against a real `nats-server -js`.
-@Suite(.tags(.nats, .process, .slow), .notInUnitRun, .enabled(if: FleetEnvironment.isAvailable, FleetEnvironment.skipNote), .serialized)
+@Suite(.tags(.nats, .process, .slow), .notInUnitRun, .requiresNATS, .serialized)
 struct FleetReadingTests {
     static func decode(_ text: String) -> Any? {
         try? JSONSerialization.jsonObject(with: Data(text.utf8))
@@ -174,4 +173,3 @@ struct FleetReadingTests {
         return Data(output.prefix(Int(length))).base64EncodedString()
     }
 }
-#endif

@@ -4,7 +4,6 @@ import JuiceMakerCore
 import Locking
 import JuiceTestSupport
 import Testing
-#if canImport(NATSClient)
 import FleetReaders
 import NATSClient
 
@@ -13,7 +12,7 @@ import NATSClient
 /// journal `juice fleet deliver` reads numbers messages in the order they arrive, so
 /// the runner's cursor never stands past one it has not seen. Against a real
 /// `nats-server -js`, with two journals on one durable consumer.
-@Suite(.tags(.nats, .process), .notInUnitRun, .enabled(if: FleetEnvironment.isAvailable, FleetEnvironment.skipNote), .serialized)
+@Suite(.tags(.nats, .process), .notInUnitRun, .requiresNATS, .serialized)
 struct FleetRedeliveryOrderTests {
     /// A nats-server whose stream holds one machine's events, and a connection to it.
     final class Stream {
@@ -236,4 +235,3 @@ struct FleetRedeliveryOrderTests {
         #expect(try journal.deadLetters(for: "hook").count == 1)
     }
 }
-#endif

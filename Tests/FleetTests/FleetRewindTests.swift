@@ -1,13 +1,12 @@
 import Foundation
 import JuiceTestSupport
 import Testing
-#if canImport(NATSClient)
 import NATSClient
 
 /// `juice subscribers rewind NAME@fleet --to SEQUENCE|TIME`: a receiver that lost data
 /// gets the stream's messages from there again, with the event ids it knows, through the
 /// next `juice fleet deliver`; never while a deliverer reads the consumer.
-@Suite(.tags(.nats, .process, .slow), .notInUnitRun, .enabled(if: FleetEnvironment.isAvailable, FleetEnvironment.skipNote), .serialized)
+@Suite(.tags(.nats, .process, .slow), .notInUnitRun, .requiresNATS, .serialized)
 struct FleetRewindTests {
     typealias Fleet = FleetConsumerLifetimeTests.Fleet
 
@@ -119,4 +118,3 @@ struct FleetRewindTests {
         }
     }
 }
-#endif

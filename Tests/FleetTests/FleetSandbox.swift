@@ -16,7 +16,6 @@ extension JuiceSandbox {
     }
 }
 
-#if canImport(NATSClient)
 extension JuiceSandbox {
     /// A machine that publishes to `server`, after it made and published `orders`.
     static func publishing(_ machine: String, to server: NATSServerProcess, orders: [String] = ["kiwi"]) async throws -> JuiceSandbox {
@@ -26,4 +25,3 @@ extension JuiceSandbox {
         return made
     }
 }
-#endif

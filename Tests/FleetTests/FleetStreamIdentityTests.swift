@@ -1,13 +1,12 @@
 import Foundation
 import JuiceTestSupport
 import Testing
-#if canImport(NATSClient)
 import NATSClient
 
 /// A stream deleted and created again under `juice fleet deliver --follow` is a new
 /// history: every event of the new stream reaches the webhook (none acknowledged
 /// unseen), the old stream's events are not sent again, and it is said.
-@Suite(.tags(.nats, .process, .slow), .notInUnitRun, .enabled(if: FleetEnvironment.isAvailable, FleetEnvironment.skipNote), .serialized)
+@Suite(.tags(.nats, .process, .slow), .notInUnitRun, .requiresNATS, .serialized)
 struct FleetStreamIdentityTests {
     typealias Fleet = FleetConsumerLifetimeTests.Fleet
 
@@ -132,4 +131,3 @@ struct FleetStreamIdentityTests {
         #expect(lines.filter { $0.contains("is a new stream") }.count == 1, "\(watch.stderr)")
     }
 }
-#endif

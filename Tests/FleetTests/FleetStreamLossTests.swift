@@ -1,4 +1,3 @@
-#if canImport(NATSPlugin)
 import FleetConfiguration
 import Foundation
 import JuiceMakerCore
@@ -12,7 +11,7 @@ import CNATSLoader
 /// A `juice deliver --follow` whose stream stops answering, or goes away, while it
 /// publishes: it starts again on a new connection (which checks the stream, and
 /// creates it), and every event still reaches the stream, once.
-@Suite(.tags(.nats, .process, .slow), .notInUnitRun, .enabled(if: FleetEnvironment.isAvailable, FleetEnvironment.skipNote), .serialized)
+@Suite(.tags(.nats, .process, .slow), .notInUnitRun, .requiresNATS, .serialized)
 struct FleetStreamLossTests {
     /// A `nats` subscriber that waits 0.5 s for a PubAck and retries every 0.25 s for a long while.
     static func subscriber(_ url: String) -> String {
@@ -159,4 +158,3 @@ struct FleetStreamLossTests {
         #expect(streamed == after, "stream \(streamed), after the deletion \(after)")
     }
 }
-#endif

@@ -1,11 +1,10 @@
 import Foundation
 import JuiceTestSupport
 import Testing
-#if canImport(NATSClient)
 import NATSClient
 
 /// `tls://` means TLS: a server that offers none is refused, never used in plain text.
-@Suite(.tags(.nats, .process, .slow), .notInUnitRun, .enabled(if: FleetEnvironment.isAvailable, FleetEnvironment.skipNote), .serialized)
+@Suite(.tags(.nats, .process, .slow), .notInUnitRun, .requiresNATS, .serialized)
 struct FleetTLSTests {
     @Test(.timeLimit(.minutes(1)))
     func aTLSURLRefusesAPlainServer() async throws {
@@ -117,4 +116,3 @@ struct FleetTLSTests {
         #expect(shown.contains("\"tlsKey\": \"/dev/null\""), "\(shown)")
     }
 }
-#endif

@@ -5,7 +5,6 @@ import Locking
 import Synchronization
 import Testing
 import WebhookPlugin
-#if canImport(NATSClient)
 import NATSClient
 
 /// `juice fleet deliver` with a webhook that keeps a window in flight, against a real
@@ -13,7 +12,7 @@ import NATSClient
 /// checks every signature: each message is acknowledged on its own as its answer
 /// comes, a failing one holds only itself, `kill -9` loses nothing, `ordered` keeps
 /// journal order.
-@Suite(.tags(.nats, .process, .slow), .notInUnitRun, .enabled(if: FleetEnvironment.isAvailable, FleetEnvironment.skipNote), .serialized)
+@Suite(.tags(.nats, .process, .slow), .notInUnitRun, .requiresNATS, .serialized)
 struct FleetWindowTests {
     static let secret = "whsec_" + Data("fleet window secret".utf8).base64EncodedString()
 
@@ -152,4 +151,3 @@ struct FleetWindowTests {
         #expect(hook.requests.isEmpty)
     }
 }
-#endif

@@ -1,11 +1,10 @@
 import Foundation
 import JuiceTestSupport
 import Testing
-#if canImport(NATSClient)
 import NATSClient
 
 /// What a published message looks like to other NATS clients, against a real `nats-server -js`.
-@Suite(.tags(.nats, .process), .notInUnitRun, .enabled(if: FleetEnvironment.isAvailable, FleetEnvironment.skipNote), .serialized)
+@Suite(.tags(.nats, .process), .notInUnitRun, .requiresNATS, .serialized)
 struct FleetWireTests {
     /// The CloudEvents NATS and JetStream bindings (cloudevents/sdk-go's among them)
     /// read the header `content-type`, and NATS headers are case-sensitive (ADR-4): a
@@ -58,4 +57,3 @@ struct FleetWireTests {
         #expect(try await bad.running(["config", "check"]).status == 78)
     }
 }
-#endif

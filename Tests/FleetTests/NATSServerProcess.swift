@@ -3,36 +3,6 @@ import JuiceTestSupport
 import Locking
 import Testing
 
-/// Whether the fleet's integration tests can run here: the NATS plugin was built
-/// (libnats-dev installed) and a `nats-server` binary exists.
-enum FleetEnvironment {
-    static let serverBinary: String? = {
-        let path = ProcessInfo.processInfo.environment["PATH"] ?? ""
-        let directories = path.split(separator: ":").map(String.init) + ["/usr/sbin", "/usr/local/sbin", "/usr/local/bin", "/opt/homebrew/bin"]
-        return directories.map { "\($0)/nats-server" }.first { FileManager.default.isExecutableFile(atPath: $0) }
-    }()
-
-    static var isPluginBuilt: Bool {
-        #if canImport(NATSPlugin)
-        true
-        #else
-        false
-        #endif
-    }
-
-    /// Whether the fleet suites run: where libnats and nats-server are here, and always
-    /// where the run requires them (`JUICE_REQUIRE_FLEET=1`, which `.ci/run` sets):
-    /// there a missing one fails the suites instead of skipping them, so CI cannot
-    /// pass on a skip.
-    static var isAvailable: Bool { isRequired || (isPluginBuilt && serverBinary != nil) }
-
-    static var isRequired: Bool { ProcessInfo.processInfo.environment["JUICE_REQUIRE_FLEET"] == "1" }
-
-    /// The one line a run without NATS prints instead of the fleet tests.
-    static let skipNote: Comment =
-        "fleet tests skipped: needs libnats-dev (at build time) and nats-server (sudo apt-get install nats-server libnats-dev; .ci/run does)"
-}
-
 /// A port no one listens on now: bound to port 0, read back, released.
 func freeLoopbackPort() throws -> Int {
     let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
@@ -107,6 +77,7 @@ final class NATSServerProcess: @unchecked Sendable {
 
     /// Starts it and returns once it accepts clients (its log says "Server is ready").
     func start() async throws {
+        NATSRequirement.checkDeclared("starts nats-server")
         try await offPool { try self.startBlocking() }
     }
 
@@ -116,7 +87,7 @@ final class NATSServerProcess: @unchecked Sendable {
     }
 
     private func startBlocking() throws {
-        guard let binary = FleetEnvironment.serverBinary else { throw FleetTestError("no nats-server") }
+        guard let binary = NATSRequirement.serverBinary else { throw FleetTestError("no nats-server") }
         try? FileManager.default.removeItem(atPath: logPath)
         var arguments = ["-js", "-a", "127.0.0.1", "-p", "\(port)", "-sd", storeDirectory, "-n", name, "-l", logPath] + extraArguments
         if let clusterPort {
@@ -152,7 +123,6 @@ final class NATSServerProcess: @unchecked Sendable {
     deinit { stop() }
 }
 
-#if canImport(NATSClient)
 import NATSClient
 
 extension NATSServerProcess {
@@ -161,4 +131,3 @@ extension NATSServerProcess {
         try NATSConnection(NATSOptions(servers: [url], timeout: 5, reconnects: false, name: "test"))
     }
 }
-#endif

@@ -13,14 +13,7 @@ seconds=${1:-30}
 shift || true
 targets=("$@")
 if [ ${#targets[@]} -eq 0 ]; then
-    targets=(FuzzJSON FuzzJSONReader FuzzCommandLine FuzzCloudEvent FuzzRFC3339 FuzzRetryAfter FuzzHTTPResponse)
-    # The fleet's reader is built only where libnats-dev is (Package.swift, hasNATS).
-    for header in /usr/include/nats/nats.h /usr/include/nats.h /usr/local/include/nats/nats.h /usr/local/include/nats.h /opt/homebrew/include/nats/nats.h; do
-        if [ -e "$header" ] && [ "${JUICE_WITHOUT_NATS:-}" != 1 ]; then
-            targets+=(FuzzFleetEvent)
-            break
-        fi
-    done
+    targets=(FuzzJSON FuzzJSONReader FuzzCommandLine FuzzCloudEvent FuzzRFC3339 FuzzRetryAfter FuzzHTTPResponse FuzzFleetEvent)
 fi
 scratch=.build-fuzz
 

@@ -9,6 +9,10 @@ private let processStarters = [
     "Process()", "posix_spawn", "fork(",
 ]
 
+/// What starts `nats-server` or connects through libnats, by name (outside the suite
+/// below, as the list above).
+private let natsStarters = ["NATSServerProcess", "NATSConnection("]
+
 /// Every suite says what kind it is (`TestKinds.swift`), so that `JUICE_TESTS=unit`
 /// runs exactly the suites that need nothing but the test process: read off the test
 /// sources, as `swift format` lays them out (a top-level type starts at the first
@@ -187,6 +191,37 @@ private let processStarters = [
             let text = try String(contentsOf: Self.tests.appendingPathComponent(file), encoding: .utf8)
             #expect(!text.contains("\n@Test"), "\(file): a test outside a suite")
         }
+    }
+
+    /// One rule for what needs NATS: a suite that starts `nats-server` or connects through
+    /// libnats (here, or in an extension of it) carries `.requiresNATS`, which checks both
+    /// at run time and skips with one line naming what is missing, and the `.nats` kind;
+    /// no suite decides for itself. (Starting the test server also records an issue in
+    /// a test that runs without the trait.)
+    @Test func everySuiteThatTalksToNATSCarriesTheTrait() throws {
+        let declarations = try Self.declarations()
+        let suites = Dictionary(declarations.filter { $0.attributes.contains("@Suite") }.map { ($0.name, $0) }, uniquingKeysWith: { a, _ in a })
+        var talking = 0
+        for declaration in declarations {
+            let uses = natsStarters.filter { Self.names(declaration.body, $0) }
+            let suite = suites[declaration.name]
+            let attributes = suite?.attributes ?? ""
+            if !uses.isEmpty, declaration.body.contains("@Test") {
+                talking += 1
+                #expect(
+                    attributes.contains(".requiresNATS") && Self.tags(attributes).contains("nats"),
+                    "\(declaration.place): \(declaration.name) uses \(uses) but its suite does not carry .requiresNATS and .nats")
+            }
+            if declaration.attributes.contains("@Suite") {
+                #expect(
+                    Self.tags(attributes).contains("nats") == attributes.contains(".requiresNATS"),
+                    "\(declaration.place): \(declaration.name): the .nats kind and .requiresNATS go together")
+                #expect(
+                    !attributes.contains("nats-server") && !attributes.contains("libnats"),
+                    "\(declaration.place): \(declaration.name) decides for itself whether NATS is here; use .requiresNATS")
+            }
+        }
+        #expect(talking > 10, "the scan found the suites that talk to NATS: \(talking)")
     }
 
     /// What starts a child process appears in no `.unit` suite (nor in an extension of one).

@@ -1,4 +1,3 @@
-#if canImport(NATSClient)
 import FoundationEssentials
 import JuiceMakerPluginKit
 import JuiceTestSupport
@@ -68,4 +67,3 @@ struct NATSDisplayServersTests {
         #expect(NATSOptions(servers: ["nats://h:4222", "tls://u:secret@h:+1"]).displayServers == "nats://h:4222,tls://***@h:+1")
     }
 }
-#endif

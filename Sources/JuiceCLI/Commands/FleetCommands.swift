@@ -12,10 +12,8 @@ import Musl
 import JuiceMakerCore
 import JuiceMakerPluginKit
 import JuicePrimitives
-#if canImport(NATSClient)
 import FleetReaders
 import NATSClient
-#endif
 
 /// `juice fleet`: every machine's events, read from the fleet's JetStream stream
 /// (`FleetCommandSupport.reader`). A build without libnats declares the same commands; each says how
@@ -48,10 +46,8 @@ extension OptionList {
 protocol FleetReaderCommand: JuiceCommand where Options == FleetReaderOptions {
     init(nats: String?)
     var nats: String? { get }
-    #if canImport(NATSClient)
     /// Reads the stream through `reader` and prints what the command shows.
     func show(_ reader: FleetCommandSupport.Reader, context: CommandContext) throws(NATSError)
-    #endif
 }
 
 extension FleetReaderCommand {
@@ -62,7 +58,6 @@ extension FleetReaderCommand {
     }
 
     func run(_ session: Session) async throws(CLIError) -> ExitCode {
-        #if canImport(NATSClient)
         let reader = try FleetCommandSupport.reader(session.context, nats: nats)
         do {
             try show(reader, context: session.context)
@@ -70,9 +65,6 @@ extension FleetReaderCommand {
             throw FleetCommandSupport.failure(error)
         }
         return .success
-        #else
-        throw FleetCommandSupport.unavailableBuild
-        #endif
     }
 }
 
@@ -85,9 +77,6 @@ struct FleetReaderOptions: CommandOptions {
 }
 
 enum FleetCommandSupport {
-    /// What every fleet command throws in a build without libnats.
-    static var unavailableBuild: CLIError { CLIError(.unavailable, Catalog.Fleet.notBuilt) }
-
     /// `30s`, `10m`, `2h`, `1d`, or plain seconds.
     static func seconds(_ text: String) -> Double? {
         let units: [Character: Double] = ["s": 1, "m": 60, "h": 3600, "d": 86400]
@@ -177,7 +166,6 @@ enum FleetCommandSupport {
         return CLIError(.config, Catalog.ConfigErrors.located(located))
     }
 
-    #if canImport(NATSClient)
     /// A connection to the fleet's server with the stream's name and subject prefix.
     struct Reader {
         let connection: NATSConnection
@@ -267,5 +255,4 @@ enum FleetCommandSupport {
         let code: ExitCode = [.authorization, .streamMismatch, .tlsRequired].contains(error.kind) ? .config : .unavailable
         return CLIError(code, LocalizedText(error.message, ko: error.message))
     }
-    #endif
 }

@@ -2,9 +2,7 @@ import FleetConfiguration
 import JuiceDelivery
 import JuiceMakerCore
 import JuiceMakerPluginKit
-#if canImport(NATSClient)
 import NATSClient
-#endif
 
 /// `juice fleet deliver [--follow]`: the configured webhook, command and logger
 /// subscribers fed from the fleet's stream instead of the local journal, each through
@@ -46,7 +44,6 @@ struct FleetDeliverCommand: JuiceCommand {
     }
 
     func run(_ session: Session) async throws(CLIError) -> ExitCode {
-        #if canImport(NATSClient)
         let context = session.context
         let plugins = FleetFeed.fedPlugins(session)
         // A bad `fleet` section is refused whether or not there is anything to feed.
@@ -71,8 +68,5 @@ struct FleetDeliverCommand: JuiceCommand {
             return .success
         }
         return try await feed.deliverAvailable(session)
-        #else
-        throw FleetCommandSupport.unavailableBuild
-        #endif
     }
 }

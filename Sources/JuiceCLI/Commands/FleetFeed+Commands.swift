@@ -1,4 +1,3 @@
-#if canImport(NATSClient)
 import FleetConfiguration
 import JuiceDelivery
 import JuiceMakerCore
@@ -79,4 +78,3 @@ extension FleetFeed {
         }
     }
 }
-#endif

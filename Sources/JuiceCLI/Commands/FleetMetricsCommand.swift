@@ -1,10 +1,8 @@
 import FleetConfiguration
 import JuiceMakerCore
 import JuiceMakerPluginKit
-#if canImport(NATSClient)
 import FleetReaders
 import NATSClient
-#endif
 
 /// `juice fleet metrics`: the fleet's figures in Prometheus' text exposition format,
 /// read from every message the stream retains, under the names `juice metrics` uses
@@ -23,7 +21,6 @@ struct FleetMetricsCommand: FleetReaderCommand {
 
     let nats: String?
 
-    #if canImport(NATSClient)
     func show(_ reader: FleetCommandSupport.Reader, context: CommandContext) throws(NATSError) {
         let reportSkipped = FleetCommandSupport.reportSkipped(context)
         var machines: [String: FleetMachineFigures] = [:]
@@ -39,5 +36,4 @@ struct FleetMetricsCommand: FleetReaderCommand {
         let figures = machines.values.sorted { $0.machine < $1.machine }
         context.console.standardOutput.write(MetricsExposition.render(fleet: figures))
     }
-    #endif
 }

@@ -8,10 +8,8 @@ import JuiceJSON
 import JuiceMakerCore
 import JuiceMakerPluginKit
 import JuicePrimitives
-#if canImport(NATSClient)
 import FleetReaders
 import NATSClient
-#endif
 
 /// `juice fleet stock [--json]`: machines × fruits, each machine's latest stock as the
 /// stream holds it (the last `stock.changed` per machine and fruit that passes
@@ -26,7 +24,6 @@ struct FleetStockCommand: FleetReaderCommand {
 
     let nats: String?
 
-    #if canImport(NATSClient)
     func show(_ reader: FleetCommandSupport.Reader, context: CommandContext) throws(NATSError) {
         let language = context.language
         let rows = try FleetStockRow.read(reader, skipped: FleetCommandSupport.reportSkipped(context))
@@ -65,10 +62,8 @@ struct FleetStockCommand: FleetReaderCommand {
             context.console.print(note)
         }
     }
-    #endif
 }
 
-#if canImport(NATSClient)
 /// One machine's latest stock as the stream holds it.
 struct FleetStockRow {
     let machine: String
@@ -128,4 +123,3 @@ struct FleetStockRow {
             && Fruit(rawValue: String(rest[3])) != nil
     }
 }
-#endif

@@ -6,10 +6,8 @@ import Foundation
 #endif
 import JuiceMakerCore
 import JuiceMakerPluginKit
-#if canImport(NATSClient)
 import FleetReaders
 import NATSClient
-#endif
 
 /// `juice fleet watch [--machine M] [--type T] [--since DURATION|all] [--json]`.
 ///
@@ -66,7 +64,6 @@ struct FleetWatchCommand: JuiceCommand {
     }
 
     func run(_ session: Session) async throws(CLIError) -> ExitCode {
-        #if canImport(NATSClient)
         let context = session.context
         let reader = try FleetCommandSupport.reader(context, nats: nats)
         let filters: [String] =
@@ -139,8 +136,5 @@ struct FleetWatchCommand: JuiceCommand {
         subscription.stop()
         if output.isTerminal { output.write("\n") }
         return .success
-        #else
-        throw FleetCommandSupport.unavailableBuild
-        #endif
     }
 }

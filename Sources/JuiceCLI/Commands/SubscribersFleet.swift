@@ -1,9 +1,7 @@
 import FleetConfiguration
 import JuiceMakerCore
 import JuiceMakerPluginKit
-#if canImport(NATSClient)
 import NATSClient
-#endif
 
 /// A subscriber's delivery from the fleet's stream (`juice fleet deliver`), as `juice
 /// subscribers` shows it on a line of its own, `<name>@fleet`: its consumer's ack floor
@@ -53,11 +51,7 @@ struct FleetSubscriberStatus {
 
     /// How many of `letters` name a stream other than the one the server has now.
     private static func goneStreamLetters(_ letters: [DeadLetter], now: Int64) -> Int {
-        #if canImport(NATSClient)
         letters.count { letter in StreamIdentity.unmarked(letter.lastError).stream.map { $0.created != now } ?? false }
-        #else
-        0
-        #endif
     }
 
     /// Each subscriber's consumer (ack floor, lag) that exists on the fleet's server, and
@@ -65,7 +59,6 @@ struct FleetSubscriberStatus {
     private static func consumerStates(
         _ context: CommandContext, names: [String], warn: (String) -> Void
     ) -> (consumers: [String: (cursor: UInt64, lag: UInt64)], stream: Int64?) {
-        #if canImport(NATSClient)
         guard let section = context.config.fleet, (try? section.string(Fleet.readerURLKey)) != nil else { return ([:], nil) }
         let reader: FleetCommandSupport.Reader
         do {
@@ -90,8 +83,5 @@ struct FleetSubscriberStatus {
             }
         }
         return (states, reader.summary.created)
-        #else
-        return ([:], nil)
-        #endif
     }
 }

@@ -11,9 +11,7 @@ import Musl
 import FleetConfiguration
 import JuiceMakerCore
 import JuicePrimitives
-#if canImport(NATSClient)
 import NATSClient
-#endif
 
 /// `juice subscribers rewind NAME@fleet --to TIME|SEQUENCE`: the fleet half of a rewind.
 /// A fleet subscriber's place is its durable consumer on the server, which NATS does not
@@ -36,7 +34,6 @@ enum FleetRewind {
     static let readerLook = Duration.milliseconds(1500)
 
     static func run(_ session: Session, subscriber name: String, to point: Point) throws(CLIError) -> ExitCode {
-        #if canImport(NATSClient)
         let context = session.context
         let shown = Fleet.bookkeepingName(name)
         guard let built = session.builtPlugins.first(where: { $0.entry.name == name }), built.declaration.isFedFromFleet else {
@@ -90,9 +87,6 @@ enum FleetRewind {
             ]),
             lines: [Catalog.Delivery.fleetRewound(shown, stream: reader.stream, point: point, messages: count)(context.language)])
         return .success
-        #else
-        throw FleetCommandSupport.unavailableBuild
-        #endif
     }
 }
 

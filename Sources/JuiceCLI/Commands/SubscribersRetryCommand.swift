@@ -2,9 +2,7 @@ import FleetConfiguration
 import JuiceDelivery
 import JuiceMakerCore
 import JuiceMakerPluginKit
-#if canImport(NATSClient)
 import NATSClient
-#endif
 
 /// `juice subscribers retry <name> [--dead-letters]`: re-enables a durable subscriber
 /// stopped by its destination (410 Gone), gives its oldest failed event a fresh retry
@@ -45,7 +43,6 @@ struct SubscribersRetryCommand: JuiceCommand {
             throw CLIError(.badValue, Catalog.Delivery.unknownSubscriber(name))
         }
         if try isFleets(built, session: session) {
-            #if canImport(NATSClient)
             let reader = try FleetCommandSupport.reader(session.context, nats: nil)
             let feed = try FleetFeed.attach([built], session: session, reader: reader)
             defer { feed.stop() }
@@ -53,9 +50,6 @@ struct SubscribersRetryCommand: JuiceCommand {
             return try await feed.deliverAvailable(session) { delivery in
                 await delivery.retry(deadLetters: deadLetters, waitingAtMost: DeliverCommand.patience)
             }
-            #else
-            throw FleetCommandSupport.unavailableBuild
-            #endif
         }
         guard built.durable != nil else {
             throw CLIError(.badValue, Catalog.Delivery.notDurable(name))

@@ -8,12 +8,6 @@ import JuiceMakerPluginKit
 /// The words of `juice fleet`.
 extension Catalog {
     enum Fleet {
-        static let notBuilt = T(
-            "this juice was built without NATS, so it has no fleet commands: install the NATS C client "
-                + "(sudo apt-get install libnats-dev, or brew install cnats) and rebuild (swift build); see juice help fleet.",
-            ko: "이 juice는 NATS 없이 빌드되어 플릿 명령이 없습니다. NATS C 클라이언트를 설치하고"
-                + "(sudo apt-get install libnats-dev 또는 brew install cnats) 다시 빌드하세요(swift build). juice help fleet 참고.")
-
         static let noURL = T(
             "no NATS server given: pass --nats nats://host:4222 or set fleet.url in the config.",
             ko: "NATS 서버가 없습니다. --nats nats://host:4222를 주거나 설정의 fleet.url을 정하세요.")

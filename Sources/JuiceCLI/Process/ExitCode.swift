@@ -64,8 +64,8 @@ enum ExitCode: Int32, Sendable, CaseIterable {
                 + "or juice, removing more than there is, a bad report duration, date, period or target, a report --since date "
                 + "more than 3650 days before the window's end or in the future, a report --at in the future."
         case .unavailable:
-            "juice fleet: this build has no NATS client (install libnats-dev and rebuild), no NATS server answered, or the "
-                + "stream does not exist yet: no machine has published to it (EX_UNAVAILABLE)."
+            "juice fleet: the NATS C client is not installed on this machine (install libnats; no rebuild is needed), no "
+                + "NATS server answered, or the stream does not exist yet: no machine has published to it (EX_UNAVAILABLE)."
         case .storeIO:
             "Store I/O: an unreadable, damaged, cut short, foreign or newer store file; journal rows juice events cannot read "
                 + "(every readable event is printed first; they do not count toward --limit); a change to a store marked damaged "

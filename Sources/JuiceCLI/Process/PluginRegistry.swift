@@ -8,9 +8,7 @@ import JuicePrimitives
 import LoggerPlugin
 import MetricsPlugin
 import WebhookPlugin
-#if canImport(NATSPlugin)
 import NATSPlugin
-#endif
 
 /// A subscriber that was built from the config: an observer, or a durable plugin with
 /// the delivery the host runs for it.
@@ -185,13 +183,8 @@ struct PluginRegistry: Sendable {
     }
 }
 
-/// The `nats` subscriber: the NATS plugin in a build with libnats; without it, one
-/// that declares the same keys and refuses to start (`NATSUnavailable`).
-#if canImport(NATSPlugin)
+/// The `nats` subscriber, in every build: libnats is found when it first connects.
 let natsDeclaration = NATSPublisher.declaration
-#else
-let natsDeclaration = NATSUnavailable.declaration
-#endif
 
 /// An event as its CloudEvents JSON line: what a registry without a renderer shows.
 struct CloudEventLineRenderer: EventRenderer {
