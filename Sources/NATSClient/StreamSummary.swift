@@ -42,10 +42,12 @@ package struct StreamSummary: Sendable, Equatable {
             }
         }
         self.subjects = subjects
-        let config = info.Config?.pointee
-        maxAge = config.flatMap { $0.MaxAge > 0 ? Double($0.MaxAge) / 1e9 : nil }
-        maxBytes = config.flatMap { $0.MaxBytes > 0 ? $0.MaxBytes : nil }
-        discard = config?.Discard == js_DiscardNew ? .new : .old
+        // Read through the pointer, field by field: the library's struct is its own size,
+        // smaller than the header's (which has room for a newer library's fields).
+        let config = info.Config
+        maxAge = config.flatMap { $0.pointee.MaxAge > 0 ? Double($0.pointee.MaxAge) / 1e9 : nil }
+        maxBytes = config.flatMap { $0.pointee.MaxBytes > 0 ? $0.pointee.MaxBytes : nil }
+        discard = config?.pointee.Discard == js_DiscardNew ? .new : .old
         messages = info.State.Msgs
         lastSequence = info.State.LastSeq
         firstSequence = info.State.FirstSeq

@@ -210,7 +210,10 @@ typedef void (*natsConnectionHandler)(natsConnection *connection, void *closure)
 // MARK: - Structs juice fills (after the library's `_Init`)
 
 /// Room after a struct's last declared field for the fields a newer libnats adds at
-/// its end, which that library's `_Init` clears (see the top of this file).
+/// its end, which that library's `_Init` clears and its calls read as zero (see the top
+/// of this file). A struct of these types that the library allocated (the `Config` of
+/// a stream's or a consumer's info) is the library's size, smaller than this one:
+/// read and write its fields through the pointer, never copy it as a value.
 #define JUICE_NATS_RESERVE(bytes) unsigned char juice_reserved[bytes]
 
 typedef struct jsStreamConfig {
