@@ -294,7 +294,8 @@ let package = Package(
         .executableTarget(
             name: "JuiceBench",
             dependencies: [
-                "Locking", "EventBus", "JuiceJSON", "JuiceMakerCore", "JuiceMakerPluginKit", "JuiceDelivery", "SQLiteStore", "CSQLite",
+                "Locking", "EventBus", "JuiceJSON", "JuicePrimitives", "JuiceMakerCore", "JuiceMakerPluginKit", "JuiceDelivery", "SQLiteStore",
+                "CSQLite",
                 "LoggerPlugin",
                 "CLINotifierPlugin", "WebhookPlugin", "JuiceCLI", "FleetConfiguration", "JuiceMakerTesting", "Spawning",
                 "NATSClient", "FleetReaders", "NATSPlugin", "CNATSLoader",

@@ -116,14 +116,15 @@ package final class EventLogger: EventObserver {
         let sink: any TextSink
         if let file = resolvedPath {
             do {
-                sink = try FileSink(appendingTo: file) { reason in
+                sink = try FileSink(appendingTo: file, gate: context.files) { reason in
                     host.reportError(
                         PluginMessage(
                             english: "cannot write the log \(file): \(reason); later lines may be lost (orders are not affected)",
                             korean: "로그 \(file)에 쓸 수 없습니다: \(reason). 이후 줄이 빠질 수 있습니다(주문에는 영향이 없습니다)"))
                 }
             } catch {
-                let why = host.describeStoreError(error)
+                // The system's refusals in the person's words, as for any file the store opens.
+                let why = error.systemCode.map { host.describeStoreError(StoreError(.cannotOpen(.current($0)), path: file)) } ?? error.message
                 host.reportError(
                     PluginMessage(
                         english: "cannot open the log \(file): \(why.english); logging is off for this run (orders are not affected)",

@@ -166,7 +166,7 @@ package final class MetricsTextfile: EventObserver {
             }
             guard figures.totals.events >= written else { return }
             do throws(AtomicFile.Failure) {
-                try AtomicFile.write(Array(MetricsExposition.render(figures).utf8), to: resolvedPath)
+                try AtomicFile.write(Array(MetricsExposition.render(figures).utf8), to: resolvedPath, gate: context.files)
                 written = figures.totals.events
             } catch {
                 reportOnce(

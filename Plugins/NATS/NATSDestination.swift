@@ -266,7 +266,7 @@ final class NATSDestination: DurableDestination {
     /// without TLS stop delivery until a person fixes them (`juice subscribers retry`);
     /// the rest is retried.
     private static func failure(_ error: NATSError) -> DeliveryFailure {
-        let permanent = [.authorization, .streamMismatch, .tlsRequired].contains(error.kind)
+        let permanent = [.authorization, .streamMismatch, .tlsRequired, .configuration].contains(error.kind)
         return DeliveryFailure(PluginMessage(untranslated: error.message), isPermanent: permanent)
     }
 

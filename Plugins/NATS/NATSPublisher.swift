@@ -66,18 +66,7 @@ package final class NATSPublisher: DurableDeliveryPlugin {
         guard let servers = try Fleet.servers(of: configuration, key: Fleet.urlKey) else {
             throw Fleet.urlKey.missing(in: configuration.path)
         }
-        var credentials = try configuration.string(Fleet.credentialsKey)
-        if let file = credentials {
-            let absolute = file.hasPrefix("/") ? file : PathText.join(context.stateDirectory, file)
-            guard access(absolute, R_OK) == 0 else {
-                throw ConfigurationError(
-                    path: "\(configuration.path).credentials",
-                    plugin: PluginMessage(
-                        english: "cannot read the credentials file \(absolute) (a NATS .creds file: nsc generate creds)",
-                        korean: "자격 증명 파일 \(absolute)을(를) 읽을 수 없습니다(NATS .creds 파일: nsc generate creds)"))
-            }
-            credentials = absolute
-        }
+        let credentials = try Fleet.credentialsFile(of: configuration, relativeTo: context.stateDirectory)
         let timeout = try configuration.number(Fleet.timeoutKey) ?? Fleet.defaultTimeoutSeconds
         return NATSOptions(
             servers: servers, token: try configuration.string(Fleet.tokenKey), credentialsFile: credentials,

@@ -105,10 +105,8 @@ package enum Fleet {
     /// `nil` when none is set. A certificate without its key, or a key without its
     /// certificate, is refused.
     package static func tlsFiles(of section: PluginConfiguration, relativeTo directory: String) throws(ConfigurationError) -> TLSFiles? {
-        let ca = try readable(tlsCAKey, of: section, relativeTo: directory)
-        let certificate = try readable(tlsCertificateKey, of: section, relativeTo: directory)
-        let key = try readable(tlsKeyKey, of: section, relativeTo: directory)
-        if (certificate == nil) != (key == nil) {
+        if (try section.string(tlsCertificateKey) == nil) != (try section.string(tlsKeyKey) == nil) {
+            let certificate = try section.string(tlsCertificateKey)
             let (given, missing) = certificate == nil ? (tlsKeyKey.name, tlsCertificateKey.name) : (tlsCertificateKey.name, tlsKeyKey.name)
             throw ConfigurationError(
                 path: ConfigurationKey.path(section.path, missing),
@@ -116,22 +114,57 @@ package enum Fleet {
                     english: "\(given) is set without \(missing): a client certificate needs both (PEM files)",
                     korean: "\(missing) 없이 \(given)만 있습니다. 클라이언트 인증서에는 둘 다 필요합니다(PEM 파일)"))
         }
+        let ca = try readable(tlsCAKey, of: section, relativeTo: directory)
+        let certificate = try readable(tlsCertificateKey, of: section, relativeTo: directory)
+        let key = try readable(tlsKeyKey, of: section, relativeTo: directory)
         guard ca != nil || certificate != nil else { return nil }
         return TLSFiles(certificateAuthorities: ca, certificate: certificate, key: key)
     }
 
-    /// `key` of `section` made absolute and checked readable; `nil` when not set.
+    /// A section's `credentials` (a NATS `.creds` file), made absolute (a relative path
+    /// is relative to `directory`, the store's) and read through the file gate (`file`);
+    /// `nil` when not set.
+    package static func credentialsFile(of section: PluginConfiguration, relativeTo directory: String) throws(ConfigurationError) -> String? {
+        try file(
+            credentialsKey, of: section, relativeTo: directory, marker: "-----BEGIN NATS USER JWT-----",
+            kind: PluginMessage(english: "a NATS .creds file: nsc generate creds", korean: "NATS .creds 파일: nsc generate creds"))
+    }
+
+    /// `key` of `section` made absolute and read through the file gate: a TLS file in
+    /// PEM (it holds a `-----BEGIN ` line); `nil` when not set.
     private static func readable(
         _ key: ConfigurationKey, of section: PluginConfiguration, relativeTo directory: String
     ) throws(ConfigurationError) -> String? {
+        try file(key, of: section, relativeTo: directory, marker: "-----BEGIN ", kind: PluginMessage(english: "a PEM file", korean: "PEM 파일"))
+    }
+
+    /// `key` of `section` made absolute (a relative path is relative to `directory`) and
+    /// read through the file gate: a regular file this process can read (never waited
+    /// on: a FIFO or a device there is refused) that holds `marker`, as a file of `kind`
+    /// does; `nil` when not set. Every refusal names the key.
+    private static func file(
+        _ key: ConfigurationKey, of section: PluginConfiguration, relativeTo directory: String, marker: String, kind: PluginMessage
+    ) throws(ConfigurationError) -> String? {
         guard let file = try section.string(key) else { return nil }
         let absolute = file.hasPrefix("/") ? file : PathText.join(directory, file)
-        guard access(absolute, R_OK) == 0 else {
+        let path = ConfigurationKey.path(section.path, key.name)
+        let contents: [UInt8]
+        do throws(FileRefusal) {
+            contents = try FileGate.contents(of: absolute, limit: 1 << 20)
+        } catch {
+            let why = error.message
             throw ConfigurationError(
-                path: ConfigurationKey.path(section.path, key.name),
+                path: path,
                 plugin: PluginMessage(
-                    english: "cannot read \(absolute) (a PEM file; a relative path is relative to the store's directory)",
-                    korean: "\(absolute)을(를) 읽을 수 없습니다(PEM 파일. 상대 경로는 저장소 디렉터리 기준)"))
+                    english: "cannot read \(absolute): \(why.english) (\(kind.english); a relative path is relative to the store's directory)",
+                    korean: "\(absolute)을(를) 읽을 수 없습니다: \(why.korean) (\(kind.korean). 상대 경로는 저장소 디렉터리 기준)"))
+        }
+        guard String(decoding: contents, as: UTF8.self).containsText(marker) else {
+            throw ConfigurationError(
+                path: path,
+                plugin: PluginMessage(
+                    english: "\(absolute) is not \(kind.english) (no \(marker) line)",
+                    korean: "\(absolute)은(는) \(kind.korean)이(가) 아닙니다(\(marker) 줄 없음)"))
         }
         return absolute
     }

@@ -3,6 +3,7 @@ import Foundation
 import JuiceJSON
 import JuiceMakerCore
 import JuiceMakerPluginKit
+import JuicePrimitives
 import LoggerPlugin
 
 /// `juice-bench orders --store memory`: orders per second through `JuiceMaker` with
@@ -37,7 +38,7 @@ enum MemoryOrdersBench {
     /// The design's 1,000,000 orders/s figure, with the shipped logger (queued, text) and notifier (synchronous),
     /// both writing to /dev/null.
     static func attachPlugins(_ maker: JuiceMaker) throws -> [any EventObserver] {
-        let sink = try FileSink(appendingTo: "/dev/null", onFailure: { _ in })
+        let sink = try FileSink(appendingTo: "/dev/null", gate: FileGate(guarding: nil), onFailure: { _ in })
         let context = PluginContext(
             name: "bench", language: .english, colorAllowed: false, stateDirectory: "/tmp",
             environment: [:], standardOutput: sink, standardError: sink)

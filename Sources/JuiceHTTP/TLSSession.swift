@@ -4,6 +4,7 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+import JuicePrimitives
 
 /// The TLS settings an endpoint's connections share (an `SSL_CTX` of the system's
 /// OpenSSL): TLS 1.2 or later, the server's certificate verified against the system's
@@ -28,6 +29,15 @@ final class TLSContext {
             throw .tlsFailed("cannot require TLS 1.2: \(TLSSession.lastError(openSSL))")
         }
         openSSL.SSL_CTX_set_verify(context, SSL_VERIFY_PEER, nil)
+        // OpenSSL opens the file by name: it passes the file gate first (a regular file,
+        // never waited on).
+        if let trustedCertificatesFile {
+            do throws(FileRefusal) {
+                try FileGate.checkReadable(trustedCertificatesFile)
+            } catch {
+                throw .tlsFailed("cannot read the trusted certificates \(trustedCertificatesFile): \(error.message.english)")
+            }
+        }
         let loaded =
             if let trustedCertificatesFile {
                 openSSL.SSL_CTX_load_verify_locations(context, trustedCertificatesFile, nil)

@@ -45,10 +45,23 @@ package final class NATSConnection: @unchecked Sendable {
         try check(nats.pointee.natsOptions_SetServers(natsOptions, strings.array(options.servers), Int32(options.servers.count)), doing)
         try check(nats.pointee.natsOptions_SetTimeout(natsOptions, timeoutMilliseconds), doing)
         if options.requiresTLS { try check(nats.pointee.natsOptions_SetSecure(natsOptions, true), "requiring TLS for \(displayServers)") }
+        // Each file libnats opens by name passes the file gate first: a regular file, never
+        // waited on (a FIFO there would hang the connection's set-up).
+        func gate(_ file: String, _ what: String) throws(NATSError) {
+            do throws(FileRefusal) {
+                try FileGate.checkReadable(file)
+            } catch {
+                nats.pointee.natsOptions_Destroy(natsOptions)
+                throw NATSError("cannot read the \(what) \(file): \(error.message.english)", kind: .configuration)
+            }
+        }
         if let file = options.tls?.certificateAuthorities {
+            try gate(file, "TLS CA file")
             try check(nats.pointee.natsOptions_LoadCATrustedCertificates(natsOptions, strings.make(file)), "reading the TLS CA file \(file)")
         }
         if let certificate = options.tls?.certificate, let key = options.tls?.key {
+            try gate(certificate, "TLS certificate")
+            try gate(key, "TLS key")
             try check(
                 nats.pointee.natsOptions_LoadCertificatesChain(natsOptions, strings.make(certificate), strings.make(key)),
                 "reading the TLS certificate \(certificate) and its key \(key)")
@@ -69,6 +82,7 @@ package final class NATSConnection: @unchecked Sendable {
         }
         if let token = options.token { try check(nats.pointee.natsOptions_SetToken(natsOptions, strings.make(token)), doing) }
         if let file = options.credentialsFile {
+            try gate(file, "credentials file")
             try check(
                 nats.pointee.natsOptions_SetUserCredentialsFromFiles(natsOptions, strings.make(file), nil),
                 "reading the credentials file \(file)")

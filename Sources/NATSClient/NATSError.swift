@@ -23,6 +23,9 @@ package struct NATSError: Error, Sendable, CustomStringConvertible {
         case noStream
         /// A `tls://` server offered no TLS (a plain server): never used in plain text.
         case tlsRequired
+        /// A file the configuration names (a TLS file, the credentials) that the file
+        /// gate refused or libnats could not use: a FIFO, a directory, not PEM.
+        case configuration
         /// Anything else.
         case other
     }

@@ -48,8 +48,7 @@ final class CloseRecord: Sendable {
     /// cannot be created) gives no record and always a check.
     static func begin(store: String) -> (record: CloseRecord?, alone: Bool, needsCheck: Bool) {
         let path = store + ".clean"
-        let descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
-        guard descriptor >= 0 else { return (nil, false, true) }
+        guard let descriptor = try? FileGate.openForUpdating(path) else { return (nil, false, true) }
         let record = CloseRecord(path: path, descriptor: descriptor)
         if lock(descriptor, LOCK_EX | LOCK_NB) { return (record, true, !record.isClean(store)) }
         _ = lock(descriptor, LOCK_SH)

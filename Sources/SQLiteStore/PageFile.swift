@@ -40,8 +40,7 @@ final class PageFile {
     /// reserved bytes and with none, is tried on a sample of the file's pages, and
     /// the one under which they hold the most records is taken.
     convenience init?(path: String) {
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
-        guard descriptor >= 0 else { return nil }
+        guard let descriptor = try? FileGate.openForReading(path) else { return nil }
         var header = [UInt8](repeating: 0, count: 100)
         var info = stat()
         let count = header.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress, 100, 0) }

@@ -10,6 +10,7 @@ import Glibc
 import Musl
 #endif
 import JuiceMakerCore
+import JuicePrimitives
 
 /// What `SQLiteStore.backup(to:)` wrote.
 public struct BackupResult: Sendable, Equatable {
@@ -109,6 +110,16 @@ extension StoreFile {
     /// like a store. Refuses a `target` that exists (`targetExists`, in the words of
     /// the store at `store`).
     static func createPartial(for target: String, store: String) throws(StoreError) -> String {
+        // Through the file gate first: never one of the store's files, by any spelling
+        // (its `-wal` may not exist now, and a copy there would be read as its log).
+        do throws(FileRefusal) {
+            try FileGate(guarding: store).checkOutput(target)
+        } catch {
+            // The system's own refusals (a missing directory) are for the creation to say.
+            guard error.systemCode != nil else {
+                throw StoreError(.targetUnwritable(target, SystemFailure(code: EINVAL, message: error.message.english)), path: store)
+            }
+        }
         guard access(target, F_OK) != 0 else { throw StoreError(.targetExists(target), path: store) }
         let partial = "\(target).partial-\(getpid())"
         let descriptor = open(partial, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)

@@ -9,6 +9,7 @@ import Glibc
 import Musl
 #endif
 import JuiceMakerCore
+import JuicePrimitives
 
 /// What `waitForEvents` callers of one store share (see `SQLiteStore.arrivals`).
 struct Arrivals {
@@ -27,9 +28,12 @@ extension SQLiteStore {
     /// SIGKILL, and two opens in one process exclude each other as two processes do.
     package func takeDeliveryLease(for subscriber: String) throws(StoreError) -> DeliveryLease? {
         let file = Self.leasePath(store: path, subscriber: subscriber)
-        let descriptor = open(file, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
-        guard descriptor >= 0 else {
-            throw StoreError(.leaseUnavailable(file: file, .current(errno)), path: path)
+        let descriptor: Int32
+        do throws(FileRefusal) {
+            descriptor = try FileGate.openForUpdating(file)
+        } catch {
+            let code: Int32 = if case .system(let code) = error { code } else { EINVAL }
+            throw StoreError(.leaseUnavailable(file: file, .current(code)), path: path)
         }
         guard flock(descriptor, LOCK_EX | LOCK_NB) == 0 else {
             let error = errno

@@ -9,6 +9,7 @@ import Glibc
 import Musl
 #endif
 import JuiceMakerCore
+import JuicePrimitives
 
 /// What the store's file is, judged from its bytes before SQLite touches it.
 ///
@@ -207,16 +208,23 @@ enum StoreFile {
     }
 
     /// The first `length` bytes of the file at `path` (fewer if it is shorter), in one
-    /// `read`; with `regularOnly`, nil for anything but a regular file (a directory, a
-    /// FIFO: never waited on). Also how a damage mark is read (`DamageMark.read`).
+    /// `read`, through the file gate (never waited on); anything but a regular file (a
+    /// directory, a FIFO) is `notARegularFile`, or with `regularOnly` nil. Also how a
+    /// damage mark is read (`DamageMark.read`).
     static func readHeader(_ path: String, length: Int, regularOnly: Bool = false) throws(StoreError) -> [UInt8]? {
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC | (regularOnly ? O_NONBLOCK : 0))
-        guard descriptor >= 0 else { throw unreachable(path, errno) }
-        defer { close(descriptor) }
-        if regularOnly {
-            var info = stat()
-            guard fstat(descriptor, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { return nil }
+        let descriptor: Int32
+        do throws(FileRefusal) {
+            descriptor = try FileGate.openForReading(path)
+        } catch {
+            switch error {
+            case .notRegular(let kind):
+                if regularOnly { return nil }
+                throw StoreError(.notARegularFile(kind), path: path)
+            case .system(let code): throw unreachable(path, code)
+            case .storeFile, .tooLarge, .noReader: throw unreachable(path, EINVAL)
+            }
         }
+        defer { close(descriptor) }
         var header = [UInt8](repeating: 0, count: length)
         let count = header.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, length) }
         guard count >= 0 else { throw unreachable(path, errno) }

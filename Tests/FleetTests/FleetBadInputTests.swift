@@ -66,7 +66,12 @@ struct FleetBadInputTests {
         #expect(refused.status == 78)
         let lines = refused.stderr.split(separator: "\n")
         #expect(lines.count == 1 && lines[0].contains("fleet.credentials") && lines[0].contains("state/fleet.creds"), "\(refused.stderr)")
+        // Not a credentials file: refused for what it holds.
         try Data("x".utf8).write(to: URL(fileURLWithPath: machine.file("state/fleet.creds")))
+        let notCreds = try await machine.running(check)
+        #expect(notCreds.status == 78 && notCreds.stderr.contains("is not a NATS .creds file"), "\(notCreds.stderr)")
+        let creds = "-----BEGIN NATS USER JWT-----\neyJ0\n------END NATS USER JWT------\n"
+        try Data(creds.utf8).write(to: URL(fileURLWithPath: machine.file("state/fleet.creds")))
         #expect(try await machine.running(check).status == 0, "\(machine.errors)")
     }
 

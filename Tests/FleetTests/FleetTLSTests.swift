@@ -96,23 +96,34 @@ struct FleetTLSTests {
         }
     }
 
-    /// `config check` refuses an unreadable TLS file and a certificate without its key,
-    /// one line naming the key; `config show` shows the paths.
+    /// `config check` refuses an unreadable TLS file, one that is no regular file (a
+    /// FIFO, a directory, a device: read through the file gate, never waited on) or not
+    /// PEM, and a certificate without its key, one line naming the key; `config show`
+    /// shows the paths.
     @Test func configCheckChecksTheTLSFiles() async throws {
+        let pem = "-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n"
         for (keys, path) in [
-            (#""tlsCA": "missing.pem""#, "fleet.tlsCA"), (#""tlsCertificate": "/dev/null""#, "fleet.tlsKey"),
-            (#""tlsKey": "/dev/null""#, "fleet.tlsCertificate"),
+            (#""tlsCA": "missing.pem""#, "fleet.tlsCA"), (#""tlsCertificate": "cert.pem""#, "fleet.tlsKey"),
+            (#""tlsKey": "cert.pem""#, "fleet.tlsCertificate"), (#""tlsCA": "fifo""#, "fleet.tlsCA"),
+            (#""tlsCA": "directory""#, "fleet.tlsCA"), (#""tlsCA": "/dev/zero""#, "fleet.tlsCA"),
+            (#""tlsCA": "plain.txt""#, "fleet.tlsCA"), (#""tlsCertificate": "fifo", "tlsKey": "cert.pem""#, "fleet.tlsCertificate"),
         ] {
             let central = try JuiceSandbox.fleetMachine("central", subscribers: "[]", extra: #""fleet": {"url": "tls://127.0.0.1:1", \#(keys)}"#)
+            try Data(pem.utf8).write(to: URL(fileURLWithPath: central.file("cert.pem")))
+            try Data("no certificate here".utf8).write(to: URL(fileURLWithPath: central.file("plain.txt")))
+            #expect(mkfifo(central.file("fifo"), 0o600) == 0)
+            try FileManager.default.createDirectory(atPath: central.file("directory"), withIntermediateDirectories: true)
             let run = try await central.running(["config", "check"])
             #expect(run.status == 78, "\(keys)")
             let lines = run.stderr.split(separator: "\n")
             #expect(lines.count == 1 && lines[0].contains(path), "\(keys): \(run.stderr)")
         }
         let central = try JuiceSandbox.fleetMachine(
-            "central", subscribers: "[]", extra: #""fleet": {"url": "tls://127.0.0.1:1", "tlsCertificate": "/dev/null", "tlsKey": "/dev/null"}"#)
+            "central", subscribers: "[]", extra: #""fleet": {"url": "tls://127.0.0.1:1", "tlsCertificate": "cert.pem", "tlsKey": "key.pem"}"#)
+        try Data(pem.utf8).write(to: URL(fileURLWithPath: central.file("cert.pem")))
+        try Data("-----BEGIN PRIVATE KEY-----\nMIIB\n-----END PRIVATE KEY-----\n".utf8).write(to: URL(fileURLWithPath: central.file("key.pem")))
         #expect(try await central.running(["config", "check"]).status == 0, "\(central.errors)")
         let shown = try await central.running(["config", "show"]).stdout
-        #expect(shown.contains("\"tlsKey\": \"/dev/null\""), "\(shown)")
+        #expect(shown.contains("\"tlsKey\": \"key.pem\""), "\(shown)")
     }
 }

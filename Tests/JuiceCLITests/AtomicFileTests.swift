@@ -1,5 +1,6 @@
 import FoundationEssentials
 import JuiceMakerPluginKit
+import JuicePrimitives
 import JuiceTestSupport
 import Testing
 
@@ -26,7 +27,7 @@ import Musl
             // Empty, small and larger than a pipe buffer, so a short write would show.
             let count = [0, 1, 70_000][round % 3] + Int(generator.next() % 100)
             let bytes = (0..<count).map { _ in UInt8(truncatingIfNeeded: generator.next()) }
-            try AtomicFile.write(bytes, to: path)
+            try AtomicFile.write(bytes, to: path, gate: FileGate(guarding: nil))
             #expect(FileManager.default.contents(atPath: path).map(Array.init) == bytes)
             #expect(try names(in: directory) == ["report.svg"])
         }
@@ -40,7 +41,7 @@ import Musl
         let mask = try #require(mode_t(line.dropFirst("Umask:".count).trimmingCharacters(in: .whitespaces), radix: 8))
         let directory = try TemporaryDirectory()
         let path = directory.file("new.svg")
-        try AtomicFile.write(Array("x".utf8), to: path)
+        try AtomicFile.write(Array("x".utf8), to: path, gate: FileGate(guarding: nil))
         var file = stat()
         #expect(stat(path, &file) == 0)
         #expect(file.st_mode & 0o777 == 0o666 & ~mask)
@@ -53,13 +54,13 @@ import Musl
         let directory = try TemporaryDirectory()
         let target = directory.file("private.prom")
         let link = directory.file("juice-maker.prom")
-        try AtomicFile.write(Array("old".utf8), to: target)
+        try AtomicFile.write(Array("old".utf8), to: target, gate: FileGate(guarding: nil))
         #expect(chmod(target, 0o600) == 0)
         #expect(chown(target, 0, 4321) == 0 || getuid() != 0)
         var before = stat()
         #expect(stat(target, &before) == 0)
         #expect(symlink("private.prom", link) == 0)
-        try AtomicFile.write(Array("new".utf8), to: link)
+        try AtomicFile.write(Array("new".utf8), to: link, gate: FileGate(guarding: nil))
         var linked = stat()
         #expect(lstat(link, &linked) == 0 && linked.st_mode & S_IFMT == S_IFLNK, "the link stays a link")
         #expect(FileManager.default.contents(atPath: target).map(Array.init) == Array("new".utf8))
@@ -73,15 +74,15 @@ import Musl
     @Test func aFailureNamesTheErrorAndChangesNothing() throws {
         let directory = try TemporaryDirectory()
         let missing = directory.file("missing/dir/report.svg")
-        #expect(throws: AtomicFile.Failure(code: ENOENT)) { try AtomicFile.write([1, 2, 3], to: missing) }
-        #expect((try? AtomicFile.write([1], to: missing)) == nil)
+        #expect(throws: AtomicFile.Failure(code: ENOENT)) { try AtomicFile.write([1, 2, 3], to: missing, gate: FileGate(guarding: nil)) }
+        #expect((try? AtomicFile.write([1], to: missing, gate: FileGate(guarding: nil))) == nil)
         #expect(AtomicFile.Failure(code: ENOENT).reason == "No such file or directory")
         // A directory in the way: the rename fails, the directory and its content stay,
         // and the temporary file is gone.
         let taken = directory.file("taken")
         #expect(mkdir(taken, 0o700) == 0)
-        try AtomicFile.write([7], to: taken + "/inside")
-        #expect(throws: AtomicFile.Failure.self) { try AtomicFile.write([1, 2, 3], to: taken) }
+        try AtomicFile.write([7], to: taken + "/inside", gate: FileGate(guarding: nil))
+        #expect(throws: AtomicFile.Failure.self) { try AtomicFile.write([1, 2, 3], to: taken, gate: FileGate(guarding: nil)) }
         #expect(try names(in: directory) == ["taken"])
         #expect(FileManager.default.contents(atPath: taken + "/inside").map(Array.init) == [7])
     }

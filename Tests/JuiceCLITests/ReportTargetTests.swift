@@ -44,21 +44,40 @@ import Testing
         #expect(try FileManager.default.contentsOfDirectory(atPath: sandbox.root + "/charts").sorted() == ["new.svg", "target.svg"])
     }
 
-    /// A FIFO is written through: its reader gets the whole SVG, and it is still a FIFO.
+    /// A FIFO a process reads is written through: its reader gets the whole SVG, and it
+    /// is still a FIFO. One nobody reads is refused at once (the open never waits).
     @Test func aFIFOIsWrittenThroughToItsReader() throws {
         let sandbox = try JuiceSandbox()
         #expect(try sandbox.run(["order", "kiwi"]).status == 0)
         let fifo = sandbox.root + "/charts.fifo"
         #expect(mkfifo(fifo, 0o600) == 0)
+        let unread = try sandbox.run(["report", "--svg", fifo])
+        #expect(unread.status == 74 && unread.stderr.contains("no process is reading"), "\(unread.stderr)")
+        // The reader is there before `juice` opens the other end (a non-blocking open);
+        // it reads what comes until the writer has come and gone (POLLHUP).
+        let descriptor = open(fifo, O_RDONLY | O_NONBLOCK)
+        #expect(descriptor >= 0)
         let received = LockedCondition(Data())
+        let finished = LockedCondition(false)
         let reader = Thread {
-            // Opening blocks until `juice` opens the other end; the end of file comes when it closes it.
-            if let handle = FileHandle(forReadingAtPath: fifo) { let data = handle.readDataToEndOfFile(); received.change { $0 = data } }
+            var buffer = [UInt8](repeating: 0, count: 65_536)
+            while true {
+                var ready = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
+                guard poll(&ready, 1, -1) >= 0 else { continue }
+                let count = read(descriptor, &buffer, buffer.count)
+                if count > 0 {
+                    received.change { $0.append(contentsOf: buffer[..<count]) }
+                } else if ready.revents & Int16(POLLHUP) != 0 {
+                    break
+                }
+            }
+            close(descriptor)
+            finished.change { $0 = true }
         }
         reader.start()
         let run = try sandbox.run(["report", "--svg", fifo])
         #expect(run.status == 0, "\(run.stderr)")
-        #expect(received.wait(until: .now + .seconds(30)) { !$0.isEmpty })
+        #expect(finished.wait(until: .now + .seconds(30)) { $0 })
         #expect(isSVG(received.withLock { String(decoding: $0, as: UTF8.self) }))
         #expect(kind(fifo) == S_IFIFO)
         #expect(try FileManager.default.contentsOfDirectory(atPath: sandbox.root).filter { $0.hasSuffix(".tmp") }.isEmpty)

@@ -93,17 +93,7 @@ enum FleetCommandSupport {
     static func credentials(_ context: CommandContext) throws(CLIError) -> String? {
         do throws(ConfigurationError) {
             let section = context.config.fleet ?? PluginConfiguration(path: "fleet", values: [])
-            guard let file = try section.string(Fleet.credentialsKey) else { return nil }
-            let absolute = file.hasPrefix("/") ? file : PathText.join(context.location.stateDirectory, file)
-            guard access(absolute, R_OK) == 0 else {
-                throw ConfigurationError(
-                    path: "fleet.credentials",
-                    plugin: PluginMessage(
-                        english:
-                            "cannot read the credentials file \(absolute) (a NATS .creds file: nsc generate creds; a relative path is relative to the store's directory)",
-                        korean: "자격 증명 파일 \(absolute)을(를) 읽을 수 없습니다(NATS .creds 파일: nsc generate creds. 상대 경로는 저장소 디렉터리 기준)"))
-            }
-            return absolute
+            return try Fleet.credentialsFile(of: section, relativeTo: context.location.stateDirectory)
         } catch {
             throw configError(error, context: context)
         }
@@ -252,7 +242,7 @@ enum FleetCommandSupport {
     /// a `tls://` server without TLS are config (78); no stream yet, and the rest,
     /// unavailable (69).
     static func failure(_ error: NATSError) -> CLIError {
-        let code: ExitCode = [.authorization, .streamMismatch, .tlsRequired].contains(error.kind) ? .config : .unavailable
+        let code: ExitCode = [.authorization, .streamMismatch, .tlsRequired, .configuration].contains(error.kind) ? .config : .unavailable
         return CLIError(code, LocalizedText(error.message, ko: error.message))
     }
 }

@@ -78,7 +78,7 @@ struct ReportCommand: JuiceCommand {
         if let svgPath {
             let svg = ReportSVG.render(figures, language: language)
             do {
-                try AtomicFile.write(Array(svg.utf8), to: svgPath)
+                try AtomicFile.write(Array(svg.utf8), to: svgPath, gate: context.files)
             } catch {
                 throw CLIError(.storeIO, Catalog.Report.svgUnwritable(svgPath, error.reason))
             }

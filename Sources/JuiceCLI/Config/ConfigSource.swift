@@ -11,6 +11,7 @@ import Musl
 import JuiceJSON
 import JuiceMakerCore
 import JuiceMakerPluginKit
+import JuicePrimitives
 
 /// Where the effective config came from.
 enum ConfigSource: Sendable, Equatable {
@@ -70,39 +71,23 @@ struct ConfigLocator: Sendable {
         return PathText.join(workingDirectory, path)
     }
 
-    /// The error for a file `read` or `open` refused (`errno` says why).
-    private static func cannotRead(_ path: String) -> ConfigurationError {
-        let code = errno
-        return ConfigurationError(file: path, path: "", reason: .cannotRead(SystemFailure(code: code, message: String(cString: strerror(code)))))
-    }
-
-    /// The whole file as UTF-8 text; the error says why it cannot be read. Only a
-    /// regular file is read: its kind is checked before it is opened (a device is never
-    /// opened), and again on the descriptor, opened without waiting (`O_NONBLOCK`: a
-    /// FIFO that replaced the file meanwhile cannot block the open).
+    /// The whole file as UTF-8 text, read through the file gate (`FileGate`): only a
+    /// regular file, opened without waiting (a FIFO or a device never blocks); the error
+    /// says why it cannot be read.
     static func readText(_ path: String) throws(ConfigurationError) -> String {
-        var info = stat()
-        if stat(path, &info) == 0, let kind = FileKind(mode: info.st_mode) {
-            throw ConfigurationError(file: path, path: "", reason: .notARegularFile(kind))
-        }
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
-        guard descriptor >= 0 else {
-            throw Self.cannotRead(path)
-        }
-        defer { close(descriptor) }
-        if let kind = FileKind(descriptor: descriptor) {
-            throw ConfigurationError(file: path, path: "", reason: .notARegularFile(kind))
-        }
-        var bytes: [UInt8] = []
-        var buffer = [UInt8](repeating: 0, count: 65_536)
-        while true {
-            let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
-            if count < 0, errno == EINTR { continue }
-            guard count >= 0 else {
-                throw Self.cannotRead(path)
+        let bytes: [UInt8]
+        do throws(FileRefusal) {
+            bytes = try FileGate.contents(of: path)
+        } catch {
+            switch error {
+            case .notRegular(let kind): throw ConfigurationError(file: path, path: "", reason: .notARegularFile(kind))
+            case .system(let code):
+                throw ConfigurationError(
+                    file: path, path: "", reason: .cannotRead(SystemFailure(code: code, message: String(cString: strerror(code)))))
+            case .storeFile, .tooLarge, .noReader:
+                let message = error.message
+                throw ConfigurationError(file: path, path: "", reason: .cannotRead(SystemFailure(code: EFBIG, message: message.english)))
             }
-            if count == 0 { break }
-            bytes += buffer[0..<count]
         }
         guard let text = String(validating: bytes, as: UTF8.self) else {
             throw ConfigurationError(file: path, path: "", reason: .notUTF8)

@@ -144,8 +144,17 @@ extension HelpTopics {
                     "A systemd unit that runs juice deliver --follow; its comments say how to install it (juice help metrics)."),
             ]),
             .paragraph(
-                "A config and a store are read only from regular files: a directory, a FIFO (a pipe such as /dev/stdin too) "
-                    + "or a device is refused at once, named in the error (exit 78 for a config, 74 for a store)."),
+                "Every file juice opens passes one gate, and nothing waits to open. What juice reads (the config, the store, "
+                    + "TLS files, NATS credentials) must be a regular file: a directory, a FIFO (a pipe such as /dev/stdin too) "
+                    + "or a device is refused at once, named in the error (exit 78 for a config or a file it names, 74 for a "
+                    + "store). TLS files must be PEM, credentials a NATS .creds file."),
+            .paragraph(
+                "What juice writes (report --svg, the logger's and the metrics subscriber's path, a backup, a recovered "
+                    + "store) goes to a regular file, a character device such as /dev/null, or a FIFO that a process is reading "
+                    + "(report --svg >(gzip > charts.svg.gz)); a FIFO nobody reads is refused at once, and a write to one whose "
+                    + "reader stops gives up after 10 s. Output never goes onto the store or its -wal, -shm and -journal files, "
+                    + "compared by device and inode, so a link or another spelling of the path is refused too (exit 74 for a "
+                    + "command's output, 78 for a subscriber's path in the config)."),
         ])
 
     static let signals = HelpTopic(

@@ -10,6 +10,7 @@ import JuiceDelivery
 import JuiceJSON
 import JuiceMakerCore
 import JuiceMakerPluginKit
+import JuicePrimitives
 
 /// Everything one command may use, decided before it runs.
 struct CommandContext: Sendable {
@@ -27,12 +28,17 @@ struct CommandContext: Sendable {
     /// `--json` (stdout is for the JSON), and nowhere under `--quiet`.
     func pluginContext(for entry: SubscriberEntry) -> PluginContext {
         let personal: any TextSink = settings.quiet ? NullSink() : settings.json ? console.standardError : console.standardOutput
-        return PluginContext(
+        var context = PluginContext(
             name: entry.name, language: language, colorAllowed: settings.colorAllowed,
             stateDirectory: location.stateDirectory, environment: environment,
             standardOutput: personal, standardError: console.standardError,
             mayAsk: invocation.command.runnable?.isScreen ?? false)
+        context.files = files
+        return context
     }
+
+    /// The gate every file this command opens passes through, guarding its store.
+    var files: FileGate { location.fileGate }
 
     /// Prints a command's result on standard output: with `--json`, `json` as one
     /// compact line; otherwise `lines`, one a line, which `--quiet` drops unless they are

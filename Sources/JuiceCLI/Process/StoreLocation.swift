@@ -9,6 +9,7 @@ import Glibc
 import Musl
 #endif
 import JuiceMakerCore
+import JuicePrimitives
 import SQLiteStore
 
 /// Where the store lives, and the one place that opens it.
@@ -54,6 +55,14 @@ enum StoreLocation: Sendable, Equatable {
     }
 
     /// The directory relative plugin paths resolve against.
+    /// The file gate that guards this store's files (none for a store in memory).
+    var fileGate: FileGate {
+        switch self {
+        case .inMemory: FileGate(guarding: nil)
+        case .file(let path, _): FileGate(guarding: path)
+        }
+    }
+
     var stateDirectory: String {
         switch self {
         case .inMemory(let directory): directory

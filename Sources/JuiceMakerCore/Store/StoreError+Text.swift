@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Musl)
 import Musl
 #endif
+import JuicePrimitives
 
 /// What a `StoreError` says, in English (`description`) and Korean (`korean`).
 extension StoreError.Operation: CustomStringConvertible {

@@ -6,49 +6,60 @@ import Musl
 import Foundation
 #endif
 import JuiceMakerCore
+import JuicePrimitives
 
 /// A file written so that what is at the path is never damaged (`juice report --svg`,
 /// the metrics textfile): a reader of a file sees the old content or the new, never a part, and
-/// something that is not a file is never replaced.
+/// something that is not a file is never replaced. Every write passes the file gate
+/// (`FileGate`) first: never onto the store's files, never to a kind that could make
+/// `juice` wait.
 ///
 /// - A missing path or a regular file: the bytes go to a temporary file beside it,
 ///   which is then renamed over it. A file replaced keeps its mode and owner (its
 ///   group, when only that may be set: a process not run by root cannot give a file away).
-/// - A symbolic link is followed: these rules apply to its target, and the link stays
-///   (`/dev/stdout` writes to whatever standard output is).
-/// - A FIFO or a device: written through (opened for writing, the bytes written), so a
-///   FIFO's reader gets them and `/dev/null` stays a device.
-/// - A directory or a socket: refused with the system's error.
+/// - A symbolic link is followed: these rules apply to its target, and the link stays.
+/// - A character device (`/dev/null`, a terminal) or a FIFO a process reads: written
+///   through (opened without waiting, the bytes written), so `/dev/null` stays a device
+///   and a FIFO's reader gets them. A FIFO nobody reads is refused at once.
+/// - A socket, a directory or a block device: refused.
 ///
 /// POSIX calls rather than `Data.write(to:options: .atomic)`, whose file machinery
 /// links FoundationEssentials' error and URL tables into every `juice` start.
 package enum AtomicFile {
-    /// The `errno` of the step that failed.
+    /// What the gate refused, or the `errno` of the step that failed.
     package struct Failure: Error, Equatable {
-        package let code: Int32
+        package let refusal: FileRefusal
 
         package init(code: Int32) {
-            self.code = code
+            refusal = .system(code)
         }
 
-        /// The system's text for the error ("No such file or directory").
-        package var reason: String { String(cString: strerror(code)) }
+        package init(_ refusal: FileRefusal) {
+            self.refusal = refusal
+        }
+
+        /// What went wrong ("No such file or directory", "it is a FIFO, not a regular file; …").
+        package var reason: String { refusal.message.english }
     }
 
-    /// Writes `bytes` to what `path` names, by the rules above. A new file gets mode
-    /// 0666 less the umask; on failure nothing at the path has changed and no
-    /// temporary file is left (a FIFO or device may have taken part of the bytes).
-    package static func write(_ bytes: [UInt8], to path: String) throws(Failure) {
+    /// Writes `bytes` to what `path` names, by the rules above, through `gate`. A new
+    /// file gets mode 0666 less the umask; on failure nothing at the path has changed
+    /// and no temporary file is left (a device may have taken part of the bytes).
+    package static func write(_ bytes: [UInt8], to path: String, gate: FileGate) throws(Failure) {
+        do throws(FileRefusal) {
+            try gate.checkOutput(path)
+        } catch {
+            throw Failure(error)
+        }
         var status = stat()
         if stat(path, &status) == 0 {
             switch status.st_mode & S_IFMT {
-            case S_IFREG: try replace(bytes, at: try target(of: path))
-            case S_IFDIR: throw Failure(code: EISDIR)
-            default: try writeThrough(bytes, to: path)
+            case S_IFREG: try replace(bytes, at: try target(of: path), gate: gate)
+            default: try writeThrough(bytes, to: path, gate: gate)
             }
         } else if errno == ENOENT {
             // Missing, or a link to something missing: created at the link's end.
-            try replace(bytes, at: try target(of: path))
+            try replace(bytes, at: try target(of: path), gate: gate)
         } else {
             throw Failure(code: errno)
         }
@@ -71,21 +82,28 @@ package enum AtomicFile {
         throw Failure(code: ELOOP)
     }
 
-    /// Opens what is at `path` for writing, without creating or truncating it, and
-    /// writes every byte.
-    private static func writeThrough(_ bytes: [UInt8], to path: String) throws(Failure) {
-        var descriptor: Int32
-        repeat {
-            descriptor = open(path, O_WRONLY | O_NOCTTY | O_CLOEXEC)
-        } while descriptor < 0 && errno == EINTR
-        guard descriptor >= 0 else { throw Failure(code: errno) }
+    /// Opens the device or FIFO at `path` through the gate (without waiting, creating or
+    /// truncating it), and writes every byte.
+    private static func writeThrough(_ bytes: [UInt8], to path: String, gate: FileGate) throws(Failure) {
+        let descriptor: Int32
+        do throws(FileRefusal) {
+            descriptor = try gate.openForWritingThrough(path)
+        } catch {
+            throw Failure(error)
+        }
         var failure = writeAll(bytes, to: descriptor)
         if close(descriptor) != 0, failure == 0, errno != EINTR { failure = errno }
         guard failure == 0 else { throw Failure(code: failure) }
     }
 
     /// The temporary file beside `path`, then renamed over it.
-    private static func replace(_ bytes: [UInt8], at path: String) throws(Failure) {
+    private static func replace(_ bytes: [UInt8], at path: String, gate: FileGate) throws(Failure) {
+        // The link's end is judged too: it may name the store by another spelling.
+        do throws(FileRefusal) {
+            try gate.checkOutput(path)
+        } catch {
+            throw Failure(error)
+        }
         let directory = PathText.parent(of: path)
         let name = ".\(PathText.lastComponent(of: path)).\(getpid()).tmp"
         let temporary = directory.isEmpty ? name : PathText.join(directory, name)

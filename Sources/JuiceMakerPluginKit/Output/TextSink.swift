@@ -9,6 +9,7 @@ import Glibc
 import Musl
 #endif
 import JuiceMakerCore
+import JuicePrimitives
 import Locking
 
 /// Somewhere text goes: a terminal, a file, a pipe. Writes are whole and ordered.
@@ -58,13 +59,10 @@ package final class FileSink: TextSink {
         return directory
     }
 
-    /// Opens `path` for appending (creating it with mode 0600).
-    package convenience init(appendingTo path: String, onFailure: @escaping @Sendable (String) -> Void) throws(StoreError) {
-        let descriptor = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o600)
-        guard descriptor >= 0 else {
-            throw StoreError(.cannotOpen(.current(errno)), path: path)
-        }
-        self.init(descriptor: descriptor, closesOnDeinit: true, onFailure: onFailure)
+    /// Opens `path` for appending (creating it with mode 0600) through `gate`: a
+    /// regular file or a character device, never the store's files, never waited on.
+    package convenience init(appendingTo path: String, gate: FileGate, onFailure: @escaping @Sendable (String) -> Void) throws(FileRefusal) {
+        self.init(descriptor: try gate.openForAppending(path), closesOnDeinit: true, onFailure: onFailure)
     }
 
     deinit {

@@ -76,6 +76,9 @@ public struct PluginContext: Sendable {
     /// (`juice shell`). A one-shot command (`juice order`) says `false`; nobody can
     /// answer there, so a plugin states what happened instead of asking.
     public let mayAsk: Bool
+    /// The gate every file a plugin opens passes through (`FileGate`): the host sets it
+    /// to guard its store, so no plugin's output lands on the store or its sidecars.
+    package var files = FileGate(guarding: nil)
 
     public init(
         name: String, language: Language, colorAllowed: Bool, stateDirectory: String,
