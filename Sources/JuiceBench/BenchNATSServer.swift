@@ -25,6 +25,8 @@ final class BenchNATSServer {
         let deadline = ContinuousClock.now + .seconds(15)
         while ContinuousClock.now < deadline {
             if let text = try? String(contentsOfFile: log, encoding: .utf8), text.contains("Server is ready") { return }
+            // Between looks at the server's log: another process's file sends no signal;
+            // bounded by the deadline above.
             usleep(20_000)
         }
         process.stop()

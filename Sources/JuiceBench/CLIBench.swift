@@ -200,6 +200,8 @@ enum CLIBench {
                 "select case when (select count(*) from cursors) < 2 then 1 "
                     + "else (select max(sequence) from journal) - (select min(sequence) from cursors) end")
             if lag == 0, ["webhook", "command"].allSatisfy({ leaseIsFree(store + ".lease-" + $0) }) { return }
+            // Between looks at another process's store and lease files: they send no
+            // signal; bounded by the deadline above.
             usleep(1_000)
         }
     }

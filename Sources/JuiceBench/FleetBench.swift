@@ -278,6 +278,8 @@ enum FleetBench {
             guard ContinuousClock.now < streamDeadline else {
                 throw BenchError.failed("fleet bench: juice deliver --follow published nothing in 10 s")
             }
+            // Between looks at the stream on the server: it sends no signal when the first
+            // message lands; bounded by the deadline above.
             usleep(20_000)
         }
         let watcher = try ChildProcess.start(juice, ["fleet", "watch", "--json", "--config", config], environment, stdout: nil) { line in
@@ -290,6 +292,7 @@ enum FleetBench {
         var latencies: [Double] = []
         var generator = SystemRandomNumberGenerator()
         for round in 0..<commits {
+            // Pacing, not waiting: the next commit lands at a random moment.
             usleep(UInt32.random(in: 2_000...40_000, using: &generator))
             let before = try store.lastSequence()
             let started = ContinuousClock.now

@@ -72,11 +72,14 @@ enum WebhookBench {
         let arrived = ContinuousClock.now + .seconds(10)
         while endpoint.bytesReceived == 0 {
             guard ContinuousClock.now < arrived else { throw BenchError.unavailable("webhook bench: the request never reached the hung endpoint") }
+            // Between looks at the endpoint's byte count, which signals nothing; bounded
+            // by the deadline above.
             usleep(1_000)
         }
         usleep(200_000)  // the request is written; what follows is the wait alone
         let before = cpuSeconds()
         let started = ContinuousClock.now
+        // Not polling: the window being measured (the process's CPU while the request hangs).
         usleep(UInt32(TimeSpan(hungWindow).totalNanoseconds / 1_000))
         let wall = Measure.seconds(ContinuousClock.now - started)
         return (cpuSeconds() - before) / wall * 100

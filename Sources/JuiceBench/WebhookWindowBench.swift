@@ -127,6 +127,7 @@ enum WebhookWindowBench {
         for order in 0..<300 {
             let due = start + .milliseconds(10 * order)
             let left = ContinuousClock.now.duration(to: due)
+            // Pacing, not waiting: each order is made at its due time.
             if left > .zero { usleep(UInt32(TimeSpan(left).totalNanoseconds / 1_000)) }
             try maker.make(.banana)
         }

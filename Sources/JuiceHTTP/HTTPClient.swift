@@ -24,7 +24,7 @@ import Musl
 ///   connection, only costs the connection, never the answer.
 /// - Keep-alive: one connection is kept between requests when the server allows it
 ///   (HTTP/1.1 without `Connection: close`, a body framed by length or chunks, nothing
-///   after it) and it was idle less than `idleLimit`. A kept connection found closed
+///   after it) and it was idle less than its idle limit. A kept connection found closed
 ///   before any byte of the answer arrived (the server timed it out meanwhile) is
 ///   replaced and the request sent once more; after that, a failure is the answer.
 /// - No proxy: `http_proxy`, `https_proxy` and `no_proxy` are not read.
@@ -36,6 +36,9 @@ package final class HTTPClient {
     package static let idleLimit = Duration.seconds(60)
 
     package let target: HTTPTarget
+    /// This client's idle limit for its kept connection (`HTTPClient.idleLimit` unless
+    /// given).
+    package let idleLimit: Duration
     private let trustedCertificatesFile: String?
     private var tlsContext: TLSContext?
     /// The kept-alive connection between requests.
@@ -45,9 +48,13 @@ package final class HTTPClient {
 
     /// A client for `target`. `trustedCertificatesFile` (tests only: not reachable
     /// from the config) replaces the system's trust store with one PEM file.
-    package init(target: HTTPTarget, trustedCertificatesFile: String? = nil) {
+    /// `idleLimit` (tests only: the config has none) replaces `HTTPClient.idleLimit`,
+    /// so a test of reuse does not depend on how long its process was stalled between
+    /// two requests.
+    package init(target: HTTPTarget, trustedCertificatesFile: String? = nil, idleLimit: Duration = HTTPClient.idleLimit) {
         self.target = target
         self.trustedCertificatesFile = trustedCertificatesFile
+        self.idleLimit = idleLimit
     }
 
     deinit { idle?.close() }
@@ -82,7 +89,7 @@ package final class HTTPClient {
     private func takeIdleConnection() -> HTTPConnection? {
         guard let connection = idle else { return nil }
         idle = nil
-        if connection.idleSince.duration(to: .now) < Self.idleLimit, HTTPSocket.isIdleAndOpen(connection.descriptor) {
+        if connection.idleSince.duration(to: .now) < idleLimit, HTTPSocket.isIdleAndOpen(connection.descriptor) {
             return connection
         }
         connection.close()

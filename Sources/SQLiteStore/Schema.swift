@@ -296,6 +296,8 @@ enum Schema {
         let (seconds, attoseconds) = pause.components
         var request = timespec(tv_sec: Int(seconds), tv_nsec: Int(attoseconds / 1_000_000_000))
         var remaining = timespec()
+        // Not polling: the lock is another process's, and SQLite says nothing when it is
+        // released; a bounded backoff (to the busy timeout) is all there is to wait on.
         while nanosleep(&request, &remaining) == -1 && errno == EINTR { request = remaining }
     }
 }

@@ -7,7 +7,7 @@ import Testing
 /// Compaction: events older than the cutoff that nothing still needs are folded into
 /// rollups and deleted; the report, the totals, the numbering and a recovery read the
 /// same as before.
-@Suite(.tags(.unit)) struct CompactionTests {
+@Suite(.tags(.unit), .offPool) struct CompactionTests {
     /// Seeded orders, restocks and failures through the maker.
     private func fill(_ store: SQLiteStore, seed: UInt64, changes: Int) throws {
         var generator = SeededGenerator(seed: seed)

@@ -7,7 +7,7 @@ import Testing
 /// person runs it: no trap (a signal, not exit 0 or 74), a refusal in one line, and
 /// on success a new store that `juice store check` passes, `juice events` reads whole,
 /// and `juice order` adds to after every cursor.
-@Suite(.tags(.process), .notInUnitRun) struct DamageFuzzCLITests {
+@Suite(.tags(.process), .notInUnitRun, .offPool) struct DamageFuzzCLITests {
     /// One case of every kind, on the first store: a cut that leaves cursors past the
     /// journal's end, a page size of 16,384, seed 3 of the others.
     static let cases = DamageKind.allCases.map { kind in

@@ -11,7 +11,11 @@ import Testing
 /// as a `DamageCase(…)` to add to `kept` (CI runs it after the parser fuzzers). A
 /// recovery that traps ends the process: the case is the last "damage fuzz: trying"
 /// line printed.
-@Suite(.tags(.slow), .notInUnitRun) struct DamageFuzzTests {
+///
+/// Every test here runs on a thread of its own (`.offPool`), never on the cooperative
+/// pool: a kind takes seconds of CPU, and holding the pool's threads (two on two cores)
+/// that long stalls every other suite running beside it.
+@Suite(.tags(.slow), .notInUnitRun, .offPool) struct DamageFuzzTests {
     /// The stores the fixed set damages (each built once, with its own seeded history):
     /// 1 and 2 laid out as older versions created stores, 3 as stores are created now
     /// (`FuzzStore.legacyLayout`).
@@ -67,19 +71,15 @@ import Testing
     /// The seconds `JUICE_DAMAGE_FUZZ_SECONDS` asks the random mode for, if set.
     static let randomSeconds: Int? = ProcessInfo.processInfo.environment["JUICE_DAMAGE_FUZZ_SECONDS"].flatMap { Int($0) }
 
-    /// Each case runs on a thread of its own, never on the cooperative pool: a kind takes
-    /// seconds of CPU, and holding the pool's threads (two on two cores) that long
-    /// stalls every other suite running beside it (an HTTP test's kept connection then
-    /// sat idle past the client's limit).
     @Test(arguments: DamageKind.allCases)
-    func fixedCasesRecoverSoundly(kind: DamageKind) async throws {
+    func fixedCasesRecoverSoundly(kind: DamageKind) throws {
         let directory = try TemporaryDirectory(prefix: "juice-damagefuzz-")
         defer { directory.remove() }
         var slowest: DamageOutcome?
         var failing = 0
         let cases = Self.fixedCases(kind)
         for damage in cases {
-            let outcome = try await offPool { try DamageOracle.run(damage, in: directory) }
+            let outcome = try DamageOracle.run(damage, in: directory)
             if outcome.seconds > slowest?.seconds ?? -1 { slowest = outcome }
             if !outcome.violations.isEmpty { failing += 1 }
             for violation in outcome.violations {

@@ -8,7 +8,7 @@ import Testing
 /// Damage is looked for when a store opens after anything but a clean close, and seen
 /// whenever SQLite reports it; once seen, it is marked beside the file, and every
 /// write, in any process, is refused until a recovered file is moved into place.
-@Suite(.tags(.process), .notInUnitRun) struct DamagedStoreTests {
+@Suite(.tags(.process), .notInUnitRun, .offPool) struct DamagedStoreTests {
     /// Commits an order through `store`, returning the error it was refused with.
     private func refusal(_ store: SQLiteStore) -> StoreError? {
         do {

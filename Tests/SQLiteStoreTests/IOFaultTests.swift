@@ -14,7 +14,7 @@ import Testing
 /// damage and a journal without gaps. A persistent fault is also a crash: the files
 /// as they are on disk when the error comes back are copied and opened as a process
 /// started after the crash would.
-@Suite(.tags(.unit)) struct IOFaultTests {
+@Suite(.tags(.unit), .offPool) struct IOFaultTests {
     /// An order (`JuiceMaker.make`), as `juice order` makes it: open, order, close.
     @Test(arguments: Fault.all)
     func anOrder(_ fault: Fault) throws {

@@ -5,7 +5,7 @@ import SQLiteStore
 import Testing
 
 /// Real processes sharing one store file: at once, killed mid-order, followed live.
-@Suite(.tags(.process, .slow), .notInUnitRun, .serialized) struct ProcessTests {
+@Suite(.tags(.process, .slow), .notInUnitRun, .serialized, .offPool) struct ProcessTests {
     /// 4 processes × 500 random orders and restocks on one new file at once.
     @Test func fourProcessesOrderingAtOnceKeepTheInvariants() throws {
         let directory = try TemporaryDirectory()

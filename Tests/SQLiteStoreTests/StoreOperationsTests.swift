@@ -6,7 +6,7 @@ import Testing
 
 /// The store-level operations (`check`, `backup`, `recover`), the periodic check,
 /// and read-only access, on real files.
-@Suite(.tags(.process), .notInUnitRun) struct StoreOperationsTests {
+@Suite(.tags(.process), .notInUnitRun, .offPool) struct StoreOperationsTests {
     private func order(_ store: SQLiteStore) -> Bool {
         (try? JuiceMaker(store: store).make(.banana)) != nil
     }
@@ -221,7 +221,7 @@ import Testing
 }
 
 /// The `sqlite3` shell's `.recover`, where it works, against `recover(to:)`.
-@Suite(.tags(.process), .notInUnitRun) struct ShellRecoverComparisonTests {
+@Suite(.tags(.process), .notInUnitRun, .offPool) struct ShellRecoverComparisonTests {
     /// The `sqlite3` shell on PATH, if any.
     static let shell: String? = {
         let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"

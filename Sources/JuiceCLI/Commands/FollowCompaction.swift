@@ -38,6 +38,7 @@ struct FollowCompaction: Sendable {
             if recent.map({ Date().timeIntervalSince1970 - $0 >= 86_400 }) ?? true { await compactOnce(stop: stop) }
             first = false
             await withTaskGroup(of: Void.self) { group in
+                // Not polling: the daily timer itself; a stop signal ends the wait at once.
                 group.addTask { try? await Task.sleep(for: Self.interval) }
                 group.addTask { await stop.requested() }
                 await group.next()

@@ -200,6 +200,8 @@ final class StopSignals: Sendable {
         let deadline = ContinuousClock.now + .seconds(1)
         for number in numbers {
             while !hasHandler(number), ContinuousClock.now < deadline {
+                // Not polling for an event: libdispatch sends none when its handler is in
+                // place, so this looks, bounded by the deadline above.
                 usleep(50)
             }
         }
