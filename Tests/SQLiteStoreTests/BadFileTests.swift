@@ -6,7 +6,7 @@ import Testing
 
 /// Files the store must refuse: each gives a typed error naming the path, and the
 /// file's bytes are exactly as they were.
-@Suite(.tags(.unit)) struct BadFileTests {
+@Suite(.tags(.unit), .offPool) struct BadFileTests {
     /// Opens `path`, expects `kind`, and checks the message and the bytes.
     private func expectRefused(_ path: String, as kind: StoreError.Kind, sourceLocation: SourceLocation = #_sourceLocation) {
         let before = contents(of: path)
@@ -147,7 +147,7 @@ import Testing
 /// A process killed while creating a store leaves a partly written file and its
 /// rollback journal; the next open finishes the job only when the journal proves the
 /// file was empty before.
-@Suite(.tags(.unit)) struct InterruptedCreationTests {
+@Suite(.tags(.unit), .offPool) struct InterruptedCreationTests {
     /// A rollback journal header: magic, 0 records, nonce, the database's size before
     /// the write, sector size, page size; padded to one sector.
     private func journal(originalPages: UInt32) -> Data {

@@ -73,7 +73,7 @@ struct Fault: Sendable, CustomTestStringConvertible {
 
 /// The fault VFS itself, called as SQLite calls it: it counts, fails the call it
 /// was armed at with the right error, once or from then on, and tears a write.
-@Suite(.tags(.unit)) struct FaultVFSTests {
+@Suite(.tags(.unit), .offPool) struct FaultVFSTests {
     /// SQLite's extended codes, which Swift does not import from sqlite3.h.
     static let writeError = SQLITE_IOERR | 3 << 8, syncError = SQLITE_IOERR | 4 << 8, truncateError = SQLITE_IOERR | 6 << 8
 

@@ -6,7 +6,7 @@ import Testing
 
 /// `events(after:kinds:limit:newest:)` answers from the indexes what a full scan
 /// filtered in Swift answers.
-@Suite("Journal queries", .tags(.unit))
+@Suite("Journal queries", .tags(.unit), .offPool)
 struct JournalQueryTests {
     @Test("every combination of kinds, after, limit and end equals a filtered full scan")
     func equalsAFilteredScan() throws {

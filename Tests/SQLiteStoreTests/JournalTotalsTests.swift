@@ -7,7 +7,7 @@ import Testing
 /// The store's totals (what the metrics read): the same as folding every event, also
 /// after the store is closed and opened again, and read-only; and the time each
 /// durable subscriber last delivered, kept with its cursor.
-@Suite(.tags(.unit)) struct JournalTotalsTests {
+@Suite(.tags(.unit), .offPool) struct JournalTotalsTests {
     /// Seeded orders, restocks and failures in rounds, the store reopened between
     /// rounds: after each, the SQLite totals equal the events folded in Swift and the
     /// in-memory store's totals of the same changes, and fruit consumed is the recipes

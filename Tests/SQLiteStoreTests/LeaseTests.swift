@@ -5,7 +5,7 @@ import SQLiteStore
 import Testing
 
 /// The delivery lease: one holder per subscriber and store file, whoever opened it.
-@Suite(.tags(.unit)) struct LeaseTests {
+@Suite(.tags(.unit), .offPool) struct LeaseTests {
     @Test func oneHolderPerSubscriberUntilReleased() throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }

@@ -5,7 +5,7 @@ import SQLiteStore
 import Testing
 
 /// Files written by earlier versions open, keep their data, and are moved forward.
-@Suite(.tags(.unit)) struct MigrationTests {
+@Suite(.tags(.unit), .offPool) struct MigrationTests {
     /// Builds a store as version 1 wrote it: its tables exactly as they shipped,
     /// stock of 7 each and one journaled restock.
     private func buildVersion1(at path: String) throws -> EventEnvelope {

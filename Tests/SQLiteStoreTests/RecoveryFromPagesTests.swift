@@ -6,7 +6,7 @@ import Testing
 
 /// Recovery where SQLite's own reading stops: a copy cut short, a damaged root,
 /// interior or schema page. The leaf pages that are intact give up their rows.
-@Suite(.tags(.unit)) struct RecoveryFromPagesTests {
+@Suite(.tags(.unit), .offPool) struct RecoveryFromPagesTests {
     /// A store of about 330 events (some 60 pages), closed; its events and stock.
     private func history(at path: String) throws -> (events: [EventEnvelope], stock: Stock) {
         try Damage.makeHistory(at: path, changes: 150)

@@ -7,7 +7,7 @@ import Testing
 /// A recovered store is sound by construction: every row passes the same checks
 /// whichever reader found it, the header's page size is not trusted over the pages,
 /// no sequence is given twice, and what a subscriber lost is said.
-@Suite(.tags(.unit)) struct RecoverySoundnessTests {
+@Suite(.tags(.unit), .offPool) struct RecoverySoundnessTests {
     private func history(at path: String, changes: Int = 150) throws -> [EventEnvelope] {
         try Damage.makeHistory(at: path, changes: changes)
         return try SQLiteStore(path: path).events(after: 0, limit: .max)

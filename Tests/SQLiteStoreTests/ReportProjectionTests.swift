@@ -6,7 +6,7 @@ import Testing
 
 /// The report's hourly projection: folded from the journal on demand, incrementally,
 /// with events of unknown types counted rather than failing.
-@Suite(.tags(.unit)) struct ReportProjectionTests {
+@Suite(.tags(.unit), .offPool) struct ReportProjectionTests {
     private static let allHours: (Int64, Int64) = (0, 1 << 40)
 
     private func rows(_ snapshot: ReportSnapshot) -> Set<String> {

@@ -6,7 +6,7 @@ import Testing
 import Locking
 
 /// The store in one process: what it keeps, what it refuses, what survives reopening.
-@Suite(.tags(.unit)) struct SQLiteStoreTests {
+@Suite(.tags(.unit), .offPool) struct SQLiteStoreTests {
     @Test func aNewStoreHoldsTheInitialStockAndAnEmptyJournal() throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }

@@ -5,7 +5,7 @@ import JuiceTestSupport
 import Testing
 
 /// A backup never copies damage.
-@Suite(.tags(.unit)) struct BackupOfDamageTests {
+@Suite(.tags(.unit), .offPool) struct BackupOfDamageTests {
     /// A backup to `target` is refused as the store's damage, and leaves no file.
     private func expectRefused(_ store: SQLiteStore, target: String) throws {
         do {
@@ -43,7 +43,7 @@ import Testing
 }
 
 /// An empty file at the store's path: no store yet.
-@Suite(.tags(.unit)) struct EmptyStoreFileTests {
+@Suite(.tags(.unit), .offPool) struct EmptyStoreFileTests {
     @Test func recoveringAnEmptyFileSaysItIsEmpty() throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
@@ -75,7 +75,7 @@ import Testing
 
 /// A full disk while SQLite grows the -shm file is the disk being full, not an I/O
 /// error with a code. Needs a small file system of its own: a tmpfs, mounted by root.
-@Suite(.tags(.unit)) struct SharedMemoryDiskFullTests {
+@Suite(.tags(.unit), .offPool) struct SharedMemoryDiskFullTests {
     static let canMount: Bool = {
         guard getuid() == 0, let probe = try? TemporaryDirectory() else { return false }
         defer { probe.remove() }

@@ -104,8 +104,10 @@ package final class ThreadExecutor: TaskExecutor {
 /// which is as wide as the machine has cores and shared by every test of the run. For
 /// tests that block for seconds: CPU-heavy work (recoveries, compactions, fault sweeps)
 /// or waits on child processes. On the pool, two of them on two cores stall every other
-/// suite (a loopback HTTP test's task then resumes minutes late). The test stays a task,
-/// so its issues are recorded as its own.
+/// suite (a loopback HTTP test's task then resumes minutes late). Every store suite
+/// (SQLiteStoreTests) carries it: each of its tests blocks on files, and on a loaded
+/// machine even a short one holds its thread for seconds. The test stays a task, so its
+/// issues are recorded as its own.
 package struct OffPoolTrait: TestTrait, SuiteTrait, TestScoping {
     package var isRecursive: Bool { true }
 
