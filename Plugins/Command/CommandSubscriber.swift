@@ -48,7 +48,7 @@ package final class CommandSubscriber: DurableDeliveryPlugin {
         "workingDirectory", .string([.nonEmpty("path"), .noNUL]),
         expected: PluginMessage(
             english: "a directory path (leave workingDirectory out for the store's directory)",
-            korean: "디렉터리 경로(저장소의 디렉터리를 쓰려면 workingDirectory를 빼세요)"),
+            korean: "디렉터리 경로(저장소의 디렉터리를 쓰려면 workingDirectory를 빼세요)"), secrecy: .harmless,
         description: "Where the program runs. Default: the store's directory.")
     static let eventsKey = ConfigurationKey.events("Only these kinds of event are sent; default all.")
     static let timeoutKey = ConfigurationKey(

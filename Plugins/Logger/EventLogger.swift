@@ -39,7 +39,7 @@ package final class EventLogger: EventObserver {
         description: "text, or json: CloudEvents JSON Lines.")
     static let pathKey = ConfigurationKey(
         "path", .string([.nonEmpty("path"), .noNUL]), default: .string("stderr"),
-        expected: PluginMessage(english: "\"stderr\" or a file path", korean: "\"stderr\" 또는 파일 경로"),
+        expected: PluginMessage(english: "\"stderr\" or a file path", korean: "\"stderr\" 또는 파일 경로"), secrecy: .harmless,
         description: "\"stderr\" or a file (appended, created with mode 0600); relative to the store's directory.")
     static let eventsKey = ConfigurationKey.events("Only these kinds of event are logged; default all.")
     /// The keys the logger reads.

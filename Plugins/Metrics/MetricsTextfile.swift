@@ -40,7 +40,7 @@ package final class MetricsTextfile: EventObserver {
     package static let type = "metrics"
     static let pathKey = ConfigurationKey(
         "path", .string([.nonEmpty("path"), .noNUL]), default: .string("juice-maker.prom"),
-        expected: PluginMessage(english: "a file path", korean: "파일 경로"),
+        expected: PluginMessage(english: "a file path", korean: "파일 경로"), secrecy: .harmless,
         description:
             "The textfile node_exporter reads (*.prom in its textfile directory), replaced whole at each change; relative to the store's directory.")
     /// The keys the metrics textfile reads.

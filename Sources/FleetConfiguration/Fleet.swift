@@ -24,28 +24,28 @@ package enum Fleet {
     // MARK: Keys of a `nats` subscriber
 
     package static let urlKey = ConfigurationKey(
-        "url", .string([.nonEmpty("url")]), required: true,
+        "url", .string([.nonEmpty("url")]), required: true, secrecy: .harmless,
         description: "The NATS server, nats://host:port; several comma-separated for a cluster.")
     package static let subjectPrefixKey = ConfigurationKey(
-        "subjectPrefix", .string([.nonEmpty("subjectPrefix")]), default: .string(defaultSubjectPrefix),
+        "subjectPrefix", .string([.nonEmpty("subjectPrefix")]), default: .string(defaultSubjectPrefix), secrecy: .harmless,
         description: "First token(s) of every subject: <prefix>.<machine>.<kind>.<subject>.")
     package static let streamKey = ConfigurationKey(
-        "stream", .string([.nonEmpty("stream")]), default: .string(defaultStream),
+        "stream", .string([.nonEmpty("stream")]), default: .string(defaultStream), secrecy: .harmless,
         description: "The JetStream stream; created when missing (subjects <prefix>.>, file storage).")
     package static let replicasKey = ConfigurationKey(
         "replicas", .integer(1...5), default: .number(1),
         description: "Replicas of a stream this subscriber creates (3 on a 3-node cluster).")
     package static let credentialsKey = ConfigurationKey(
-        "credentials", .string([.nonEmpty("credentials"), .noNUL]),
+        "credentials", .string([.nonEmpty("credentials"), .noNUL]), secrecy: .harmless,
         description: "A NATS .creds file (user JWT and seed); a relative path is relative to the store's directory.")
     package static let tlsCAKey = ConfigurationKey(
-        "tlsCA", .string([.nonEmpty("tlsCA"), .noNUL]),
+        "tlsCA", .string([.nonEmpty("tlsCA"), .noNUL]), secrecy: .harmless,
         description: "A PEM file of the certificate authorities the NATS server's certificate is checked against; means TLS.")
     package static let tlsCertificateKey = ConfigurationKey(
-        "tlsCertificate", .string([.nonEmpty("tlsCertificate"), .noNUL]),
+        "tlsCertificate", .string([.nonEmpty("tlsCertificate"), .noNUL]), secrecy: .harmless,
         description: "A PEM client certificate for a server that asks for one (with tlsKey); means TLS.")
     package static let tlsKeyKey = ConfigurationKey(
-        "tlsKey", .string([.nonEmpty("tlsKey"), .noNUL]),
+        "tlsKey", .string([.nonEmpty("tlsKey"), .noNUL]), secrecy: .harmless,
         description: "The PEM private key of tlsCertificate; its path is shown, never its content.")
     package static let tokenKey = ConfigurationKey(
         "token", .string([.nonEmpty("token")]),
@@ -71,7 +71,7 @@ package enum Fleet {
 
     /// `fleet.url`: like `url`, but optional (`--nats` may give it).
     package static let readerURLKey = ConfigurationKey(
-        "url", .string([.nonEmpty("url")]),
+        "url", .string([.nonEmpty("url")]), secrecy: .harmless,
         description: "The NATS server juice fleet reads, nats://host:port; several comma-separated for a cluster.")
     /// The ack wait of `juice fleet deliver`'s consumers unless `ackWait` says otherwise (NATS's default).
     package static let defaultAckWaitSeconds = 30.0

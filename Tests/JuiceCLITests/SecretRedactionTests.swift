@@ -91,7 +91,7 @@ import Testing
         #expect(show.stderr.contains("subscribers[0].secret"))
     }
 
-    @Test("config show masks a command's environment values and the credentials in its arguments")
+    @Test("config show masks a command's environment values and every argument after the program")
     func showMasksCommandSecrets() throws {
         let config = #"""
             {"subscribers": [{"type": "command", "command": [
@@ -102,8 +102,9 @@ import Testing
         let result = try run(config, ["config", "show"])
         #expect(result.status == 0, "\(result.stderr)")
         #expect(!result.stdout.contains("4711"), "\(result.stdout)")
+        #expect(result.stdout.contains(#"["/bin/cat", "***", "***", "***"]"#) || result.stdout.contains("\"/bin/cat\",\n"), "\(result.stdout)")
         for shown in [
-            "https://***@example.com/x?token=***", "admin:***", "--password=***", #""LANG": "C.UTF-8""#,
+            #""LANG": "C.UTF-8""#,
             #""LC_ALL": "C.UTF-8""#, #""TZ": "Europe/Berlin""#, #""DB_HOST": "***""#, "/bin/cat",
         ] {
             #expect(result.stdout.contains(shown), "\(shown) in \(result.stdout)")

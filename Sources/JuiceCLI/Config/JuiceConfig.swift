@@ -65,7 +65,7 @@ struct JuiceConfig: Sendable {
 /// The keys the config accepts besides each plugin's own, declared once: the
 /// validator checks and reads through them and `juice config schema` prints them.
 enum ConfigKeys {
-    static let schema = ConfigurationKey("$schema", .string, description: "The schema for editors.")
+    static let schema = ConfigurationKey("$schema", .string, secrecy: .harmless, description: "The schema for editors.")
     static let language = ConfigurationKey(
         "language", .oneOf(["auto"] + Language.allCases.map(\.rawValue)), default: .string("auto"),
         description: "Language of messages; auto follows LC_ALL, then LC_MESSAGES, then LANG (ko is Korean).")
@@ -73,13 +73,13 @@ enum ConfigKeys {
         "initialStock", .integer(0...Stock.maximumQuantity), default: .integer(Stock.defaultInitialQuantity),
         description: "Quantity of each fruit in a new store.")
     static let storePath = ConfigurationKey(
-        "path", .string([.nonEmpty("path"), .noNUL]),
+        "path", .string([.nonEmpty("path"), .noNUL]), secrecy: .harmless,
         description: "The store file; relative to this file's directory. Default: $XDG_STATE_HOME/juice-maker/.")
     static let durability = ConfigurationKey(
         "durability", .oneOf(Durability.allCases.map(\.rawValue)), default: .string(Durability.full.rawValue),
         description: "full: every commit survives a power loss; normal: faster, the last commits may not.")
     static let retention = ConfigurationKey(
-        "retention", .string([.nonEmpty("retention")]),
+        "retention", .string([.nonEmpty("retention")]), secrecy: .harmless,
         description: "How long the journal keeps events, as days or weeks (400d, 60w): juice store compact, and juice deliver "
             + "--follow once a day, fold older events that every durable subscriber has passed into the report's rollups and "
             + "delete them. Default: keep every event.")
@@ -109,7 +109,7 @@ enum ConfigKeys {
             + "sends it to durable subscribers (webhook, command, nats); false: they deliver before exiting, by flushDeadlineSeconds.")
 
     static let machine = ConfigurationKey(
-        "machine", .string([.nonEmpty("machine")]),
+        "machine", .string([.nonEmpty("machine")]), secrecy: .harmless,
         description: "This machine's name in the fleet: letters, digits, - and _ only (one NATS subject token). "
             + "Events' CloudEvents source is /juice-maker/<machine>. Default: the host name, made safe.")
     static let fleet = ConfigurationKey(
@@ -121,7 +121,7 @@ enum ConfigKeys {
         [
             ConfigurationKey("type", .oneOf(registry.typeNames), required: true, description: "Which plugin."),
             ConfigurationKey(
-                "name", .string([.nonEmpty("name"), .maxLength(JuiceConfig.maximumNameLength, "name")]),
+                "name", .string([.nonEmpty("name"), .maxLength(JuiceConfig.maximumNameLength, "name")]), secrecy: .harmless,
                 description: "Unique name, at most 64 characters; names durable cursors. Default: the type, then type-2, type-3, ..."),
             ConfigurationKey(
                 "enabled", .boolean, default: .bool(true),

@@ -154,7 +154,8 @@ extension HelpTopics {
                     + "(report --svg >(gzip > charts.svg.gz)); a FIFO nobody reads is refused at once, and a write to one whose "
                     + "reader stops gives up after 10 s. Output never goes onto the store or its -wal, -shm and -journal files, "
                     + "compared by device and inode, so a link or another spelling of the path is refused too (exit 74 for a "
-                    + "command's output, 78 for a subscriber's path in the config)."),
+                    + "command's output, 78 for a subscriber's path in the config; a subscriber's path that is no file it can "
+                    + "write is said once when it is opened, and orders go on)."),
         ])
 
     static let signals = HelpTopic(

@@ -1,10 +1,29 @@
 import JuiceMakerCore
 import JuiceMakerPluginKit
+import JuicePrimitives
 
 /// A sink that drops everything (for `--quiet`).
 struct NullSink: TextSink {
     var isTerminal: Bool { false }
     func write(_ text: String) {}
+}
+
+/// Standard error as every diagnostic reaches it: each text has its URLs shown without
+/// their secrets (`URLCredentials`), whoever wrote it (an error, a plugin's warning, a
+/// delivery's line), so a URL a message quotes, or a path built from one, never prints
+/// a password, a query value, a fragment or a token.
+struct SecretFreeSink: TextSink {
+    let base: any TextSink
+
+    init(_ base: any TextSink) {
+        self.base = base
+    }
+
+    var isTerminal: Bool { base.isTerminal }
+
+    func write(_ text: String) {
+        base.write(URLCredentials.redacted(text))
+    }
 }
 
 /// Where one run writes: results on stdout, errors on stderr, in the run's language.

@@ -62,7 +62,7 @@ public enum JuiceProcess {
             environment: environment,
             workingDirectory: workingDirectory,
             standardOutput: FileSink.standardOutput(),
-            standardError: FileSink.standardError(),
+            standardError: SecretFreeSink(FileSink.standardError()),
             registry: registry,
             undecodableArgument: undecodableArgument)
         switch runner.start() {

@@ -26,16 +26,18 @@ public struct ConfigurationKey: Sendable {
     /// (`the program and its arguments, e.g. ["/usr/bin/python3", "hook.py"]`), in
     /// both languages.
     package let expected: PluginMessage?
-    /// What of the value `juice config show` hides. Default: the whole value when the
-    /// name reads like a secret's (`ConfigurationSecrecy.isSecretName`), else only URL
-    /// credentials.
+    /// What of the value `juice config show` hides. Secrets are denied by default: the
+    /// whole value when the name reads like a secret's (`ConfigurationSecrecy.isSecretName`)
+    /// or when it is text not declared `.harmless` (a string, a list of them, a
+    /// dictionary); a value that cannot hold text (a number, a flag, one of fixed words,
+    /// an object whose keys are each declared) is shown, but for URL secrets.
     package let secrecy: ConfigurationSecrecy
 
     public init(
         _ name: String, _ type: ConfigurationType, default defaultValue: JSONValue? = nil, required: Bool = false,
         expected: PluginMessage? = nil, secrecy: ConfigurationSecrecy? = nil, description: String
     ) {
-        self.secrecy = secrecy ?? (ConfigurationSecrecy.isSecretName(name) ? .secret : .none)
+        self.secrecy = secrecy ?? (ConfigurationSecrecy.isSecretName(name) || !type.holdsNoFreeText ? .secret : .harmless)
         self.name = name
         self.type = type
         self.defaultValue = defaultValue
@@ -167,6 +169,18 @@ public indirect enum ConfigurationType: Sendable {
     package static func format(_ number: Double) -> String {
         if number.rounded() == number, abs(number) < 1e15 { return String(Int64(number)) }
         return String(number)
+    }
+
+    /// Whether a value of this type cannot carry text a person typed freely (a secret):
+    /// numbers, flags, one of fixed words, an HTTP URL (shown without its secrets), an
+    /// object (its keys are declared one by one), and lists of those.
+    package var holdsNoFreeText: Bool {
+        switch self {
+        case .oneOf, .boolean, .number, .integer, .object: true
+        case .string(let rules): rules.contains(.httpURL)
+        case .list(let item, _, _): item.holdsNoFreeText
+        case .dictionary: false
+        }
     }
 
     /// Checks `value` at `path`; the error names the path and `expected`.

@@ -19,15 +19,14 @@ extension PluginContext {
     /// because its directory does not exist: found at `config check` and at every
     /// command's start, not as a line at run time. A bare name is exempt: it goes in
     /// the store's directory, which `juice` creates with the store.
-    /// The file itself is judged by the file gate (`files`) as output: a FIFO, a socket,
-    /// a directory or a block device there, or one of the store's files by any
-    /// spelling, is refused here too.
+    /// One of the store's files by any spelling (`files`, the file gate) is refused here
+    /// too: no output may land on the store. What else the gate refuses (a directory, a
+    /// socket, a FIFO nobody reads) is said once when the file is opened, and orders go on.
     public func requireDirectory(of configured: String, at keyPath: String) throws(ConfigurationError) {
         do throws(FileRefusal) {
             try files.checkOutput(filePath(configured))
         } catch {
-            // The system's own refusals (a missing directory) are said below, or at the open.
-            guard error.systemCode != nil else { throw ConfigurationError(path: keyPath, plugin: error.message) }
+            if case .storeFile = error { throw ConfigurationError(path: keyPath, plugin: error.message) }
         }
         guard configured.contains("/"), let directory = FileSink.missingDirectory(for: filePath(configured)) else { return }
         throw ConfigurationError(

@@ -87,7 +87,7 @@ public struct PluginDeclaration: Sendable {
 
     /// The names of the keys whose values are never shown as they are.
     package var secretKeys: [String] {
-        configuration.filter { $0.secrecy != .none }.map(\.name)
+        configuration.filter { $0.secrecy != .harmless }.map(\.name)
     }
 
     /// How `juice fleet deliver` feeds `observer`, a plugin of this type.
