@@ -179,11 +179,16 @@ package final class ConsumerJournal: EventAcknowledgingJournal {
         state.change { state in
             if let last = messages.last?.metadata { state.drained = last.pending == 0 }
             for message in messages {
-                let sequence = message.metadata.map { Int64($0.streamSequence) } ?? 0
+                // The server's number, checked: one past any event's sequence is refused, not converted.
+                let streamSequence = message.metadata?.streamSequence ?? 0
+                let sequence = FleetEvent.sequence(streamSequence) ?? 0
                 let decoded: EventEnvelope
-                switch FleetEvent.check(
-                    text: message.text, subject: message.subject, prefix: consumer.settings.prefix, maxBytes: consumer.settings.maxMessageBytes)
-                {
+                let checked =
+                    sequence == 0 && streamSequence != 0
+                    ? .failure(WireFormatError("stream sequence \(streamSequence) is past any event's (\(EventEnvelope.greatestSequence))"))
+                    : FleetEvent.check(
+                        text: message.text, subject: message.subject, prefix: consumer.settings.prefix, maxBytes: consumer.settings.maxMessageBytes)
+                switch checked {
                 case .success(let (_, envelope)): decoded = envelope
                 case .failure(let reason):
                     let key = RefusedMessage(generation: message.generation, sequence: sequence)
@@ -283,7 +288,10 @@ package final class ConsumerJournal: EventAcknowledgingJournal {
     private func letter(at sequence: Int64, numbered number: Int64, id: EventID) -> JournalEntry {
         let message: NATSMessage?
         do {
-            message = try consumer.connection.message(at: UInt64(sequence), of: consumer.stream)
+            guard let streamSequence = UInt64(exactly: sequence) else {
+                return .unreadable(UnreadableEvent(sequence: number, eventID: nil, reason: "stream sequence \(sequence) is not one"))
+            }
+            message = try consumer.connection.message(at: streamSequence, of: consumer.stream)
         } catch {
             return .unreadable(UnreadableEvent(sequence: number, eventID: nil, reason: error.message))
         }

@@ -60,6 +60,13 @@ package struct FleetEvent: Sendable {
         }
     }
 
+    /// A stream sequence the server gave, as an event's sequence: nil for one past
+    /// `EventEnvelope.greatestSequence` (no stream of events gets there) or 0.
+    package static func sequence(_ streamSequence: UInt64) -> Int64? {
+        guard let sequence = Int64(exactly: streamSequence), sequence > 0, sequence <= EventEnvelope.greatestSequence else { return nil }
+        return sequence
+    }
+
     /// The machine and event of a message with `text` on `subject`, or why it is not one
     /// (also when it is larger than `maxBytes`: not read at all).
     package static func check(text: String, subject: String, prefix: String, maxBytes: Int) -> Result<(String, EventEnvelope), WireFormatError> {

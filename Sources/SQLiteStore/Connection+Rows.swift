@@ -15,9 +15,9 @@ extension Connection {
     func readStock() throws(StoreError) -> Stock {
         var stock = Stock()
         var seen = 0
-        try forEachRow("SELECT fruit, quantity FROM stock") { row in
+        try forEachRow("SELECT fruit, quantity FROM stock") { row throws(StoreError) in
             if let fruit = Fruit(rawValue: row.text(0)) {
-                stock[fruit] = Int(row.int64(1))
+                stock[fruit] = try row.count(1, StoredColumn("stock", "quantity"), row: "fruit '\(fruit.id)'")
                 seen += 1
             }
         }
@@ -49,7 +49,23 @@ extension Connection {
     /// The sequence a recovered store's numbering continues after: the largest its
     /// original was seen to reach (0 for a store never recovered).
     func recoveredFloor() throws(StoreError) -> Int64 {
-        try integer("SELECT coalesce(max(last_sequence), 0) FROM recoveries") ?? 0
+        var floor: Int64 = 0
+        let column = StoredColumn("recoveries", "last_sequence")
+        try forEachRow("SELECT rowid, last_sequence FROM recoveries") { row throws(StoreError) in
+            floor = max(floor, try row.integer(1, column, row: "rowid \(row.int64(0))"))
+        }
+        return floor
+    }
+
+    /// `subscriber`'s cursor (0 for a subscriber without one).
+    func cursor(of subscriber: String) throws(StoreError) -> Int64 {
+        var cursor: Int64 = 0
+        try forEachRow("SELECT sequence FROM cursors WHERE subscriber = ?1") {
+            $0.bind(1, subscriber)
+        } row: { row throws(StoreError) in
+            cursor = try row.integer(0, StoredColumn("cursors", "sequence"), row: "subscriber '\(subscriber)'")
+        }
+        return cursor
     }
 
     /// Writes `change` inside the open transaction: the fruits whose quantity differs

@@ -130,7 +130,12 @@ final class Connection {
             let code = sqlite3_step(statement.handle)
             if code == SQLITE_DONE { return }
             guard code == SQLITE_ROW else { throw failure(code, doing: .running(sql)) }
-            try row(statement)
+            do {
+                try row(statement)
+            } catch {
+                // A stored value's damage is found by the row reader, which knows no path.
+                throw StoredColumn.located(error, at: path)
+            }
         }
     }
 

@@ -19,22 +19,28 @@ struct ProjectionFold {
 
     /// The last sequence the projection has folded in (0: none, or another version's).
     func folded(_ connection: Connection) throws(StoreError) -> Int64 {
-        var folded: Int64 = 0
-        try connection.forEachRow("SELECT folded, version FROM \(stateTable) WHERE id = 1") { row in
-            folded = row.int64(1) == version ? row.int64(0) : 0
-        }
+        guard let (folded, storedVersion) = try state(connection), storedVersion == version else { return 0 }
         return folded
+    }
+
+    /// The projection's state row: how far it folded, and by which version (nil: no row).
+    func state(_ connection: Connection) throws(StoreError) -> (folded: Int64, version: Int64)? {
+        var state: (Int64, Int64)?
+        try connection.forEachRow("SELECT folded, version FROM \(stateTable) WHERE id = 1") { row throws(StoreError) in
+            state = (
+                try row.integer(0, StoredColumn(stateTable, "folded"), row: "1"),
+                try row.integer(1, StoredColumn(stateTable, "version"), row: "1")
+            )
+        }
+        return state
     }
 
     /// Folds the journal rows after the projection's cursor up to `last`, inside the
     /// open write transaction, and moves the cursor to `last`.
     func catchUp(_ connection: Connection, through last: Int64) throws(StoreError) {
-        var folded: Int64 = 0
-        var storedVersion: Int64?
-        try connection.forEachRow("SELECT folded, version FROM \(stateTable) WHERE id = 1") { row in
-            folded = row.int64(0)
-            storedVersion = row.int64(1)
-        }
+        let stored = try state(connection)
+        var folded = stored?.folded ?? 0
+        let storedVersion = stored?.version
         if storedVersion != version {
             try connection.run("DELETE FROM \(table)")
             try connection.run(seed)

@@ -17,20 +17,23 @@ enum RowCheck {
     enum Column {
         /// An integer in `range`.
         case integer(ClosedRange<Int64>)
-        /// A finite number (SQLite stores a whole REAL as an integer on its page).
-        case real
+        /// A time, seconds since 1970, within `RowCheck.times` (SQLite stores a whole
+        /// REAL as an integer on its page).
+        case time
         /// Text; `nonEmpty` refuses "".
         case text(nonEmpty: Bool)
         /// An event id (a UUID in text form).
         case eventID
         /// An integer, or NULL (a column added later: older rows have none).
         case optionalInteger
+        /// A column no rule names (one added without its rule): nothing is admitted.
+        case unknown
 
         func admits(_ value: PageValue) -> Bool {
             switch (self, value) {
             case let (.integer(range), .integer(number)): range.contains(number)
-            case let (.real, .real(number)): number.isFinite
-            case (.real, .integer): true
+            case let (.time, .real(seconds)): RowCheck.times.contains(seconds)
+            case let (.time, .integer(seconds)): RowCheck.times.contains(Double(seconds))
             case let (.text(nonEmpty), .text(text)): !nonEmpty || !text.isEmpty
             case let (.eventID, .text(text)): EventID(text) != nil
             case (.optionalInteger, .integer), (.optionalInteger, .null): true
@@ -41,6 +44,25 @@ enum RowCheck {
 
     static let sequences = Column.integer(1...EventEnvelope.greatestSequence)
     static let counts = Column.integer(0...Int64(Int32.max))
+    /// A cursor's, or a projection's, place: before the first event (0) up to the last.
+    static let positions = Column.integer(0...EventEnvelope.greatestSequence)
+    /// The sums of events an hour, or the totals, hold: never below 0.
+    static let sums = Column.integer(0...Int64.max)
+
+    /// The times the store writes, in seconds since 1970: from 1970 (the clock's
+    /// zero, which tests and hand-made rows use) to the end of 9999, the last moment
+    /// a time is shown in (four-digit years). NaN and the infinities are outside.
+    static let times: ClosedRange<Double> = 0...253_402_300_799.999
+
+    /// The rule of `column` of `table`, or nil for a column no table here lists.
+    static func rule(of table: String, _ column: String) -> Column? {
+        rulesByName[table]?[column]
+    }
+
+    /// Each table's rules by column name, made once.
+    private static let rulesByName: [String: [String: Column]] = tables.mapValues { table in
+        Dictionary(zip(table.names, table.rules)) { first, _ in first }
+    }
 
     /// A table recovery copies: its columns, in the order recovery reads and writes
     /// them, their rules, and which column (if any) names a sequence the old journal
@@ -49,6 +71,11 @@ enum RowCheck {
         let columns: String
         let rules: [Column]
         var reaches: Int? = nil
+        /// How many leading columns name a row (its key), for a damage report.
+        var key = 1
+
+        /// The columns' names, in order.
+        var names: [String] { columns.split(separator: ",").map { String($0.drop(while: { $0 == " " })) } }
     }
 
     static let tables: [String: Table] = [
@@ -64,31 +91,49 @@ enum RowCheck {
             columns: "subscriber, sequence", rules: [.text(nonEmpty: true), .integer(0...EventEnvelope.greatestSequence)], reaches: 1),
         "dead_letters": Table(
             columns: "subscriber, sequence, event_id, attempts, last_error, recorded_at",
-            rules: [.text(nonEmpty: true), sequences, .eventID, counts, .text(nonEmpty: false), .real], reaches: 1),
+            rules: [.text(nonEmpty: true), sequences, .eventID, counts, .text(nonEmpty: false), .time], reaches: 1, key: 2),
         "retry_states": Table(
             columns: "subscriber, sequence, attempts, next_attempt_at, last_error, disabled",
-            rules: [.text(nonEmpty: true), sequences, counts, .real, .text(nonEmpty: false), .integer(0...1)], reaches: 1),
+            rules: [.text(nonEmpty: true), sequences, counts, .time, .text(nonEmpty: false), .integer(0...1)], reaches: 1),
         "recoveries": Table(
-            columns: "recovered_at, last_sequence", rules: [.real, .integer(0...EventEnvelope.greatestSequence)], reaches: 1),
+            columns: "recovered_at, last_sequence", rules: [.time, positions], reaches: 1, key: 2),
         "lost_events": Table(
-            columns: "subscriber, first, last, recovered_at", rules: [.text(nonEmpty: true), sequences, sequences, .real], reaches: 2),
+            columns: "subscriber, first, last, recovered_at", rules: [.text(nonEmpty: true), sequences, sequences, .time], reaches: 2,
+            key: 2),
         // The sums of deleted events: an hour, one of the report's kinds, its item and fruit, non-negative sums.
-        "journal_rollups": Table(
-            columns: "hour, kind, item, fruit, events, amount",
-            rules: [
-                .integer(Int64.min / 3_600_000...Int64.max / 3_600_000), .integer(1...5), .text(nonEmpty: true), .text(nonEmpty: false),
-                .integer(0...Int64.max), .integer(0...Int64.max),
-            ]),
+        "journal_rollups": hourlySums,
         // A subscriber's last rewind: from and to cursors it reached.
         "rewinds": Table(
             columns: "subscriber, from_sequence, to_sequence, rewound_at",
-            rules: [.text(nonEmpty: true), .integer(0...EventEnvelope.greatestSequence), .integer(0...EventEnvelope.greatestSequence), .real],
+            rules: [.text(nonEmpty: true), positions, positions, .time],
             reaches: 1),
         // Where history starts: the last sequence compaction deleted was reached.
         "compaction_state": Table(
             columns: "id, through, events, compacted_at",
-            rules: [.integer(1...1), .integer(0...EventEnvelope.greatestSequence), .integer(0...Int64.max), .real], reaches: 1),
+            rules: [.integer(1...1), positions, sums, .time], reaches: 1),
+        // When each durable subscriber last delivered an event.
+        "deliveries": Table(columns: "subscriber, delivered_at", rules: [.text(nonEmpty: true), .time]),
+        // The report's projection (rebuilt from the journal and the rollups, never recovered).
+        "report_hourly": hourlySums,
+        "report_state": projectionState,
+        "journal_totals": Table(
+            columns: "kind, item, events, amount", rules: [.integer(1...5), .text(nonEmpty: true), sums, sums], key: 2),
+        "journal_totals_state": projectionState,
     ]
+
+    /// A table of the sums of an hour's events: an hour, one of the report's kinds, its
+    /// item and fruit, non-negative sums.
+    private static let hourlySums = Table(
+        columns: "hour, kind, item, fruit, events, amount",
+        rules: [
+            .integer(Int64.min / 3_600_000...Int64.max / 3_600_000), .integer(1...5), .text(nonEmpty: true), .text(nonEmpty: false),
+            sums, sums,
+        ],
+        key: 4)
+
+    /// Where a projection has folded the journal to, and the version of its fold.
+    private static let projectionState = Table(
+        columns: "id, folded, version", rules: [.integer(1...1), positions, .integer(Int64.min...Int64.max)])
 
     /// Whether `values` is a row of `table` by its columns' rules.
     static func admits(_ values: [PageValue], to table: String) -> Bool {

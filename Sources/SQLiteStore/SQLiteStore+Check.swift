@@ -9,6 +9,7 @@ import Glibc
 import Musl
 #endif
 import JuiceMakerCore
+import JuicePrimitives
 import Locking
 
 /// What `SQLiteStore.check()` found.
@@ -41,23 +42,86 @@ enum Integrity {
         return rows == ["ok"] ? [] : rows.compactMap(withoutHeading)
     }
 
-    /// What is wrong with the rollups and where history starts, in a file SQLite finds
-    /// sound: no journal row at or before the last sequence compaction deleted, and
-    /// every rollup row one `RowCheck` admits (one of the report's kinds, sums not below 0).
-    static func compactionProblems(_ connection: Connection) throws(StoreError) -> [String] {
+    /// What is wrong with where history starts and with the stored values, in a file
+    /// SQLite finds sound: no journal row at or before the last sequence compaction
+    /// deleted, and every value of every table a value the store writes (the rule
+    /// each column is read by, `RowCheck`), one problem per value that is not. At most
+    /// `limit` value problems, then how many more.
+    static func contentProblems(_ connection: Connection, limit: Int) throws(StoreError) -> [String] {
         var problems: [String] = []
+        var more = 0
+        let tables = try tables(connection)
+        for table in tables {
+            try valueProblems(of: table, in: connection) { problem in
+                if problems.count < limit { problems.append(problem) } else { more += 1 }
+            }
+        }
+        if more > 0 { problems.append("and \(more) more values the store never writes") }
+        for table in ["report_hourly", "journal_rollups", "journal_totals"] where tables.contains(table) {
+            if let problem = try sumProblem(of: table, in: connection) { problems.append(problem) }
+        }
+        // Where history starts is read only from a sound state row.
+        guard !problems.contains(where: { $0.hasPrefix("compaction_state ") }) else { return problems }
         let state = try connection.compactionState()
         let early =
             try connection.integer("SELECT count(*) FROM journal WHERE sequence <= ?1") { $0.bind(1, state.through) } ?? 0
         if early > 0 {
             problems.append("journal holds \(early) events at or before sequence \(state.through), which compaction deleted")
         }
-        var unsound = 0
-        try connection.forEachRow("SELECT hour, kind, item, fruit, events, amount FROM journal_rollups") { row in
-            if !(row.values(6).map { RowCheck.admits($0, to: "journal_rollups") } ?? false) { unsound += 1 }
-        }
-        if unsound > 0 { problems.append("journal_rollups holds \(unsound) rows that are not sums of events") }
         return problems
+    }
+
+    /// The tables of the file that have rules, and every other table's name: a table
+    /// the file holds without a rule is listed, so that its values are not passed over.
+    private static func tables(_ connection: Connection) throws(StoreError) -> [String] {
+        var names: [String] = []
+        try connection.forEachRow("SELECT name FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name") { row in
+            names.append(row.text(0))
+        }
+        return names
+    }
+
+    /// Calls `found` with one line for each value of `table` its column's rule refuses:
+    /// the table, the row (by its key columns) and the column.
+    private static func valueProblems(of table: String, in connection: Connection, found: (String) -> Void) throws(StoreError) {
+        var columns: [String] = []
+        try connection.forEachRow("SELECT name FROM pragma_table_info(?1) ORDER BY cid") {
+            $0.bind(1, table)
+        } row: { row in
+            columns.append(row.text(0))
+        }
+        guard !columns.isEmpty else { return }
+        let key = min(RowCheck.tables[table]?.key ?? 1, columns.count)
+        let stored = columns.map { StoredColumn(table, $0) }
+        let quoted = columns.map { "\"\($0.replacingText("\"", with: "\"\""))\"" }.joined(separator: ", ")
+        try connection.forEachRow("SELECT \(quoted) FROM \"\(table.replacingText("\"", with: "\"\""))\"") { row in
+            let name = (0..<key).map { index in "\(columns[index]) \(row.value(Int32(index))?.naming ?? "text that is not UTF-8")" }
+                .joined(separator: " ")
+            for (index, column) in stored.enumerated() {
+                do throws(StoreError) {
+                    _ = try row.checked(Int32(index), column, row: name)
+                } catch {
+                    found("\(table) row \(name): \(column.name) holds \(Self.value(of: error)), a value the store never writes")
+                }
+            }
+        }
+    }
+
+    /// Whether the sums of `table`'s rows add up past what the store counts in (an
+    /// `Int`; SQLite's `sum` fails on overflow): a report or the totals read them
+    /// added up, so no row's sums may be that large (`StoredSums`).
+    private static func sumProblem(of table: String, in connection: Connection) throws(StoreError) -> String? {
+        do throws(StoreError) {
+            try connection.run("SELECT sum(events), sum(amount) FROM \(table)")
+            return nil
+        } catch  where error.kind == .io {
+            return "\(table) holds sums of events that add up past any count (\(error.detail))"
+        }
+    }
+
+    private static func value(of error: StoreError) -> String {
+        guard case let .impossibleValue(_, _, _, value) = error.reason else { return error.detail }
+        return value
     }
 
     /// A problem without the "*** in database main ***" line SQLite puts before the
@@ -147,7 +211,7 @@ extension SQLiteStore {
         let connection = try Connection(path: path, mode: connectionMode, vfs: vfs)
         connection.onDamage = { [mark] error in mark.record(error) }
         var problems = try Integrity.problems(connection, thorough: true, limit: max(1, limit) + 1)
-        if problems.isEmpty { problems = try Integrity.compactionProblems(connection) }
+        if problems.isEmpty { problems = try Integrity.contentProblems(connection, limit: max(1, limit) + 1) }
         guard let first = problems.first else { return .ok }
         mark.record(first)
         return .damaged(problems: Array(problems.prefix(max(1, limit))), more: problems.count > max(1, limit))

@@ -145,14 +145,19 @@ extension SQLiteStore {
             }
         }
         var cursors: [String: Int64] = [:]
-        try connection.forEachRow("SELECT subscriber, sequence FROM cursors") { row in cursors[row.text(0)] = row.int64(1) }
+        try connection.forEachRow("SELECT subscriber, sequence FROM cursors") { row throws(StoreError) in
+            let name = try row.string(0, StoredColumn("cursors", "subscriber"), row: "of a cursor")
+            cursors[name] = try row.integer(1, StoredColumn("cursors", "sequence"), row: "subscriber '\(name)'")
+        }
         for name in subscribers where cursors[name] == nil { cursors[name] = 0 }
         for (name, cursor) in cursors.sorted(by: { $0.key < $1.key }) { lower(cursor, .subscriber(name, cursor: cursor)) }
-        try connection.forEachRow("SELECT subscriber, min(sequence) FROM dead_letters GROUP BY subscriber") { row in
-            lower(row.int64(1) - 1, .deadLetter(row.text(0), sequence: row.int64(1)))
-        }
-        try connection.forEachRow("SELECT subscriber, sequence FROM retry_states") { row in
-            lower(row.int64(1) - 1, .retry(row.text(0), sequence: row.int64(1)))
+        for (table, key) in [("dead_letters", "min(sequence)"), ("retry_states", "sequence")] {
+            try connection.forEachRow("SELECT subscriber, \(key) FROM \(table) GROUP BY subscriber") { row throws(StoreError) in
+                let name = try row.string(0, StoredColumn(table, "subscriber"), row: "of \(table)")
+                // A sequence is at least 1 by its rule, so one before it is never below 0.
+                let sequence = try row.integer(1, StoredColumn(table, "sequence"), row: "subscriber '\(name)'")
+                lower(sequence - 1, table == "dead_letters" ? .deadLetter(name, sequence: sequence) : .retry(name, sequence: sequence))
+            }
         }
         guard bound > through else { return (0, through, limit) }
         // The oldest events, in order, up to the first that is not older than the cutoff.
@@ -261,8 +266,11 @@ extension Connection {
     /// `compaction_state`, or a state of nothing deleted for a store never compacted.
     func compactionState() throws(StoreError) -> CompactionState {
         var state = CompactionState(through: 0, deletedEvents: 0, compactedAt: nil)
-        try forEachRow("SELECT through, events, compacted_at FROM compaction_state WHERE id = 1") { row in
-            state = CompactionState(through: row.int64(0), deletedEvents: row.int64(1), compactedAt: row.double(2))
+        try forEachRow("SELECT through, events, compacted_at FROM compaction_state WHERE id = 1") { row throws(StoreError) in
+            state = CompactionState(
+                through: try row.integer(0, StoredColumn("compaction_state", "through"), row: "1"),
+                deletedEvents: try row.integer(1, StoredColumn("compaction_state", "events"), row: "1"),
+                compactedAt: try row.time(2, StoredColumn("compaction_state", "compacted_at"), row: "1"))
         }
         return state
     }

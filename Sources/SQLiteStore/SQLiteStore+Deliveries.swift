@@ -58,8 +58,8 @@ extension SQLiteStore {
             var time: Double?
             try connection.forEachRow("SELECT delivered_at FROM deliveries WHERE subscriber = ?1") { statement in
                 statement.bind(1, subscriber)
-            } row: { row in
-                time = row.double(0)
+            } row: { row throws(StoreError) in
+                time = try row.time(0, StoredColumn("deliveries", "delivered_at"), row: "subscriber '\(subscriber)'")
             }
             return time
         }

@@ -134,7 +134,7 @@ extension SQLiteStore {
 
     public func cursor(named name: String) throws(StoreError) -> Int64 {
         try reader.withLock { connection throws(StoreError) in
-            try connection.integer("SELECT sequence FROM cursors WHERE subscriber = ?1") { $0.bind(1, name) } ?? 0
+            try connection.cursor(of: name)
         }
     }
 
@@ -146,8 +146,9 @@ extension SQLiteStore {
     public func cursors() throws(StoreError) -> [String: Int64] {
         try reader.withLock { connection throws(StoreError) in
             var cursors: [String: Int64] = [:]
-            try connection.forEachRow("SELECT subscriber, sequence FROM cursors") { row in
-                cursors[row.text(0)] = row.int64(1)
+            try connection.forEachRow("SELECT subscriber, sequence FROM cursors") { row throws(StoreError) in
+                let name = try row.string(0, StoredColumn("cursors", "subscriber"), row: "of a cursor")
+                cursors[name] = try row.integer(1, StoredColumn("cursors", "sequence"), row: "subscriber '\(name)'")
             }
             return cursors
         }
@@ -186,10 +187,15 @@ extension SQLiteStore {
                 guard let id = EventID(row.text(2)) else {
                     throw StoreError(.deadLetterWithoutEventID(subscriber: row.text(0)), path: path)
                 }
+                let name = try row.string(0, StoredColumn("dead_letters", "subscriber"), row: "of a dead letter")
+                let sequence = try row.integer(1, StoredColumn("dead_letters", "sequence"), row: "subscriber '\(name)'")
+                let key = "subscriber '\(name)' sequence \(sequence)"
                 letters.append(
                     DeadLetter(
-                        subscriber: row.text(0), sequence: row.int64(1), eventID: id,
-                        attempts: Int(row.int64(3)), lastError: row.text(4), recordedAt: row.double(5)))
+                        subscriber: name, sequence: sequence, eventID: id,
+                        attempts: try row.count(3, StoredColumn("dead_letters", "attempts"), row: key),
+                        lastError: try row.string(4, StoredColumn("dead_letters", "last_error"), row: key),
+                        recordedAt: try row.time(5, StoredColumn("dead_letters", "recorded_at"), row: key)))
             }
             return letters
         }

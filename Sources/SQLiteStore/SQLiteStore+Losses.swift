@@ -32,10 +32,16 @@ extension SQLiteStore {
                 + (subscriber == nil ? "" : " WHERE subscriber = ?1") + " ORDER BY subscriber, first"
             try connection.forEachRow(sql) { statement in
                 if let subscriber { statement.bind(1, subscriber) }
-            } row: { row in
-                let (first, last) = (row.int64(1), row.int64(2))
+            } row: { row throws(StoreError) in
+                let name = try row.string(0, StoredColumn("lost_events", "subscriber"), row: "of lost events")
+                let first = try row.integer(1, StoredColumn("lost_events", "first"), row: "subscriber '\(name)'")
+                let key = "subscriber '\(name)' first \(first)"
+                let last = try row.integer(2, StoredColumn("lost_events", "last"), row: key)
                 guard first <= last else { return }
-                lost.append(LostEvents(subscriber: row.text(0), sequences: first...last, recoveredAt: row.double(3)))
+                lost.append(
+                    LostEvents(
+                        subscriber: name, sequences: first...last,
+                        recoveredAt: try row.time(3, StoredColumn("lost_events", "recovered_at"), row: key)))
             }
             return lost
         }

@@ -95,15 +95,14 @@ extension SQLiteStore {
         let last = try connection.lastSequence()
         try ReportProjection.catchUp(connection, through: last)
         var rows: [ReportSnapshot.Row] = []
+        var total = StoredSums()
         try connection.forEachRow(ReportProjection.select) { statement in
             statement.bind(1, firstHour)
             statement.bind(2, lastHour)
-        } row: { row in
-            guard let kind = ReportSnapshot.Row.Kind(rawValue: Int(row.int64(1))) else { return }
-            rows.append(
-                ReportSnapshot.Row(
-                    hour: row.int64(0), kind: kind, item: row.text(2), fruit: row.text(3),
-                    events: Int(row.int64(4)), amount: Int(row.int64(5))))
+        } row: { row throws(StoreError) in
+            guard let read = try ReportSnapshot.Row.read(row, of: "report_hourly") else { return }
+            try total.add(read, of: "report_hourly")
+            rows.append(read)
         }
         return ReportSnapshot(rows: rows, stock: try connection.readStock(), throughSequence: last, journalIsEmpty: last == 0)
     }
@@ -201,36 +200,35 @@ enum ReportProjection {
             let last = try connection.lastSequence()
             var folded: Int64 = 0
             var storedVersion: Int64?
-            try connection.forEachRow("SELECT folded, version FROM report_state WHERE id = 1") { row in
-                folded = row.int64(0)
-                storedVersion = row.int64(1)
-            }
+            if let state = try fold.state(connection) { (folded, storedVersion) = (state.folded, state.version) }
             struct Key: Hashable {
                 var hour: Int64, kind: ReportSnapshot.Row.Kind, item: String, fruit: String
             }
             var sums: [Key: (events: Int, amount: Int)] = [:]
-            func add(_ row: Statement) {
-                guard let kind = ReportSnapshot.Row.Kind(rawValue: Int(row.int64(1))) else { return }
-                let hour = row.int64(0)
-                guard hour >= firstHour, hour <= lastHour else { return }
-                let key = Key(hour: hour, kind: kind, item: row.text(2), fruit: row.text(3))
+            // Every row's sums added up fit in an `Int`, so no sum of some of them overflows.
+            var total = StoredSums()
+            func add(_ row: Statement, of table: String) throws(StoreError) {
+                guard let read = try ReportSnapshot.Row.read(row, of: table) else { return }
+                guard read.hour >= firstHour, read.hour <= lastHour else { return }
+                try total.add(read, of: table)
+                let key = Key(hour: read.hour, kind: read.kind, item: read.item, fruit: read.fruit)
                 let sum = sums[key] ?? (0, 0)
-                sums[key] = (sum.events + Int(row.int64(4)), sum.amount + Int(row.int64(5)))
+                sums[key] = (sum.events + read.events, sum.amount + read.amount)
             }
             if storedVersion == version {
                 try connection.forEachRow(select) { statement in
                     statement.bind(1, firstHour)
                     statement.bind(2, lastHour)
-                } row: {
-                    add($0)
+                } row: { row throws(StoreError) in
+                    try add(row, of: "report_hourly")
                 }
             } else {
                 // Another version's sums: the rollups, then the journal after them.
                 try connection.forEachRow(rollupSelect) { statement in
                     statement.bind(1, firstHour)
                     statement.bind(2, lastHour)
-                } row: {
-                    add($0)
+                } row: { row throws(StoreError) in
+                    try add(row, of: "journal_rollups")
                 }
                 folded = try connection.compactionState().through
             }
@@ -239,8 +237,9 @@ enum ReportProjection {
                     try connection.forEachRow(sql) { statement in
                         statement.bind(1, folded)
                         statement.bind(2, last)
-                    } row: {
-                        add($0)
+                    } row: { row throws(StoreError) in
+                        // Sums of journal rows, held to the rules of the rows they would be folded into.
+                        try add(row, of: "report_hourly")
                     }
                 }
             }
@@ -267,4 +266,37 @@ enum ReportProjection {
         table: "report_hourly", stateTable: "report_state", folds: folds, version: version,
         seed:
             "INSERT INTO report_hourly (hour, kind, item, fruit, events, amount) SELECT hour, kind, item, fruit, events, amount FROM journal_rollups")
+}
+
+extension ReportSnapshot.Row {
+    /// A row of `SELECT hour, kind, item, fruit, events, amount` by the rules of
+    /// `table`'s columns; nil for a kind this version does not report.
+    static func read(_ row: Statement, of table: String) throws(StoreError) -> ReportSnapshot.Row? {
+        let hour = try row.integer(0, StoredColumn(table, "hour"), row: "of an hour")
+        let kindNumber = try row.count(1, StoredColumn(table, "kind"), row: "hour \(hour)")
+        let item = try row.string(2, StoredColumn(table, "item"), row: "hour \(hour) kind \(kindNumber)")
+        let fruit = try row.string(3, StoredColumn(table, "fruit"), row: "hour \(hour) kind \(kindNumber) item '\(item)'")
+        let key = "hour \(hour) kind \(kindNumber) item '\(item)' fruit '\(fruit)'"
+        let events = try row.count(4, StoredColumn(table, "events"), row: key)
+        let amount = try row.count(5, StoredColumn(table, "amount"), row: key)
+        guard let kind = Kind(rawValue: kindNumber) else { return nil }
+        return ReportSnapshot.Row(hour: hour, kind: kind, item: item, fruit: fruit, events: events, amount: amount)
+    }
+}
+
+/// The sums of every row read so far, events and amounts apart: while both fit in an
+/// `Int`, so does any sum of some of the rows (none is below 0), which is all a
+/// report or the totals add up. Rows whose sums go past are damage.
+struct StoredSums {
+    private var events = 0
+    private var amount = 0
+
+    mutating func add(_ row: ReportSnapshot.Row, of table: String) throws(StoreError) {
+        try add(events: row.events, amount: row.amount, of: table, row: "hour \(row.hour) kind \(row.kind.rawValue) item '\(row.item)'")
+    }
+
+    mutating func add(events: Int, amount: Int, of table: String, row: @autoclosure () -> String) throws(StoreError) {
+        self.events = try StoredColumn.adding(events, to: self.events, StoredColumn(table, "events"), row: row())
+        self.amount = try StoredColumn.adding(amount, to: self.amount, StoredColumn(table, "amount"), row: row())
+    }
 }

@@ -21,10 +21,14 @@ extension SQLiteStore {
                 "SELECT sequence, attempts, next_attempt_at, last_error, disabled FROM retry_states WHERE subscriber = ?1"
             ) { statement in
                 statement.bind(1, subscriber)
-            } row: { row in
+            } row: { row throws(StoreError) in
+                let key = "subscriber '\(subscriber)'"
                 state = DeliveryRetryState(
-                    sequence: row.int64(0), attempts: Int(row.int64(1)), nextAttemptAt: row.double(2),
-                    lastError: row.text(3), disabled: row.int64(4) != 0)
+                    sequence: try row.integer(0, StoredColumn("retry_states", "sequence"), row: key),
+                    attempts: try row.count(1, StoredColumn("retry_states", "attempts"), row: key),
+                    nextAttemptAt: try row.time(2, StoredColumn("retry_states", "next_attempt_at"), row: key),
+                    lastError: try row.string(3, StoredColumn("retry_states", "last_error"), row: key),
+                    disabled: try row.integer(4, StoredColumn("retry_states", "disabled"), row: key) != 0)
             }
             return state
         }

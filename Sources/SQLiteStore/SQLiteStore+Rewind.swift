@@ -54,7 +54,7 @@ extension SQLiteStore {
         try writable().withLock { connection throws(StoreError) in
             try connection.writeTransaction { () throws(StoreError) -> RewindOutcome in
                 let through = try connection.compactionState().through
-                let cursor = try connection.integer("SELECT sequence FROM cursors WHERE subscriber = ?1") { $0.bind(1, subscriber) } ?? 0
+                let cursor = try connection.cursor(of: subscriber)
                 var first: (sequence: Int64, time: Int64)?
                 try connection.forEachRow("SELECT sequence, time FROM journal ORDER BY sequence LIMIT 1") { row in
                     first = (row.int64(0), row.int64(1))
@@ -99,8 +99,13 @@ extension SQLiteStore {
     public func rewinds() throws(StoreError) -> [String: CursorRewind] {
         try reader.withLock { connection throws(StoreError) in
             var rewinds: [String: CursorRewind] = [:]
-            try connection.forEachRow("SELECT subscriber, from_sequence, to_sequence, rewound_at FROM rewinds") { row in
-                rewinds[row.text(0)] = CursorRewind(subscriber: row.text(0), from: row.int64(1), to: row.int64(2), at: row.double(3))
+            try connection.forEachRow("SELECT subscriber, from_sequence, to_sequence, rewound_at FROM rewinds") { row throws(StoreError) in
+                let name = try row.string(0, StoredColumn("rewinds", "subscriber"), row: "of a rewind")
+                let key = "subscriber '\(name)'"
+                rewinds[name] = CursorRewind(
+                    subscriber: name, from: try row.integer(1, StoredColumn("rewinds", "from_sequence"), row: key),
+                    to: try row.integer(2, StoredColumn("rewinds", "to_sequence"), row: key),
+                    at: try row.time(3, StoredColumn("rewinds", "rewound_at"), row: key))
             }
             return rewinds
         }

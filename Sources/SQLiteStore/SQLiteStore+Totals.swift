@@ -29,8 +29,15 @@ extension SQLiteStore: JournalTotalsReading {
                     let last = try connection.lastSequence()
                     try TotalsProjection.catchUp(connection, through: last)
                     var totals = JournalTotals(stock: try connection.readStock(), events: last)
-                    try connection.forEachRow("SELECT kind, item, events, amount FROM journal_totals") { row in
-                        totals.add(kind: Int(row.int64(0)), item: row.text(1), events: Int(row.int64(2)), amount: Int(row.int64(3)))
+                    var total = StoredSums()
+                    try connection.forEachRow("SELECT kind, item, events, amount FROM journal_totals") { row throws(StoreError) in
+                        let kind = try row.count(0, StoredColumn("journal_totals", "kind"), row: "of the totals")
+                        let item = try row.string(1, StoredColumn("journal_totals", "item"), row: "kind \(kind)")
+                        let key = "kind \(kind) item '\(item)'"
+                        let events = try row.count(2, StoredColumn("journal_totals", "events"), row: key)
+                        let amount = try row.count(3, StoredColumn("journal_totals", "amount"), row: key)
+                        try total.add(events: events, amount: amount, of: "journal_totals", row: key)
+                        totals.add(kind: kind, item: item, events: events, amount: amount)
                     }
                     try connection.commitTransaction()
                     return totals

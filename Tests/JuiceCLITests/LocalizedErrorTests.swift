@@ -105,7 +105,9 @@ import Testing
             .notADatabase(size: 12), .cutShort(size: 4096, expected: 8192), .emptyFile, .nothingReadable, .foreignDatabase(applicationID: 0x1234),
             .foreignDatabase(applicationID: nil), .newerSchema(found: 9, supported: 4), .noSchemaVersion,
             .stockRowsMissing(found: 3, expected: 7), .journalRowNotAnEvent(sequence: 5, problem: "bad JSON"),
-            .deadLetterWithoutEventID(subscriber: "hook"), .damaged(.opening, engineMessage: "file is not a database"),
+            .deadLetterWithoutEventID(subscriber: "hook"),
+            .impossibleValue(table: "retry_states", row: "subscriber 'hook'", column: "next_attempt_at", value: "2.4e+163"),
+            .damaged(.opening, engineMessage: "file is not a database"),
             .notARegularFile(.fifo), .fileNotReadableWritable, .fileReadOnly,
             .directoryNotWritable(directory: "/d", fileExists: true), .directoryNotWritable(directory: "/d", fileExists: false),
             .cannotCreateDirectory(directory: "/d", failure), .cannotOpen(failure),
@@ -127,7 +129,7 @@ import Testing
         for reason in reasons {
             switch reason {
             case .notADatabase, .cutShort, .emptyFile, .nothingReadable, .foreignDatabase, .newerSchema, .noSchemaVersion, .stockRowsMissing,
-                .journalRowNotAnEvent, .deadLetterWithoutEventID, .damaged, .notARegularFile, .fileNotReadableWritable,
+                .journalRowNotAnEvent, .deadLetterWithoutEventID, .impossibleValue, .damaged, .notARegularFile, .fileNotReadableWritable,
                 .fileReadOnly, .directoryNotWritable, .cannotCreateDirectory, .cannotOpen, .permissionDenied,
                 .leaseUnavailable, .busy, .diskFull, .engineFailure, .connectionUnavailable, .sharedLoggingRefused,
                 .negativeInitialStock, .negativeQuantity, .sequenceRefused, .idRefused, .unexpected, .markedDamaged,

@@ -70,6 +70,7 @@ struct DeliverCommand: JuiceCommand {
         let context = session.context
         // Following, SIGHUP reloads the config (`DeliverReload`) instead of stopping.
         if follow { _ = session.stopSignals(reloadsOnHangUp: true) }
+        try Self.checkBookkeeping(session)
         _ = try session.maker(attachingPlugins: true)
         let runners = Self.runners(session)
         guard !runners.isEmpty else {
@@ -115,6 +116,23 @@ struct DeliverCommand: JuiceCommand {
         let committedMeanwhile = ((try? journal.lastSequence()) ?? lastBefore) > lastBefore
         session.handsOffDelivery = moved || committedMeanwhile
         return Self.report(outcomes, context: context)
+    }
+
+    /// Reads each durable subscriber's cursor and retry state before any runner starts:
+    /// a runner waits out a store that does not answer, and one whose bookkeeping holds
+    /// a value the store never writes (damage) would wait for ever. Said here, once.
+    private static func checkBookkeeping(_ session: Session) throws(CLIError) {
+        let names = session.builtPlugins.compactMap { $0.durable == nil ? nil : $0.entry.name }
+        guard !names.isEmpty else { return }
+        let journal = try session.journal()
+        do throws(StoreError) {
+            for name in names {
+                _ = try journal.cursor(named: name)
+                _ = try journal.retryState(for: name)
+            }
+        } catch {
+            throw CLIError(.storeIO, Catalog.Errors.store(error))
+        }
     }
 
     /// A subscriber whose lease another process holds is waited for, up to `patience`,

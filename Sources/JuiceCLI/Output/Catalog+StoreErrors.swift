@@ -80,7 +80,7 @@ extension Catalog {
                 return T("upgrade juice, or \(another)", ko: "juice를 업그레이드하거나 \(anotherKorean)")
             case .noSchemaVersion:
                 return T("move it aside and restore a backup, or \(another)", ko: "파일을 옮기고 백업을 복원하거나 \(anotherKorean)")
-            case .stockRowsMissing, .journalRowNotAnEvent, .deadLetterWithoutEventID:
+            case .stockRowsMissing, .journalRowNotAnEvent, .deadLetterWithoutEventID, .impossibleValue:
                 return T("restore a backup or \(another)", ko: "백업을 복원하거나 \(anotherKorean)")
             case .notARegularFile:
                 return T("choose a file path with --store", ko: "--store로 파일 경로를 고르세요")

@@ -38,7 +38,7 @@ extension StoreError.Reason: CustomStringConvertible {
     var kind: StoreError.Kind {
         switch self {
         case .notADatabase, .cutShort, .emptyFile, .nothingReadable, .noSchemaVersion, .stockRowsMissing, .journalRowNotAnEvent,
-            .deadLetterWithoutEventID, .damaged, .markedDamaged, .migrationFailed:
+            .deadLetterWithoutEventID, .impossibleValue, .damaged, .markedDamaged, .migrationFailed:
             .corrupt
         case .foreignDatabase: .foreign
         case .newerSchema: .newerVersion
@@ -78,6 +78,8 @@ extension StoreError.Reason: CustomStringConvertible {
             return "journal entry \(sequence) is not a JuiceMaker event (\(problem))"
         case let .deadLetterWithoutEventID(subscriber):
             return "a dead letter of \(subscriber) has no valid event id"
+        case let .impossibleValue(table, row, column, value):
+            return "\(table) row \(row): \(column) holds \(value), a value the store never writes (damage)"
         case let .damaged(operation, message):
             return "the file is damaged or not a database (\(message)) while \(operation)"
         case let .markedDamaged(marker, foundAt, detail):
@@ -168,6 +170,8 @@ extension StoreError.Reason {
             return "저널 항목 \(sequence)은(는) JuiceMaker 이벤트가 아닙니다(\(problem))"
         case let .deadLetterWithoutEventID(subscriber):
             return "\(subscriber)의 배달 못 한 이벤트에 올바른 이벤트 id가 없습니다"
+        case let .impossibleValue(table, row, column, value):
+            return "\(table) 행 \(row)의 \(column)에 저장소가 쓰지 않는 값 \(value)이(가) 있습니다(손상)"
         case let .damaged(operation, message):
             return "\(operation.korean) 중 파일이 손상되었거나 데이터베이스가 아님을 알았습니다(\(message))"
         case let .markedDamaged(marker, foundAt, detail):

@@ -78,6 +78,10 @@ public struct StoreError: Error, Sendable, Equatable, CustomStringConvertible {
         case journalRowNotAnEvent(sequence: Int64, problem: String)
         /// A dead letter of `subscriber` without a valid event id.
         case deadLetterWithoutEventID(subscriber: String)
+        /// A stored value the store never writes (`value`, as read) in `column` of the
+        /// row of `table` that `row` names: a time out of range, a count below zero, a
+        /// number where text belongs. Damage, read as such, never converted.
+        case impossibleValue(table: String, row: String, column: String, value: String)
         /// The engine found the file damaged or not a database.
         case damaged(Operation, engineMessage: String)
         /// Damage was seen earlier and marked beside the file (`marker`, found at
