@@ -71,12 +71,15 @@ enum Integrity {
         return problems
     }
 
-    /// The tables of the file that have rules, and every other table's name: a table
-    /// the file holds without a rule is listed, so that its values are not passed over.
+    /// The store's own tables the file holds (those with rules, `RowCheck.tables`): juice
+    /// reads only these, so only their values can be impossible. A table someone else
+    /// added is not juice's to judge; a column of one of these without a rule is listed,
+    /// so that its values are not passed over.
     private static func tables(_ connection: Connection) throws(StoreError) -> [String] {
         var names: [String] = []
         try connection.forEachRow("SELECT name FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name") { row in
-            names.append(row.text(0))
+            let name = row.text(0)
+            if RowCheck.tables[name] != nil { names.append(name) }
         }
         return names
     }
