@@ -42,11 +42,10 @@ import Testing
         #expect(try EventsCommand.Options(parsed).kinds.value == [.juiceMade, .orderFailed])
     }
 
-    @Test func aSingleValueOptionGivenTwiceKeepsTheLastValue() throws {
-        // swift-argument-parser's default for a single-value option.
-        #expect(try GlobalOptions(invocation(["stock", "--lang", "ko", "--lang", "en"])).lang.value == .english)
-        let twice = try invocation(["order", "x", "--count", "1", "--count=2"])
-        #expect(twice.given(OrderCommand.Options(twice).count.spec) == ["2"])
+    @Test func aSingleValueOptionGivenTwiceIsAUsageError() {
+        // Which one was meant cannot be known: refused, not the last one kept.
+        #expect(throws: CLIError.self) { try parser.parse(["stock", "--lang", "ko", "--lang", "en"]) }
+        #expect(throws: CLIError.self) { try parser.parse(["order", "x", "--count", "1", "--count=2"]) }
     }
 
     @Test func shortFlagsBundle() throws {
@@ -60,7 +59,8 @@ import Testing
             Issue.record("expected help")
             return
         }
-        #expect(try GlobalOptions(invocation(["stock", "-qq"])).quiet.value)
+        #expect(try GlobalOptions(invocation(["stock", "-q"])).quiet.value)
+        #expect(throws: CLIError.self) { try parser.parse(["stock", "-qq"]) }
         #expect(throws: CLIError.self) { try parser.parse(["stock", "-qx"]) }
     }
 
@@ -72,13 +72,7 @@ import Testing
         (["stock", "--lang="], "empty value for '--lang <ko|en>'"),
     ])
     func missingAndEmptyValuesSaySo(words: [String], message: String) {
-        do {
-            _ = try parser.parse(words)
-            Issue.record("\(words) parsed")
-        } catch {
-            #expect(error.code == .usage)
-            #expect(error.message.english.hasPrefix(message), "\(words): \(error.message.english)")
-        }
+        parser.expectUsageError(words, startingWith: message)
     }
 
     @Test func mistakesAreUsageErrors() {

@@ -77,7 +77,9 @@ struct CompleteCommand: JuiceCommand {
     }
 
     static func impliedGlobalArguments(_ invocation: Invocation) -> [String] {
-        CompletionSettings.arguments(in: (try? Options(invocation).words.value) ?? [])
+        // An option given to this command itself stands: given twice it would be refused.
+        let given = Set(CommandTable.globalOptions.filter { !invocation.given($0).isEmpty }.map(\.name))
+        return CompletionSettings.arguments(in: (try? Options(invocation).words.value) ?? [], besides: given)
     }
 
     func run(_ session: Session) throws(CLIError) -> ExitCode {

@@ -39,6 +39,37 @@ extension Catalog {
                 "unknown command '\(word)' for '\(command)'. Did you mean '\(suggestion)'?",
                 ko: "'\(command)'에 '\(word)'\(called(word, otherwise: "라는")) 명령은 없습니다. '\(suggestion)'을(를) 말씀하신 건가요?")
         }
+        static func repeatedOption(_ synopsis: String) -> T {
+            T("'\(synopsis)' is given more than once; give it once.", ko: "'\(synopsis)'이(가) 두 번 이상 있습니다. 한 번만 쓰세요.")
+        }
+        /// `juice help <word>`, where the word is neither a topic nor a command.
+        static func unknownHelpTopic(_ word: String, suggestion: String?, topics: [String]) -> T {
+            let word = echo(word)
+            guard let suggestion else {
+                let list = topics.joined(separator: ", ")
+                return T(
+                    "unknown help topic or command '\(word)'. The topics are \(list); juice help lists the commands.",
+                    ko: "'\(word)'\(called(word, otherwise: "라는")) 도움말 주제나 명령은 없습니다. 주제는 \(list)이고, 명령은 juice help에 있습니다.")
+            }
+            return T(
+                "unknown help topic or command '\(word)'. Did you mean '\(suggestion)'?",
+                ko: "'\(word)'\(called(word, otherwise: "라는")) 도움말 주제나 명령은 없습니다. '\(suggestion)'을(를) 말씀하신 건가요?")
+        }
+        /// `juice help stock <word>`, where the word is not a subcommand.
+        static func unknownHelpCommand(_ word: String, in command: String, suggestion: String?, commands: [String]) -> T {
+            if let suggestion { return unknownCommand(word, in: command, suggestion: suggestion) }
+            let word = echo(word)
+            guard !commands.isEmpty else {
+                let help = "juice help " + command.split(separator: " ").dropFirst().joined(separator: " ")
+                return T(
+                    "'\(command)' has no subcommand '\(word)'; write \(help) alone.",
+                    ko: "'\(command)'에는 '\(word)' 하위 명령이 없습니다. \(help)만 쓰세요.")
+            }
+            let list = commands.joined(separator: ", ")
+            return T(
+                "unknown command '\(word)' for '\(command)'; its commands are \(list).",
+                ko: "'\(command)'에 '\(word)'\(called(word, otherwise: "라는")) 명령은 없습니다. 하위 명령은 \(list)입니다.")
+        }
         static func missingCommand(_ command: String) -> T {
             T("'\(command)' needs a subcommand.", ko: "'\(command)'에는 하위 명령이 필요합니다.")
         }

@@ -43,8 +43,8 @@ enum ParseOutcome: Sendable {
 /// does: subcommands by name, `--name value` and `--name=value`, `-h`/`--help` at
 /// every level, global options anywhere, `--` ending options. A word that looks like
 /// a negative number (`-3`) is a value, not an option. Short flags may be bundled
-/// (`-qh` is `-q -h`; POSIX utility syntax guideline 5). A single-value option given
-/// twice keeps the last value (swift-argument-parser's `.last`); a repeatable one
+/// (`-qh` is `-q -h`; POSIX utility syntax guideline 5). An option given twice is a
+/// usage error unless it is declared repeatable (`OptionSpec.isRepeatable`), which
 /// keeps every value. A value-taking option followed by another option or by nothing
 /// is "missing value"; an empty value (`--config=`) is refused.
 ///
@@ -71,11 +71,16 @@ package struct CommandLineParser: Sendable {
     }
 
     func parse(_ words: [String]) throws(CLIError) -> ParseOutcome {
-        // `juice help order …` is `juice order … --help`.
-        let helpWord = words.first == "help"
-        let words = helpWord ? Array(words.dropFirst()) : words
-        if helpWord, let outcome = helpRequest(words) { return outcome }
+        // `juice help order …` is `juice order … --help`; global options may come first
+        // (`juice --lang ko help exit-codes`).
+        let helpIndex = helpWordIndex(in: words)
+        var words = words
+        if let helpIndex { words.remove(at: helpIndex) }
+        let helpWord = helpIndex != nil
         let optionWords = words.prefix { $0 != "--" }
+        // `juice help --man`: the manual page.
+        let wantsManual = helpWord && optionWords.contains("--man")
+        if wantsManual, let man = words.firstIndex(of: "--man") { words.remove(at: man) }
         let wantsHelp = helpWord || optionWords.contains(where: { $0 == "--help" || shortLetters($0)?.contains("h") == true })
         let wantsVersion = !wantsHelp && optionWords.contains("--version")
 
@@ -102,6 +107,11 @@ package struct CommandLineParser: Sendable {
             }
             for use in try options(for: word, in: path) {
                 let (spec, inline) = (use.spec, use.inline)
+                // One place holds every command to it: an option not declared repeatable
+                // is given once.
+                if !spec.isRepeatable, flags.contains(spec.name) || values[spec.name] != nil {
+                    throw .usage(Catalog.Errors.repeatedOption(spec.synopsis), path)
+                }
                 if !spec.takesValue {
                     guard inline == nil else { throw .usage(Catalog.Errors.flagTakesNoValue("--\(spec.name)"), path) }
                     flags.insert(spec.name)
@@ -127,7 +137,8 @@ package struct CommandLineParser: Sendable {
         let invocation = Invocation(path: path, arguments: arguments, values: values, flags: flags)
         // A bad `--lang` is reported beside `--help` and `--version` too.
         _ = try GlobalOptions(invocation).lang.value
-        if wantsHelp { return .help(commandPath(of: words)) }
+        if helpWord { return try helpRequest(path: path, arguments: arguments, manual: wantsManual) }
+        if wantsHelp { return .help(path) }
         if wantsVersion {
             // `--version` is the whole request: a command or argument beside it is a mistake.
             if let extra = path.count > 1 ? path[1].name : arguments.first {
@@ -139,13 +150,56 @@ package struct CommandLineParser: Sendable {
         return .run(invocation)
     }
 
-    /// `juice help --man` and `juice help <topic>`; nil for any other `juice help` line,
-    /// which is the help of the command it names.
-    private func helpRequest(_ words: [String]) -> ParseOutcome? {
-        if words == ["--man"] { return .manual }
-        guard words.count == 1, let name = words.first, HelpTopics.names.contains(name) else { return nil }
-        let command = root.subcommand(named: name).map { [root, $0] }
-        return .topic(name, command: command)
+    /// Where the word `help` is, when it is the first word that is not an option or an
+    /// option's value (`juice --store s.db help config`), before any `--`.
+    private func helpWordIndex(in words: [String]) -> Int? {
+        var index = 0
+        while index < words.count {
+            let word = words[index]
+            if word == "--" { return nil }
+            guard Self.isOption(word) else { return word == "help" ? index : nil }
+            index += 1
+            // A global option's value is the next word unless it is attached.
+            if word.hasPrefix("--") {
+                let name = word.dropFirst(2)
+                if !name.contains("="), globalOptions.contains(where: { $0.name == name && $0.takesValue }) { index += 1 }
+            } else if let last = shortLetters(word)?.last, word.count == 2,
+                globalOptions.contains(where: { $0.short == last && $0.takesValue })
+            {
+                index += 1
+            }
+        }
+        return nil
+    }
+
+    /// `juice help …` read: the manual (`--man`), a topic (`juice help exit-codes`, or
+    /// `juice help store`, the command's help then the topic's), or a command's help.
+    /// A word that names neither a topic nor a command is a usage error.
+    private func helpRequest(path: [CommandSpec], arguments: [String], manual: Bool) throws(CLIError) -> ParseOutcome {
+        if manual {
+            if let extra = path.count > 1 ? path[1].name : arguments.first {
+                throw .usage(Catalog.Errors.unexpectedArgument(extra), [root])
+            }
+            return .manual
+        }
+        if path.count == 1, arguments.count == 1, HelpTopics.names.contains(arguments[0]) {
+            return .topic(arguments[0], command: nil)
+        }
+        if path.count == 2, arguments.isEmpty, HelpTopics.names.contains(path[1].name) {
+            return .topic(path[1].name, command: path)
+        }
+        guard let unknown = arguments.first else { return .help(path) }
+        let command = path[path.count - 1]
+        let commands = command.subcommands.map(\.name)
+        guard path.count == 1 else {
+            throw .usage(
+                Catalog.Errors.unknownHelpCommand(
+                    unknown, in: commandName(path), suggestion: NameSuggestion.closest(to: unknown, among: commands), commands: commands),
+                path)
+        }
+        let topics = HelpTopics.names.sorted()
+        let suggestion = NameSuggestion.closest(to: unknown, among: commands + topics)
+        throw .usage(Catalog.Errors.unknownHelpTopic(unknown, suggestion: suggestion, topics: topics), path)
     }
 
     /// An option word: starts with `-`, is not `-` alone, and is not a negative number
@@ -230,18 +284,6 @@ package struct CommandLineParser: Sendable {
     /// The subcommand of `command` whose name `word` is a typo of (`ordr` → `order`).
     private func suggestion(for word: String, in command: CommandSpec) -> String? {
         NameSuggestion.closest(to: word, among: command.subcommands.map(\.name))
-    }
-
-    /// The deepest command named by the leading non-option words (for help).
-    private func commandPath(of words: [String]) -> [CommandSpec] {
-        var path = [root]
-        for word in words where word != "--help" && word != "-h" {
-            if word == "--" { break }
-            if Self.isOption(word) { continue }
-            guard let next = path[path.count - 1].subcommand(named: word) else { break }
-            path.append(next)
-        }
-        return path
     }
 
     func commandName(_ path: [CommandSpec]) -> String {

@@ -56,7 +56,8 @@ enum ExitCode: Int32, Sendable, CaseIterable {
         case .orderNotMade:
             "The order could not be made: not enough fruit. Nothing changed. With --quiet, one line on stderr says what is short."
         case .usage:
-            "Usage: an unknown command or option, a missing argument, a word that is not a number, an empty option value "
+            "Usage: an unknown command or option, an unknown help topic (juice help nosuch), an option given twice that is not "
+                + "repeatable, a missing argument, a word that is not a number, an empty option value "
                 + "(--config \"\"), --version with anything else, --json with a screen or with report --svg -, an argument "
                 + "that is not valid UTF-8. The usage line follows the error (not with --json)."
         case .badValue:
