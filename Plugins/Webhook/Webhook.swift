@@ -56,7 +56,9 @@ package final class Webhook: DurableDeliveryPlugin {
             throw ConfigurationError(path: "\(configuration.path).url", plugin: PluginMessage(english: error.english, korean: error.korean))
         }
         signature = try configuration.string(Self.secretKey).map { secret throws(ConfigurationError) in
-            guard let parsed = WebhookSignature(secret: secret) else { throw Self.badSecret(at: configuration.path) }
+            guard let parsed = WebhookSignature(secret: secret) else {
+                throw Self.badSecret(at: configuration.path, masked: secret == ConfigurationSecrecy.mask)
+            }
             return parsed
         }
         timeoutSeconds = try configuration.number(Self.timeoutKey) ?? 10
@@ -66,15 +68,24 @@ package final class Webhook: DurableDeliveryPlugin {
     }
 
     /// Never echoes the secret: says what is wrong with it, not what it is.
-    private static func badSecret(at path: String) -> ConfigurationError {
+    /// `masked`: the value is `***`, what `juice config show` prints for the secret, so
+    /// the config was copied from its output.
+    private static func badSecret(at path: String, masked: Bool) -> ConfigurationError {
         let command = "printf 'whsec_%s' \"$(openssl rand -base64 32)\""
+        let copied =
+            masked
+            ? (
+                " *** is how juice config show prints a secret: write the secret, or its ${NAME}, back;",
+                " ***는 juice config show가 비밀 값을 보여 주는 방식이니 비밀 값이나 그 ${NAME}을 다시 쓰세요."
+            )
+            : ("", "")
         return ConfigurationError(
             path: "\(path).secret",
             plugin: PluginMessage(
                 english: "expected base64 key material, whsec_ followed by base64 (padding optional), as Standard Webhooks "
-                    + "secrets are (the value is not shown); for a new one: \(command)",
+                    + "secrets are (the value is not shown);\(copied.0) for a new one: \(command)",
                 korean: "base64 키 값이어야 합니다. Standard Webhooks 비밀 값처럼 whsec_ 뒤에 base64를 씁니다(패딩은 "
-                    + "생략 가능, 값은 보여 주지 않음). 새로 만들려면: \(command)"))
+                    + "생략 가능, 값은 보여 주지 않음).\(copied.1) 새로 만들려면: \(command)"))
     }
 
     /// Whether `url` goes unencrypted over the network: plain http to a host other than

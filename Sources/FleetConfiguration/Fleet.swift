@@ -37,7 +37,9 @@ package enum Fleet {
         description: "Replicas of a stream this subscriber creates (3 on a 3-node cluster).")
     package static let credentialsKey = ConfigurationKey(
         "credentials", .string([.nonEmpty("credentials"), .noNUL]), secrecy: .harmless,
-        description: "A NATS .creds file (user JWT and seed); a relative path is relative to the store's directory.")
+        description:
+            "A NATS .creds file (user JWT and seed); a relative path is relative to the store's directory. Its path is shown, never its content."
+    )
     package static let tlsCAKey = ConfigurationKey(
         "tlsCA", .string([.nonEmpty("tlsCA"), .noNUL]), secrecy: .harmless,
         description: "A PEM file of the certificate authorities the NATS server's certificate is checked against; means TLS.")

@@ -24,7 +24,8 @@ struct EffectiveConfig {
         case inMemory = "--in-memory"
     }
 
-    /// The config as JSON: every key, in declaration order.
+    /// The config as JSON: every key that has a value (written, or its default), in
+    /// declaration order; a config `juice config check` accepts (`juice help config`).
     let document: JSONValue
     /// Where each value came from: every key, or for a key holding an object (`store`,
     /// `fleet`) every key of that object (`store.path`), in declaration order.
@@ -57,14 +58,17 @@ struct EffectiveConfig {
                         origin = Self.storeOrigin(context) ?? origin
                         shown = .string(context.location.displayPath)
                     }
-                    fields.append(JSONMember(key: inner.name, value: shown))
+                    // A key with no value and no default is left out: the document is a
+                    // config `juice config check` accepts, and null is no key's value.
+                    if shown != .null { fields.append(JSONMember(key: inner.name, value: shown)) }
                     origins.append((path, origin))
                 }
                 members.append(JSONMember(key: key.name, value: .object(fields)))
                 continue
             }
             origins.append((key.name, Self.origin(key.name, written: written != nil, config)))
-            members.append(JSONMember(key: key.name, value: Self.value(of: key, written: written, context)))
+            let value = Self.value(of: key, written: written, context)
+            if value != .null { members.append(JSONMember(key: key.name, value: value)) }
         }
         document = .object(members)
         self.origins = origins

@@ -51,7 +51,13 @@ struct HelpTopics: Sendable {
                 "juice config show names the file it used and prints every key the config declares, defaults filled in, secrets as ***, then "
                     + "where each value came from: the config file, the environment (a ${NAME} in it), default, or for store.path "
                     + "--store, JUICE_MAKER_STORE or --in-memory. With --json: {\"file\", \"config\", \"from\": {\"store.path\": "
-                    + "\"JUICE_MAKER_STORE\", ...}}."),
+                    + "\"JUICE_MAKER_STORE\", ...}}. A key with no value and no default is left out (from still names it)."),
+            .paragraph(
+                "What config show prints as the config (the config member with --json) is a config: saved to a file, "
+                    + "juice --config FILE config check accepts it. A value shown as *** is the string *** in the copy: taken "
+                    + "where any string is (a token, an environment value, an argument, a URL's user:password), but a webhook "
+                    + "secret (base64 key material), or a ${NAME} in a key that has a form of its own (one of a list, a URL), is "
+                    + "refused there, naming the key: write the value or its ${NAME} back."),
             .paragraph(
                 "The check is strict: keys are compared exactly, case included ({\"Language\": \"ko\"} is an unknown key); an "
                     + "unknown key, a wrong type, an unknown subscriber type, a missing required key or a bad "
