@@ -92,7 +92,8 @@ struct StandardErrorRelay: Sendable {
         budget.cutBytes = 0
         report(
             PluginMessage(
-                english: "\(program): \(lines) more stderr \(lines == 1 ? "line" : "lines") (\(bytes) bytes) not shown",
+                english: "\(program): \(EnglishCount.of(lines, "more stderr line", plural: "more stderr lines")) "
+                    + "(\(EnglishCount.of(bytes, "byte"))) not shown",
                 korean: "\(program): stderr \(lines)줄(\(bytes)바이트)을 더 보여 주지 않았습니다"))
     }
 }

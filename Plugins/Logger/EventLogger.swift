@@ -203,7 +203,8 @@ package final class EventLogger: EventObserver {
         var english: [String] = []
         var korean: [String] = []
         if dropped > 0 {
-            english.append("\(dropped) event(s) were not logged because the log could not keep up")
+            let were = EnglishCount.choose(dropped, "was", "were")
+            english.append("\(EnglishCount.of(dropped, "event")) \(were) not logged because the log could not keep up")
             korean.append("로그가 따라가지 못해 이벤트 \(dropped)개를 기록하지 못했습니다")
         }
         if !closed {

@@ -72,7 +72,8 @@ package struct FleetEvent: Sendable {
     package static func check(text: String, subject: String, prefix: String, maxBytes: Int) -> Result<(String, EventEnvelope), WireFormatError> {
         let size = text.utf8.count
         guard size <= maxBytes else {
-            return .failure(WireFormatError("\(size) bytes, above fleet.maxMessageBytes \(maxBytes) (a machine's event is well under 1 KiB)"))
+            return .failure(
+                WireFormatError("\(EnglishCount.of(size, "byte")), above fleet.maxMessageBytes \(maxBytes) (a machine's event is well under 1 KiB)"))
         }
         let envelope: EventEnvelope
         do throws(WireFormatError) {

@@ -96,7 +96,7 @@ extension DurableDelivery {
     func gaveUp(on envelope: EventEnvelope, attempts: Int, failure: DeliveryFailure) -> PluginMessage {
         PluginMessage(
             english:
-                "gave up on event \(envelope.sequence) (id \(envelope.id)) after \(attempts) attempt(s): \(failure.message.english); `juice subscribers retry \(ShellWord.quoted(name)) --dead-letters` sends it again",
+                "gave up on event \(envelope.sequence) (id \(envelope.id)) after \(EnglishCount.of(attempts, "attempt")): \(failure.message.english); `juice subscribers retry \(ShellWord.quoted(name)) --dead-letters` sends it again",
             korean:
                 "이벤트 \(envelope.sequence)(id \(envelope.id))을(를) \(attempts)번 시도한 뒤 포기했습니다: \(failure.message.korean). `juice subscribers retry \(ShellWord.quoted(name)) --dead-letters`로 다시 보내세요"
         )

@@ -281,7 +281,7 @@ extension Catalog {
             let path = Catalog.echo(path: path)
             let count = "\(problems)\(more ? "+" : "")"
             return T(
-                "store \(path) is damaged: SQLite's integrity check found \(count) problem\(problems == 1 && !more ? "" : "s") (listed above), and changes are refused from now on; save what is readable with 'juice store recover --to NEW.db', then, with no juice running, mv NEW.db \(path)",
+                "store \(path) is damaged: SQLite's integrity check found \(count) \(EnglishCount.choose(more ? 2 : problems, "problem", "problems")) (listed above), and changes are refused from now on; save what is readable with 'juice store recover --to NEW.db', then, with no juice running, mv NEW.db \(path)",
                 ko:
                     "저장소 \(path)이(가) 손상되었습니다. SQLite 무결성 검사에서 문제 \(count)개를 찾았고(위 목록), 이제부터 변경은 거부됩니다. 'juice store recover --to NEW.db'로 읽을 수 있는 것을 살린 뒤, juice가 하나도 실행되지 않을 때 mv NEW.db \(path) 하세요"
             )
@@ -299,7 +299,7 @@ extension Catalog {
         static func backedUp(_ path: String, to target: String, pages: Int) -> T {
             let (path, target) = (Catalog.echo(path: path), Catalog.echo(path: target))
             return T(
-                "store \(path) backed up to \(target) (\(pages) pages, as it was at one moment)",
+                "store \(path) backed up to \(target) (\(EnglishCount.of(pages, "page")), as it was at one moment)",
                 ko: "저장소 \(path)을(를) \(target)에 백업했습니다(\(pages)페이지, 한 시점의 모습 그대로)")
         }
 
@@ -313,14 +313,14 @@ extension Catalog {
             lines.append(
                 report.skippedEvents == 0 && report.cutShort == nil
                     ? T(
-                        "recovered \(path) into \(target): all \(report.events) events saved (through sequence \(report.lastSequence))",
+                        "recovered \(path) into \(target): all \(EnglishCount.of(report.events, "event")) saved (through sequence \(report.lastSequence))",
                         ko: "\(path)을(를) \(target)(으)로 복구했습니다: 이벤트 \(report.events)개를 모두 살렸습니다(순번 \(report.lastSequence)까지)")
                     : report.skippedEvents == 0
                         ? T(
-                            "recovered \(path) into \(target): \(report.events) events saved (through sequence \(report.lastSequence))",
+                            "recovered \(path) into \(target): \(EnglishCount.of(report.events, "event")) saved (through sequence \(report.lastSequence))",
                             ko: "\(path)을(를) \(target)(으)로 복구했습니다: 이벤트 \(report.events)개를 살렸습니다(순번 \(report.lastSequence)까지)")
                         : T(
-                            "recovered \(path) into \(target): \(report.events) events saved, \(report.skippedEvents) could not be read (sequences \(ranges)) of \(report.lastSequence)",
+                            "recovered \(path) into \(target): \(EnglishCount.of(report.events, "event")) saved, \(report.skippedEvents) could not be read (sequences \(ranges)) of \(report.lastSequence)",
                             ko:
                                 "\(path)을(를) \(target)(으)로 복구했습니다: 이벤트 \(report.lastSequence)개 중 \(report.events)개를 살렸고 \(report.skippedEvents)개는 읽지 못했습니다(순번 \(ranges))"
                         ))
@@ -361,7 +361,7 @@ extension Catalog {
             if let (size, expected) = report.cutShort {
                 lines.append(
                     T(
-                        "the file is cut short (\(size) of the \(expected) bytes its header says): events after sequence \(report.lastSequence) may have been in the missing part",
+                        "the file is cut short (\(size) of the \(EnglishCount.of(expected, "byte")) its header says): events after sequence \(report.lastSequence) may have been in the missing part",
                         ko: "파일이 잘렸습니다(헤더에는 \(expected)바이트인데 \(size)바이트뿐입니다). 순번 \(report.lastSequence) 뒤의 이벤트가 잘린 부분에 있었을 수 있습니다"))
             }
             let english = report.stock.map { entry -> String in
@@ -381,7 +381,8 @@ extension Catalog {
             lines.append(T("stock: " + english.joined(separator: ", "), ko: "재고: " + korean.joined(separator: ", ")))
             lines.append(
                 T(
-                    "delivery: \(report.cursors) cursors, \(report.deadLetters) dead letters, \(report.retryStates) retry states saved"
+                    "delivery: \(EnglishCount.of(report.cursors, "cursor")), \(EnglishCount.of(report.deadLetters, "dead letter")), "
+                        + "\(EnglishCount.of(report.retryStates, "retry state")) saved"
                         + (report.incompleteTables.isEmpty
                             ? "" : "; some rows of \(report.incompleteTables.joined(separator: ", ")) could not be read"),
                     ko: "전달: 커서 \(report.cursors)개, 배달 못 한 이벤트 \(report.deadLetters)개, 재시도 상태 \(report.retryStates)개를 살렸습니다"

@@ -126,8 +126,8 @@ extension Catalog.StoreCommands {
         let path = Catalog.echo(path: path)
         var lines = [
             LocalizedText(
-                "store \(path): \(result.deletedEvents) events older than \(days) days folded into the report's rollups and deleted "
-                    + "(\(result.batches) transactions, the longest \(Self.milliseconds(result.longestBatchMilliseconds)) ms); "
+                "store \(path): \(EnglishCount.of(result.deletedEvents, "event")) older than \(EnglishCount.of(days, "day")) folded into the report's rollups and deleted "
+                    + "(\(EnglishCount.of(result.batches, "transaction")), the longest \(Self.milliseconds(result.longestBatchMilliseconds)) ms); "
                     + "history starts at sequence \(result.historyStart)",
                 ko: "저장소 \(path): \(days)일보다 오래된 이벤트 \(result.deletedEvents)개를 보고서 롤업에 접어 넣고 지웠습니다"
                     + "(트랜잭션 \(result.batches)개, 가장 긴 것 \(Self.milliseconds(result.longestBatchMilliseconds))ms). "

@@ -125,7 +125,7 @@ extension Catalog.Delivery {
             (english, korean) = ("the first message stored at or after \(time)", "\(time) 이후 처음 저장된 메시지")
         }
         return LocalizedText(
-            "'\(name)' rewound to \(english) of stream \(stream): the next juice fleet deliver sends its \(messages) message(s) from there again, with their event ids",
+            "'\(name)' rewound to \(english) of stream \(stream): the next juice fleet deliver sends its \(EnglishCount.of(messages, "message")) from there again, with their event ids",
             ko: "'\(name)'을(를) 스트림 \(stream)의 \(korean)(으)로 되감았습니다. 다음 juice fleet deliver가 거기서부터 메시지 \(messages)개를 같은 이벤트 id로 다시 보냅니다")
     }
 }

@@ -123,7 +123,7 @@ extension Catalog.Delivery {
         let name = Catalog.echo(name)
         let count = max(0, last - rewind.to)
         return LocalizedText(
-            "'\(name)' rewound from sequence \(rewind.from) to \(rewind.to): the \(count) events after it are sent again, with their ids, by the next juice deliver",
+            "'\(name)' rewound from sequence \(rewind.from) to \(rewind.to): the \(EnglishCount.of(count, "event")) after it \(EnglishCount.choose(count, "is", "are")) sent again, with their ids, by the next juice deliver",
             ko: "'\(name)'을(를) 순번 \(rewind.from)에서 \(rewind.to)(으)로 되감았습니다. 그 뒤 이벤트 \(count)개를 다음 juice deliver가 같은 id로 다시 보냅니다")
     }
 

@@ -49,12 +49,12 @@ extension Catalog {
             let (command, name, reason) = (echo(ShellWord.quoted(name)), echo(name), escape(retry.lastError))
             if retry.disabled {
                 return T(
-                    "\(name): delivery is stopped (\(reason)); \(waiting) event(s) wait in the journal. Fix it, then run `juice subscribers retry \(command)`.",
+                    "\(name): delivery is stopped (\(reason)); \(EnglishCount.of(waiting, "event")) \(EnglishCount.choose(waiting, "waits", "wait")) in the journal. Fix it, then run `juice subscribers retry \(command)`.",
                     ko: "\(name): 전달이 멈췄습니다(\(reason)). 이벤트 \(waiting)개가 저널에서 기다립니다. 고친 뒤 `juice subscribers retry \(command)`를 실행하세요.")
             }
             let (time, next) = (clock(retry.nextAttemptAt), retry.attempts + 1)
             return T(
-                "\(name): delivery is failing (\(reason)); \(waiting) event(s) wait in the journal, attempt \(next) at \(time) "
+                "\(name): delivery is failing (\(reason)); \(EnglishCount.of(waiting, "event")) \(EnglishCount.choose(waiting, "waits", "wait")) in the journal, attempt \(next) at \(time) "
                     + "(`juice subscribers` shows it, `juice deliver` tries now).",
                 ko: "\(name): 전달이 실패하고 있습니다(\(reason)). 이벤트 \(waiting)개가 저널에서 기다리며 \(time)에 \(next)번째로 시도합니다 "
                     + "(`juice subscribers`로 확인, `juice deliver`로 지금 시도).")
@@ -83,7 +83,7 @@ extension Catalog {
 
         static func redelivered(_ name: String, count: Int) -> T {
             let name = echo(name)
-            return T("\(name): \(count) dead letter(s) delivered.", ko: "\(name): 데드 레터 \(count)개 전달.")
+            return T("\(name): \(EnglishCount.of(count, "dead letter")) delivered.", ko: "\(name): 데드 레터 \(count)개 전달.")
         }
 
         static func unknownSubscriber(_ name: String) -> T {
@@ -98,7 +98,7 @@ extension Catalog {
             return ranges == 0
                 ? T("\(name): no lost events to acknowledge", ko: "\(name): 확인할 사라진 이벤트가 없습니다")
                 : T(
-                    "\(name): \(ranges) \(ranges == 1 ? "range" : "ranges") of lost events acknowledged; juice subscribers no longer shows them",
+                    "\(name): \(EnglishCount.of(ranges, "range")) of lost events acknowledged; juice subscribers no longer shows them",
                     ko: "\(name): 사라진 이벤트 구간 \(ranges)개를 확인했습니다. juice subscribers에 더는 나오지 않습니다")
         }
 
@@ -117,7 +117,7 @@ extension Catalog {
         static func lettersOfGoneStream(_ name: String, count: Int) -> T {
             let (shown, quoted) = (echo(name), echo(ShellWord.quoted(name)))
             return T(
-                "\(shown): \(count) dead letter(s) belong to a stream that is gone (deleted, or deleted and created again): the stream no longer holds their events; juice subscribers retry \(quoted) --dead-letters says so and keeps them",
+                "\(shown): \(EnglishCount.of(count, "dead letter")) \(EnglishCount.choose(count, "belongs", "belong")) to a stream that is gone (deleted, or deleted and created again): the stream no longer holds \(EnglishCount.choose(count, "its event", "their events")); juice subscribers retry \(quoted) --dead-letters says so and keeps \(EnglishCount.choose(count, "it", "them"))",
                 ko:
                     "\(shown): 데드 레터 \(count)개는 사라진 스트림(삭제되었거나 삭제 후 다시 만들어진 스트림)의 것입니다. 스트림에 그 이벤트가 더 이상 없습니다. juice subscribers retry \(quoted) --dead-letters는 그렇게 알리고 레터를 남깁니다"
             )

@@ -125,7 +125,7 @@ extension Catalog {
                 limit.map { " (한 잔에 \($0.fruit.koreanName) \(Catalog.number($0.amount))개, 재고는 최대 \(Catalog.number(FruitAmounts.maximumQuantity))개)" }
                 ?? ""
             return T(
-                "cannot order \(count) \(juice.englishName)s: at most \(Catalog.number(maximum)) can be made at once\(fruitEnglish); order \(Catalog.number(maximum)) or fewer.",
+                "cannot order \(EnglishCount.of(count, juice.englishName)): at most \(Catalog.number(maximum)) can be made at once\(fruitEnglish); order \(Catalog.number(maximum)) or fewer.",
                 ko:
                     "\(juice.koreanName) \(count)잔은 주문할 수 없습니다. 한 번에 최대 \(Catalog.number(maximum))잔까지 만들 수 있습니다\(fruitKorean). \(Catalog.number(maximum))잔 이하로 주문하세요."
             )
@@ -184,7 +184,7 @@ extension Catalog {
         }
         static func invalidCount(_ count: Int) -> T {
             T(
-                "cannot order \(count) juices; order at least 1, and no more than a stock of 1,000,000 of each fruit could make.",
+                "cannot order \(EnglishCount.of(count, "juice")); order at least 1, and no more than a stock of 1,000,000 of each fruit could make.",
                 ko: "\(count)잔은 주문할 수 없습니다. 1잔 이상, 과일마다 최대 재고 1,000,000개로 만들 수 있는 만큼까지 주문하세요.")
         }
         static func draftConflict(_ fruits: [Fruit]) -> T {

@@ -4,6 +4,7 @@ import FoundationEssentials
 import Foundation
 #endif
 import JuiceMakerPluginKit
+import JuiceMakerCore
 
 /// The words of `juice fleet`.
 extension Catalog {
@@ -68,7 +69,7 @@ extension Catalog {
                 korean.append("\(amount.korean) 동안")
             }
             if let bytes = stream.maxBytes {
-                english.append("up to \(bytes) bytes")
+                english.append("up to \(EnglishCount.of(bytes, "byte"))")
                 korean.append("최대 \(bytes)바이트")
             }
             guard !english.isEmpty else { return nil }

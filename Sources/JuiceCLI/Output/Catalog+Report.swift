@@ -32,21 +32,21 @@ extension Catalog {
         // Lines
         static func cups(_ cups: Int, share: Double) -> T {
             let percent = formatPercent(share)
-            return T("\(cups) \(cups == 1 ? "cup" : "cups")  \(percent)", ko: "\(cups)잔  \(percent)")
+            return T("\(EnglishCount.of(cups, "cup"))  \(percent)", ko: "\(cups)잔  \(percent)")
         }
         static func totalCups(_ cups: Int, orders: Int) -> T {
             T(
-                "\(cups) \(cups == 1 ? "cup" : "cups") in \(orders) \(orders == 1 ? "order" : "orders")",
+                "\(EnglishCount.of(cups, "cup")) in \(EnglishCount.of(orders, "order"))",
                 ko: "주문 \(orders)건, \(cups)잔")
         }
         static func lost(orders: Int, cups: Int) -> T {
             T(
-                "\(orders) failed \(orders == 1 ? "order" : "orders"), \(cups) \(cups == 1 ? "cup" : "cups")",
+                "\(orders) failed \(EnglishCount.choose(orders, "order", "orders")), \(EnglishCount.of(cups, "cup"))",
                 ko: "실패 \(orders)건, \(cups)잔")
         }
         static func short(_ fruit: Fruit, missing: Int, orders: Int) -> T {
             T(
-                "short of \(fruit.englishName): \(missing) in \(orders) \(orders == 1 ? "order" : "orders")",
+                "short of \(fruit.englishName): \(missing) in \(EnglishCount.of(orders, "order"))",
                 ko: "\(fruit.koreanName) 부족: 주문 \(orders)건에 \(missing)개")
         }
         static let noLostSales = T("No order failed in this window.", ko: "이 기간에 실패한 주문이 없습니다.")
@@ -57,10 +57,10 @@ extension Catalog {
         static let outNow = T("out of stock now", ko: "지금 없음")
         static let underAnHour = T("less than an hour", ko: "1시간 안에 떨어짐")
         static func aboutHours(_ hours: Int) -> T {
-            T("about \(hours) \(hours == 1 ? "hour" : "hours")", ko: "약 \(hours)시간")
+            T("about \(EnglishCount.of(hours, "hour"))", ko: "약 \(hours)시간")
         }
         static func aboutDays(_ days: Int) -> T {
-            T("about \(days) days", ko: "약 \(days)일")
+            T("about \(EnglishCount.of(days, "day"))", ko: "약 \(days)일")
         }
         static func notUsed(_ window: String, isDate: Bool) -> T {
             let span = span(window, isDate: isDate)
@@ -72,7 +72,7 @@ extension Catalog {
         static func perHour(_ rate: String) -> T { T("\(rate)/h", ko: "시간당 \(rate)") }
         static func unknownEvents(_ count: Int) -> T {
             T(
-                "* \(count) \(count == 1 ? "event" : "events") of a type this version does not know (from a newer juice) \(count == 1 ? "was" : "were") skipped.",
+                "* \(EnglishCount.of(count, "event")) of a type this version does not know (from a newer juice) \(EnglishCount.choose(count, "was", "were")) skipped.",
                 ko: "* 이 버전이 모르는 종류의 이벤트 \(count)개(새 버전의 juice가 쓴 것)를 건너뛰었습니다.")
         }
         static let emptyJournal = T(

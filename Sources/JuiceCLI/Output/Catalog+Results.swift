@@ -31,7 +31,7 @@ extension Catalog {
         static func orderNotMade(_ juice: Juice, count: Int, shortages: FruitAmounts, stock: Stock) -> T {
             let (english, korean) = shortageList(shortages)
             let command = restockCommand(shortages, stock: stock)
-            let what = count == 1 ? juice.englishName : "\(count) \(juice.englishName)s"
+            let what = count == 1 ? juice.englishName : EnglishCount.of(count, juice.englishName)
             return T(
                 "\(what) not made: short of \(english); add it with '\(command)'.",
                 ko: "\(juice.koreanName) \(count)잔 주문에 실패했습니다. 부족: \(korean). '\(command)'로 채우세요.")

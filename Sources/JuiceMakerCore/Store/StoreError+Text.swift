@@ -58,9 +58,9 @@ extension StoreError.Reason: CustomStringConvertible {
         let untouched = "it was left untouched"
         switch self {
         case let .notADatabase(size):
-            return "the file is not a database (\(size) bytes of something else, or a database cut short); \(untouched)"
+            return "the file is not a database (\(EnglishCount.of(size, "byte")) of something else, or a database cut short); \(untouched)"
         case let .cutShort(size, expected):
-            return "the file is cut short: \(size) bytes where its header says \(expected); \(untouched)"
+            return "the file is cut short: \(EnglishCount.of(size, "byte")) where its header says \(expected); \(untouched)"
         case .emptyFile:
             return "the file is empty (0 bytes): no store has been written to it yet"
         case .nothingReadable:

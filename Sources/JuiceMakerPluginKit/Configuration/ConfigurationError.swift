@@ -98,11 +98,11 @@ public struct ConfigurationError: Error, Sendable, Equatable, CustomStringConver
             case let .aboveMaximum(value, maximum, expected): "\(value) is above \(maximum); expected \(expected)"
             case let .notWholeNumber(value, expected): "\(value) is not a whole number; expected \(expected)"
             case let .tooFewItems(found, expected):
-                "expected \(expected), found \(found == 0 ? "an empty array" : "\(found) item(s)")"
+                "expected \(expected), found \(found == 0 ? "an empty array" : EnglishCount.of(found, "item"))"
             case let .duplicate(value, firstAt): "\(value) is listed twice (also at \(firstAt)); list each once"
             case let .empty(noun, expected): "empty \(noun); expected \(expected)"
             case let .tooLong(noun, length, maximum):
-                "the \(noun) is \(length) characters long, above the maximum of \(maximum); write a shorter \(noun)"
+                "the \(noun) is \(EnglishCount.of(length, "character")) long, above the maximum of \(maximum); write a shorter \(noun)"
             case let .containsNUL(part, value): "the \(part) \(value) contains a NUL character (\\u0000); remove it"
             case let .containsEquals(part, value):
                 "the \(part) \(value) contains \"=\"; write the name alone as the key and the value on the right"
@@ -188,7 +188,7 @@ public indirect enum ConfigurationExpectation: Sendable, Equatable, CustomString
         case .integer(let range): return "a whole number from \(range.lowerBound) to \(range.upperBound)"
         case let .list(item, minimumCount, unique):
             var text = "an array"
-            if minimumCount > 0 { text += " of at least \(minimumCount) item\(minimumCount == 1 ? "" : "s")" }
+            if minimumCount > 0 { text += " of at least \(EnglishCount.of(minimumCount, "item"))" }
             text += ", each \(item)"
             return unique ? text + ", each listed once" : text
         case .dictionary(let values): return "an object whose values are each \(values)"
@@ -244,7 +244,7 @@ public enum JSONProblem: Sendable, Equatable, CustomStringConvertible {
     public var description: String {
         switch self {
         case .textAfterValue: "unexpected text after the JSON value"
-        case .nestedTooDeep(let levels): "nested deeper than \(levels) levels"
+        case .nestedTooDeep(let levels): "nested deeper than \(EnglishCount.of(levels, "level"))"
         case .expectedValue(let found): "expected a value, found \(found)"
         case .expectedKey(let found): "expected a key in double quotes, found \(found)"
         case .expectedColon(let found): "expected ':' after the key, found \(found)"
