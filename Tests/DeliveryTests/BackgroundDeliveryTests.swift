@@ -7,7 +7,7 @@ import Testing
 /// `backgroundDelivery` (the default): `juice order` and `juice stock` commit and exit,
 /// and a background `juice deliver` they start sends their events. Real processes, a
 /// real store, a loopback endpoint and a command subscriber writing to a file.
-@Suite(.tags(.process, .slow), .notInUnitRun) struct BackgroundDeliveryTests {
+@Suite(.tags(.process, .slow), .notInUnitRun, .offPool) struct BackgroundDeliveryTests {
     /// `juice subscribers --json` as name → row.
     private func subscribers(_ workspace: JuiceSandbox) throws -> [String: [String: Any]] {
         let rows = try workspace.subscriberRows()

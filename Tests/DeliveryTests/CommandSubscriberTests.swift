@@ -8,7 +8,7 @@ import JuiceTestSupport
 import Testing
 
 /// The command subscriber with real programs (`/bin/sh` scripts) over an in-memory store.
-@Suite(.tags(.process), .notInUnitRun) struct CommandSubscriberTests {
+@Suite(.tags(.process), .notInUnitRun, .offPool) struct CommandSubscriberTests {
     /// A command subscriber running `script` in `directory` (`$OUT` is its file `out`),
     /// attached to a new delivery rig.
     private func attachedSubscriber(

@@ -8,7 +8,7 @@ import Testing
 /// from its cursor, a removed one stops, a changed one restarts without losing an event
 /// or sending one again while idle, an unchanged one is untouched, and after a config
 /// that does not check the process still reloads the next one.
-@Suite(.tags(.process), .notInUnitRun) struct DeliverReloadTests {
+@Suite(.tags(.process), .notInUnitRun, .offPool) struct DeliverReloadTests {
     private func hook(_ name: String, _ server: LoopbackHTTPServer, extra: String = "") -> String {
         #"{"type": "webhook", "name": "\#(name)", "url": "\#(server.url)"\#(extra)}"#
     }

@@ -8,7 +8,7 @@ import Testing
 /// What `juice deliver` must never do: poll while idle, stall on blocking I/O, or wait
 /// without a bound (one deliverer per subscriber: `JuiceDeliverTests`).
 /// Real `juice` processes, real programs, real SQLite files, a real loopback server.
-@Suite(.tags(.process), .notInUnitRun) struct DeliveryBoundsTests {
+@Suite(.tags(.process), .notInUnitRun, .offPool) struct DeliveryBoundsTests {
     /// `count` command subscribers named `sub-0`…, each running `script` with `$N` set to its number.
     private func commandSubscribers(_ count: Int, script: String, extra: String = "") -> String {
         let items = (0..<count).map { index in

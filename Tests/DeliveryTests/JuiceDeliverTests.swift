@@ -6,7 +6,7 @@ import Testing
 
 /// `juice order`, `juice deliver` and `juice deliver --follow` as real processes on a
 /// SQLite store, against a loopback HTTP server run by the test.
-@Suite(.tags(.process), .notInUnitRun) struct JuiceDeliverTests {
+@Suite(.tags(.process), .notInUnitRun, .offPool) struct JuiceDeliverTests {
     private func webhookConfig(_ server: LoopbackHTTPServer, schedule: String = "[60]", timeout: Double = 30, ordered: Bool = false) -> String {
         #"[{"type": "webhook", "url": "\#(server.url)", "events": ["juiceMade"], "timeoutSeconds": \#(timeout), "retrySchedule": \#(schedule), "ordered": \#(ordered)}]"#
     }
@@ -104,7 +104,7 @@ import Testing
 
 /// A delivery that the flush deadline cancels is handed over to the next run: nothing
 /// is recorded (no attempt, no schedule), and the message says so, not "next in 5 s".
-@Suite(.tags(.process), .notInUnitRun) struct FlushDeadlineHandOverTests {
+@Suite(.tags(.process), .notInUnitRun, .offPool) struct FlushDeadlineHandOverTests {
     @Test func aDeliveryCancelledByTheFlushDeadlineIsHandedOverToTheNextRun() async throws {
         // The first request is answered only when the test opens the gate, after the
         // order has exited: slower than the 0.3 s flush deadline whatever the machine's load.

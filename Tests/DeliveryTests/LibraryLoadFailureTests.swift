@@ -8,7 +8,7 @@ import Testing
 /// delivery fails with one line that says what to install, and the event waits in the
 /// journal; the order itself is not touched. The broken library is a file that is no
 /// library, found first through `LD_LIBRARY_PATH`.
-@Suite(.tags(.process), .notInUnitRun) struct LibraryLoadFailureTests {
+@Suite(.tags(.process), .notInUnitRun, .offPool) struct LibraryLoadFailureTests {
     @Test func anOpenSSLThatCannotBeLoadedIsOneLineAndTheEventWaits() throws {
         // A listening port, so the connection is made and TLS is what fails.
         let server = LoopbackHTTPServer()

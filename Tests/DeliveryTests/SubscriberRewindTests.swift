@@ -8,7 +8,7 @@ import Testing
 /// `juice subscribers rewind NAME --to SEQUENCE|TIME` as real processes, against a
 /// loopback HTTP receiver: the receiver gets the same events again, with the ids it
 /// already has, in order; never from before where history starts.
-@Suite(.tags(.process), .notInUnitRun) struct SubscriberRewindTests {
+@Suite(.tags(.process), .notInUnitRun, .offPool) struct SubscriberRewindTests {
     private func sandbox(_ server: LoopbackHTTPServer) throws -> JuiceSandbox {
         try JuiceSandbox.delivery(
             subscribers: #"[{"type": "webhook", "name": "hook", "url": "\#(server.url)", "ordered": true}]"#, backgroundDelivery: false)

@@ -9,7 +9,7 @@ import Testing
 import WebhookPlugin
 
 /// The webhook poster against a real HTTP server on 127.0.0.1, over an in-memory store.
-@Suite(.tags(.process), .notInUnitRun) struct WebhookDeliveryTests {
+@Suite(.tags(.process), .notInUnitRun, .offPool) struct WebhookDeliveryTests {
     private func webhook(
         _ rig: Rig, url: String, secret: String? = nil, events: [String]? = nil, schedule: [Double] = [0.05, 0.1, 0.1],
         timeout: Double = 5, maxInFlight: Int? = nil

@@ -188,7 +188,7 @@ import WebhookPlugin
 
 /// The window as real processes on a SQLite store see it: `kill -9` of `juice deliver
 /// --follow` with 16 requests in flight to an endpoint 50 ms away, and `juice subscribers`.
-@Suite(.tags(.process), .notInUnitRun) struct WindowedProcessTests {
+@Suite(.tags(.process), .notInUnitRun, .offPool) struct WindowedProcessTests {
     @Test func subscribersShowsHowManyRequestsEachKeepsInFlight() throws {
         let workspace = try JuiceSandbox.delivery(
             subscribers: #"""

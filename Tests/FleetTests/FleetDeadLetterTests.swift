@@ -110,7 +110,7 @@ struct FleetDeadLetterTests {
         // juice subscribers says whose stream they were.
         #expect(kept?["deadLettersOfGoneStreams"] as? Int == 2, "\(String(describing: kept))")
         let listed = try await central.running(["subscribers"])
-        #expect(listed.stdout.contains("central-hook@fleet: 2 dead letter(s) belong to a stream that is gone"), "\(listed.stdout)")
+        #expect(listed.stdout.contains("central-hook@fleet: 2 dead letters belong to a stream that is gone"), "\(listed.stdout)")
     }
 
     @Test(.timeLimit(.minutes(2)))

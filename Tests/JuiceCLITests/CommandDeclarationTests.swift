@@ -8,7 +8,7 @@ import Testing
 /// `--help` are derived from the declarations. Walking the declarations from
 /// `JuiceRoot`: `juice <path> --help` lists exactly the options (and arguments and
 /// subcommands) that command declares, and the parser accepts exactly its options.
-@Suite(.tags(.process), .notInUnitRun) struct CommandDeclarationTests {
+@Suite(.tags(.process), .notInUnitRun, .offPool) struct CommandDeclarationTests {
     /// Every declaration under `juice`, with the words that name it (`[]` for `juice`).
     static let declared = walk(JuiceRoot.self, [])
 

@@ -7,7 +7,7 @@ import Testing
 /// Small edges of the command line: did-you-mean for commands, `--type` in any
 /// spelling, `--version` and `--help` beside bad words, the screens and `--json`,
 /// a stopped subscriber's state.
-@Suite(.tags(.process), .notInUnitRun) struct CommandLineEdgeTests {
+@Suite(.tags(.process), .notInUnitRun, .offPool) struct CommandLineEdgeTests {
     @Test(arguments: [
         (["ordr"], "unknown command 'ordr' for 'juice'. Did you mean 'order'?"),
         (["stock", "ad", "kiwi", "1"], "unknown command 'ad' for 'juice stock'. Did you mean 'add'?"),
@@ -116,7 +116,7 @@ import Testing
 
 /// An argument that is not valid UTF-8 is refused, not read with U+FFFD in its place
 /// (two different file names would then name one store).
-@Suite(.tags(.process), .notInUnitRun) struct UndecodableArgumentTests {
+@Suite(.tags(.process), .notInUnitRun, .offPool) struct UndecodableArgumentTests {
     @Test func aPathThatIsNotUTF8IsRefusedAndNothingIsCreated() throws {
         let sandbox = try JuiceSandbox()
         let directory = sandbox.root + "/work/u8"

@@ -8,7 +8,7 @@ import Testing
 /// subscribers of the config named by `--config` earlier on the line, and each text the
 /// shell would insert, evaluated by that same shell, is exactly one word equal to the
 /// name, and running nothing (no `pwned` file appears).
-@Suite(.tags(.process), .notInUnitRun) struct CompletionQuotingTests {
+@Suite(.tags(.process), .notInUnitRun, .offPool) struct CompletionQuotingTests {
     /// Subscriber names a hostile config could hold.
     static let names = [
         "plain", "two words", "it's", "say \"hi\"", "a$(touch pwned)b", "`touch pwned`", "*", "line\nbreak",

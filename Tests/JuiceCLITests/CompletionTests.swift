@@ -8,7 +8,7 @@ import Testing
 /// Completion is derived from the command declarations (`Completer`), and the scripts
 /// `juice completions bash|zsh|fish` print hand each Tab to it: real shells source them
 /// and answer for a command, a juice, a fruit and a path.
-@Suite(.tags(.process), .notInUnitRun) struct CompletionTests {
+@Suite(.tags(.process), .notInUnitRun, .offPool) struct CompletionTests {
     let completer = Completer(root: CommandTable.root, globalOptions: CommandTable.globalOptions)
 
     private func words(_ line: [String], subscribers: [String] = []) -> [String] {

@@ -4,7 +4,7 @@ import Testing
 
 /// `juice config check` finds what would otherwise fail (or warn) only at run time, and
 /// the config is read once, so it may come from a pipe.
-@Suite(.tags(.process), .notInUnitRun) struct ConfigCheckRunTimeTests {
+@Suite(.tags(.process), .notInUnitRun, .offPool) struct ConfigCheckRunTimeTests {
     @Test func aLogFileInAMissingDirectoryIsAConfigErrorEverywhere() throws {
         let sandbox = try JuiceSandbox()
         try sandbox.run(["stock", "add", "kiwi", "1"])

@@ -4,7 +4,7 @@ import Testing
 
 /// A bad config stops `juice` before anything runs: one line naming the file, the
 /// JSON path and what was expected; exit 78; the store file's bytes unchanged.
-@Suite(.tags(.process), .notInUnitRun) struct ConfigErrorTests {
+@Suite(.tags(.process), .notInUnitRun, .offPool) struct ConfigErrorTests {
     /// Makes a store with some history, runs `order banana` with `config`, and checks
     /// the failure.
     private func expectConfigError(

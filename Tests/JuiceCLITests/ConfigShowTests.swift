@@ -8,7 +8,7 @@ import Testing
 /// `juice config show` prints every key the config declares (`ConfigKeys`), with the
 /// value in effect and where it came from, secrets as `***`; and the config's check
 /// compares key names exactly, so a key differing only in case is refused.
-@Suite(.tags(.process), .notInUnitRun) struct ConfigShowTests {
+@Suite(.tags(.process), .notInUnitRun, .offPool) struct ConfigShowTests {
     private let secret = "tok-4711"
 
     /// The declared top-level keys, and for one holding an object each of its keys

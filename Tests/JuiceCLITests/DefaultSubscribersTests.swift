@@ -3,7 +3,7 @@ import JuiceTestSupport
 import Testing
 
 /// A config without `subscribers` gets the built-in logger and notifier; `[]` means none.
-@Suite(.tags(.process), .notInUnitRun) struct DefaultSubscribersTests {
+@Suite(.tags(.process), .notInUnitRun, .offPool) struct DefaultSubscribersTests {
     private func subscribers(_ config: String) throws -> [String] {
         let sandbox = try JuiceSandbox()
         let path = try sandbox.write(config, to: "juice.json")

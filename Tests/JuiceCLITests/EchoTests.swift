@@ -5,7 +5,7 @@ import Testing
 /// Whatever a message echoes (a word typed, a config name or path, a subscriber's
 /// report) reaches the terminal with its control characters escaped (`\e`, `\n`,
 /// `\u{9b}`) and cut at 80 characters with `…`; JSON output stays JSON.
-@Suite(.tags(.process), .notInUnitRun) struct EchoTests {
+@Suite(.tags(.process), .notInUnitRun, .offPool) struct EchoTests {
     /// No C0 or C1 control character, nor DEL, except the newline ending each line.
     private func isClean(_ text: String) -> Bool {
         !text.unicodeScalars.contains { ($0.value < 0x20 && $0 != "\n") || (0x7F...0x9F).contains($0.value) }

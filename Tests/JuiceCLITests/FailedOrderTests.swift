@@ -5,7 +5,7 @@ import Testing
 /// A failed `juice order` (exit 1): it never asks a question (nobody can answer one
 /// there), it says what is short and the command that adds it, and under `--quiet` it
 /// still says, in one line on stderr, that the order was not made.
-@Suite(.tags(.process), .notInUnitRun) struct FailedOrderTests {
+@Suite(.tags(.process), .notInUnitRun, .offPool) struct FailedOrderTests {
     @Test func quietFailureIsOneLineOnStderr() async throws {
         let sandbox = try JuiceSandbox()
         let result = try await sandbox.running(["order", "strawberry", "--quiet"])

@@ -16,7 +16,7 @@ import Musl
 /// with what an attacker or a slip of the keyboard gives it. None may hang, trap, write
 /// onto the store, or answer with anything but one line and a documented exit code;
 /// every byte of the store stays as it was.
-@Suite(.tags(.process, .slow), .notInUnitRun)
+@Suite(.tags(.process, .slow), .notInUnitRun, .offPool)
 struct FileGateWalkTests {
     /// What a door is given.
     enum Hostile: String, CaseIterable {

@@ -8,7 +8,7 @@ import Testing
 /// pseudo-terminal the test opens and then closes (its master side); it is not
 /// `juice`'s controlling terminal, so no SIGHUP is sent at all and the reads alone
 /// (end of file, EIO) say the terminal is gone.
-@Suite(.tags(.process), .notInUnitRun) struct HangUpTests {
+@Suite(.tags(.process), .notInUnitRun, .offPool) struct HangUpTests {
     /// `juice arguments…` with a pseudo-terminal as standard input, output and error.
     private final class OnTerminal {
         let process = Process()

@@ -8,7 +8,7 @@ import Testing
 /// The user reference (`juice help <topic>`, `juice help --man`) is generated from the
 /// declarations: every exit status, environment variable, config key and command
 /// appears, and the manual page is roff that groff renders without a warning.
-@Suite(.tags(.process), .notInUnitRun) struct HelpReferenceTests {
+@Suite(.tags(.process), .notInUnitRun, .offPool) struct HelpReferenceTests {
     let topics = HelpTopics(registry: .standard)
 
     @Test func everyTopicIsNamedOnceAndReachable() throws {

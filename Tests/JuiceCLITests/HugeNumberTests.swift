@@ -4,7 +4,7 @@ import Testing
 
 /// Numbers written as digits but too large (also beyond 64 bits) are bad values (65)
 /// that name the limit, never "not a whole number" (64), and change nothing.
-@Suite(.tags(.process), .notInUnitRun) struct HugeNumberTests {
+@Suite(.tags(.process), .notInUnitRun, .offPool) struct HugeNumberTests {
     private static let huge = "99999999999999999999"
 
     @Test(arguments: [

@@ -8,7 +8,7 @@ import Testing
 /// `juice store backup` and `juice store recover` killed half-way: the file they were
 /// asked for either does not exist or is the complete copy, never a part of one that
 /// a later `--store` would take for a store.
-@Suite(.tags(.process), .notInUnitRun, .serialized) struct InterruptedCopyTests {
+@Suite(.tags(.process), .notInUnitRun, .offPool, .serialized) struct InterruptedCopyTests {
     /// A store with some orders and 48 MB of other pages, so a copy takes a while. One
     /// test at a time (`.serialized`): two copies of it at once load the disk for everyone.
     private func largeStore(_ sandbox: JuiceSandbox) throws {

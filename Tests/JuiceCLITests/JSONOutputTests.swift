@@ -4,7 +4,7 @@ import Testing
 
 /// `--json` output of every command parses and holds the right values, and the
 /// notifier's human lines never reach stdout.
-@Suite(.tags(.process), .notInUnitRun) struct JSONOutputTests {
+@Suite(.tags(.process), .notInUnitRun, .offPool) struct JSONOutputTests {
     @Test func orderMadeIsTheTypedResult() throws {
         let sandbox = try JuiceSandbox()
         let result = try sandbox.run(["order", "mango-kiwi", "--json"])

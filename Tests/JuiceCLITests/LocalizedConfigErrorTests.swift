@@ -5,7 +5,7 @@ import Testing
 /// A bad config reads wholly in the person's language: under `--lang ko` the one
 /// line has Hangul and no word of the English config messages (the file, JSON paths,
 /// keys, values and commands are data); under `--lang en`, no Hangul. Exit 78.
-@Suite(.tags(.process), .notInUnitRun) struct LocalizedConfigErrorTests {
+@Suite(.tags(.process), .notInUnitRun, .offPool) struct LocalizedConfigErrorTests {
     /// Words of the English config messages; none may appear in a Korean line.
     static let configWords: Set<String> = LocalizedErrorTests.englishWords.union([
         "config", "expected", "found", "unknown", "key", "one", "whole", "number", "from", "to", "below", "listed",

@@ -7,7 +7,7 @@ import Testing
 /// Store errors, core errors and plugin reports read wholly in the person's
 /// language: under `--lang ko` a line has Hangul and none of its English message's
 /// words (paths, ids, numbers and `--store` are data); under `--lang en`, no Hangul.
-@Suite(.tags(.process), .notInUnitRun) struct LocalizedErrorTests {
+@Suite(.tags(.process), .notInUnitRun, .offPool) struct LocalizedErrorTests {
     /// Words of the English store, logger and core messages; none may appear in a
     /// Korean line.
     static let englishWords: Set<String> = [

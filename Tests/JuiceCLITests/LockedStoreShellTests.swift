@@ -7,7 +7,7 @@ import Testing
 /// Another process holds the store's write lock past the busy timeout while the
 /// shell orders: that order is refused with the store's one error line, nothing is
 /// made, and the shell takes the next line (it used to exit 74).
-@Suite(.tags(.process, .slow), .notInUnitRun) struct LockedStoreShellTests {
+@Suite(.tags(.process, .slow), .notInUnitRun, .offPool) struct LockedStoreShellTests {
     @Test func anOrderTheLockHeldUpIsRefusedAndTheShellGoesOn() throws {
         let sandbox = try JuiceSandbox()
         let shell = try sandbox.start(["shell"])

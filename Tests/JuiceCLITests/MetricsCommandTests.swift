@@ -6,7 +6,7 @@ import Testing
 /// `juice metrics` and the `metrics` subscriber, as real `juice` processes: the
 /// counters are the journal's, so a process that starts later prints what earlier
 /// processes ordered, and the textfile they left says the same.
-@Suite(.tags(.process), .notInUnitRun) struct MetricsCommandTests {
+@Suite(.tags(.process), .notInUnitRun, .offPool) struct MetricsCommandTests {
     /// A config with a metrics textfile in the store's directory and a durable
     /// `command` subscriber that delivers in the ordering process.
     private func sandboxWithMetrics() throws -> (JuiceSandbox, config: String, textfile: String) {

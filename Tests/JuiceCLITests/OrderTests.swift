@@ -4,7 +4,7 @@ import Testing
 
 /// `juice order` as a person and a script meet it: the seed's messages in both
 /// languages (shown by the notifier), exit codes 0 and 1, persistence, atomicity.
-@Suite(.tags(.process), .notInUnitRun) struct OrderTests {
+@Suite(.tags(.process), .notInUnitRun, .offPool) struct OrderTests {
     @Test func koreanSuccessShowsTheSeedMessageOnce() throws {
         let sandbox = try JuiceSandbox(language: "ko_KR.UTF-8")
         try sandbox.run(["stock", "set", "strawberry=16"])

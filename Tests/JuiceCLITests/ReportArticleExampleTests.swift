@@ -5,7 +5,7 @@ import Testing
 /// The example in the article "The report" (`Sources/JuiceCLI/JuiceCLI.docc/TheReport.md`)
 /// is what `juice report` prints for a fixed history: the test writes that history, runs
 /// the command the article shows, and compares.
-@Suite(.tags(.process), .notInUnitRun) struct ReportArticleExampleTests {
+@Suite(.tags(.process), .notInUnitRun, .offPool) struct ReportArticleExampleTests {
     static let command = ["report", "--since", "24h", "--at", "2026-11-21T06:00:00Z"]
 
     /// The text between the article's report markers, without the command line.

@@ -6,7 +6,7 @@ import Testing
 
 /// `juice report` at its edges: an empty journal, a quiet window, bad values, fruits
 /// never used, the SVG file, terminal width and colour.
-@Suite(.tags(.process), .notInUnitRun) struct ReportEdgeTests {
+@Suite(.tags(.process), .notInUnitRun, .offPool) struct ReportEdgeTests {
     private static let hour: Int64 = 3_600_000
 
     @Test func anEmptyJournalIsAnEmptyReportWithAHelpfulLine() throws {

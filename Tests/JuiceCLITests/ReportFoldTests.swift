@@ -8,7 +8,7 @@ import Testing
 /// The two ways the report gets its sums agree: the store's SQL projection and the
 /// Swift fold used for a store without one; and what the figures say about events
 /// of unknown types and fruits never used.
-@Suite(.tags(.process), .notInUnitRun) struct ReportFoldTests {
+@Suite(.tags(.process), .notInUnitRun, .offPool) struct ReportFoldTests {
     private func key(_ row: ReportSnapshot.Row) -> String {
         "\(row.hour) \(row.kind.rawValue) \(row.item) \(row.fruit) \(row.events) \(row.amount)"
     }

@@ -6,7 +6,7 @@ import Testing
 /// an independent recount from `juice events --json` and `juice stock --json`, over
 /// seeded random histories spread across weeks, for several windows and buckets, and
 /// again after more orders arrive (the projection catches up incrementally).
-@Suite(.tags(.process), .notInUnitRun) struct ReportRecountTests {
+@Suite(.tags(.process), .notInUnitRun, .offPool) struct ReportRecountTests {
     private static let hour: Int64 = 3_600_000
     private static let day: Int64 = 86_400_000
 

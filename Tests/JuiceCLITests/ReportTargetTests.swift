@@ -7,7 +7,7 @@ import Testing
 /// `juice report` against what a hostile newcomer tries: `--svg` at a path that is not
 /// a plain file, windows of unbounded length or in the future, and a report run while
 /// another process holds the store's write lock. Real `juice` processes, real files.
-@Suite(.tags(.process), .notInUnitRun) struct ReportTargetTests {
+@Suite(.tags(.process), .notInUnitRun, .offPool) struct ReportTargetTests {
     private static let dayMilliseconds: Int64 = 86_400_000
 
     /// What `lstat` says is at `path`: its type bits (`S_IFREG`, `S_IFLNK`, …).

@@ -7,7 +7,7 @@ import Testing
 /// `config/juice-maker.schema.json` is what `juice config schema` prints from the
 /// declarations the validator checks with, byte for byte: the schema editors use and
 /// the checker cannot disagree. The shipped config passes the parser.
-@Suite(.tags(.process), .notInUnitRun) struct SchemaTests {
+@Suite(.tags(.process), .notInUnitRun, .offPool) struct SchemaTests {
     private static let configDirectory = URL(fileURLWithPath: #filePath)
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
         .appendingPathComponent("config")

@@ -14,7 +14,7 @@ import Testing
 /// `NAME=value` — and no output of `config show`, `config show --json`, `config check`,
 /// `subscribers` or `subscribers --json` may hold the marker, whether the value is
 /// accepted or refused.
-@Suite(.tags(.process, .slow), .notInUnitRun)
+@Suite(.tags(.process, .slow), .notInUnitRun, .offPool)
 struct SecretMarkerWalkTests {
     static let marker = "MRK4242"
 

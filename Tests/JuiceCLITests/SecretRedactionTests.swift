@@ -5,7 +5,7 @@ import Testing
 /// A value taken from the environment never reaches the terminal: not in a config
 /// error (even one a plugin's own check writes), not in `config show`. A URL's
 /// credentials are hidden too, and `config show` refuses a config `config check` refuses.
-@Suite(.tags(.process), .notInUnitRun) struct SecretRedactionTests {
+@Suite(.tags(.process), .notInUnitRun, .offPool) struct SecretRedactionTests {
     private let secret = "TOPSECRET-4711"
 
     private func run(_ config: String, _ arguments: [String]) throws -> ProgramRun {

@@ -7,7 +7,7 @@ import Testing
 /// says what a service needs: SIGTERM's 143 is a success, a failure restarts it, the
 /// store is in its state directory, and it writes nowhere else but the textfile
 /// directory of node_exporter.
-@Suite(.tags(.process), .notInUnitRun) struct ServiceUnitTests {
+@Suite(.tags(.process), .notInUnitRun, .offPool) struct ServiceUnitTests {
     private static let unit = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent().appendingPathComponent("config/juice-deliver.service").path
 

@@ -5,7 +5,7 @@ import Testing
 /// `juice shell` driven through piped standard input, as a script would: the
 /// transcript a person reads and the stock that was stored. From a pipe a screen
 /// prints results only (README): no stock line, menu, hint, prompt or question.
-@Suite(.tags(.process), .notInUnitRun) struct ShellSessionTests {
+@Suite(.tags(.process), .notInUnitRun, .offPool) struct ShellSessionTests {
     @Test func orderByNumberMakesOneJuiceAndReportsOnlyTheChangedFruit() throws {
         let sandbox = try JuiceSandbox()
         let result = try sandbox.run(["shell"], input: "7\nq\n")
@@ -123,7 +123,7 @@ import Testing
 
 /// Ctrl-C (SIGINT) with piped input: the screens leave with 130, keeping what was
 /// stored and storing nothing half-way.
-@Suite(.tags(.process), .notInUnitRun) struct InterruptedSessionTests {
+@Suite(.tags(.process), .notInUnitRun, .offPool) struct InterruptedSessionTests {
     @Test func ctrlCInTheShellKeepsTheFinishedOrder() throws {
         let sandbox = try JuiceSandbox()
         let shell = try sandbox.start(["shell"])

@@ -4,7 +4,7 @@ import Testing
 
 /// `juice stock edit` driven through standard input: edits stay in a draft until
 /// `apply` stores them as one change; `cancel` (or the end of input) stores nothing.
-@Suite(.tags(.process), .notInUnitRun) struct StockScreenSessionTests {
+@Suite(.tags(.process), .notInUnitRun, .offPool) struct StockScreenSessionTests {
     private let initial = ["strawberry": 10, "banana": 10, "pineapple": 10, "kiwi": 10, "mango": 10]
 
     @Test func applyStoresTheWholeDraftAsOneChange() throws {

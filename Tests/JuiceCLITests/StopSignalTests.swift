@@ -7,7 +7,7 @@ import Testing
 /// durable subscriber leaves what it did not deliver in the journal), and the exit
 /// status is 128 + the signal. Real processes, a real store, a logger writing
 /// CloudEvents JSON lines to a file; every wait is for output or an exit.
-@Suite(.tags(.process, .slow), .notInUnitRun) struct StopSignalTests {
+@Suite(.tags(.process, .slow), .notInUnitRun, .offPool) struct StopSignalTests {
     /// SIGTERM (what `kill` and service managers send) and SIGHUP (the terminal went away).
     static let signals: [(signal: Int32, status: Int32)] = [(SIGTERM, 143), (SIGHUP, 129)]
     /// What stops `juice deliver --follow` (SIGHUP reloads it).

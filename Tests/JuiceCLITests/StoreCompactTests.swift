@@ -8,7 +8,7 @@ import Testing
 /// metrics counters before and after, events from where history starts, numbering that
 /// goes on, `store check` that knows the rollups; and `juice deliver --follow`
 /// compacting on its own once its subscriber has passed the old events.
-@Suite(.tags(.process), .notInUnitRun) struct StoreCompactTests {
+@Suite(.tags(.process), .notInUnitRun, .offPool) struct StoreCompactTests {
     private static let hour: Int64 = 3_600_000
     private static let day: Int64 = 86_400_000
 

@@ -6,7 +6,7 @@ import Testing
 
 /// `juice store recover | check | backup` on the files people actually have: a copy
 /// cut short, an empty file, a store marked damaged.
-@Suite(.tags(.process), .notInUnitRun) struct StoreRecoveryCLITests {
+@Suite(.tags(.process), .notInUnitRun, .offPool) struct StoreRecoveryCLITests {
     /// A store of about 330 events at `path`, written in this process and closed; its events.
     private func history(at path: String) throws -> [EventEnvelope] {
         let maker = try JuiceMaker(store: SQLiteStore(path: path, durability: .normal))
@@ -106,7 +106,7 @@ import Testing
 /// What a recovery lost, through the CLI: said by `store recover`, shown by `juice
 /// subscribers` until `juice subscribers acknowledge`, and new events numbered after
 /// every cursor; an order on a store whose journal is at the last sequence exits 74.
-@Suite(.tags(.process), .notInUnitRun) struct StoreLossesCLITests {
+@Suite(.tags(.process), .notInUnitRun, .offPool) struct StoreLossesCLITests {
     private static let config = """
         { "initialStock": 1000, "backgroundDelivery": false,
           "subscribers": [ { "type": "command", "name": "feed it", "enabled": false, "command": ["/bin/cat"] } ] }

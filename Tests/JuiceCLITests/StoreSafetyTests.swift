@@ -6,7 +6,7 @@ import SQLiteStore
 import Testing
 
 /// The store's file as `juice` meets it: damaged, mistyped, read-only.
-@Suite(.tags(.process), .notInUnitRun) struct StoreSafetyTests {
+@Suite(.tags(.process), .notInUnitRun, .offPool) struct StoreSafetyTests {
     /// A store with a few dozen orders in the sandbox, written in this process and closed.
     private func history(_ sandbox: JuiceSandbox, at path: String? = nil) throws {
         let maker = try JuiceMaker(store: SQLiteStore(path: path ?? sandbox.storePath, durability: .normal))

@@ -15,7 +15,7 @@ import Testing
 /// command for every (column, value) pair would take minutes, so each column is tried
 /// with `valuesPerColumn` values chosen with a fixed seed (the same ones on every
 /// run), plus the kept cases below; `JUICE_EXTREMES=all` tries every pair.
-@Suite(.tags(.process), .notInUnitRun) struct StoredValueExtremesTests {
+@Suite(.tags(.process), .notInUnitRun, .offPool) struct StoredValueExtremesTests {
     /// The extremes, as SQL literals: NaN is stored as NULL by SQLite, ±infinity is what
     /// 9e999 reads as.
     static let extremes: [String] = [

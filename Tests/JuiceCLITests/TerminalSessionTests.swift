@@ -6,7 +6,7 @@ import Testing
 /// terminal path shows prompts and colour, and Ctrl-C typed on the terminal leaves
 /// with status 130 after the order already made was stored. Keys are typed as a
 /// terminal sends them (`↑` is ESC [ A); readline edits the line.
-@Suite(.tags(.process), .notInUnitRun) struct TerminalSessionTests {
+@Suite(.tags(.process), .notInUnitRun, .offPool) struct TerminalSessionTests {
     private static let script = "/usr/bin/script"
 
     /// `script -q -e -c "juice …" /dev/null`: the child's stdin, stdout and stderr are

@@ -21,7 +21,7 @@ func tamper(_ path: String, _ sql: String) throws {
 /// A journal row whose JSON is damaged, or whose type a newer `juice` wrote, costs
 /// only itself: `events` prints the rest and names it, `watch` and durable delivery
 /// pass it (as a dead letter), never stall on it.
-@Suite(.tags(.process), .notInUnitRun) struct UnreadableJournalRowTests {
+@Suite(.tags(.process), .notInUnitRun, .offPool) struct UnreadableJournalRowTests {
     /// Six events (three orders of banana: juiceMade + stockChanged each); row 2 is
     /// damaged JSON, row 4 a type this version does not know.
     private func sandboxWithBadRows(language: String = "en_US.UTF-8") throws -> JuiceSandbox {

@@ -5,7 +5,7 @@ import Testing
 /// Command-line mistakes exit 64 with the error and the usage line on stderr; a
 /// well-formed but refused value exits 65 with the error line alone (`juice help
 /// exit-codes` ties the usage line to 64); `--help` works at every level.
-@Suite(.tags(.process), .notInUnitRun) struct UsageTests {
+@Suite(.tags(.process), .notInUnitRun, .offPool) struct UsageTests {
     @Test(arguments: [["order", "kiwi\u{1B}[2J"], ["order", "banana", "--count", "1\n2"], ["stock", "set", "\u{9B}31m=1"]])
     func echoedWordsHaveTheirControlCharactersEscaped(arguments: [String]) throws {
         let result = try JuiceSandbox().run(arguments)

@@ -4,7 +4,7 @@ import Testing
 
 /// `juice watch` follows the journal while other `juice` processes write to the
 /// same store. Waits are bounded safety nets, never speed assertions.
-@Suite(.tags(.process), .notInUnitRun) struct WatchTests {
+@Suite(.tags(.process), .notInUnitRun, .offPool) struct WatchTests {
     @Test func showsOrdersMadeByOtherProcessesAndStopsCleanlyOnCtrlC() throws {
         let sandbox = try JuiceSandbox()
         try sandbox.run(["order", "banana"])
@@ -76,7 +76,7 @@ import Testing
 
 /// Without `--since`, `watch` starts after the newest event: what happened before it
 /// started is never shown, everything after is, in order and without gaps.
-@Suite(.tags(.process), .notInUnitRun) struct WatchStartTests {
+@Suite(.tags(.process), .notInUnitRun, .offPool) struct WatchStartTests {
     @Test func startsAfterTheNewestEvent() throws {
         let sandbox = try JuiceSandbox()
         try sandbox.run(["order", "banana"])  // events 1, 2: before the watcher

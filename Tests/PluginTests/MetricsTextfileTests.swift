@@ -6,7 +6,7 @@ import Locking
 import MetricsPlugin
 import Testing
 
-@Suite("Metrics textfile", .tags(.process), .notInUnitRun)
+@Suite("Metrics textfile", .tags(.process), .notInUnitRun, .offPool)
 struct MetricsTextfileTests {
     /// While one thread orders, another reads the textfile over and over: every read
     /// is a whole file in the exposition format (never empty, cut short or mixed), and

@@ -106,7 +106,8 @@ package final class ThreadExecutor: TaskExecutor {
 /// or waits on child processes. On the pool, two of them on two cores stall every other
 /// suite (a loopback HTTP test's task then resumes minutes late). Every store suite
 /// (SQLiteStoreTests) carries it: each of its tests blocks on files, and on a loaded
-/// machine even a short one holds its thread for seconds. The test stays a task, so its
+/// machine even a short one holds its thread for seconds. So does every `.process`
+/// suite of the CLI, delivery and plugin tests: their tests wait for `juice` processes. The test stays a task, so its
 /// issues are recorded as its own.
 package struct OffPoolTrait: TestTrait, SuiteTrait, TestScoping {
     package var isRecursive: Bool { true }
