@@ -10,7 +10,9 @@ import Testing
 /// - **No regular expressions**: nothing of `_StringProcessing` or `_RegexParser`.
 /// - **Loaded when needed**: libssl, readline and libnats are opened on first use, never
 ///   linked; Foundation, FoundationNetworking, ICU and libcurl are never loaded at all.
-@Suite(.tags(.process), .notInUnitRun, .offPool, .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/nm"), "binutils' nm is not installed"))
+@Suite(
+    .tags(.process), .notInUnitRun, .offPool,
+    .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/nm"), "binutils' nm is not installed"))
 struct FoundationUseTests {
     private static func output(_ tool: String, _ arguments: [String]) throws -> String {
         let result = try runProgram(tool, arguments)
